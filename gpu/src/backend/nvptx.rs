@@ -1,0 +1,186 @@
+//! PTX lowering. Each function is `#[inline(always)]` so that a handle method
+//! costs exactly the instruction it names.
+
+use crate::Dim3;
+use core::arch::nvptx as arch;
+
+#[allow(improper_ctypes)]
+extern "C" {
+    #[link_name = "llvm.nvvm.read.ptx.sreg.laneid"]
+    fn sreg_laneid() -> i32;
+    #[link_name = "llvm.nvvm.bar.warp.sync"]
+    fn bar_warp_sync(mask: u32);
+    #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+    fn shfl_sync_idx(mask: u32, value: u32, src: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.up.i32"]
+    fn shfl_sync_up(mask: u32, value: u32, delta: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
+    fn shfl_sync_down(mask: u32, value: u32, delta: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+    fn shfl_sync_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.vote.ballot.sync"]
+    fn vote_ballot_sync(mask: u32, predicate: bool) -> u32;
+    #[link_name = "llvm.nvvm.vote.any.sync"]
+    fn vote_any_sync(mask: u32, predicate: bool) -> bool;
+    #[link_name = "llvm.nvvm.vote.all.sync"]
+    fn vote_all_sync(mask: u32, predicate: bool) -> bool;
+    #[link_name = "llvm.nvvm.match.any.sync.i32"]
+    fn match_any_sync_i32(mask: u32, value: u32) -> u32;
+    #[link_name = "llvm.nvvm.match.any.sync.i64"]
+    fn match_any_sync_i64(mask: u32, value: u64) -> u32;
+    #[link_name = "llvm.nvvm.match.all.sync.i32p"]
+    fn match_all_sync_i32(mask: u32, value: u32) -> MatchAll;
+    #[link_name = "llvm.nvvm.match.all.sync.i64p"]
+    fn match_all_sync_i64(mask: u32, value: u64) -> MatchAll;
+}
+
+/// LLVM's `{i32, i1}` result of `match.all.sync`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct MatchAll {
+    mask: u32,
+    all_equal: bool,
+}
+
+#[inline(always)]
+pub(crate) fn thread_index() -> Dim3 {
+    // SAFETY: reading special registers has no preconditions in a kernel.
+    unsafe {
+        Dim3::new(
+            arch::_thread_idx_x() as u32,
+            arch::_thread_idx_y() as u32,
+            arch::_thread_idx_z() as u32,
+        )
+    }
+}
+
+#[inline(always)]
+pub(crate) fn block_dim() -> Dim3 {
+    // SAFETY: as above.
+    unsafe {
+        Dim3::new(
+            arch::_block_dim_x() as u32,
+            arch::_block_dim_y() as u32,
+            arch::_block_dim_z() as u32,
+        )
+    }
+}
+
+#[inline(always)]
+pub(crate) fn block_index() -> Dim3 {
+    // SAFETY: as above.
+    unsafe {
+        Dim3::new(
+            arch::_block_idx_x() as u32,
+            arch::_block_idx_y() as u32,
+            arch::_block_idx_z() as u32,
+        )
+    }
+}
+
+#[inline(always)]
+pub(crate) fn grid_dim() -> Dim3 {
+    // SAFETY: as above.
+    unsafe {
+        Dim3::new(
+            arch::_grid_dim_x() as u32,
+            arch::_grid_dim_y() as u32,
+            arch::_grid_dim_z() as u32,
+        )
+    }
+}
+
+#[inline(always)]
+pub(crate) fn lane_id() -> u32 {
+    // SAFETY: as above.
+    unsafe { sreg_laneid() as u32 }
+}
+
+#[inline(always)]
+pub(crate) fn sync_block() {
+    // SAFETY: `bar.sync 0`; the divergence rule is the caller's contract,
+    // documented on `ThreadBlock::sync`.
+    unsafe { arch::_syncthreads() }
+}
+
+#[inline(always)]
+pub(crate) fn sync_warp(mask: u32) {
+    // SAFETY: the mask always holds the calling lane (built by the tile).
+    unsafe { bar_warp_sync(mask) }
+}
+
+#[inline(always)]
+pub(crate) fn shfl_idx(mask: u32, value: u32, src: u32, clamp: u32) -> u32 {
+    // SAFETY: as for `sync_warp`.
+    unsafe { shfl_sync_idx(mask, value, src, clamp) }
+}
+
+#[inline(always)]
+pub(crate) fn shfl_up(mask: u32, value: u32, delta: u32, clamp: u32) -> u32 {
+    // SAFETY: as for `sync_warp`.
+    unsafe { shfl_sync_up(mask, value, delta, clamp) }
+}
+
+#[inline(always)]
+pub(crate) fn shfl_down(mask: u32, value: u32, delta: u32, clamp: u32) -> u32 {
+    // SAFETY: as for `sync_warp`.
+    unsafe { shfl_sync_down(mask, value, delta, clamp) }
+}
+
+#[inline(always)]
+pub(crate) fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32) -> u32 {
+    // SAFETY: as for `sync_warp`.
+    unsafe { shfl_sync_bfly(mask, value, lane_mask, clamp) }
+}
+
+#[inline(always)]
+pub(crate) fn vote_ballot(mask: u32, predicate: bool) -> u32 {
+    // SAFETY: as for `sync_warp`.
+    unsafe { vote_ballot_sync(mask, predicate) }
+}
+
+#[inline(always)]
+pub(crate) fn vote_any(mask: u32, predicate: bool) -> bool {
+    // SAFETY: as for `sync_warp`.
+    unsafe { vote_any_sync(mask, predicate) }
+}
+
+#[inline(always)]
+pub(crate) fn vote_all(mask: u32, predicate: bool) -> bool {
+    // SAFETY: as for `sync_warp`.
+    unsafe { vote_all_sync(mask, predicate) }
+}
+
+#[inline(always)]
+pub(crate) fn match_any_32(mask: u32, value: u32) -> u32 {
+    // SAFETY: as for `sync_warp`.
+    unsafe { match_any_sync_i32(mask, value) }
+}
+
+#[inline(always)]
+pub(crate) fn match_any_64(mask: u32, value: u64) -> u32 {
+    // SAFETY: as for `sync_warp`.
+    unsafe { match_any_sync_i64(mask, value) }
+}
+
+#[inline(always)]
+pub(crate) fn match_all_32(mask: u32, value: u32) -> (u32, bool) {
+    // SAFETY: as for `sync_warp`.
+    let r = unsafe { match_all_sync_i32(mask, value) };
+    (r.mask, r.all_equal)
+}
+
+#[inline(always)]
+pub(crate) fn match_all_64(mask: u32, value: u64) -> (u32, bool) {
+    // SAFETY: as for `sync_warp`.
+    let r = unsafe { match_all_sync_i64(mask, value) };
+    (r.mask, r.all_equal)
+}
+
+/// A panic in device code stops the kernel with PTX `trap`; the launch then
+/// fails on the host with `CUDA_ERROR_LAUNCH_FAILED`.
+#[panic_handler]
+fn on_panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    // SAFETY: `trap` has no preconditions.
+    unsafe { arch::trap() }
+}

@@ -1,0 +1,186 @@
+//! What crosses the boundary between a host launch and a kernel: parameter
+//! types, their PTX encoding, and the host-side descriptor of a kernel.
+//!
+//! `#[kernel]` lowers every parameter through [`KernelParam`]: a parameter
+//! becomes one or two PTX parameters (`Word0`, `Word1`; a zero-sized word
+//! takes no PTX parameter), and names a marker type ([`KernelParam::Host`])
+//! that tells `coop_host` which host values may be passed for it.
+
+use core::marker::PhantomData;
+
+/// The host-side description of a `#[kernel]` function: its PTX entry name
+/// and the parameters the host passes, as a tuple of [`params`] markers.
+///
+/// `#[kernel] pub fn dot(...)` emits, on the host, a unit struct `dot` that
+/// implements this trait; `coop_host` launches it with arguments checked
+/// against `Params` at compile time.
+pub trait Kernel: Copy {
+    /// The `.entry` name in the PTX.
+    const NAME: &'static str;
+    /// One marker from [`params`] per non-handle parameter, in order.
+    type Params;
+}
+
+/// Marker types naming what the host passes for each kernel parameter.
+pub mod params {
+    use core::marker::PhantomData;
+
+    /// A read-only device buffer of `T` (kernel side: `&[T]`).
+    pub struct Slice<T>(PhantomData<T>);
+    /// A writable device buffer of `T` (kernel side: [`Out<T>`](crate::Out)).
+    pub struct OutSlice<T>(PhantomData<T>);
+    /// A value of `T` copied into the launch (kernel side: `T`).
+    pub struct Value<T>(PhantomData<T>);
+}
+
+/// A PTX parameter word that takes no space: zero-sized parameters vanish
+/// from the `.entry` signature.
+#[doc(hidden)]
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct NoWord;
+
+/// A type that can be a parameter of a `#[kernel]` function.
+///
+/// Implemented for `&[T]` (read-only buffers), [`Out<T>`] (writable
+/// buffers) and the primitive numbers (values). The handles `ThreadBlock`
+/// and `Grid` are parameters too, but are made on the device and take no
+/// argument.
+///
+/// # Safety
+///
+/// `from_abi` must accept exactly what `coop_host` passes for `Host`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a kernel parameter",
+    label = "not a `KernelParam`",
+    note = "a kernel takes `ThreadBlock` and `Grid` handles, read-only buffers `&[T]`, writable buffers `Out<T>`, and primitive numbers by value",
+    note = "`&mut [T]` is not allowed: every thread of the launch would hold the same mutable slice at once; use `Out<T>`"
+)]
+pub unsafe trait KernelParam: Sized {
+    /// First PTX parameter.
+    type Word0: Copy;
+    /// Second PTX parameter, or [`NoWord`] for none.
+    type Word1: Copy;
+    /// What the host passes: a marker from [`params`].
+    type Host;
+    /// Rebuilds the parameter from its PTX words.
+    ///
+    /// # Safety
+    ///
+    /// The words are those the host launch passed for `Host`.
+    unsafe fn from_abi(word0: Self::Word0, word1: Self::Word1) -> Self;
+}
+
+unsafe impl<'a, T: Copy> KernelParam for &'a [T] {
+    type Word0 = *const T;
+    type Word1 = usize;
+    type Host = params::Slice<T>;
+    #[inline(always)]
+    unsafe fn from_abi(ptr: *const T, len: usize) -> Self {
+        if len == 0 {
+            &[]
+        } else {
+            // SAFETY: the host passed a live device buffer of `len` elements.
+            unsafe { core::slice::from_raw_parts(ptr, len) }
+        }
+    }
+}
+
+unsafe impl<'a, T: Copy> KernelParam for Out<'a, T> {
+    type Word0 = *mut T;
+    type Word1 = usize;
+    type Host = params::OutSlice<T>;
+    #[inline(always)]
+    unsafe fn from_abi(ptr: *mut T, len: usize) -> Self {
+        Out {
+            ptr,
+            len,
+            _buffer: PhantomData,
+        }
+    }
+}
+
+macro_rules! value_params {
+    ($($t:ty),*) => {$(
+        unsafe impl KernelParam for $t {
+            type Word0 = $t;
+            type Word1 = NoWord;
+            type Host = params::Value<$t>;
+            #[inline(always)]
+            unsafe fn from_abi(value: $t, _: NoWord) -> Self {
+                value
+            }
+        }
+    )*};
+}
+value_params!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
+
+/// A writable device buffer shared by every thread of a launch.
+///
+/// Threads write elements with [`write`](Self::write); the host reads the
+/// buffer after the launch. Each element should be written by at most one
+/// thread per launch: two threads writing the same element race, and which
+/// value remains is unspecified.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn iota(grid: Grid, out: Out<u32>) {
+///     let i = grid.thread_rank();
+///     if i < out.len() {
+///         out.write(i, i as u32);
+///     }
+/// }
+/// ```
+pub struct Out<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _buffer: PhantomData<&'a [core::cell::UnsafeCell<T>]>,
+}
+
+impl<T: Copy> Out<'_, T> {
+    /// Elements in the buffer.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer has no elements.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Stores `value` at `index`.
+    ///
+    /// # Panics
+    ///
+    /// When `index >= len()`; on the GPU a panic stops the kernel with `trap`
+    /// and the launch reports an error.
+    #[inline(always)]
+    #[track_caller]
+    pub fn write(&self, index: usize, value: T) {
+        assert!(index < self.len, "Out::write: index out of bounds");
+        // SAFETY: in bounds, and the buffer is live for the launch.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+
+    /// Stores `value` at `index` without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `index < len()`.
+    #[inline(always)]
+    pub unsafe fn write_unchecked(&self, index: usize, value: T) {
+        // SAFETY: the caller keeps `index` in bounds.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+
+    /// The buffer's first element, for patterns `write` does not cover
+    /// (atomics, vector stores).
+    #[inline(always)]
+    pub fn as_mut_ptr(&self) -> *mut T {
+        self.ptr
+    }
+}

@@ -1,0 +1,44 @@
+use crate::backend;
+
+/// A value that `match_any` and `match_all` can compare across a tile:
+/// integers and floats of 8 to 64 bits, `bool` and `char`, compared bit for
+/// bit (so `-0.0` and `0.0` differ and a NaN matches the same NaN).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be compared by `match_any`/`match_all`",
+    label = "not a `MatchKey`",
+    note = "`match.sync` compares one 32- or 64-bit register per lane: use an integer or float of at most 64 bits, `bool` or `char`, or match on a key derived from your value"
+)]
+pub trait MatchKey: Copy + sealed::Sealed {
+    #[doc(hidden)]
+    fn match_any(self, mask: u32) -> u32;
+    #[doc(hidden)]
+    fn match_all(self, mask: u32) -> (u32, bool);
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! match_key {
+    ($bits:ty, $any:ident, $all:ident: $($t:ty => |$v:ident| $to:expr),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl MatchKey for $t {
+            #[inline(always)]
+            fn match_any(self, mask: u32) -> u32 {
+                let $v = self;
+                backend::$any(mask, $to as $bits)
+            }
+            #[inline(always)]
+            fn match_all(self, mask: u32) -> (u32, bool) {
+                let $v = self;
+                backend::$all(mask, $to as $bits)
+            }
+        }
+    )*};
+}
+
+match_key!(u32, match_any_32, match_all_32:
+    u8 => |v| v, i8 => |v| v as u8, u16 => |v| v, i16 => |v| v as u16,
+    u32 => |v| v, i32 => |v| v, f32 => |v| v.to_bits(), bool => |v| v, char => |v| v);
+match_key!(u64, match_any_64, match_all_64:
+    u64 => |v| v, i64 => |v| v, usize => |v| v, isize => |v| v, f64 => |v| v.to_bits());

@@ -1,0 +1,189 @@
+use crate::tile::{TileSize, TiledPartition, ValidTileSize};
+use crate::{backend, Dim3};
+
+/// The threads of one block, as CUDA's `cooperative_groups::thread_block`.
+///
+/// Obtain it as a kernel parameter (`block: ThreadBlock`) or with
+/// [`this_thread_block`]. It is a zero-sized token: every method reads a
+/// special register or issues one barrier.
+///
+/// Warp-level collectives (`shfl*`, `ballot`, `any`, `all`, `match_*`) are
+/// not available on a block, which may span many warps: take a
+/// [`TiledPartition`] first with [`tiled_partition`](Self::tiled_partition).
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn reverse_in_block(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+///     let n = block.num_threads() as usize;
+///     let r = block.thread_rank() as usize;
+///     let base = block.group_index().x as usize * n;
+///     out.write(base + n - 1 - r, input[base + r]);
+/// }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadBlock {
+    _private: (),
+}
+
+/// The block of the calling thread.
+#[inline(always)]
+pub fn this_thread_block() -> ThreadBlock {
+    ThreadBlock { _private: () }
+}
+
+impl ThreadBlock {
+    /// Waits until every thread of the block has reached this barrier, and
+    /// makes their earlier writes to shared and global memory visible to the
+    /// whole block (`bar.sync 0`, CUDA's `__syncthreads()`).
+    ///
+    /// Every thread of the block must reach the *same* call: a barrier inside
+    /// a branch that only some threads take hangs the block or corrupts it.
+    /// See the guide's chapter on barriers.
+    #[inline(always)]
+    pub fn sync(&self) {
+        backend::sync_block()
+    }
+
+    /// The calling thread's rank in the block, `0..num_threads()`, with `x`
+    /// varying fastest.
+    #[inline(always)]
+    pub fn thread_rank(&self) -> u32 {
+        let t = backend::thread_index();
+        let d = backend::block_dim();
+        t.x + d.x * (t.y + d.y * t.z)
+    }
+
+    /// Threads in the block: the product of the block's three dimensions.
+    #[inline(always)]
+    pub fn num_threads(&self) -> u32 {
+        let d = backend::block_dim();
+        d.x * d.y * d.z
+    }
+
+    /// The block's index in the grid (CUDA's `blockIdx`).
+    #[inline(always)]
+    pub fn group_index(&self) -> Dim3 {
+        backend::block_index()
+    }
+
+    /// The calling thread's index in the block (CUDA's `threadIdx`).
+    #[inline(always)]
+    pub fn thread_index(&self) -> Dim3 {
+        backend::thread_index()
+    }
+
+    /// The block's shape (CUDA's `blockDim`).
+    #[inline(always)]
+    pub fn dim_threads(&self) -> Dim3 {
+        backend::block_dim()
+    }
+
+    /// Splits the block into tiles of `N` consecutive threads by rank.
+    ///
+    /// `N` must be 1, 2, 4, 8, 16 or 32 (any other size does not compile),
+    /// and the block's thread count should be a multiple of `N` so that
+    /// every tile is whole.
+    ///
+    /// ```compile_fail
+    /// use coop::prelude::*;
+    /// fn f(block: ThreadBlock) {
+    ///     let _ = block.tiled_partition::<24>(); // not a power of two
+    /// }
+    /// ```
+    #[inline(always)]
+    pub fn tiled_partition<const N: u32>(&self) -> TiledPartition<N>
+    where
+        TileSize<N>: ValidTileSize,
+    {
+        TiledPartition::from_parent(self.thread_rank(), self.num_threads())
+    }
+}
+
+/// The rule that warp collectives need a tile.
+///
+/// `ThreadBlock` has methods named like the tile collectives only so that
+/// calling one explains the rule instead of reporting a missing method. No
+/// type implements this trait.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` called on a `ThreadBlock`: shuffles, votes and matches exchange values between the lanes of one warp, and a block may span up to 32 warps",
+    label = "warp-level collective called on a whole thread block",
+    note = "take a tile of at most 32 threads first, then call it on the tile: `let warp = block.tiled_partition::<32>();`"
+)]
+pub trait WarpOnly {
+    #[doc(hidden)]
+    fn unreachable() -> !;
+}
+
+/// Marker types naming each warp collective in the error above.
+#[doc(hidden)]
+pub mod warp_only {
+    pub struct Shfl<T>(core::marker::PhantomData<T>);
+    pub struct ShflUp<T>(core::marker::PhantomData<T>);
+    pub struct ShflDown<T>(core::marker::PhantomData<T>);
+    pub struct ShflXor<T>(core::marker::PhantomData<T>);
+    pub struct Ballot<P>(core::marker::PhantomData<P>);
+    pub struct Any<P>(core::marker::PhantomData<P>);
+    pub struct All<P>(core::marker::PhantomData<P>);
+    pub struct MatchAny<T>(core::marker::PhantomData<T>);
+    pub struct MatchAll<T>(core::marker::PhantomData<T>);
+}
+
+#[doc(hidden)]
+impl ThreadBlock {
+    pub fn shfl<T>(&self, _value: T, _src_rank: u32) -> T
+    where
+        warp_only::Shfl<T>: WarpOnly,
+    {
+        <warp_only::Shfl<T> as WarpOnly>::unreachable()
+    }
+    pub fn shfl_up<T>(&self, _value: T, _delta: u32) -> T
+    where
+        warp_only::ShflUp<T>: WarpOnly,
+    {
+        <warp_only::ShflUp<T> as WarpOnly>::unreachable()
+    }
+    pub fn shfl_down<T>(&self, _value: T, _delta: u32) -> T
+    where
+        warp_only::ShflDown<T>: WarpOnly,
+    {
+        <warp_only::ShflDown<T> as WarpOnly>::unreachable()
+    }
+    pub fn shfl_xor<T>(&self, _value: T, _lane_mask: u32) -> T
+    where
+        warp_only::ShflXor<T>: WarpOnly,
+    {
+        <warp_only::ShflXor<T> as WarpOnly>::unreachable()
+    }
+    pub fn ballot<P>(&self, _predicate: P) -> u32
+    where
+        warp_only::Ballot<P>: WarpOnly,
+    {
+        <warp_only::Ballot<P> as WarpOnly>::unreachable()
+    }
+    pub fn any<P>(&self, _predicate: P) -> bool
+    where
+        warp_only::Any<P>: WarpOnly,
+    {
+        <warp_only::Any<P> as WarpOnly>::unreachable()
+    }
+    pub fn all<P>(&self, _predicate: P) -> bool
+    where
+        warp_only::All<P>: WarpOnly,
+    {
+        <warp_only::All<P> as WarpOnly>::unreachable()
+    }
+    pub fn match_any<T>(&self, _value: T) -> u32
+    where
+        warp_only::MatchAny<T>: WarpOnly,
+    {
+        <warp_only::MatchAny<T> as WarpOnly>::unreachable()
+    }
+    pub fn match_all<T>(&self, _value: T) -> Option<u32>
+    where
+        warp_only::MatchAll<T>: WarpOnly,
+    {
+        <warp_only::MatchAll<T> as WarpOnly>::unreachable()
+    }
+}

@@ -1,0 +1,112 @@
+use crate::launch::LaunchProblem;
+use cudarc::driver::DriverError;
+
+/// Everything that can go wrong between finding a GPU and a kernel's end.
+///
+/// Each message names what was wrong and, where there is a rule, what is
+/// allowed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The CUDA driver library (`libcuda.so`) could not be loaded.
+    #[error(
+        "no CUDA driver: libcuda.so could not be loaded. Install the NVIDIA driver, or run \
+         on a machine with an NVIDIA GPU"
+    )]
+    NoDriver,
+
+    /// The driver is there, but the requested device is not.
+    #[error("no CUDA device {ordinal}: the driver reports {count} device(s)")]
+    NoDevice {
+        /// The device asked for.
+        ordinal: usize,
+        /// Devices the driver sees.
+        count: usize,
+    },
+
+    /// A driver call failed.
+    #[error("CUDA driver error while {action}: {source}")]
+    Driver {
+        /// What coop was doing.
+        action: String,
+        /// The driver's error.
+        source: DriverError,
+    },
+
+    /// The PTX text contains a NUL byte and cannot be handed to the driver.
+    #[error("the PTX of `{module}` contains a NUL byte at offset {offset}; PTX is plain text")]
+    PtxNotText {
+        /// The module's name.
+        module: String,
+        /// Where the NUL is.
+        offset: usize,
+    },
+
+    /// The driver rejected the PTX; `log` is its JIT compiler's error log.
+    #[error("the driver could not load the PTX of `{module}` (sm_{sm}): {source}\n{log}")]
+    PtxLoad {
+        /// The module's name.
+        module: String,
+        /// The SM target the PTX was built for.
+        sm: u32,
+        /// The driver's error.
+        source: DriverError,
+        /// The JIT compiler's error log (may be empty).
+        log: String,
+    },
+
+    /// No PTX in the set targets an SM the device can run.
+    #[error(
+        "`{module}` has no PTX for this GPU: the device is sm_{device_sm}, the module was built \
+         for {available:?}; PTX for sm_X runs on devices of sm_X and later. Add sm_{device_sm} \
+         (or an older one) to the PtxBuilder's targets"
+    )]
+    NoPtxForDevice {
+        /// The module's name.
+        module: String,
+        /// The device's compute capability, as `10 * major + minor`.
+        device_sm: u32,
+        /// The SM targets the set holds.
+        available: Vec<u32>,
+    },
+
+    /// The module has no entry point of the kernel's name.
+    #[error(
+        "kernel `{kernel}` is not in module `{module}`: was it built from another crate, or \
+         is the PTX stale? ({source})"
+    )]
+    KernelNotFound {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The module's name.
+        module: String,
+        /// The driver's error.
+        source: DriverError,
+    },
+
+    /// The launch configuration breaks a limit of the device or the kernel;
+    /// nothing was launched.
+    #[error("cannot launch `{kernel}`: {problem}")]
+    InvalidLaunch {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// What is wrong, and what is allowed.
+        problem: LaunchProblem,
+    },
+
+    /// The driver refused or failed the launch.
+    #[error("launching `{kernel}` failed: {source}")]
+    Launch {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The driver's error.
+        source: DriverError,
+    },
+}
+
+impl Error {
+    pub(crate) fn driver(action: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
+        let action = action.into();
+        move |source| Error::Driver { action, source }
+    }
+}

@@ -1,0 +1,332 @@
+use crate::device::DeviceLimits;
+use crate::Dim3;
+
+/// The shape of a launch: blocks in the grid, threads in a block, and
+/// dynamic shared memory per block.
+///
+/// ```
+/// use coop_host::LaunchConfig;
+/// let cfg = LaunchConfig::new(32, 256);                 // 1-D
+/// let tiles = LaunchConfig::new((64, 64), (16, 16));     // 2-D
+/// let with_smem = LaunchConfig::new(8, 128).with_shared_memory(4096);
+/// assert_eq!(cfg.block.x, 256);
+/// assert_eq!(tiles.grid.y, 64);
+/// assert_eq!(with_smem.shared_memory_bytes, 4096);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in the grid.
+    pub grid: Dim3,
+    /// Threads in each block.
+    pub block: Dim3,
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_memory_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// `grid` blocks of `block` threads; `u32`, `(u32, u32)` and
+    /// `(u32, u32, u32)` convert into [`Dim3`].
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> Self {
+        LaunchConfig {
+            grid: grid.into(),
+            block: block.into(),
+            shared_memory_bytes: 0,
+        }
+    }
+
+    /// Enough blocks of `block_size` threads to give each of `n` elements a
+    /// thread (at least one block).
+    ///
+    /// ```
+    /// let cfg = coop_host::LaunchConfig::for_elements(1000, 256);
+    /// assert_eq!(cfg.grid.x, 4);
+    /// ```
+    pub fn for_elements(n: usize, block_size: u32) -> Self {
+        let blocks = n
+            .div_ceil(block_size.max(1) as usize)
+            .clamp(1, u32::MAX as usize);
+        LaunchConfig::new(blocks as u32, block_size)
+    }
+
+    /// The same launch with `bytes` of dynamic shared memory per block.
+    pub fn with_shared_memory(mut self, bytes: u32) -> Self {
+        self.shared_memory_bytes = bytes;
+        self
+    }
+
+    /// Checks the configuration against the device's and the kernel's
+    /// limits. `Ok` means the driver will not reject it for its shape.
+    ///
+    /// ```
+    /// use coop_host::{Dim3, DeviceLimits, KernelLimits, LaunchConfig, LaunchProblem};
+    /// let device = DeviceLimits {
+    ///     name: "example".into(),
+    ///     sm: 90,
+    ///     max_threads_per_block: 1024,
+    ///     max_block_dim: Dim3::new(1024, 1024, 64),
+    ///     max_grid_dim: Dim3::new(i32::MAX as u32, 65535, 65535),
+    ///     max_shared_per_block: 48 * 1024,
+    ///     max_shared_per_block_optin: 227 * 1024,
+    ///     multiprocessors: 132,
+    /// };
+    /// let kernel = KernelLimits { max_threads_per_block: 1024, static_shared_bytes: 0 };
+    /// assert!(LaunchConfig::new(4, 256).validate(&device, &kernel).is_ok());
+    /// assert!(matches!(
+    ///     LaunchConfig::new(4, 2048).validate(&device, &kernel),
+    ///     Err(LaunchProblem::TooManyThreads { .. })
+    /// ));
+    /// ```
+    pub fn validate(
+        &self,
+        device: &DeviceLimits,
+        kernel: &KernelLimits,
+    ) -> Result<(), LaunchProblem> {
+        for (axis, g, max) in axes(self.grid, device.max_grid_dim) {
+            if g == 0 {
+                return Err(LaunchProblem::EmptyGrid { grid: self.grid });
+            }
+            if g > max {
+                return Err(LaunchProblem::GridTooLarge {
+                    axis,
+                    requested: g,
+                    max,
+                });
+            }
+        }
+        for (axis, b, max) in axes(self.block, device.max_block_dim) {
+            if b == 0 {
+                return Err(LaunchProblem::EmptyBlock { block: self.block });
+            }
+            if b > max {
+                return Err(LaunchProblem::BlockTooLarge {
+                    axis,
+                    requested: b,
+                    max,
+                });
+            }
+        }
+        let threads = self.block.volume();
+        let max_threads = device
+            .max_threads_per_block
+            .min(kernel.max_threads_per_block);
+        if threads > max_threads as u64 {
+            return Err(LaunchProblem::TooManyThreads {
+                block: self.block,
+                threads,
+                max: max_threads,
+                kernel_limited: kernel.max_threads_per_block < device.max_threads_per_block,
+            });
+        }
+        let total_shared = kernel.static_shared_bytes as u64 + self.shared_memory_bytes as u64;
+        if total_shared > device.max_shared_per_block_optin as u64 {
+            return Err(LaunchProblem::TooMuchSharedMemory {
+                dynamic: self.shared_memory_bytes,
+                static_bytes: kernel.static_shared_bytes,
+                max: device.max_shared_per_block_optin,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn axes(d: Dim3, max: Dim3) -> [(char, u32, u32); 3] {
+    [('x', d.x, max.x), ('y', d.y, max.y), ('z', d.z, max.z)]
+}
+
+/// What a compiled kernel allows, from the driver's function attributes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelLimits {
+    /// Most threads per block, given the kernel's register use.
+    pub max_threads_per_block: u32,
+    /// Shared memory the kernel declares statically (bytes).
+    pub static_shared_bytes: u32,
+}
+
+/// Why a launch configuration was refused before reaching the driver.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LaunchProblem {
+    /// A grid dimension is zero.
+    #[error("the grid {grid} has a zero dimension; every dimension must be at least 1")]
+    EmptyGrid {
+        /// The grid asked for.
+        grid: Dim3,
+    },
+    /// A grid dimension is over the device's limit.
+    #[error("the grid's {axis} dimension is {requested}, over this device's limit of {max}")]
+    GridTooLarge {
+        /// `x`, `y` or `z`.
+        axis: char,
+        /// The extent asked for.
+        requested: u32,
+        /// The device's limit.
+        max: u32,
+    },
+    /// A block dimension is zero.
+    #[error("the block {block} has a zero dimension; every dimension must be at least 1")]
+    EmptyBlock {
+        /// The block asked for.
+        block: Dim3,
+    },
+    /// A block dimension is over the device's limit.
+    #[error("the block's {axis} dimension is {requested}, over this device's limit of {max}")]
+    BlockTooLarge {
+        /// `x`, `y` or `z`.
+        axis: char,
+        /// The extent asked for.
+        requested: u32,
+        /// The device's limit.
+        max: u32,
+    },
+    /// The block has more threads than the device or kernel allows.
+    #[error(
+        "the block {block} has {threads} threads; at most {max} are allowed{}",
+        if *kernel_limited { " for this kernel (its register use lowers the device's limit)" } else { " on this device" }
+    )]
+    TooManyThreads {
+        /// The block asked for.
+        block: Dim3,
+        /// Its thread count.
+        threads: u64,
+        /// The limit.
+        max: u32,
+        /// Whether the kernel's register use, not the device, sets the limit.
+        kernel_limited: bool,
+    },
+    /// Static plus dynamic shared memory is over the device's limit.
+    #[error(
+        "the launch asks for {dynamic} bytes of dynamic shared memory on top of the kernel's \
+         {static_bytes} static bytes; this device allows at most {max} bytes per block"
+    )]
+    TooMuchSharedMemory {
+        /// Dynamic bytes asked for.
+        dynamic: u32,
+        /// The kernel's static bytes.
+        static_bytes: u32,
+        /// The device's opt-in limit.
+        max: u32,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h100() -> DeviceLimits {
+        DeviceLimits {
+            name: "test device".into(),
+            sm: 90,
+            max_threads_per_block: 1024,
+            max_block_dim: Dim3::new(1024, 1024, 64),
+            max_grid_dim: Dim3::new(2147483647, 65535, 65535),
+            max_shared_per_block: 49152,
+            max_shared_per_block_optin: 232448,
+            multiprocessors: 132,
+        }
+    }
+
+    const KERNEL: KernelLimits = KernelLimits {
+        max_threads_per_block: 1024,
+        static_shared_bytes: 1024,
+    };
+
+    #[test]
+    fn accepts_the_limits_themselves() {
+        let d = h100();
+        assert_eq!(LaunchConfig::new(1, 1024).validate(&d, &KERNEL), Ok(()));
+        assert_eq!(
+            LaunchConfig::new((2147483647, 65535, 65535), (16, 16, 4)).validate(&d, &KERNEL),
+            Ok(())
+        );
+        assert_eq!(
+            LaunchConfig::new(1, 32)
+                .with_shared_memory(232448 - 1024)
+                .validate(&d, &KERNEL),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn names_each_broken_limit() {
+        let d = h100();
+        let check = |cfg: LaunchConfig| cfg.validate(&d, &KERNEL).unwrap_err();
+        assert_eq!(
+            check(LaunchConfig::new(0, 32)),
+            LaunchProblem::EmptyGrid {
+                grid: Dim3::new(0, 1, 1)
+            }
+        );
+        assert_eq!(
+            check(LaunchConfig::new(1, (32, 0))),
+            LaunchProblem::EmptyBlock {
+                block: Dim3::new(32, 0, 1)
+            }
+        );
+        assert_eq!(
+            check(LaunchConfig::new((1, 65536), 32)),
+            LaunchProblem::GridTooLarge {
+                axis: 'y',
+                requested: 65536,
+                max: 65535
+            }
+        );
+        assert_eq!(
+            check(LaunchConfig::new(1, (1, 1, 65))),
+            LaunchProblem::BlockTooLarge {
+                axis: 'z',
+                requested: 65,
+                max: 64
+            }
+        );
+        let e = check(LaunchConfig::new(1, (32, 33)));
+        assert_eq!(
+            e,
+            LaunchProblem::TooManyThreads {
+                block: Dim3::new(32, 33, 1),
+                threads: 1056,
+                max: 1024,
+                kernel_limited: false
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "the block (32, 33, 1) has 1056 threads; at most 1024 are allowed on this device"
+        );
+        let e = check(LaunchConfig::new(1, 32).with_shared_memory(232448));
+        assert!(matches!(
+            e,
+            LaunchProblem::TooMuchSharedMemory {
+                dynamic: 232448,
+                static_bytes: 1024,
+                max: 232448
+            }
+        ));
+        assert!(
+            e.to_string().contains("at most 232448 bytes per block"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_register_heavy_kernel_lowers_the_thread_limit() {
+        let heavy = KernelLimits {
+            max_threads_per_block: 512,
+            static_shared_bytes: 0,
+        };
+        let e = LaunchConfig::new(1, 1024)
+            .validate(&h100(), &heavy)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("at most 512 are allowed for this kernel"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn for_elements_rounds_up_and_never_launches_nothing() {
+        assert_eq!(LaunchConfig::for_elements(0, 256).grid.x, 1);
+        assert_eq!(LaunchConfig::for_elements(257, 256).grid.x, 2);
+        assert_eq!(LaunchConfig::for_elements(256, 256).grid.x, 1);
+    }
+}

@@ -1,0 +1,69 @@
+//! Host half of coop: build a kernel crate to PTX, load it, and launch its
+//! `#[kernel]`s with arguments checked against their signatures at compile
+//! time.
+//!
+//! ```no_run
+//! # mod kernels {
+//! #     use coop::prelude::*;
+//! #     #[kernel]
+//! #     pub fn scale(grid: Grid, input: &[f32], factor: f32, out: Out<f32>) {
+//! #         let i = grid.thread_rank();
+//! #         if i < input.len() { out.write(i, factor * input[i]); }
+//! #     }
+//! # }
+//! # const PTX: coop_host::PtxSet = coop_host::PtxSet::new("kernels", &[]);
+//! use coop_host::{Gpu, LaunchConfig};
+//!
+//! # fn main() -> Result<(), coop_host::Error> {
+//! let gpu = Gpu::new(0)?; // a typed error, not a panic, without a GPU
+//! let module = gpu.load(&PTX)?; // PTX = coop_host::include_ptx!("kernels")
+//! let input = gpu.upload(&[1.0f32, 2.0, 3.0])?;
+//! let mut out = gpu.zeros::<f32>(3)?;
+//! module.launch(
+//!     kernels::scale,
+//!     LaunchConfig::new(1, 32),
+//!     (&input, 2.0f32, &mut out), // checked against `scale`'s parameters
+//! )?;
+//! assert_eq!(gpu.download(&out)?, [2.0, 4.0, 6.0]);
+//! # Ok(()) }
+//! ```
+//!
+//! In `build.rs`, [`PtxBuilder`] compiles the kernel crate for
+//! `nvptx64-nvidia-cuda`; [`include_ptx!`] embeds the result.
+#![warn(missing_docs)]
+
+mod args;
+mod builder;
+mod device;
+mod error;
+mod launch;
+mod module;
+mod ptx;
+
+pub use args::{HostArg, KernelArgs};
+pub use builder::{BuildError, PtxBuilder};
+pub use device::{DeviceLimits, Gpu};
+pub use error::Error;
+pub use launch::{KernelLimits, LaunchConfig, LaunchProblem};
+pub use module::Module;
+pub use ptx::PtxSet;
+
+pub use coop;
+pub use coop::Dim3;
+/// The CUDA driver bindings coop-host is built on, for buffers, streams and
+/// events.
+pub use cudarc;
+pub use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
+
+/// Embeds the PTX that [`PtxBuilder`] built for the kernel crate `name` (its
+/// package name) as a [`PtxSet`]:
+///
+/// ```ignore
+/// static PTX: coop_host::PtxSet = coop_host::include_ptx!("my-kernels");
+/// ```
+#[macro_export]
+macro_rules! include_ptx {
+    ($name:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $name, ".ptx.rs"))
+    };
+}

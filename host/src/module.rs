@@ -1,0 +1,181 @@
+use crate::args::KernelArgs;
+use crate::launch::{KernelLimits, LaunchConfig};
+use crate::{Error, Gpu};
+use coop::Kernel;
+use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
+use cudarc::driver::{CudaFunction, CudaModule};
+use cudarc::nvrtc::Ptx;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Loaded PTX: the kernels of one kernel crate on one device.
+#[derive(Debug)]
+pub struct Module {
+    gpu: Gpu,
+    name: String,
+    sm: u32,
+    module: Arc<CudaModule>,
+    functions: Mutex<HashMap<&'static str, (CudaFunction, KernelLimits)>>,
+}
+
+impl Module {
+    pub(crate) fn load(gpu: Gpu, name: &str, sm: u32, ptx: &str) -> Result<Module, Error> {
+        if let Some(offset) = ptx.find('\0') {
+            return Err(Error::PtxNotText {
+                module: name.to_string(),
+                offset,
+            });
+        }
+        let module = gpu
+            .context()
+            .load_module(Ptx::from_src(ptx))
+            .map_err(|source| Error::PtxLoad {
+                module: name.to_string(),
+                sm,
+                source,
+                log: jit_error_log(ptx),
+            })?;
+        Ok(Module {
+            gpu,
+            name: name.to_string(),
+            sm,
+            module,
+            functions: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The SM target of the PTX that was loaded.
+    pub fn sm(&self) -> u32 {
+        self.sm
+    }
+
+    /// The device the module lives on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// The limits the driver reports for `kernel`: threads per block given
+    /// its register use, and its static shared memory.
+    pub fn kernel_limits<K: Kernel>(&self, kernel: K) -> Result<KernelLimits, Error> {
+        self.function(kernel).map(|(_, limits)| limits)
+    }
+
+    /// Launches `kernel` on the module's stream with `args`, one per
+    /// non-handle parameter in order, checked against the kernel's
+    /// signature at compile time. The configuration is checked against the
+    /// device and kernel limits first; a bad one is refused with
+    /// [`Error::InvalidLaunch`] naming the limit.
+    ///
+    /// The launch is asynchronous: errors the kernel hits while running
+    /// surface at the next [`Gpu::synchronize`] or [`Gpu::download`].
+    pub fn launch<K: Kernel, A: KernelArgs<K::Params>>(
+        &self,
+        kernel: K,
+        config: LaunchConfig,
+        mut args: A,
+    ) -> Result<(), Error> {
+        let (function, limits) = self.function(kernel)?;
+        config
+            .validate(self.gpu.limits(), &limits)
+            .map_err(|problem| Error::InvalidLaunch {
+                kernel: K::NAME,
+                problem,
+            })?;
+        let dynamic = config.shared_memory_bytes;
+        if dynamic + limits.static_shared_bytes > self.gpu.limits().max_shared_per_block {
+            function
+                .set_attribute(
+                    FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    dynamic as i32,
+                )
+                .map_err(|source| Error::Launch {
+                    kernel: K::NAME,
+                    source,
+                })?;
+        }
+        let lens = args.len_words();
+        let stream = self.gpu.stream();
+        let mut builder = stream.launch_builder(&function);
+        args.push_all(&mut builder, &lens);
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: (config.grid.x, config.grid.y, config.grid.z),
+            block_dim: (config.block.x, config.block.y, config.block.z),
+            shared_mem_bytes: dynamic,
+        };
+        // SAFETY: the argument words match the kernel's PTX parameters: both
+        // come from `K::Params` (`KernelArgs` on the host, `KernelParam` in
+        // the kernel), and the configuration was validated above.
+        unsafe { builder.launch(cfg) }
+            .map(drop)
+            .map_err(|source| Error::Launch {
+                kernel: K::NAME,
+                source,
+            })
+    }
+
+    fn function<K: Kernel>(&self, _kernel: K) -> Result<(CudaFunction, KernelLimits), Error> {
+        let mut cache = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = cache.get(K::NAME) {
+            return Ok(found.clone());
+        }
+        let function =
+            self.module
+                .load_function(K::NAME)
+                .map_err(|source| Error::KernelNotFound {
+                    kernel: K::NAME,
+                    module: self.name.clone(),
+                    source,
+                })?;
+        let attr = |a: FnAttr| {
+            function
+                .get_attribute(a)
+                .map(|v| v.max(0) as u32)
+                .map_err(Error::driver(format!(
+                    "reading attribute {a:?} of `{}`",
+                    K::NAME
+                )))
+        };
+        let limits = KernelLimits {
+            max_threads_per_block: attr(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            static_shared_bytes: attr(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+        };
+        cache.insert(K::NAME, (function.clone(), limits));
+        Ok((function, limits))
+    }
+}
+
+/// Loads `ptx` again with the JIT's error log switched on, and returns the
+/// log. Only called after a load failed, to explain it.
+fn jit_error_log(ptx: &str) -> String {
+    let Ok(src) = std::ffi::CString::new(ptx) else {
+        return String::new();
+    };
+    let mut log = vec![0u8; 16 * 1024];
+    let mut options = [
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+    ];
+    let mut values = [
+        log.as_mut_ptr() as *mut std::ffi::c_void,
+        log.len() as *mut std::ffi::c_void,
+    ];
+    let mut module = std::ptr::null_mut();
+    // SAFETY: the options point at a live buffer of the stated size; the
+    // context is current (the failed load bound it to this thread).
+    let result = unsafe {
+        sys::cuModuleLoadDataEx(
+            &mut module,
+            src.as_ptr() as *const std::ffi::c_void,
+            options.len() as u32,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+        )
+    };
+    if result == sys::CUresult::CUDA_SUCCESS {
+        // SAFETY: the module was just loaded and is not used elsewhere.
+        unsafe { sys::cuModuleUnload(module) };
+        return String::new();
+    }
+    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+    String::from_utf8_lossy(&log[..end]).trim().to_string()
+}

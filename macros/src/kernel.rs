@@ -1,0 +1,207 @@
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
+
+/// How one parameter reaches the kernel body.
+enum Param {
+    /// `ThreadBlock` or `Grid`: made on the device, no host argument.
+    Handle(TokenStream),
+    /// Anything else: lowered through `coop::KernelParam`.
+    Lowered(Type),
+}
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new_spanned(
+            attr,
+            "#[kernel] takes no arguments; the PTX entry point is named after the function",
+        ));
+    }
+    let func: ItemFn = syn::parse2(item)?;
+    check_signature(&func)?;
+
+    let name = &func.sig.ident;
+    let name_str = name.to_string();
+    let body_name = format_ident!("__coop_kernel_body_{}", name);
+    let vis = &func.vis;
+    let docs: Vec<_> = func
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+
+    let mut params = Vec::new();
+    for input in &func.sig.inputs {
+        let FnArg::Typed(pt) = input else {
+            unreachable!("check_signature rejects receivers")
+        };
+        if !matches!(&*pt.pat, Pat::Ident(_) | Pat::Wild(_)) {
+            return Err(syn::Error::new_spanned(
+                &pt.pat,
+                "kernel parameters must be plain names (`x: u32`), not patterns",
+            ));
+        }
+        params.push(classify(&pt.ty));
+    }
+
+    // PTX entry point: each lowered parameter becomes two words (a
+    // zero-sized word takes no PTX parameter).
+    let mut abi_params = Vec::new();
+    let mut call_args = Vec::new();
+    let mut host_params = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        match p {
+            Param::Handle(make) => call_args.push(make.clone()),
+            Param::Lowered(ty) => {
+                let w0 = format_ident!("__coop_p{}_0", i);
+                let w1 = format_ident!("__coop_p{}_1", i);
+                let st = static_lifetimes(ty);
+                let span = ty.span();
+                abi_params.push(quote_spanned! {span=>
+                    #w0: <#st as ::coop::KernelParam>::Word0,
+                    #w1: <#st as ::coop::KernelParam>::Word1
+                });
+                call_args.push(quote_spanned! {span=>
+                    <#ty as ::coop::KernelParam>::from_abi(#w0, #w1)
+                });
+                host_params.push(quote_spanned! {span=>
+                    <#st as ::coop::KernelParam>::Host
+                });
+            }
+        }
+    }
+
+    let mut body_fn = func.clone();
+    body_fn.sig.ident = body_name.clone();
+    body_fn.vis = syn::Visibility::Inherited;
+    body_fn.attrs.retain(|a| !a.path().is_ident("doc"));
+
+    Ok(quote! {
+        #[doc(hidden)]
+        #[inline(always)]
+        #[allow(dead_code, non_snake_case, clippy::too_many_arguments)]
+        #body_fn
+
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        #[allow(improper_ctypes_definitions, non_snake_case, clippy::too_many_arguments)]
+        #(#docs)*
+        #vis unsafe extern "ptx-kernel" fn #name(#(#abi_params),*) {
+            // SAFETY: the words are those coop_host passed for each
+            // parameter's `Host` marker, checked against `Kernel::Params`.
+            unsafe { #body_name(#(#call_args),*) }
+        }
+
+        #(#docs)*
+        ///
+        /// On the host this is the kernel's descriptor: pass it to
+        /// `coop_host` to launch the kernel.
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug)]
+        #vis struct #name;
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl ::coop::Kernel for #name {
+            const NAME: &'static str = #name_str;
+            type Params = (#(#host_params,)*);
+        }
+    })
+}
+
+fn check_signature(func: &ItemFn) -> syn::Result<()> {
+    let sig = &func.sig;
+    let fail = |span: Span, msg: &str| Err(syn::Error::new(span, msg));
+    if !sig.generics.params.is_empty() {
+        return fail(
+            sig.generics.span(),
+            "a kernel cannot be generic: a PTX entry point has one concrete signature; \
+             write one #[kernel] per type (a macro_rules! can stamp them out) and call a \
+             generic function from each",
+        );
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        return fail(
+            ty.span(),
+            "a kernel returns nothing: write results through an `Out<T>` parameter",
+        );
+    }
+    if let Some(a) = &sig.asyncness {
+        return fail(a.span(), "a kernel cannot be `async`");
+    }
+    if let Some(u) = &sig.unsafety {
+        return fail(
+            u.span(),
+            "a kernel is not `unsafe fn`: the launch checks its arguments; use `unsafe` blocks inside",
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        return fail(v.span(), "a kernel cannot be variadic");
+    }
+    if let Some(FnArg::Receiver(r)) = sig.inputs.first() {
+        return fail(r.span(), "a kernel is a free function, not a method");
+    }
+    Ok(())
+}
+
+/// `ThreadBlock` and `Grid` (by their last path segment) are handles.
+fn classify(ty: &Type) -> Param {
+    if let Type::Path(tp) = ty {
+        if tp.qself.is_none() {
+            if let Some(last) = tp.path.segments.last() {
+                if last.arguments.is_empty() {
+                    if last.ident == "ThreadBlock" {
+                        return Param::Handle(quote!(::coop::this_thread_block()));
+                    }
+                    if last.ident == "Grid" {
+                        return Param::Handle(quote!(::coop::this_grid()));
+                    }
+                }
+            }
+        }
+    }
+    Param::Lowered(ty.clone())
+}
+
+/// The parameter's type with every lifetime, named or elided, made
+/// `'static`, for use in type positions of the entry point and descriptor.
+fn static_lifetimes(ty: &Type) -> Type {
+    struct MakeStatic;
+    impl VisitMut for MakeStatic {
+        fn visit_lifetime_mut(&mut self, lt: &mut syn::Lifetime) {
+            *lt = syn::Lifetime::new("'static", lt.span());
+        }
+        fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
+            if r.lifetime.is_none() {
+                r.lifetime = Some(syn::Lifetime::new("'static", Span::call_site()));
+            }
+            syn::visit_mut::visit_type_reference_mut(self, r);
+        }
+        fn visit_path_segment_mut(&mut self, seg: &mut syn::PathSegment) {
+            // `Out<f32>` has an elided lifetime parameter: make it explicit.
+            if seg.ident == "Out" {
+                if let syn::PathArguments::AngleBracketed(args) = &mut seg.arguments {
+                    let has_lifetime = args
+                        .args
+                        .iter()
+                        .any(|a| matches!(a, syn::GenericArgument::Lifetime(_)));
+                    if !has_lifetime {
+                        args.args.insert(
+                            0,
+                            syn::GenericArgument::Lifetime(syn::Lifetime::new(
+                                "'static",
+                                Span::call_site(),
+                            )),
+                        );
+                    }
+                }
+            }
+            syn::visit_mut::visit_path_segment_mut(self, seg);
+        }
+    }
+    let mut ty = ty.clone();
+    MakeStatic.visit_type_mut(&mut ty);
+    ty
+}
