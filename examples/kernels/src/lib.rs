@@ -1,0 +1,7 @@
+//! Kernels of the examples. Compiled for `nvptx64-nvidia-cuda` by the
+//! examples' build script, and for the host, where each `#[kernel]` is the
+//! typed descriptor the examples launch.
+#![no_std]
+
+pub mod dot;
+pub mod tiles;

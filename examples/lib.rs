@@ -1,0 +1,60 @@
+//! Shared pieces of coop's examples: the kernels' PTX and host references.
+
+pub use coop_example_kernels as kernels;
+
+/// The PTX of `coop-example-kernels`, for sm_80 and sm_90.
+pub static PTX: coop_host::PtxSet = coop_host::include_ptx!("coop-example-kernels");
+
+/// The seed's problem size: 33 × 1024 elements.
+pub const DOT_N: usize = 33 * 1024;
+/// The seed's block size.
+pub const DOT_THREADS_PER_BLOCK: u32 = 256;
+
+/// The seed's grid: enough blocks to cover `n`, at most 32.
+pub fn dot_blocks(n: usize) -> u32 {
+    (n.div_ceil(DOT_THREADS_PER_BLOCK as usize) as u32).min(32)
+}
+
+/// The seed's inputs: `a[i] = i`, `b[i] = 2i`.
+pub fn dot_inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
+    let a = (0..n).map(|i| i as f32).collect();
+    let b = (0..n).map(|i| 2.0 * i as f32).collect();
+    (a, b)
+}
+
+/// The closed form of `sum(i * 2i)` for `i < n`: `2 * (n-1) n (2n-1) / 6`.
+pub fn dot_closed_form(n: usize) -> f64 {
+    let m = n as f64 - 1.0;
+    2.0 * m * (m + 1.0) * (2.0 * m + 1.0) / 6.0
+}
+
+/// What `tile_tour::<N>` writes for each thread, computed on the host from
+/// CUDA's definitions of the tile collectives.
+pub fn tile_tour_reference(n: u32, input: &[u32]) -> Vec<u32> {
+    let n = n as usize;
+    let mut out = vec![0u32; input.len() * kernels::tiles::FIELDS];
+    for (t, tile) in input.chunks(n).enumerate() {
+        let ballot = |p: &dyn Fn(u32) -> bool| {
+            tile.iter()
+                .enumerate()
+                .filter(|&(_, &v)| p(v))
+                .fold(0u32, |m, (r, _)| m | 1 << r)
+        };
+        for (r, &v) in tile.iter().enumerate() {
+            let o = &mut out[(t * n + r) * kernels::tiles::FIELDS..][..kernels::tiles::FIELDS];
+            o[0] = tile[0];
+            o[1] = if r >= 1 { tile[r - 1] } else { v };
+            o[2] = if r + 1 < n { tile[r + 1] } else { v };
+            o[3] = tile[r ^ (n / 2)];
+            o[4] = ballot(&|x| x % 2 == 1);
+            o[5] = tile.iter().any(|&x| x == 0) as u32 + 2 * tile.iter().all(|&x| x > 0) as u32;
+            o[6] = ballot(&|x| x % 4 == v % 4);
+            o[7] = if tile.iter().all(|&x| x / 1_000_000 == v / 1_000_000) {
+                ballot(&|_| true)
+            } else {
+                u32::MAX
+            };
+        }
+    }
+    out
+}
