@@ -107,9 +107,9 @@ impl ThreadBlock {
 /// calling one explains the rule instead of reporting a missing method. No
 /// type implements this trait.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` called on a `ThreadBlock`: shuffles, votes and matches exchange values between the lanes of one warp, and a block may span up to 32 warps",
+    message = "a warp collective (shuffle, vote or match) called on a `ThreadBlock`: these exchange values between the lanes of one warp, and a block may span up to 32 warps",
     label = "warp-level collective called on a whole thread block",
-    note = "take a tile of at most 32 threads first, then call it on the tile: `let warp = block.tiled_partition::<32>();`"
+    note = "take a tile of at most 32 threads first and call the collective on the tile: `let warp = block.tiled_partition::<32>();`, then `warp.shfl(...)`, `warp.ballot(...)`, ..."
 )]
 pub trait WarpOnly {
     #[doc(hidden)]

@@ -24,7 +24,7 @@ pub trait ValidTileSize: sealed::Sealed {
 /// of `N` threads can be carved out of a tile of `M` threads (`N <= M`, both
 /// valid sizes).
 #[diagnostic::on_unimplemented(
-    message = "a tile of `{Self}` threads cannot be carved out of a tile of `{Parent}` threads",
+    message = "cannot split a `{Parent}` tile into `{Self}` tiles: a sub-tile cannot be larger than the tile it is carved from",
     label = "sub-tile larger than its parent tile",
     note = "`tiled_partition::<N>()` on a `TiledPartition<M>` needs N <= M; partition the `ThreadBlock` instead for a larger tile"
 )]

@@ -21,7 +21,7 @@ use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, P
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a kernel parameter described by `{P}`",
     label = "wrong argument type for this kernel parameter",
-    note = "a `&[T]` parameter takes `&CudaSlice<T>` or `&CudaView<T>`; an `Out<T>` parameter takes `&mut CudaSlice<T>` or `&mut CudaViewMut<T>`; a number parameter takes a value of exactly its type (write `2.0f32`, not `2.0` for an `f64`)"
+    note = "`Slice<T>` is a `&[T]` parameter: pass `&CudaSlice<T>` or `&CudaView<T>`; `OutSlice<T>` is an `Out<T>` parameter: pass `&mut CudaSlice<T>` or `&mut CudaViewMut<T>`; `Value<T>` is a number parameter: pass a `T` exactly, numbers are not converted (for an `f32` write `2.0f32`, not `2.0f64`)"
 )]
 pub unsafe trait HostArg<P> {
     /// The second PTX word: the element count of a buffer, unused otherwise.

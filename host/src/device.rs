@@ -98,6 +98,17 @@ impl Gpu {
         Module::load(self.clone(), set.name(), sm, ptx)
     }
 
+    /// Loads PTX text from elsewhere (nvcc, a file) as a module named `name`.
+    /// The SM target is read from its `.target` directive.
+    pub fn load_ptx(&self, name: &str, ptx: &str) -> Result<Module, Error> {
+        let sm = ptx
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(".target sm_"))
+            .and_then(|t| t.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().ok())
+            .unwrap_or(0);
+        Module::load(self.clone(), name, sm, ptx)
+    }
+
     /// Copies `data` to a new device buffer.
     pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>, Error> {
         self.stream.clone_htod(data).map_err(Error::driver(format!(

@@ -1,0 +1,5 @@
+fn main() {
+    coop_host::PtxBuilder::new("kernels")
+        .watch("../gpu/src")
+        .build_or_exit();
+}

@@ -1,0 +1,187 @@
+//! Kernels of the differential suite. `reference/collectives.cu` defines
+//! entry points of the same names and parameters with CUDA's cooperative
+//! groups, so the test launches both through the same typed descriptors and
+//! compares their outputs bit for bit.
+//!
+//! Layouts (per thread `g` = rank in the grid):
+//! * `shuffles_*`: `params[4g..4g+4]` = (src rank, up delta, down delta, xor
+//!   mask); `out[4g..4g+4]` = (shfl, shfl_up, shfl_down, shfl_xor).
+//! * `votes_*`: `out[4g..4g+4]` = (any, all, ballot, 0) of `pred[g] != 0`.
+//! * `matches_*`: `out[3g..3g+3]` = (match_any, match_all mask, match_all
+//!   predicate).
+//! * `ranks_*`: `out[RANK_FIELDS * g..]`, see [`RANK_FIELDS`].
+#![no_std]
+
+use coop::prelude::*;
+use coop::{MatchKey, TileSize, ValidTileSize};
+
+/// The 12-byte user type of the suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Shuffle)]
+#[repr(C)]
+pub struct Triple {
+    /// Stored as bits so that equality is bitwise.
+    pub x: u32,
+    /// A signed field.
+    pub y: i32,
+    /// A float field, as its bits.
+    pub z: u32,
+}
+
+#[inline(always)]
+fn shuffles<T: Shuffle, const N: u32>(block: ThreadBlock, input: &[T], params: &[u32], out: Out<T>)
+where
+    TileSize<N>: ValidTileSize,
+{
+    let tile = block.tiled_partition::<N>();
+    let g = this_grid().thread_rank();
+    let v = input[g];
+    let p = &params[4 * g..4 * g + 4];
+    out.write(4 * g, tile.shfl(v, p[0]));
+    out.write(4 * g + 1, tile.shfl_up(v, p[1]));
+    out.write(4 * g + 2, tile.shfl_down(v, p[2]));
+    out.write(4 * g + 3, tile.shfl_xor(v, p[3]));
+}
+
+#[inline(always)]
+fn votes<const N: u32>(block: ThreadBlock, pred: &[u32], out: Out<u32>)
+where
+    TileSize<N>: ValidTileSize,
+{
+    let tile = block.tiled_partition::<N>();
+    let g = this_grid().thread_rank();
+    let p = pred[g] != 0;
+    out.write(4 * g, tile.any(p) as u32);
+    out.write(4 * g + 1, tile.all(p) as u32);
+    out.write(4 * g + 2, tile.ballot(p));
+    out.write(4 * g + 3, 0);
+}
+
+#[inline(always)]
+fn matches<T: MatchKey, const N: u32>(block: ThreadBlock, input: &[T], out: Out<u32>)
+where
+    TileSize<N>: ValidTileSize,
+{
+    let tile = block.tiled_partition::<N>();
+    let g = this_grid().thread_rank();
+    let v = input[g];
+    out.write(3 * g, tile.match_any(v));
+    let all = tile.match_all(v);
+    out.write(3 * g + 1, all.unwrap_or(0));
+    out.write(3 * g + 2, all.is_some() as u32);
+}
+
+/// Values per thread written by `ranks_*`: block thread rank, block size,
+/// thread index (3), group index (3), block shape (3), then for the tile of
+/// the block: rank, size, meta rank, meta size; then the same four for the
+/// tile cut from a 32-thread tile; then `sync` ran (1).
+pub const RANK_FIELDS: usize = 20;
+
+#[inline(always)]
+fn ranks<const N: u32>(block: ThreadBlock, out: Out<u32>)
+where
+    TileSize<N>: ValidTileSize,
+    TileSize<N>: coop::SubTileOf<TileSize<32>>,
+{
+    let g = this_grid().thread_rank();
+    let tile = block.tiled_partition::<N>();
+    let sub = block.tiled_partition::<32>().tiled_partition::<N>();
+    let (t, b, d) = (block.thread_index(), block.group_index(), block.dim_threads());
+    let fields = [
+        block.thread_rank(),
+        block.num_threads(),
+        t.x,
+        t.y,
+        t.z,
+        b.x,
+        b.y,
+        b.z,
+        d.x,
+        d.y,
+        d.z,
+        tile.thread_rank(),
+        tile.num_threads(),
+        tile.meta_group_rank(),
+        tile.meta_group_size(),
+        sub.thread_rank(),
+        sub.num_threads(),
+        sub.meta_group_rank(),
+        sub.meta_group_size(),
+        1,
+    ];
+    tile.sync();
+    block.sync();
+    for (k, f) in fields.into_iter().enumerate() {
+        out.write(RANK_FIELDS * g + k, f);
+    }
+}
+
+macro_rules! shuffle_kernels {
+    ($($name:ident: $t:ty, $n:literal;)*) => {$(
+        #[kernel]
+        pub fn $name(block: ThreadBlock, input: &[$t], params: &[u32], out: Out<$t>) {
+            shuffles::<$t, $n>(block, input, params, out)
+        }
+    )*};
+}
+
+shuffle_kernels! {
+    shuffles_u32_1: u32, 1; shuffles_u32_2: u32, 2; shuffles_u32_4: u32, 4;
+    shuffles_u32_8: u32, 8; shuffles_u32_16: u32, 16; shuffles_u32_32: u32, 32;
+    shuffles_i64_1: i64, 1; shuffles_i64_2: i64, 2; shuffles_i64_4: i64, 4;
+    shuffles_i64_8: i64, 8; shuffles_i64_16: i64, 16; shuffles_i64_32: i64, 32;
+    shuffles_f32_1: f32, 1; shuffles_f32_2: f32, 2; shuffles_f32_4: f32, 4;
+    shuffles_f32_8: f32, 8; shuffles_f32_16: f32, 16; shuffles_f32_32: f32, 32;
+    shuffles_f64_1: f64, 1; shuffles_f64_2: f64, 2; shuffles_f64_4: f64, 4;
+    shuffles_f64_8: f64, 8; shuffles_f64_16: f64, 16; shuffles_f64_32: f64, 32;
+    shuffles_triple_1: Triple, 1; shuffles_triple_2: Triple, 2; shuffles_triple_4: Triple, 4;
+    shuffles_triple_8: Triple, 8; shuffles_triple_16: Triple, 16; shuffles_triple_32: Triple, 32;
+}
+
+// `Triple` travels through buffers too: the launch needs it as a `KernelParam`
+// element type, which any `Copy` type is.
+
+macro_rules! vote_kernels {
+    ($($name:ident: $n:literal;)*) => {$(
+        #[kernel]
+        pub fn $name(block: ThreadBlock, pred: &[u32], out: Out<u32>) {
+            votes::<$n>(block, pred, out)
+        }
+    )*};
+}
+
+vote_kernels! {
+    votes_1: 1; votes_2: 2; votes_4: 4; votes_8: 8; votes_16: 16; votes_32: 32;
+}
+
+macro_rules! match_kernels {
+    ($($name:ident: $t:ty, $n:literal;)*) => {$(
+        #[kernel]
+        pub fn $name(block: ThreadBlock, input: &[$t], out: Out<u32>) {
+            matches::<$t, $n>(block, input, out)
+        }
+    )*};
+}
+
+match_kernels! {
+    matches_u32_1: u32, 1; matches_u32_2: u32, 2; matches_u32_4: u32, 4;
+    matches_u32_8: u32, 8; matches_u32_16: u32, 16; matches_u32_32: u32, 32;
+    matches_i64_1: i64, 1; matches_i64_2: i64, 2; matches_i64_4: i64, 4;
+    matches_i64_8: i64, 8; matches_i64_16: i64, 16; matches_i64_32: i64, 32;
+    matches_f32_1: f32, 1; matches_f32_2: f32, 2; matches_f32_4: f32, 4;
+    matches_f32_8: f32, 8; matches_f32_16: f32, 16; matches_f32_32: f32, 32;
+    matches_f64_1: f64, 1; matches_f64_2: f64, 2; matches_f64_4: f64, 4;
+    matches_f64_8: f64, 8; matches_f64_16: f64, 16; matches_f64_32: f64, 32;
+}
+
+macro_rules! rank_kernels {
+    ($($name:ident: $n:literal;)*) => {$(
+        #[kernel]
+        pub fn $name(block: ThreadBlock, out: Out<u32>) {
+            ranks::<$n>(block, out)
+        }
+    )*};
+}
+
+rank_kernels! {
+    ranks_1: 1; ranks_2: 2; ranks_4: 4; ranks_8: 8; ranks_16: 16; ranks_32: 32;
+}

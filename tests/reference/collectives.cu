@@ -1,0 +1,126 @@
+// Reference implementations of coop-test-kernels, written with CUDA's own
+// cooperative groups and compiled by nvcc at test time. Every entry point
+// has the name and the parameters (pointer, length pairs) of the Rust kernel
+// it checks, so the test launches both through the same typed descriptor and
+// compares the outputs bit for bit.
+#include <cooperative_groups.h>
+#include <cstddef>
+
+namespace cg = cooperative_groups;
+
+struct Triple {
+    unsigned x;
+    int y;
+    unsigned z;
+};
+
+// The thread's rank in the grid, as coop's Grid::thread_rank.
+__device__ size_t grid_rank() {
+    cg::thread_block block = cg::this_thread_block();
+    size_t block_rank = blockIdx.x + (size_t)gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z);
+    return block_rank * block.num_threads() + block.thread_rank();
+}
+
+template <typename T, unsigned N>
+__device__ void shuffles(const T* in, const unsigned* params, T* out) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+    size_t g = grid_rank();
+    T v = in[g];
+    const unsigned* p = params + 4 * g;
+    out[4 * g + 0] = tile.shfl(v, p[0]);
+    out[4 * g + 1] = tile.shfl_up(v, p[1]);
+    out[4 * g + 2] = tile.shfl_down(v, p[2]);
+    out[4 * g + 3] = tile.shfl_xor(v, p[3]);
+}
+
+template <unsigned N>
+__device__ void votes(const unsigned* pred, unsigned* out) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+    size_t g = grid_rank();
+    int p = pred[g] != 0;
+    out[4 * g + 0] = tile.any(p) ? 1u : 0u;
+    out[4 * g + 1] = tile.all(p) ? 1u : 0u;
+    out[4 * g + 2] = tile.ballot(p);
+    out[4 * g + 3] = 0;
+}
+
+template <typename T, unsigned N>
+__device__ void matches(const T* in, unsigned* out) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+    size_t g = grid_rank();
+    T v = in[g];
+    out[3 * g + 0] = tile.match_any(v);
+    int pred = 0;
+    unsigned all = tile.match_all(v, pred);
+    out[3 * g + 1] = pred ? all : 0u;
+    out[3 * g + 2] = pred ? 1u : 0u;
+}
+
+constexpr int RANK_FIELDS = 20;
+
+template <unsigned N>
+__device__ void ranks(unsigned* out) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    cg::thread_block_tile<N> sub = cg::tiled_partition<N>(warp);
+    size_t g = grid_rank();
+    dim3 t = block.thread_index(), b = block.group_index(), d = block.dim_threads();
+    unsigned fields[RANK_FIELDS] = {
+        block.thread_rank(), block.num_threads(), t.x, t.y, t.z, b.x, b.y, b.z, d.x, d.y, d.z,
+        tile.thread_rank(), tile.num_threads(), tile.meta_group_rank(), tile.meta_group_size(),
+        sub.thread_rank(), sub.num_threads(), sub.meta_group_rank(), sub.meta_group_size(), 1};
+    tile.sync();
+    block.sync();
+    for (int k = 0; k < RANK_FIELDS; ++k) out[RANK_FIELDS * g + k] = fields[k];
+}
+
+#define SHUFFLES(name, T, N)                                                                 \
+    extern "C" __global__ void name(const T* in, size_t in_len, const unsigned* params,     \
+                                    size_t params_len, T* out, size_t out_len) {            \
+        shuffles<T, N>(in, params, out);                                                    \
+    }
+#define SHUFFLES_ALL_SIZES(T, tag)                                                           \
+    SHUFFLES(shuffles_##tag##_1, T, 1)                                                       \
+    SHUFFLES(shuffles_##tag##_2, T, 2)                                                       \
+    SHUFFLES(shuffles_##tag##_4, T, 4)                                                       \
+    SHUFFLES(shuffles_##tag##_8, T, 8)                                                       \
+    SHUFFLES(shuffles_##tag##_16, T, 16)                                                     \
+    SHUFFLES(shuffles_##tag##_32, T, 32)
+
+SHUFFLES_ALL_SIZES(unsigned, u32)
+SHUFFLES_ALL_SIZES(long long, i64)
+SHUFFLES_ALL_SIZES(float, f32)
+SHUFFLES_ALL_SIZES(double, f64)
+SHUFFLES_ALL_SIZES(Triple, triple)
+
+#define VOTES(N)                                                                             \
+    extern "C" __global__ void votes_##N(const unsigned* pred, size_t pred_len, unsigned* out, \
+                                         size_t out_len) {                                   \
+        votes<N>(pred, out);                                                                 \
+    }
+VOTES(1) VOTES(2) VOTES(4) VOTES(8) VOTES(16) VOTES(32)
+
+#define MATCHES(name, T, N)                                                                  \
+    extern "C" __global__ void name(const T* in, size_t in_len, unsigned* out, size_t out_len) { \
+        matches<T, N>(in, out);                                                              \
+    }
+#define MATCHES_ALL_SIZES(T, tag)                                                            \
+    MATCHES(matches_##tag##_1, T, 1)                                                         \
+    MATCHES(matches_##tag##_2, T, 2)                                                         \
+    MATCHES(matches_##tag##_4, T, 4)                                                         \
+    MATCHES(matches_##tag##_8, T, 8)                                                         \
+    MATCHES(matches_##tag##_16, T, 16)                                                       \
+    MATCHES(matches_##tag##_32, T, 32)
+
+MATCHES_ALL_SIZES(unsigned, u32)
+MATCHES_ALL_SIZES(long long, i64)
+MATCHES_ALL_SIZES(float, f32)
+MATCHES_ALL_SIZES(double, f64)
+
+#define RANKS(N)                                                                             \
+    extern "C" __global__ void ranks_##N(unsigned* out, size_t out_len) { ranks<N>(out); }
+RANKS(1) RANKS(2) RANKS(4) RANKS(8) RANKS(16) RANKS(32)

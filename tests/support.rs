@@ -1,0 +1,177 @@
+//! Shared helpers of coop's workspace tests: the PTX under test, finding
+//! CUDA tools, reading PTX, and deterministic inputs.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+pub use coop_examples::PTX as EXAMPLES_PTX;
+pub use coop_test_kernels as kernels;
+
+/// The PTX of the differential-suite kernels, for sm_80 and sm_90.
+pub static TEST_KERNELS_PTX: coop_host::PtxSet = coop_host::include_ptx!("coop-test-kernels");
+
+/// The reference implementation, compiled by nvcc at test time.
+pub const REFERENCE_CU: &str = include_str!("reference/collectives.cu");
+
+/// Every PTX the workspace builds: `(name, sm, text)`.
+pub fn all_ptx() -> Vec<(&'static str, u32, &'static str)> {
+    let mut all = Vec::new();
+    for set in [&EXAMPLES_PTX, &TEST_KERNELS_PTX] {
+        for sm in set.targets() {
+            all.push((set.name(), sm, set.get(sm).expect("listed target")));
+        }
+    }
+    all
+}
+
+/// Finds a CUDA tool: `$ENV_VAR`, then `PATH`, then `/usr/local/cuda/bin`,
+/// then the `nvidia-cuda-nvcc-cu12` Python wheel's `bin/`.
+pub fn find_cuda_tool(name: &str, env_var: &str) -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os(env_var) {
+        return Ok(PathBuf::from(p));
+    }
+    let runs = |p: &std::path::Path| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success());
+    if runs(std::path::Path::new(name)) {
+        return Ok(PathBuf::from(name));
+    }
+    let cuda = PathBuf::from("/usr/local/cuda/bin").join(name);
+    if runs(&cuda) {
+        return Ok(cuda);
+    }
+    if let Ok(out) = Command::new("python3")
+        .args(["-c", "import nvidia.cuda_nvcc as m; print(list(m.__path__)[0])"])
+        .output()
+    {
+        let wheel = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("bin").join(name);
+        if runs(&wheel) {
+            return Ok(wheel);
+        }
+    }
+    Err(format!(
+        "`{name}` not found: set {env_var}, put it on PATH, or `pip install nvidia-cuda-nvcc-cu12`"
+    ))
+}
+
+/// One PTX instruction: opcode with its modifiers, and operands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    /// e.g. `shfl.sync.idx.b32`.
+    pub opcode: String,
+    /// Operands as written, with `d|p` destination pairs split.
+    pub operands: Vec<String>,
+}
+
+/// The instructions of `.entry name`, in order (labels, directives and
+/// comments dropped).
+pub fn entry_instructions(ptx: &str, name: &str) -> Vec<Instruction> {
+    let header = format!(".entry {name}(");
+    let Some(start) = ptx.find(&header) else {
+        panic!("no `.entry {name}` in the PTX");
+    };
+    let body_start = start + ptx[start..].find('{').expect("entry body");
+    let mut depth = 0;
+    let mut end = body_start;
+    for (i, c) in ptx[body_start..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = body_start + i;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    ptx[body_start + 1..end]
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty() && !l.starts_with('.') && !l.starts_with('$') && !l.starts_with('{') && !l.starts_with('}'))
+        .filter_map(|l| {
+            let l = l.trim_end_matches(';').trim();
+            let l = l.strip_prefix('@').map(|r| r.split_once(char::is_whitespace).map_or("", |(_, x)| x)).unwrap_or(l).trim();
+            let (opcode, rest) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
+            let operands = rest
+                .split(',')
+                .flat_map(|o| o.split('|'))
+                .map(|o| o.trim().to_string())
+                .filter(|o| !o.is_empty())
+                .collect();
+            Some(Instruction { opcode: opcode.to_string(), operands })
+        })
+        .collect()
+}
+
+/// How a member-mask operand is computed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mask {
+    /// A constant (`-1` is the full warp).
+    Constant(u32),
+    /// `base << (%laneid & lane_bits)`: the lanes of the caller's tile.
+    TileOfLane { base: u32, lane_bits: u32 },
+    /// Anything else, as found.
+    Other(String),
+}
+
+/// Resolves `operand` through the register definitions in `instrs`.
+pub fn resolve_mask(instrs: &[Instruction], operand: &str) -> Mask {
+    if let Some(v) = constant(instrs, operand) {
+        return Mask::Constant(v);
+    }
+    let Some(def) = definition(instrs, operand) else {
+        return Mask::Other(operand.to_string());
+    };
+    if def.opcode.starts_with("shl.b32") {
+        let base = constant(instrs, &def.operands[1]);
+        let lane_bits = definition(instrs, &def.operands[2]).and_then(|and| {
+            let is_lane = |o: &str| {
+                definition(instrs, o).is_some_and(|d| d.opcode.starts_with("mov") && d.operands[1] == "%laneid")
+            };
+            (and.opcode.starts_with("and.b32") && is_lane(&and.operands[1]))
+                .then(|| constant(instrs, &and.operands[2]))
+                .flatten()
+        });
+        if let (Some(base), Some(lane_bits)) = (base, lane_bits) {
+            return Mask::TileOfLane { base, lane_bits };
+        }
+    }
+    Mask::Other(format!("{} {}", def.opcode, def.operands.join(", ")))
+}
+
+fn definition<'a>(instrs: &'a [Instruction], reg: &str) -> Option<&'a Instruction> {
+    instrs.iter().find(|i| i.operands.first().is_some_and(|d| d == reg))
+}
+
+fn constant(instrs: &[Instruction], operand: &str) -> Option<u32> {
+    if let Ok(v) = operand.parse::<i64>() {
+        return Some(v as u32);
+    }
+    let def = definition(instrs, operand)?;
+    if def.opcode.starts_with("mov.b32") || def.opcode.starts_with("mov.u32") {
+        return def.operands[1].parse::<i64>().ok().map(|v| v as u32);
+    }
+    None
+}
+
+/// A small deterministic generator (xorshift64*), so that every run of the
+/// suites sees the same inputs.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// A value in `0..n`.
+    pub fn below(&mut self, n: u32) -> u32 {
+        (self.next_u64() % n as u64) as u32
+    }
+}
