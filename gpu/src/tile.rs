@@ -21,12 +21,12 @@ pub trait ValidTileSize: sealed::Sealed {
 }
 
 /// Implemented for `TileSize<N>: SubTileOf<TileSize<M>>` exactly when a tile
-/// of `N` threads can be carved out of a tile of `M` threads (`N <= M`, both
-/// valid sizes).
+/// of `N` threads can be carved out of a tile of `M` threads: `N < M`, both
+/// valid sizes. (A tile is not re-partitioned into itself, as in CUDA.)
 #[diagnostic::on_unimplemented(
-    message = "cannot split a `{Parent}` tile into `{Self}` tiles: a sub-tile cannot be larger than the tile it is carved from",
-    label = "sub-tile larger than its parent tile",
-    note = "`tiled_partition::<N>()` on a `TiledPartition<M>` needs N <= M; partition the `ThreadBlock` instead for a larger tile"
+    message = "cannot split a `{Parent}` tile into `{Self}` tiles: a sub-tile must be smaller than the tile it is carved from",
+    label = "sub-tile not smaller than its parent tile",
+    note = "`tiled_partition::<N>()` on a `TiledPartition<M>` needs N < M: a sub-tile is smaller than its parent; partition the `ThreadBlock` instead for a larger tile"
 )]
 pub trait SubTileOf<Parent>: sealed::Sealed {}
 
@@ -141,7 +141,7 @@ where
         self.meta_group_size
     }
 
-    /// Splits this tile into tiles of `M <= N` threads.
+    /// Splits this tile into tiles of `M < N` threads.
     ///
     /// ```compile_fail
     /// use coop::prelude::*;
@@ -168,6 +168,9 @@ where
 
     /// The value held by the thread `delta` ranks below; threads with rank
     /// below `delta` keep their own value.
+    ///
+    /// As in CUDA, the hardware reads only the low five bits of `delta`
+    /// (`delta % 32`).
     #[inline(always)]
     pub fn shfl_up<T: Shuffle>(&self, value: T, delta: u32) -> T {
         let mask = self.mask;
@@ -176,25 +179,35 @@ where
 
     /// The value held by the thread `delta` ranks above; threads with rank
     /// `N - delta` or more keep their own value.
+    ///
+    /// As in CUDA, the hardware reads only the low five bits of `delta`
+    /// (`delta % 32`).
     #[inline(always)]
     pub fn shfl_down<T: Shuffle>(&self, value: T, delta: u32) -> T {
         let mask = self.mask;
         value.map_words(|w| backend::shfl_down(mask, w, delta, Self::CLAMP_HIGH))
     }
 
-    /// The value held by the thread of rank `thread_rank() ^ lane_mask`.
+    /// The value held by the thread of rank `thread_rank() ^ (lane_mask %
+    /// 32)` (the hardware reads the low five bits of `lane_mask`, as in
+    /// CUDA).
     ///
-    /// When that rank is outside the tile (`lane_mask >= N`) the thread keeps
-    /// its own value. CUDA's `__shfl_xor_sync` would read a lane of another
-    /// tile there, which is outside the instruction's member mask and so
-    /// undefined; coop defines it instead. A constant `lane_mask < N` costs
-    /// nothing extra.
+    /// When that partner is outside the tile (`lane_mask % 32 >= N`), the
+    /// thread keeps its own value. CUDA's `shfl_xor` agrees whenever the
+    /// partner lies above the tile; when it lies below, CUDA reads a lane of
+    /// another tile, outside the instruction's member mask, which is
+    /// undefined. coop defines that case too. For `N = 32`, or a constant
+    /// `lane_mask < N`, this costs nothing over the bare instruction.
     #[inline(always)]
     pub fn shfl_xor<T: Shuffle>(&self, value: T, lane_mask: u32) -> T {
         let mask = self.mask;
+        if N == 32 {
+            return value.map_words(|w| backend::shfl_bfly(mask, w, lane_mask, Self::CLAMP_HIGH));
+        }
         let in_tile = lane_mask & (N - 1);
-        let shuffled = value.map_words(|w| backend::shfl_bfly(mask, w, in_tile, Self::CLAMP_HIGH));
-        if lane_mask < N {
+        let shuffled =
+            value.map_words(|w| backend::shfl_bfly(mask, w, in_tile, Self::CLAMP_HIGH));
+        if lane_mask & 31 < N {
             shuffled
         } else {
             value

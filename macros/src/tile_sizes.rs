@@ -28,7 +28,7 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
                 const LOG2: u32 = #log2;
             }
         });
-        for &m in sizes.iter().filter(|&&m| m >= n) {
+        for &m in sizes.iter().filter(|&&m| m > n) {
             out.extend(quote! {
                 impl SubTileOf<TileSize<#m>> for TileSize<#n> {}
             });

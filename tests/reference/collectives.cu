@@ -66,7 +66,12 @@ __device__ void ranks(unsigned* out) {
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    cg::thread_block_tile<N> sub = cg::tiled_partition<N>(warp);
+    // CUDA only partitions a tile into smaller tiles; for N = 32 the
+    // "sub-tile" is the warp tile itself, as in the Rust kernel.
+    auto sub = [&] {
+        if constexpr (N < 32) return cg::tiled_partition<N>(warp);
+        else return warp;
+    }();
     size_t g = grid_rank();
     dim3 t = block.thread_index(), b = block.group_index(), d = block.dim_threads();
     unsigned fields[RANK_FIELDS] = {

@@ -73,18 +73,49 @@ where
 /// Values per thread written by `ranks_*`: block thread rank, block size,
 /// thread index (3), group index (3), block shape (3), then for the tile of
 /// the block: rank, size, meta rank, meta size; then the same four for the
-/// tile cut from a 32-thread tile; then `sync` ran (1).
+/// tile cut from a 32-thread tile (the 32-thread tile itself for N = 32);
+/// then `sync` ran (1).
 pub const RANK_FIELDS: usize = 20;
+
+/// A tile of `N` cut from a 32-thread tile; for `N = 32`, the 32-thread
+/// tile itself (CUDA does not re-partition a tile into its own size).
+trait SubOfWarp<const N: u32>
+where
+    TileSize<N>: ValidTileSize,
+{
+    fn sub_of_warp(block: ThreadBlock) -> TiledPartition<N>;
+}
+
+struct Sizes;
+
+macro_rules! sub_of_warp {
+    ($($n:literal),*) => {$(
+        impl SubOfWarp<$n> for Sizes {
+            #[inline(always)]
+            fn sub_of_warp(block: ThreadBlock) -> TiledPartition<$n> {
+                block.tiled_partition::<32>().tiled_partition::<$n>()
+            }
+        }
+    )*};
+}
+sub_of_warp!(1, 2, 4, 8, 16);
+
+impl SubOfWarp<32> for Sizes {
+    #[inline(always)]
+    fn sub_of_warp(block: ThreadBlock) -> TiledPartition<32> {
+        block.tiled_partition::<32>()
+    }
+}
 
 #[inline(always)]
 fn ranks<const N: u32>(block: ThreadBlock, out: Out<u32>)
 where
     TileSize<N>: ValidTileSize,
-    TileSize<N>: coop::SubTileOf<TileSize<32>>,
+    Sizes: SubOfWarp<N>,
 {
     let g = this_grid().thread_rank();
     let tile = block.tiled_partition::<N>();
-    let sub = block.tiled_partition::<32>().tiled_partition::<N>();
+    let sub = <Sizes as SubOfWarp<N>>::sub_of_warp(block);
     let (t, b, d) = (block.thread_index(), block.group_index(), block.dim_threads());
     let fields = [
         block.thread_rank(),
