@@ -3,7 +3,9 @@
 //!
 //! Run: `cargo run --release --example dot`
 
-use coop_examples::{dot_blocks, dot_closed_form, dot_inputs, kernels, DOT_N, DOT_THREADS_PER_BLOCK, PTX};
+use coop_examples::{
+    dot_blocks, dot_closed_form, dot_inputs, kernels, DOT_N, DOT_THREADS_PER_BLOCK, PTX,
+};
 use coop_host::{Gpu, LaunchConfig};
 
 fn main() {

@@ -47,7 +47,7 @@ pub fn tile_tour_reference(n: u32, input: &[u32]) -> Vec<u32> {
             o[2] = if r + 1 < n { tile[r + 1] } else { v };
             o[3] = tile[r ^ (n / 2)];
             o[4] = ballot(&|x| x % 2 == 1);
-            o[5] = tile.iter().any(|&x| x == 0) as u32 + 2 * tile.iter().all(|&x| x > 0) as u32;
+            o[5] = tile.contains(&0) as u32 + 2 * tile.iter().all(|&x| x > 0) as u32;
             o[6] = ballot(&|x| x % 4 == v % 4);
             o[7] = if tile.iter().all(|&x| x / 1_000_000 == v / 1_000_000) {
                 ballot(&|_| true)

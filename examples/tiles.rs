@@ -25,7 +25,13 @@ fn run(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
     let threads = 256usize;
     // A mix of zeros, odd and even values, and one large value per 64 threads.
     let input: Vec<u32> = (0..threads as u32)
-        .map(|i| if i % 64 == 7 { 5_000_000 } else { (i * 7919) % 13 })
+        .map(|i| {
+            if i % 64 == 7 {
+                5_000_000
+            } else {
+                (i * 7919) % 13
+            }
+        })
         .collect();
     let input_dev = gpu.upload(&input)?;
     for n in [4u32, 16, 32] {
@@ -39,7 +45,10 @@ fn run(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
         let got = gpu.download(&out)?;
         let want = tile_tour_reference(n, &input);
         let wrong = got.iter().zip(&want).filter(|(g, w)| g != w).count();
-        println!("tiles: N = {n:2}: {} values, {wrong} differ from the reference", got.len());
+        println!(
+            "tiles: N = {n:2}: {} values, {wrong} differ from the reference",
+            got.len()
+        );
         if wrong > 0 {
             return Err(format!("tile size {n}: {wrong} wrong values").into());
         }

@@ -28,8 +28,11 @@ fn suite() -> &'static Suite {
     SUITE.get_or_init(|| {
         let gpu = Gpu::new(0).unwrap_or_else(|e| panic!("the GPU suite needs a GPU: {e}"));
         let sm = gpu.limits().sm;
-        let coop = gpu.load(&TEST_KERNELS_PTX).expect("coop's test kernels load");
-        let nvcc = find_cuda_tool("nvcc", "NVCC").unwrap_or_else(|e| panic!("the GPU suite needs nvcc: {e}"));
+        let coop = gpu
+            .load(&TEST_KERNELS_PTX)
+            .expect("coop's test kernels load");
+        let nvcc = find_cuda_tool("nvcc", "NVCC")
+            .unwrap_or_else(|e| panic!("the GPU suite needs nvcc: {e}"));
         let dir = std::env::temp_dir().join(format!("coop-reference-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let cu = dir.join("collectives.cu");
@@ -41,10 +44,19 @@ fn suite() -> &'static Suite {
             .arg(&cu)
             .output()
             .expect("nvcc runs");
-        assert!(out.status.success(), "nvcc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "nvcc failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = std::fs::read_to_string(&ptx).unwrap();
-        let cuda = gpu.load_ptx("reference (nvcc)", &text).expect("the nvcc reference loads");
-        let version = std::process::Command::new(&nvcc).arg("--version").output().unwrap();
+        let cuda = gpu
+            .load_ptx("reference (nvcc)", &text)
+            .expect("the nvcc reference loads");
+        let version = std::process::Command::new(&nvcc)
+            .arg("--version")
+            .output()
+            .unwrap();
         let version = String::from_utf8_lossy(&version.stdout);
         eprintln!(
             "GPU suite on {} (sm_{sm}, {} SMs); coop PTX sm_{}; reference by {}",
@@ -109,7 +121,11 @@ impl Tally {
             self.compared,
             self.mismatches.len()
         );
-        assert!(self.mismatches.is_empty(), "{family}: coop differs from CUDA:\n{}", self.mismatches.join("\n"));
+        assert!(
+            self.mismatches.is_empty(),
+            "{family}: coop differs from CUDA:\n{}",
+            self.mismatches.join("\n")
+        );
     }
 }
 
@@ -127,24 +143,43 @@ fn element_words(ty: &str, rng: &mut Rng) -> Vec<u32> {
             let b = v.to_bits();
             vec![b as u32, (b >> 32) as u32]
         }
-        "triple" => vec![rng.next_u64() as u32, rng.next_u64() as u32, (rng.below(1000) as f32 * 0.5).to_bits()],
+        "triple" => vec![
+            rng.next_u64() as u32,
+            rng.next_u64() as u32,
+            (rng.below(1000) as f32 * 0.5).to_bits(),
+        ],
         _ => unreachable!("unknown element type {ty}"),
     }
 }
 
 fn shuffle_case<T, K: Kernel + Copy>(s: &Suite, kernel: K, ty: &str, n: u32, tally: &mut Tally)
 where
-    for<'a, 'b, 'c, 'd, 'e> (&'a CudaView<'b, T>, &'c CudaSlice<u32>, &'d mut CudaViewMut<'e, T>): KernelArgs<K::Params>,
+    for<'a, 'b, 'c, 'd, 'e> (
+        &'a CudaView<'b, T>,
+        &'c CudaSlice<u32>,
+        &'d mut CudaViewMut<'e, T>,
+    ): KernelArgs<K::Params>,
 {
     let w = std::mem::size_of::<T>() / 4;
     for (shape_index, shape) in SHAPES.into_iter().enumerate() {
         let count = threads(shape);
-        let mut rng = Rng::new(0xC00B + n as u64 * 31 + shape_index as u64 + w as u64 * 1000 + ty.len() as u64);
-        let input: Vec<u32> = (0..count).flat_map(|_| element_words(ty, &mut rng)).collect();
+        let mut rng = Rng::new(
+            0xC00B + n as u64 * 31 + shape_index as u64 + w as u64 * 1000 + ty.len() as u64,
+        );
+        let input: Vec<u32> = (0..count)
+            .flat_map(|_| element_words(ty, &mut rng))
+            .collect();
         // Per thread: source rank (up to 2N + 3: taken modulo N), deltas up
         // to N + 2 (past the tile: own value), xor masks up to 2N.
         let params: Vec<u32> = (0..count)
-            .flat_map(|_| [rng.below(2 * n + 4), rng.below(n + 3), rng.below(n + 3), rng.below(2 * n)])
+            .flat_map(|_| {
+                [
+                    rng.below(2 * n + 4),
+                    rng.below(n + 3),
+                    rng.below(n + 3),
+                    rng.below(2 * n),
+                ]
+            })
             .collect();
         let input_dev = s.gpu.upload(&input).unwrap();
         let params_dev = s.gpu.upload(&params).unwrap();
@@ -153,7 +188,15 @@ where
         for module in [&s.coop, &s.cuda] {
             let mut out = s.gpu.zeros::<u32>(4 * count * w).unwrap();
             module
-                .launch(kernel, cfg, (&words_view::<T>(&input_dev), &params_dev, &mut words_view_mut::<T>(&mut out)))
+                .launch(
+                    kernel,
+                    cfg,
+                    (
+                        &words_view::<T>(&input_dev),
+                        &params_dev,
+                        &mut words_view_mut::<T>(&mut out),
+                    ),
+                )
                 .unwrap_or_else(|e| panic!("{}: {e}", K::NAME));
             results.push(s.gpu.download(&out).unwrap());
         }
@@ -174,7 +217,12 @@ where
                     }
                 }
                 let op = ["shfl", "shfl_up", "shfl_down", "shfl_xor"][k];
-                tally.check(c == r, || format!("{} shape {shape_index} thread {g}: {op}({p}) coop {c:?} CUDA {r:?}", K::NAME));
+                tally.check(c == r, || {
+                    format!(
+                        "{} shape {shape_index} thread {g}: {op}({p}) coop {c:?} CUDA {r:?}",
+                        K::NAME
+                    )
+                });
             }
         }
     }
@@ -236,12 +284,24 @@ fn votes_match_cuda_for_every_tile_size() {
             }
         })*};
     }
-    cases!(votes_1 = 1, votes_2 = 2, votes_4 = 4, votes_8 = 8, votes_16 = 16, votes_32 = 32);
+    cases!(
+        votes_1 = 1,
+        votes_2 = 2,
+        votes_4 = 4,
+        votes_8 = 8,
+        votes_16 = 16,
+        votes_32 = 32
+    );
     tally.finish("votes (any, all, ballot)", launches);
 }
 
-fn match_case<T, K: Kernel + Copy>(s: &Suite, kernel: K, pool: &[Vec<u32>], n: u32, tally: &mut Tally)
-where
+fn match_case<T, K: Kernel + Copy>(
+    s: &Suite,
+    kernel: K,
+    pool: &[Vec<u32>],
+    n: u32,
+    tally: &mut Tally,
+) where
     for<'a, 'b, 'c> (&'a CudaView<'b, T>, &'c mut CudaSlice<u32>): KernelArgs<K::Params>,
 {
     for (shape_index, shape) in SHAPES.into_iter().enumerate() {
@@ -251,7 +311,11 @@ where
         let input: Vec<u32> = (0..count)
             .flat_map(|g| {
                 let tile = g / n as usize;
-                let pick = if tile % 3 == 0 { tile % pool.len() } else { rng.below(pool.len() as u32) as usize };
+                let pick = if tile.is_multiple_of(3) {
+                    tile % pool.len()
+                } else {
+                    rng.below(pool.len() as u32) as usize
+                };
                 pool[pick].clone()
             })
             .collect();
@@ -260,12 +324,20 @@ where
         let mut results = Vec::new();
         for module in [&s.coop, &s.cuda] {
             let mut out = s.gpu.zeros::<u32>(3 * count).unwrap();
-            module.launch(kernel, cfg, (&words_view::<T>(&input_dev), &mut out)).unwrap();
+            module
+                .launch(kernel, cfg, (&words_view::<T>(&input_dev), &mut out))
+                .unwrap();
             results.push(s.gpu.download(&out).unwrap());
         }
         for (i, (c, r)) in results[0].iter().zip(&results[1]).enumerate() {
             let op = ["match_any", "match_all mask", "match_all predicate"][i % 3];
-            tally.check(c == r, || format!("{} shape {shape_index} thread {}: {op} coop {c:#x} CUDA {r:#x}", K::NAME, i / 3));
+            tally.check(c == r, || {
+                format!(
+                    "{} shape {shape_index} thread {}: {op} coop {c:#x} CUDA {r:#x}",
+                    K::NAME,
+                    i / 3
+                )
+            });
         }
     }
 }
@@ -280,9 +352,18 @@ fn matches_match_cuda_for_every_tile_size_and_type() {
     // Pools include values equal as numbers but not as bits (0.0, -0.0) and
     // a NaN: matching is bitwise.
     let u32_pool: Vec<Vec<u32>> = [7u32, 8, 9, u32::MAX].iter().map(|&v| vec![v]).collect();
-    let i64_pool: Vec<Vec<u32>> = [-1i64, 1 << 40, 3, -(1 << 40)].iter().map(|&v| w64(v as u64)).collect();
-    let f32_pool: Vec<Vec<u32>> = [0.0f32, -0.0, 1.5, f32::NAN].iter().map(|v| vec![v.to_bits()]).collect();
-    let f64_pool: Vec<Vec<u32>> = [0.0f64, -0.0, 2.25, f64::NAN].iter().map(|v| w64(v.to_bits())).collect();
+    let i64_pool: Vec<Vec<u32>> = [-1i64, 1 << 40, 3, -(1 << 40)]
+        .iter()
+        .map(|&v| w64(v as u64))
+        .collect();
+    let f32_pool: Vec<Vec<u32>> = [0.0f32, -0.0, 1.5, f32::NAN]
+        .iter()
+        .map(|v| vec![v.to_bits()])
+        .collect();
+    let f64_pool: Vec<Vec<u32>> = [0.0f64, -0.0, 2.25, f64::NAN]
+        .iter()
+        .map(|v| w64(v.to_bits()))
+        .collect();
     macro_rules! cases {
         ($t:ty, $pool:ident: $($k:ident = $n:literal),*) => {$(
             match_case::<$t, _>(s, kernels::$k, &$pool, $n, &mut tally);
@@ -321,28 +402,58 @@ fn ranks_and_shapes_match_cuda_for_every_tile_size() {
         )*};
     }
     cases!(ranks_1, ranks_2, ranks_4, ranks_8, ranks_16, ranks_32);
-    tally.finish("ranks (block and tile ranks, sizes, indices, meta groups, sync)", launches);
+    tally.finish(
+        "ranks (block and tile ranks, sizes, indices, meta groups, sync)",
+        launches,
+    );
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn the_examples_reproduce_their_host_references() {
-    use coop_examples::{dot_blocks, dot_closed_form, dot_inputs, kernels as ex, tile_tour_reference, DOT_N, DOT_THREADS_PER_BLOCK, PTX};
+    use coop_examples::{
+        dot_blocks, dot_closed_form, dot_inputs, kernels as ex, tile_tour_reference, DOT_N,
+        DOT_THREADS_PER_BLOCK, PTX,
+    };
     let s = suite();
     let module = s.gpu.load(&PTX).unwrap();
     let (a, b) = dot_inputs(DOT_N);
     let blocks = dot_blocks(DOT_N);
     let (a_dev, b_dev) = (s.gpu.upload(&a).unwrap(), s.gpu.upload(&b).unwrap());
-    let mut partial = s.gpu.zeros::<f32>((blocks * DOT_THREADS_PER_BLOCK / 32) as usize).unwrap();
-    module
-        .launch(ex::dot::dot, LaunchConfig::new(blocks, DOT_THREADS_PER_BLOCK), (&a_dev, &b_dev, &mut partial))
+    let mut partial = s
+        .gpu
+        .zeros::<f32>((blocks * DOT_THREADS_PER_BLOCK / 32) as usize)
         .unwrap();
-    let c: f64 = s.gpu.download(&partial).unwrap().iter().map(|&p| p as f64).sum();
+    module
+        .launch(
+            ex::dot::dot,
+            LaunchConfig::new(blocks, DOT_THREADS_PER_BLOCK),
+            (&a_dev, &b_dev, &mut partial),
+        )
+        .unwrap();
+    let c: f64 = s
+        .gpu
+        .download(&partial)
+        .unwrap()
+        .iter()
+        .map(|&p| p as f64)
+        .sum();
     let expected = dot_closed_form(DOT_N);
     eprintln!("dot: N = {DOT_N}, {blocks} blocks: GPU {c:.6e}, closed form {expected:.6e}");
-    assert!(((c - expected) / expected).abs() < 1e-5, "dot {c} vs {expected}");
+    assert!(
+        ((c - expected) / expected).abs() < 1e-5,
+        "dot {c} vs {expected}"
+    );
 
-    let input: Vec<u32> = (0..256u32).map(|i| if i % 64 == 7 { 5_000_000 } else { (i * 7919) % 13 }).collect();
+    let input: Vec<u32> = (0..256u32)
+        .map(|i| {
+            if i % 64 == 7 {
+                5_000_000
+            } else {
+                (i * 7919) % 13
+            }
+        })
+        .collect();
     let input_dev = s.gpu.upload(&input).unwrap();
     for n in [4u32, 16, 32] {
         let mut out = s.gpu.zeros::<u32>(256 * ex::tiles::FIELDS).unwrap();
@@ -353,7 +464,11 @@ fn the_examples_reproduce_their_host_references() {
             _ => module.launch(ex::tiles::tile_tour_32, cfg, (&input_dev, &mut out)),
         }
         .unwrap();
-        assert_eq!(s.gpu.download(&out).unwrap(), tile_tour_reference(n, &input), "tile tour {n}");
+        assert_eq!(
+            s.gpu.download(&out).unwrap(),
+            tile_tour_reference(n, &input),
+            "tile tour {n}"
+        );
     }
 }
 
@@ -363,23 +478,59 @@ fn bad_launches_are_refused_with_the_limit_they_break() {
     let s = suite();
     let mut out = s.gpu.zeros::<u32>(4096).unwrap();
     let pred = s.gpu.upload(&[0u32; 1024]).unwrap();
-    let refused = |cfg: LaunchConfig, out: &mut CudaSlice<u32>| match s.coop.launch(kernels::votes_32, cfg, (&pred, out)) {
+    let refused = |cfg: LaunchConfig, out: &mut CudaSlice<u32>| match s.coop.launch(
+        kernels::votes_32,
+        cfg,
+        (&pred, out),
+    ) {
         Err(Error::InvalidLaunch { kernel, problem }) => {
             assert_eq!(kernel, "votes_32");
             problem
         }
         other => panic!("expected InvalidLaunch, got {other:?}"),
     };
-    assert!(matches!(refused(LaunchConfig::new(1, (32, 64)), &mut out), LaunchProblem::TooManyThreads { threads: 2048, max: 1024, .. }));
-    assert!(matches!(refused(LaunchConfig::new(1, 2048), &mut out), LaunchProblem::BlockTooLarge { axis: 'x', requested: 2048, max: 1024 }));
-    assert!(matches!(refused(LaunchConfig::new(0, 32), &mut out), LaunchProblem::EmptyGrid { .. }));
-    assert!(matches!(refused(LaunchConfig::new((1, 1 << 17), 32), &mut out), LaunchProblem::GridTooLarge { axis: 'y', .. }));
+    assert!(matches!(
+        refused(LaunchConfig::new(1, (32, 64)), &mut out),
+        LaunchProblem::TooManyThreads {
+            threads: 2048,
+            max: 1024,
+            ..
+        }
+    ));
+    assert!(matches!(
+        refused(LaunchConfig::new(1, 2048), &mut out),
+        LaunchProblem::BlockTooLarge {
+            axis: 'x',
+            requested: 2048,
+            max: 1024
+        }
+    ));
+    assert!(matches!(
+        refused(LaunchConfig::new(0, 32), &mut out),
+        LaunchProblem::EmptyGrid { .. }
+    ));
+    assert!(matches!(
+        refused(LaunchConfig::new((1, 1 << 17), 32), &mut out),
+        LaunchProblem::GridTooLarge { axis: 'y', .. }
+    ));
     let max = s.gpu.limits().max_shared_per_block_optin;
-    let e = refused(LaunchConfig::new(1, 32).with_shared_memory(max + 1), &mut out);
-    assert!(matches!(e, LaunchProblem::TooMuchSharedMemory { .. }), "{e}");
+    let e = refused(
+        LaunchConfig::new(1, 32).with_shared_memory(max + 1),
+        &mut out,
+    );
+    assert!(
+        matches!(e, LaunchProblem::TooMuchSharedMemory { .. }),
+        "{e}"
+    );
     eprintln!("refused as expected: {e}");
     // The module still launches correctly afterwards.
-    s.coop.launch(kernels::votes_32, LaunchConfig::new(1, 32), (&pred, &mut out)).unwrap();
+    s.coop
+        .launch(
+            kernels::votes_32,
+            LaunchConfig::new(1, 32),
+            (&pred, &mut out),
+        )
+        .unwrap();
     s.gpu.synchronize().unwrap();
 }
 
@@ -393,7 +544,9 @@ fn load_errors_name_the_module_and_carry_the_driver_log() {
             let msg = e.to_string();
             eprintln!("{msg}");
             assert!(msg.contains("`broken`"), "{msg}");
-            let Error::PtxLoad { log, .. } = e else { unreachable!() };
+            let Error::PtxLoad { log, .. } = e else {
+                unreachable!()
+            };
             assert!(!log.is_empty(), "the JIT log explains the failure");
         }
         other => panic!("expected PtxLoad, got {other:?}"),
@@ -402,10 +555,15 @@ fn load_errors_name_the_module_and_carry_the_driver_log() {
     let examples = s.gpu.load(&coop_examples::PTX).unwrap();
     let mut out = s.gpu.zeros::<u32>(32).unwrap();
     match examples.launch(kernels::ranks_1, LaunchConfig::new(1, 32), (&mut out,)) {
-        Err(Error::KernelNotFound { kernel: "ranks_1", .. }) => {}
+        Err(Error::KernelNotFound {
+            kernel: "ranks_1", ..
+        }) => {}
         other => panic!("expected KernelNotFound, got {other:?}"),
     }
     // No PTX the device can run.
     static FUTURE: PtxSet = PtxSet::new("future", &[(990, "")]);
-    assert!(matches!(s.gpu.load(&FUTURE), Err(Error::NoPtxForDevice { .. })));
+    assert!(matches!(
+        s.gpu.load(&FUTURE),
+        Err(Error::NoPtxForDevice { .. })
+    ));
 }

@@ -17,12 +17,22 @@ where
 fn kernel_descriptors_name_the_entry_and_list_non_handle_parameters() {
     use coop_examples::kernels::dot::dot;
     assert_eq!(<dot as Kernel>::NAME, "dot");
-    assert_eq!(params_of(dot), TypeId::of::<(Slice<f32>, Slice<f32>, OutSlice<f32>)>());
+    assert_eq!(
+        params_of(dot),
+        TypeId::of::<(Slice<f32>, Slice<f32>, OutSlice<f32>)>()
+    );
     assert_eq!(
         params_of(kernels::shuffles_triple_8),
-        TypeId::of::<(Slice<kernels::Triple>, Slice<u32>, OutSlice<kernels::Triple>)>()
+        TypeId::of::<(
+            Slice<kernels::Triple>,
+            Slice<u32>,
+            OutSlice<kernels::Triple>
+        )>()
     );
-    assert_eq!(params_of(kernels::ranks_4), TypeId::of::<(OutSlice<u32>,)>());
+    assert_eq!(
+        params_of(kernels::ranks_4),
+        TypeId::of::<(OutSlice<u32>,)>()
+    );
 }
 
 mod scalars {
@@ -40,7 +50,13 @@ mod scalars {
 fn value_parameters_are_passed_by_value() {
     assert_eq!(
         params_of(scalars::axpy),
-        TypeId::of::<(Value<f32>, Slice<f32>, Slice<f32>, OutSlice<f32>, Value<u64>)>()
+        TypeId::of::<(
+            Value<f32>,
+            Slice<f32>,
+            Slice<f32>,
+            OutSlice<f32>,
+            Value<u64>
+        )>()
     );
 }
 
@@ -57,7 +73,10 @@ fn opening_a_gpu_without_a_driver_is_a_typed_error_not_a_panic() {
         Err(other) => panic!("unexpected error opening device 0: {other}"),
     }
     if let Err(e) = Gpu::new(1000) {
-        assert!(matches!(e, Error::NoDriver | Error::NoDevice { ordinal: 1000, .. }), "{e}");
+        assert!(
+            matches!(e, Error::NoDriver | Error::NoDevice { ordinal: 1000, .. }),
+            "{e}"
+        );
     }
 }
 

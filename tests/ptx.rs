@@ -2,7 +2,9 @@
 //! size lowers to, and that every PTX the workspace builds assembles with
 //! `ptxas` for sm_80 and sm_90 without spilling registers.
 
-use coop_tests::{all_ptx, entry_instructions, find_cuda_tool, resolve_mask, Instruction, Mask, EXAMPLES_PTX};
+use coop_tests::{
+    all_ptx, entry_instructions, find_cuda_tool, resolve_mask, Instruction, Mask, EXAMPLES_PTX,
+};
 
 /// The `c` operand of `shfl.sync` for a tile of `n`: segment bits, and the
 /// clamp lane (31 for idx/down/bfly, 0 for up).
@@ -13,14 +15,20 @@ fn clamp(n: u32, up: bool) -> String {
 fn collectives(instrs: &[Instruction]) -> Vec<&Instruction> {
     instrs
         .iter()
-        .filter(|i| ["shfl.sync", "vote.sync", "match."].iter().any(|p| i.opcode.starts_with(p)))
+        .filter(|i| {
+            ["shfl.sync", "vote.sync", "match."]
+                .iter()
+                .any(|p| i.opcode.starts_with(p))
+        })
         .collect()
 }
 
 #[test]
 fn each_tile_size_lowers_to_one_instruction_per_collective_with_its_tile_mask() {
     for sm in [80, 90] {
-        let ptx = EXAMPLES_PTX.get(sm).expect("examples are built for sm_80 and sm_90");
+        let ptx = EXAMPLES_PTX
+            .get(sm)
+            .expect("examples are built for sm_80 and sm_90");
         for n in [4u32, 16, 32] {
             let instrs = entry_instructions(ptx, &format!("tile_tour_{n}"));
             let found = collectives(&instrs);
@@ -43,17 +51,27 @@ fn each_tile_size_lowers_to_one_instruction_per_collective_with_its_tile_mask() 
             let expected_mask = if n == 32 {
                 Mask::Constant(u32::MAX)
             } else {
-                Mask::TileOfLane { base: (1 << n) - 1, lane_bits: 32 - n }
+                Mask::TileOfLane {
+                    base: (1 << n) - 1,
+                    lane_bits: 32 - n,
+                }
             };
             for i in &found {
                 let mask = resolve_mask(&instrs, i.operands.last().unwrap());
-                assert_eq!(mask, expected_mask, "sm_{sm}, tile {n}: member mask of {i:?}");
+                assert_eq!(
+                    mask, expected_mask,
+                    "sm_{sm}, tile {n}: member mask of {i:?}"
+                );
             }
             // Segment and clamp: the shuffle stays inside the tile.
             for i in found.iter().filter(|i| i.opcode.starts_with("shfl")) {
                 let up = i.opcode.contains(".up.");
                 // d, a, b, c, mask
-                assert_eq!(i.operands[3], clamp(n, up), "sm_{sm}, tile {n}: clamp of {i:?}");
+                assert_eq!(
+                    i.operands[3],
+                    clamp(n, up),
+                    "sm_{sm}, tile {n}: clamp of {i:?}"
+                );
             }
         }
     }
@@ -69,7 +87,10 @@ fn the_dot_product_reduces_a_warp_in_five_full_warp_shuffles() {
         for i in &shuffles {
             assert_eq!(i.opcode, "shfl.sync.down.b32");
             assert_eq!(i.operands[3], "31");
-            assert_eq!(resolve_mask(&instrs, &i.operands[4]), Mask::Constant(u32::MAX));
+            assert_eq!(
+                resolve_mask(&instrs, &i.operands[4]),
+                Mask::Constant(u32::MAX)
+            );
         }
     }
 }
@@ -80,11 +101,24 @@ fn slices_are_pointer_and_length_parameters_loaded_from_global_memory() {
     let start = ptx.find(".entry dot(").unwrap();
     let header = &ptx[start..start + ptx[start..].find(')').unwrap()];
     let params: Vec<&str> = header.lines().skip(1).map(str::trim).collect();
-    assert_eq!(params.len(), 6, "a, b, partial as (pointer, length) pairs: {params:?}");
-    assert!(params.iter().all(|p| p.starts_with(".param .u64")), "{params:?}");
+    assert_eq!(
+        params.len(),
+        6,
+        "a, b, partial as (pointer, length) pairs: {params:?}"
+    );
+    assert!(
+        params.iter().all(|p| p.starts_with(".param .u64")),
+        "{params:?}"
+    );
     let instrs = entry_instructions(ptx, "dot");
-    assert!(instrs.iter().any(|i| i.opcode.starts_with("ld.global")), "loads go to global memory");
-    assert!(instrs.iter().any(|i| i.opcode.starts_with("st.global")), "stores go to global memory");
+    assert!(
+        instrs.iter().any(|i| i.opcode.starts_with("ld.global")),
+        "loads go to global memory"
+    );
+    assert!(
+        instrs.iter().any(|i| i.opcode.starts_with("st.global")),
+        "stores go to global memory"
+    );
 }
 
 #[test]
@@ -108,13 +142,25 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
                 .output()
                 .expect("ptxas runs");
             let log = String::from_utf8_lossy(&out.stderr);
-            assert!(out.status.success(), "ptxas -arch=sm_{arch} rejected {name} (sm_{sm}):\n{log}");
+            assert!(
+                out.status.success(),
+                "ptxas -arch=sm_{arch} rejected {name} (sm_{sm}):\n{log}"
+            );
             let spills: Vec<&str> = log
                 .lines()
-                .filter(|l| l.contains("spill") && !l.contains("0 bytes spill stores, 0 bytes spill loads"))
+                .filter(|l| {
+                    l.contains("spill") && !l.contains("0 bytes spill stores, 0 bytes spill loads")
+                })
                 .collect();
-            assert!(spills.is_empty(), "{name} spills on sm_{arch}:\n{}", spills.join("\n"));
-            let entries = log.lines().filter(|l| l.contains("Compiling entry function")).count();
+            assert!(
+                spills.is_empty(),
+                "{name} spills on sm_{arch}:\n{}",
+                spills.join("\n")
+            );
+            let entries = log
+                .lines()
+                .filter(|l| l.contains("Compiling entry function"))
+                .count();
             assert!(entries > 0, "ptxas saw no kernels in {name}:\n{log}");
             checked += entries;
         }

@@ -30,7 +30,12 @@ pub fn find_cuda_tool(name: &str, env_var: &str) -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os(env_var) {
         return Ok(PathBuf::from(p));
     }
-    let runs = |p: &std::path::Path| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success());
+    let runs = |p: &std::path::Path| {
+        Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
     if runs(std::path::Path::new(name)) {
         return Ok(PathBuf::from(name));
     }
@@ -39,10 +44,15 @@ pub fn find_cuda_tool(name: &str, env_var: &str) -> Result<PathBuf, String> {
         return Ok(cuda);
     }
     if let Ok(out) = Command::new("python3")
-        .args(["-c", "import nvidia.cuda_nvcc as m; print(list(m.__path__)[0])"])
+        .args([
+            "-c",
+            "import nvidia.cuda_nvcc as m; print(list(m.__path__)[0])",
+        ])
         .output()
     {
-        let wheel = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("bin").join(name);
+        let wheel = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+            .join("bin")
+            .join(name);
         if runs(&wheel) {
             return Ok(wheel);
         }
@@ -87,10 +97,20 @@ pub fn entry_instructions(ptx: &str, name: &str) -> Vec<Instruction> {
     ptx[body_start + 1..end]
         .lines()
         .map(|l| l.split("//").next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty() && !l.starts_with('.') && !l.starts_with('$') && !l.starts_with('{') && !l.starts_with('}'))
-        .filter_map(|l| {
+        .filter(|l| {
+            !l.is_empty()
+                && !l.starts_with('.')
+                && !l.starts_with('$')
+                && !l.starts_with('{')
+                && !l.starts_with('}')
+        })
+        .map(|l| {
             let l = l.trim_end_matches(';').trim();
-            let l = l.strip_prefix('@').map(|r| r.split_once(char::is_whitespace).map_or("", |(_, x)| x)).unwrap_or(l).trim();
+            let l = l
+                .strip_prefix('@')
+                .map(|r| r.split_once(char::is_whitespace).map_or("", |(_, x)| x))
+                .unwrap_or(l)
+                .trim();
             let (opcode, rest) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
             let operands = rest
                 .split(',')
@@ -98,7 +118,10 @@ pub fn entry_instructions(ptx: &str, name: &str) -> Vec<Instruction> {
                 .map(|o| o.trim().to_string())
                 .filter(|o| !o.is_empty())
                 .collect();
-            Some(Instruction { opcode: opcode.to_string(), operands })
+            Instruction {
+                opcode: opcode.to_string(),
+                operands,
+            }
         })
         .collect()
 }
@@ -126,7 +149,8 @@ pub fn resolve_mask(instrs: &[Instruction], operand: &str) -> Mask {
         let base = constant(instrs, &def.operands[1]);
         let lane_bits = definition(instrs, &def.operands[2]).and_then(|and| {
             let is_lane = |o: &str| {
-                definition(instrs, o).is_some_and(|d| d.opcode.starts_with("mov") && d.operands[1] == "%laneid")
+                definition(instrs, o)
+                    .is_some_and(|d| d.opcode.starts_with("mov") && d.operands[1] == "%laneid")
             };
             (and.opcode.starts_with("and.b32") && is_lane(&and.operands[1]))
                 .then(|| constant(instrs, &and.operands[2]))
@@ -140,7 +164,9 @@ pub fn resolve_mask(instrs: &[Instruction], operand: &str) -> Mask {
 }
 
 fn definition<'a>(instrs: &'a [Instruction], reg: &str) -> Option<&'a Instruction> {
-    instrs.iter().find(|i| i.operands.first().is_some_and(|d| d == reg))
+    instrs
+        .iter()
+        .find(|i| i.operands.first().is_some_and(|d| d == reg))
 }
 
 fn constant(instrs: &[Instruction], operand: &str) -> Option<u32> {

@@ -71,7 +71,7 @@ pub unsafe trait KernelParam: Sized {
     unsafe fn from_abi(word0: Self::Word0, word1: Self::Word1) -> Self;
 }
 
-unsafe impl<'a, T: Copy> KernelParam for &'a [T] {
+unsafe impl<T: Copy> KernelParam for &[T] {
     type Word0 = *const T;
     type Word1 = usize;
     type Host = params::Slice<T>;
@@ -86,7 +86,7 @@ unsafe impl<'a, T: Copy> KernelParam for &'a [T] {
     }
 }
 
-unsafe impl<'a, T: Copy> KernelParam for Out<'a, T> {
+unsafe impl<T: Copy> KernelParam for Out<'_, T> {
     type Word0 = *mut T;
     type Word1 = usize;
     type Host = params::OutSlice<T>;

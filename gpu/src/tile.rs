@@ -205,8 +205,7 @@ where
             return value.map_words(|w| backend::shfl_bfly(mask, w, lane_mask, Self::CLAMP_HIGH));
         }
         let in_tile = lane_mask & (N - 1);
-        let shuffled =
-            value.map_words(|w| backend::shfl_bfly(mask, w, in_tile, Self::CLAMP_HIGH));
+        let shuffled = value.map_words(|w| backend::shfl_bfly(mask, w, in_tile, Self::CLAMP_HIGH));
         if lane_mask & 31 < N {
             shuffled
         } else {

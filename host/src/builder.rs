@@ -19,11 +19,10 @@ pub const DEFAULT_TARGETS: [u32; 2] = [80, 90];
 
 /// Builds a kernel crate to PTX, for use in a `build.rs`.
 ///
+/// In the `build.rs` of the crate that launches the kernels:
+///
 /// ```no_run
-/// // build.rs of the crate that launches the kernels
-/// fn main() {
-///     coop_host::PtxBuilder::new("kernels").build_or_exit();
-/// }
+/// coop_host::PtxBuilder::new("kernels").build_or_exit();
 /// ```
 ///
 /// and in that crate:

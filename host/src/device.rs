@@ -104,7 +104,11 @@ impl Gpu {
         let sm = ptx
             .lines()
             .find_map(|l| l.trim().strip_prefix(".target sm_"))
-            .and_then(|t| t.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().ok())
+            .and_then(|t| {
+                t.trim_end_matches(|c: char| !c.is_ascii_digit())
+                    .parse()
+                    .ok()
+            })
             .unwrap_or(0);
         Module::load(self.clone(), name, sm, ptx)
     }

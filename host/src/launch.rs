@@ -72,7 +72,7 @@ impl LaunchConfig {
     /// let kernel = KernelLimits { max_threads_per_block: 1024, static_shared_bytes: 0 };
     /// assert!(LaunchConfig::new(4, 256).validate(&device, &kernel).is_ok());
     /// assert!(matches!(
-    ///     LaunchConfig::new(4, 2048).validate(&device, &kernel),
+    ///     LaunchConfig::new(4, (32, 64)).validate(&device, &kernel),
     ///     Err(LaunchProblem::TooManyThreads { .. })
     /// ));
     /// ```

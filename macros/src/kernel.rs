@@ -43,6 +43,16 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 "kernel parameters must be plain names (`x: u32`), not patterns",
             ));
         }
+        if let Type::Reference(r) = &*pt.ty {
+            if r.mutability.is_some() {
+                return Err(syn::Error::new_spanned(
+                    &pt.ty,
+                    "a kernel parameter cannot be a `&mut` reference: every thread of the launch \
+                     would hold the same mutable reference at once; take a writable buffer as \
+                     `Out<T>` and write elements with `out.write(index, value)`",
+                ));
+            }
+        }
         params.push(classify(&pt.ty));
     }
 
@@ -115,18 +125,19 @@ fn check_signature(func: &ItemFn) -> syn::Result<()> {
     let sig = &func.sig;
     let fail = |span: Span, msg: &str| Err(syn::Error::new(span, msg));
     if !sig.generics.params.is_empty() {
-        return fail(
-            sig.generics.span(),
+        // `new_spanned` covers all of `<...>`, not only its first token.
+        return Err(syn::Error::new_spanned(
+            &sig.generics,
             "a kernel cannot be generic: a PTX entry point has one concrete signature; \
              write one #[kernel] per type (a macro_rules! can stamp them out) and call a \
              generic function from each",
-        );
+        ));
     }
     if let ReturnType::Type(_, ty) = &sig.output {
-        return fail(
-            ty.span(),
+        return Err(syn::Error::new_spanned(
+            ty,
             "a kernel returns nothing: write results through an `Out<T>` parameter",
-        );
+        ));
     }
     if let Some(a) = &sig.asyncness {
         return fail(a.span(), "a kernel cannot be `async`");

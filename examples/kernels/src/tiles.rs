@@ -16,13 +16,13 @@ where
     let i = this_grid().thread_rank();
     let v = input[i];
     let results = [
-        tile.shfl(v, 0),               // the tile leader's value
-        tile.shfl_up(v, 1),            // the previous rank's value
-        tile.shfl_down(v, 1),          // the next rank's value
-        tile.shfl_xor(v, N / 2),       // the partner across the tile's middle
-        tile.ballot(v % 2 == 1),       // which ranks hold odd values
+        tile.shfl(v, 0),         // the tile leader's value
+        tile.shfl_up(v, 1),      // the previous rank's value
+        tile.shfl_down(v, 1),    // the next rank's value
+        tile.shfl_xor(v, N / 2), // the partner across the tile's middle
+        tile.ballot(v % 2 == 1), // which ranks hold odd values
         tile.any(v == 0) as u32 + 2 * tile.all(v > 0) as u32,
-        tile.match_any(v % 4),         // ranks with the same value mod 4
+        tile.match_any(v % 4), // ranks with the same value mod 4
         tile.match_all(v / 1_000_000).unwrap_or(u32::MAX),
     ];
     for (k, r) in results.into_iter().enumerate() {

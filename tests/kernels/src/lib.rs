@@ -116,7 +116,11 @@ where
     let g = this_grid().thread_rank();
     let tile = block.tiled_partition::<N>();
     let sub = <Sizes as SubOfWarp<N>>::sub_of_warp(block);
-    let (t, b, d) = (block.thread_index(), block.group_index(), block.dim_threads());
+    let (t, b, d) = (
+        block.thread_index(),
+        block.group_index(),
+        block.dim_threads(),
+    );
     let fields = [
         block.thread_rank(),
         block.num_threads(),
