@@ -18,7 +18,16 @@ pub trait Kernel: Copy {
     /// The `.entry` name in the PTX.
     const NAME: &'static str;
     /// One marker from [`params`] per non-handle parameter, in order.
-    type Params;
+    type Params: params::ParamList;
+
+    /// Runs the kernel's body as the calling thread of the CPU backend.
+    ///
+    /// # Safety
+    ///
+    /// Only the CPU backend calls this, inside a launch, with the words of
+    /// live host buffers and values matching `Params`.
+    #[doc(hidden)]
+    unsafe fn run_lane(words: <Self::Params as params::ParamList>::Words);
 }
 
 /// Marker types naming what the host passes for each kernel parameter.
@@ -31,6 +40,60 @@ pub mod params {
     pub struct OutSlice<T>(PhantomData<T>);
     /// A value of `T` copied into the launch (kernel side: `T`).
     pub struct Value<T>(PhantomData<T>);
+
+    /// The two PTX words a parameter marker stands for; the same types as
+    /// [`KernelParam`](crate::KernelParam)'s words of the kernel-side type.
+    pub trait ParamMarker {
+        /// First word.
+        type Word0: Copy;
+        /// Second word ([`NoWord`](super::NoWord) for none).
+        type Word1: Copy;
+    }
+
+    impl<T> ParamMarker for Slice<T> {
+        type Word0 = *const T;
+        type Word1 = usize;
+    }
+
+    impl<T> ParamMarker for OutSlice<T> {
+        type Word0 = *mut T;
+        type Word1 = usize;
+    }
+
+    impl<T: Copy> ParamMarker for Value<T> {
+        type Word0 = T;
+        type Word1 = super::NoWord;
+    }
+
+    /// A tuple of [`ParamMarker`]s: a kernel's parameter list, and the
+    /// words a launch passes for it.
+    pub trait ParamList {
+        /// `((Word0, Word1), ...)`, one pair per parameter.
+        type Words: Copy;
+    }
+
+    macro_rules! param_lists {
+        ($(($($p:ident),*)),*) => {$(
+            impl<$($p: ParamMarker),*> ParamList for ($($p,)*) {
+                type Words = ($(($p::Word0, $p::Word1),)*);
+            }
+        )*};
+    }
+    param_lists!(
+        (),
+        (P0),
+        (P0, P1),
+        (P0, P1, P2),
+        (P0, P1, P2, P3),
+        (P0, P1, P2, P3, P4),
+        (P0, P1, P2, P3, P4, P5),
+        (P0, P1, P2, P3, P4, P5, P6),
+        (P0, P1, P2, P3, P4, P5, P6, P7),
+        (P0, P1, P2, P3, P4, P5, P6, P7, P8),
+        (P0, P1, P2, P3, P4, P5, P6, P7, P8, P9),
+        (P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10),
+        (P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11)
+    );
 }
 
 /// A PTX parameter word that takes no space: zero-sized parameters vanish
@@ -61,8 +124,9 @@ pub unsafe trait KernelParam: Sized {
     type Word0: Copy;
     /// Second PTX parameter, or [`NoWord`] for none.
     type Word1: Copy;
-    /// What the host passes: a marker from [`params`].
-    type Host;
+    /// What the host passes: a marker from [`params`], standing for the same
+    /// two words.
+    type Host: params::ParamMarker<Word0 = Self::Word0, Word1 = Self::Word1>;
     /// Rebuilds the parameter from its PTX words.
     ///
     /// # Safety

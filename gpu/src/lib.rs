@@ -44,6 +44,8 @@
 
 mod backend;
 mod dim;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod emulator;
 mod grid;
 pub mod kernel;
 mod matching;

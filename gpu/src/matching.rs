@@ -1,4 +1,4 @@
-use crate::backend;
+use crate::backend::{self, Site};
 
 /// A value that `match_any` and `match_all` can compare across a tile:
 /// integers and floats of 8 to 64 bits, `bool` and `char`, compared bit for
@@ -10,9 +10,9 @@ use crate::backend;
 )]
 pub trait MatchKey: Copy + sealed::Sealed {
     #[doc(hidden)]
-    fn match_any(self, mask: u32) -> u32;
+    fn match_any(self, mask: u32, site: Site) -> u32;
     #[doc(hidden)]
-    fn match_all(self, mask: u32) -> (u32, bool);
+    fn match_all(self, mask: u32, site: Site) -> (u32, bool);
 }
 
 mod sealed {
@@ -24,14 +24,14 @@ macro_rules! match_key {
         impl sealed::Sealed for $t {}
         impl MatchKey for $t {
             #[inline(always)]
-            fn match_any(self, mask: u32) -> u32 {
+            fn match_any(self, mask: u32, site: Site) -> u32 {
                 let $v = self;
-                backend::$any(mask, $to as $bits)
+                backend::$any(mask, $to as $bits, site)
             }
             #[inline(always)]
-            fn match_all(self, mask: u32) -> (u32, bool) {
+            fn match_all(self, mask: u32, site: Site) -> (u32, bool) {
                 let $v = self;
-                backend::$all(mask, $to as $bits)
+                backend::$all(mask, $to as $bits, site)
             }
         }
     )*};

@@ -1,5 +1,6 @@
+use crate::backend::{self, site};
 use crate::tile::{TileSize, TiledPartition, ValidTileSize};
-use crate::{backend, Dim3};
+use crate::Dim3;
 
 /// The threads of one block, as CUDA's `cooperative_groups::thread_block`.
 ///
@@ -42,42 +43,48 @@ impl ThreadBlock {
     /// a branch that only some threads take hangs the block or corrupts it.
     /// See the guide's chapter on barriers.
     #[inline(always)]
+    #[track_caller]
     pub fn sync(&self) {
-        backend::sync_block()
+        backend::sync_block(site!())
     }
 
     /// The calling thread's rank in the block, `0..num_threads()`, with `x`
     /// varying fastest.
     #[inline(always)]
+    #[track_caller]
     pub fn thread_rank(&self) -> u32 {
-        let t = backend::thread_index();
-        let d = backend::block_dim();
+        let t = backend::thread_index(site!());
+        let d = backend::block_dim(site!());
         t.x + d.x * (t.y + d.y * t.z)
     }
 
     /// Threads in the block: the product of the block's three dimensions.
     #[inline(always)]
+    #[track_caller]
     pub fn num_threads(&self) -> u32 {
-        let d = backend::block_dim();
+        let d = backend::block_dim(site!());
         d.x * d.y * d.z
     }
 
     /// The block's index in the grid (CUDA's `blockIdx`).
     #[inline(always)]
+    #[track_caller]
     pub fn group_index(&self) -> Dim3 {
-        backend::block_index()
+        backend::block_index(site!())
     }
 
     /// The calling thread's index in the block (CUDA's `threadIdx`).
     #[inline(always)]
+    #[track_caller]
     pub fn thread_index(&self) -> Dim3 {
-        backend::thread_index()
+        backend::thread_index(site!())
     }
 
     /// The block's shape (CUDA's `blockDim`).
     #[inline(always)]
+    #[track_caller]
     pub fn dim_threads(&self) -> Dim3 {
-        backend::block_dim()
+        backend::block_dim(site!())
     }
 
     /// Splits the block into tiles of `N` consecutive threads by rank.
@@ -93,11 +100,12 @@ impl ThreadBlock {
     /// }
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn tiled_partition<const N: u32>(&self) -> TiledPartition<N>
     where
         TileSize<N>: ValidTileSize,
     {
-        TiledPartition::from_parent(self.thread_rank(), self.num_threads())
+        TiledPartition::from_parent(self.thread_rank(), self.num_threads(), site!())
     }
 }
 

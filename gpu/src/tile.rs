@@ -1,4 +1,4 @@
-use crate::backend;
+use crate::backend::{self, site, Site};
 use crate::matching::MatchKey;
 use crate::shuffle::Shuffle;
 
@@ -100,8 +100,9 @@ where
     /// The tile of the calling thread, given its rank in the parent group and
     /// the parent's size.
     #[inline(always)]
-    pub(crate) fn from_parent(parent_rank: u32, parent_size: u32) -> Self {
-        let base_lane = backend::lane_id() & !(N - 1);
+    pub(crate) fn from_parent(parent_rank: u32, parent_size: u32, site: Site) -> Self {
+        backend::tile_created(N, parent_size, site);
+        let base_lane = backend::lane_id(site) & !(N - 1);
         TiledPartition {
             mask: Self::BASE_MASK << base_lane,
             base_lane,
@@ -113,30 +114,35 @@ where
     /// Waits until every thread of the tile has arrived (`bar.warp.sync`),
     /// ordering their memory accesses.
     #[inline(always)]
+    #[track_caller]
     pub fn sync(&self) {
-        backend::sync_warp(self.mask)
+        backend::sync_warp(self.mask, site!())
     }
 
     /// The calling thread's rank in the tile, `0..N`.
     #[inline(always)]
+    #[track_caller]
     pub fn thread_rank(&self) -> u32 {
-        backend::lane_id() & (N - 1)
+        backend::lane_id(site!()) & (N - 1)
     }
 
     /// Threads in the tile: `N`.
     #[inline(always)]
+    #[track_caller]
     pub fn num_threads(&self) -> u32 {
         N
     }
 
     /// This tile's rank among the tiles its parent was split into.
     #[inline(always)]
+    #[track_caller]
     pub fn meta_group_rank(&self) -> u32 {
         self.meta_group_rank
     }
 
     /// How many tiles the parent was split into (rounded up).
     #[inline(always)]
+    #[track_caller]
     pub fn meta_group_size(&self) -> u32 {
         self.meta_group_size
     }
@@ -151,19 +157,21 @@ where
     /// }
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn tiled_partition<const M: u32>(&self) -> TiledPartition<M>
     where
         TileSize<M>: ValidTileSize + SubTileOf<TileSize<N>>,
     {
-        TiledPartition::from_parent(self.thread_rank(), N)
+        TiledPartition::from_parent(self.thread_rank(), N, site!())
     }
 
     /// The value of `value` held by the thread of rank `src_rank` (taken
     /// modulo `N`), in every thread of the tile.
     #[inline(always)]
+    #[track_caller]
     pub fn shfl<T: Shuffle>(&self, value: T, src_rank: u32) -> T {
-        let (mask, src) = (self.mask, src_rank);
-        value.map_words(|w| backend::shfl_idx(mask, w, src, Self::CLAMP_HIGH))
+        let (mask, src, site) = (self.mask, src_rank, site!());
+        value.map_words(|w| backend::shfl_idx(mask, w, src, Self::CLAMP_HIGH, site))
     }
 
     /// The value held by the thread `delta` ranks below; threads with rank
@@ -172,9 +180,10 @@ where
     /// As in CUDA, the hardware reads only the low five bits of `delta`
     /// (`delta % 32`).
     #[inline(always)]
+    #[track_caller]
     pub fn shfl_up<T: Shuffle>(&self, value: T, delta: u32) -> T {
-        let mask = self.mask;
-        value.map_words(|w| backend::shfl_up(mask, w, delta, Self::CLAMP_LOW))
+        let (mask, site) = (self.mask, site!());
+        value.map_words(|w| backend::shfl_up(mask, w, delta, Self::CLAMP_LOW, site))
     }
 
     /// The value held by the thread `delta` ranks above; threads with rank
@@ -183,9 +192,10 @@ where
     /// As in CUDA, the hardware reads only the low five bits of `delta`
     /// (`delta % 32`).
     #[inline(always)]
+    #[track_caller]
     pub fn shfl_down<T: Shuffle>(&self, value: T, delta: u32) -> T {
-        let mask = self.mask;
-        value.map_words(|w| backend::shfl_down(mask, w, delta, Self::CLAMP_HIGH))
+        let (mask, site) = (self.mask, site!());
+        value.map_words(|w| backend::shfl_down(mask, w, delta, Self::CLAMP_HIGH, site))
     }
 
     /// The value held by the thread of rank `thread_rank() ^ (lane_mask %
@@ -199,13 +209,16 @@ where
     /// undefined. coop defines that case too. For `N = 32`, or a constant
     /// `lane_mask < N`, this costs nothing over the bare instruction.
     #[inline(always)]
+    #[track_caller]
     pub fn shfl_xor<T: Shuffle>(&self, value: T, lane_mask: u32) -> T {
-        let mask = self.mask;
+        let (mask, site) = (self.mask, site!());
         if N == 32 {
-            return value.map_words(|w| backend::shfl_bfly(mask, w, lane_mask, Self::CLAMP_HIGH));
+            return value
+                .map_words(|w| backend::shfl_bfly(mask, w, lane_mask, Self::CLAMP_HIGH, site));
         }
         let in_tile = lane_mask & (N - 1);
-        let shuffled = value.map_words(|w| backend::shfl_bfly(mask, w, in_tile, Self::CLAMP_HIGH));
+        let shuffled =
+            value.map_words(|w| backend::shfl_bfly(mask, w, in_tile, Self::CLAMP_HIGH, site));
         if lane_mask & 31 < N {
             shuffled
         } else {
@@ -215,34 +228,39 @@ where
 
     /// Whether `predicate` holds in any thread of the tile.
     #[inline(always)]
+    #[track_caller]
     pub fn any(&self, predicate: bool) -> bool {
-        backend::vote_any(self.mask, predicate)
+        backend::vote_any(self.mask, predicate, site!())
     }
 
     /// Whether `predicate` holds in every thread of the tile.
     #[inline(always)]
+    #[track_caller]
     pub fn all(&self, predicate: bool) -> bool {
-        backend::vote_all(self.mask, predicate)
+        backend::vote_all(self.mask, predicate, site!())
     }
 
     /// Bit `i` is set when `predicate` holds in the thread of rank `i`.
     #[inline(always)]
+    #[track_caller]
     pub fn ballot(&self, predicate: bool) -> u32 {
-        (backend::vote_ballot(self.mask, predicate) & self.mask) >> self.base_lane
+        (backend::vote_ballot(self.mask, predicate, site!()) & self.mask) >> self.base_lane
     }
 
     /// Bit `i` is set when the thread of rank `i` holds the same `value` as
     /// the calling thread (compared bit for bit).
     #[inline(always)]
+    #[track_caller]
     pub fn match_any<T: MatchKey>(&self, value: T) -> u32 {
-        (value.match_any(self.mask) & self.mask) >> self.base_lane
+        (value.match_any(self.mask, site!()) & self.mask) >> self.base_lane
     }
 
     /// `Some(mask of the whole tile)` when every thread holds the same `value`
     /// (compared bit for bit), `None` otherwise.
     #[inline(always)]
+    #[track_caller]
     pub fn match_all<T: MatchKey>(&self, value: T) -> Option<u32> {
-        let (lanes, all_equal) = value.match_all(self.mask);
+        let (lanes, all_equal) = value.match_all(self.mask, site!());
         if all_equal {
             Some((lanes & self.mask) >> self.base_lane)
         } else {

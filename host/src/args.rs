@@ -4,7 +4,8 @@
 //! ([`coop::kernel::params`]); a launch takes a tuple of host values, and
 //! [`KernelArgs`] holds only when each value fits its parameter.
 
-use coop::kernel::params::{OutSlice, Slice, Value};
+use crate::Buffer;
+use coop::kernel::params::{OutSlice, ParamList, ParamMarker, Slice, Value};
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, PushKernelArg};
 
 /// A host value that can be passed for a kernel parameter described by `P`.
@@ -28,6 +29,11 @@ pub unsafe trait HostArg<P> {
     fn len_word(&self) -> u64;
     /// Pushes the argument's PTX words; `len` is where `len_word` was stored.
     fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64);
+    /// Whether the argument can go to a GPU launch (a [`Buffer`] of the CPU
+    /// cannot).
+    fn on_gpu(&self) -> bool {
+        true
+    }
 }
 
 unsafe impl<T> HostArg<Slice<T>> for &CudaSlice<T> {
@@ -75,6 +81,34 @@ unsafe impl<'v, T> HostArg<OutSlice<T>> for &mut CudaViewMut<'v, T> {
     }
 }
 
+unsafe impl<T> HostArg<Slice<T>> for &Buffer<T> {
+    fn len_word(&self) -> u64 {
+        self.len() as u64
+    }
+    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64) {
+        if let Buffer::Gpu(slice) = &**self {
+            args.arg(slice).arg(len);
+        }
+    }
+    fn on_gpu(&self) -> bool {
+        matches!(self, Buffer::Gpu(_))
+    }
+}
+
+unsafe impl<T> HostArg<OutSlice<T>> for &mut Buffer<T> {
+    fn len_word(&self) -> u64 {
+        self.len() as u64
+    }
+    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64) {
+        if let Buffer::Gpu(slice) = &mut **self {
+            args.arg(slice).arg(len);
+        }
+    }
+    fn on_gpu(&self) -> bool {
+        matches!(self, Buffer::Gpu(_))
+    }
+}
+
 macro_rules! value_args {
     ($($t:ty),*) => {$(
         unsafe impl HostArg<Value<$t>> for $t {
@@ -83,6 +117,12 @@ macro_rules! value_args {
             }
             fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, _len: &'a u64) {
                 args.arg(&*self);
+            }
+        }
+
+        unsafe impl CpuArg<Value<$t>> for $t {
+            fn words(&mut self) -> ($t, coop::kernel::NoWord) {
+                (*self, coop::kernel::NoWord)
             }
         }
     )*};
@@ -97,6 +137,98 @@ const _: fn() = || {
     device_repr::<usize>();
 };
 
+/// A host value that can be passed for a kernel parameter described by `P`
+/// in a launch on the CPU backend.
+///
+/// | kernel parameter | `P` | host argument |
+/// |---|---|---|
+/// | `&[T]` | `Slice<T>` | `&[T]`, `&Vec<T>`, `&Buffer<T>` |
+/// | `Out<T>` | `OutSlice<T>` | `&mut [T]`, `&mut Vec<T>`, `&mut Buffer<T>` |
+/// | `T` (a number) | `Value<T>` | `T`, exactly |
+///
+/// # Safety
+///
+/// `words` must return the words of memory that stays valid for the launch:
+/// a buffer's pointer and length, or the value.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a kernel parameter described by `{P}` on the CPU backend",
+    label = "wrong argument type for this kernel parameter",
+    note = "`Slice<T>` is a `&[T]` parameter: pass `&[T]`, `&Vec<T>` or `&Buffer<T>`; `OutSlice<T>` is an `Out<T>` parameter: pass `&mut [T]`, `&mut Vec<T>` or `&mut Buffer<T>`; `Value<T>` is a number parameter: pass a `T` exactly"
+)]
+pub unsafe trait CpuArg<P: ParamMarker> {
+    /// The two words the kernel reads.
+    fn words(&mut self) -> (P::Word0, P::Word1);
+    /// Whether the argument is in host memory (a [`Buffer`] of the GPU is
+    /// not).
+    fn in_host_memory(&self) -> bool {
+        true
+    }
+}
+
+unsafe impl<T> CpuArg<Slice<T>> for &[T] {
+    fn words(&mut self) -> (*const T, usize) {
+        (self.as_ptr(), self.len())
+    }
+}
+
+unsafe impl<T> CpuArg<Slice<T>> for &Vec<T> {
+    fn words(&mut self) -> (*const T, usize) {
+        (self.as_ptr(), self.len())
+    }
+}
+
+unsafe impl<T> CpuArg<OutSlice<T>> for &mut [T] {
+    fn words(&mut self) -> (*mut T, usize) {
+        (self.as_mut_ptr(), self.len())
+    }
+}
+
+unsafe impl<T> CpuArg<OutSlice<T>> for &mut Vec<T> {
+    fn words(&mut self) -> (*mut T, usize) {
+        (self.as_mut_ptr(), self.len())
+    }
+}
+
+unsafe impl<T> CpuArg<Slice<T>> for &Buffer<T> {
+    fn words(&mut self) -> (*const T, usize) {
+        match &**self {
+            Buffer::Cpu(v) => (v.as_ptr(), v.len()),
+            Buffer::Gpu(_) => (std::ptr::null(), 0),
+        }
+    }
+    fn in_host_memory(&self) -> bool {
+        matches!(self, Buffer::Cpu(_))
+    }
+}
+
+unsafe impl<T> CpuArg<OutSlice<T>> for &mut Buffer<T> {
+    fn words(&mut self) -> (*mut T, usize) {
+        match &mut **self {
+            Buffer::Cpu(v) => (v.as_mut_ptr(), v.len()),
+            Buffer::Gpu(_) => (std::ptr::null_mut(), 0),
+        }
+    }
+    fn in_host_memory(&self) -> bool {
+        matches!(self, Buffer::Cpu(_))
+    }
+}
+
+/// A tuple of host arguments matching a kernel's parameter list `P`, for the
+/// CPU backend.
+#[diagnostic::on_unimplemented(
+    message = "these launch arguments do not match the kernel's parameters",
+    label = "arguments `{Self}` for parameters `{P}`",
+    note = "pass one argument per kernel parameter other than `ThreadBlock`/`Grid`, in order, as a tuple (a single argument is written `(x,)`)"
+)]
+pub trait CpuArgs<P: ParamList> {
+    /// The words of every argument.
+    #[doc(hidden)]
+    fn words(&mut self) -> P::Words;
+    /// The position of the first argument not in host memory.
+    #[doc(hidden)]
+    fn first_off_host(&self) -> Option<usize>;
+}
+
 /// A tuple of host arguments matching a kernel's parameter list `P`.
 #[diagnostic::on_unimplemented(
     message = "these launch arguments do not match the kernel's parameters",
@@ -110,6 +242,9 @@ pub trait KernelArgs<P> {
     /// Pushes every argument.
     #[doc(hidden)]
     fn push_all<'a>(&'a mut self, args: &mut LaunchArgs<'a>, lens: &'a [u64]);
+    /// The position of the first argument that cannot go to the GPU.
+    #[doc(hidden)]
+    fn first_off_gpu(&self) -> Option<usize>;
 }
 
 macro_rules! kernel_args {
@@ -121,6 +256,19 @@ macro_rules! kernel_args {
             #[allow(unused_variables)]
             fn push_all<'a>(&'a mut self, args: &mut LaunchArgs<'a>, lens: &'a [u64]) {
                 $(self.$i.push(args, &lens[$i]);)*
+            }
+            fn first_off_gpu(&self) -> Option<usize> {
+                <[bool]>::iter(&[$(self.$i.on_gpu()),*]).position(|on| !on)
+            }
+        }
+
+        impl<$($p: ParamMarker, $a: CpuArg<$p>),*> CpuArgs<($($p,)*)> for ($($a,)*) {
+            #[allow(clippy::unused_unit)]
+            fn words(&mut self) -> <($($p,)*) as ParamList>::Words {
+                ($(self.$i.words(),)*)
+            }
+            fn first_off_host(&self) -> Option<usize> {
+                <[bool]>::iter(&[$(self.$i.in_host_memory()),*]).position(|on| !on)
             }
         }
     };

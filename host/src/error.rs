@@ -94,6 +94,25 @@ pub enum Error {
         problem: LaunchProblem,
     },
 
+    /// The CPU backend stopped the kernel at a broken rule (see
+    /// [`Violation`](coop::emulator::Violation)).
+    #[error("{0}")]
+    Emulation(#[from] coop::emulator::EmulationError),
+
+    /// An argument lives on the other device than the launch.
+    #[error(
+        "launching `{kernel}` on the {device}: argument {argument} is a buffer of the other \
+         device; upload it with the same `Device` that loaded the kernels"
+    )]
+    WrongDevice {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// `"GPU"` or `"CPU"`.
+        device: &'static str,
+        /// The argument's position (0-based, handles not counted).
+        argument: usize,
+    },
+
     /// The driver refused or failed the launch.
     #[error("launching `{kernel}` failed: {source}")]
     Launch {

@@ -1,4 +1,4 @@
-use crate::device::DeviceLimits;
+use crate::gpu::DeviceLimits;
 use crate::Dim3;
 
 /// The shape of a launch: blocks in the grid, threads in a block, and

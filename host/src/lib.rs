@@ -34,21 +34,26 @@
 
 mod args;
 mod builder;
+mod cpu;
 mod device;
 mod error;
+mod gpu;
 mod launch;
 mod module;
 mod ptx;
 
-pub use args::{HostArg, KernelArgs};
+pub use args::{CpuArg, CpuArgs, HostArg, KernelArgs};
 pub use builder::{BuildError, PtxBuilder};
-pub use device::{DeviceLimits, Gpu};
+pub use cpu::Cpu;
+pub use device::{Buffer, Device, Program};
 pub use error::Error;
+pub use gpu::{DeviceLimits, Gpu};
 pub use launch::{KernelLimits, LaunchConfig, LaunchProblem};
 pub use module::Module;
 pub use ptx::PtxSet;
 
 pub use coop;
+pub use coop::emulator::{EmulationError, Report, Violation};
 pub use coop::Dim3;
 /// The CUDA driver bindings coop-host is built on, for buffers, streams and
 /// events.

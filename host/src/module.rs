@@ -74,6 +74,13 @@ impl Module {
         config: LaunchConfig,
         mut args: A,
     ) -> Result<(), Error> {
+        if let Some(argument) = args.first_off_gpu() {
+            return Err(Error::WrongDevice {
+                kernel: K::NAME,
+                device: "GPU",
+                argument,
+            });
+        }
         let (function, limits) = self.function(kernel)?;
         config
             .validate(self.gpu.limits(), &limits)

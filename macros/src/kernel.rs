@@ -61,6 +61,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let mut abi_params = Vec::new();
     let mut call_args = Vec::new();
     let mut host_params = Vec::new();
+    let mut word_pairs = Vec::new();
     for (i, p) in params.iter().enumerate() {
         match p {
             Param::Handle(make) => call_args.push(make.clone()),
@@ -79,6 +80,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 host_params.push(quote_spanned! {span=>
                     <#st as ::coop::KernelParam>::Host
                 });
+                word_pairs.push(quote!((#w0, #w1)));
             }
         }
     }
@@ -117,6 +119,16 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         impl ::coop::Kernel for #name {
             const NAME: &'static str = #name_str;
             type Params = (#(#host_params,)*);
+
+            #[allow(non_snake_case)]
+            unsafe fn run_lane(
+                words: <Self::Params as ::coop::kernel::params::ParamList>::Words,
+            ) {
+                let (#(#word_pairs,)*) = words;
+                // SAFETY: the CPU backend passes the words of live host
+                // buffers and values, matching `Params`.
+                unsafe { #body_name(#(#call_args),*) }
+            }
         }
     })
 }

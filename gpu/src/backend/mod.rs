@@ -13,12 +13,26 @@
 //! Shuffle and match primitives take 32-bit words; wider values are split by
 //! [`Shuffle`](crate::Shuffle) and [`MatchKey`](crate::MatchKey).
 
+/// Where in the kernel's source a handle method was called. Every handle
+/// method is `#[track_caller]` and passes its caller's location down; the
+/// GPU backend ignores it (it costs nothing after inlining), the CPU backend
+/// names it in its diagnostics.
+pub(crate) type Site = &'static core::panic::Location<'static>;
+
+/// The calling handle method's caller.
+macro_rules! site {
+    () => {
+        core::panic::Location::caller()
+    };
+}
+pub(crate) use site;
+
 #[cfg(target_arch = "nvptx64")]
 mod nvptx;
 #[cfg(target_arch = "nvptx64")]
 pub(crate) use nvptx::*;
 
 #[cfg(not(target_arch = "nvptx64"))]
-mod host;
+pub(crate) mod host;
 #[cfg(not(target_arch = "nvptx64"))]
 pub(crate) use host::*;

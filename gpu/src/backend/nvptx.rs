@@ -1,6 +1,7 @@
 //! PTX lowering. Each function is `#[inline(always)]` so that a handle method
 //! costs exactly the instruction it names.
 
+use super::Site;
 use crate::Dim3;
 use core::arch::nvptx as arch;
 
@@ -43,7 +44,7 @@ struct MatchAll {
 }
 
 #[inline(always)]
-pub(crate) fn thread_index() -> Dim3 {
+pub(crate) fn thread_index(_site: Site) -> Dim3 {
     // SAFETY: reading special registers has no preconditions in a kernel.
     unsafe {
         Dim3::new(
@@ -55,7 +56,7 @@ pub(crate) fn thread_index() -> Dim3 {
 }
 
 #[inline(always)]
-pub(crate) fn block_dim() -> Dim3 {
+pub(crate) fn block_dim(_site: Site) -> Dim3 {
     // SAFETY: as above.
     unsafe {
         Dim3::new(
@@ -67,7 +68,7 @@ pub(crate) fn block_dim() -> Dim3 {
 }
 
 #[inline(always)]
-pub(crate) fn block_index() -> Dim3 {
+pub(crate) fn block_index(_site: Site) -> Dim3 {
     // SAFETY: as above.
     unsafe {
         Dim3::new(
@@ -79,7 +80,7 @@ pub(crate) fn block_index() -> Dim3 {
 }
 
 #[inline(always)]
-pub(crate) fn grid_dim() -> Dim3 {
+pub(crate) fn grid_dim(_site: Site) -> Dim3 {
     // SAFETY: as above.
     unsafe {
         Dim3::new(
@@ -91,91 +92,95 @@ pub(crate) fn grid_dim() -> Dim3 {
 }
 
 #[inline(always)]
-pub(crate) fn lane_id() -> u32 {
+pub(crate) fn lane_id(_site: Site) -> u32 {
     // SAFETY: as above.
     unsafe { sreg_laneid() as u32 }
 }
 
 #[inline(always)]
-pub(crate) fn sync_block() {
+pub(crate) fn sync_block(_site: Site) {
     // SAFETY: `bar.sync 0`; the divergence rule is the caller's contract,
     // documented on `ThreadBlock::sync`.
     unsafe { arch::_syncthreads() }
 }
 
 #[inline(always)]
-pub(crate) fn sync_warp(mask: u32) {
+pub(crate) fn sync_warp(mask: u32, _site: Site) {
     // SAFETY: the mask always holds the calling lane (built by the tile).
     unsafe { bar_warp_sync(mask) }
 }
 
 #[inline(always)]
-pub(crate) fn shfl_idx(mask: u32, value: u32, src: u32, clamp: u32) -> u32 {
+pub(crate) fn shfl_idx(mask: u32, value: u32, src: u32, clamp: u32, _site: Site) -> u32 {
     // SAFETY: as for `sync_warp`.
     unsafe { shfl_sync_idx(mask, value, src, clamp) }
 }
 
 #[inline(always)]
-pub(crate) fn shfl_up(mask: u32, value: u32, delta: u32, clamp: u32) -> u32 {
+pub(crate) fn shfl_up(mask: u32, value: u32, delta: u32, clamp: u32, _site: Site) -> u32 {
     // SAFETY: as for `sync_warp`.
     unsafe { shfl_sync_up(mask, value, delta, clamp) }
 }
 
 #[inline(always)]
-pub(crate) fn shfl_down(mask: u32, value: u32, delta: u32, clamp: u32) -> u32 {
+pub(crate) fn shfl_down(mask: u32, value: u32, delta: u32, clamp: u32, _site: Site) -> u32 {
     // SAFETY: as for `sync_warp`.
     unsafe { shfl_sync_down(mask, value, delta, clamp) }
 }
 
 #[inline(always)]
-pub(crate) fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32) -> u32 {
+pub(crate) fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32, _site: Site) -> u32 {
     // SAFETY: as for `sync_warp`.
     unsafe { shfl_sync_bfly(mask, value, lane_mask, clamp) }
 }
 
 #[inline(always)]
-pub(crate) fn vote_ballot(mask: u32, predicate: bool) -> u32 {
+pub(crate) fn vote_ballot(mask: u32, predicate: bool, _site: Site) -> u32 {
     // SAFETY: as for `sync_warp`.
     unsafe { vote_ballot_sync(mask, predicate) }
 }
 
 #[inline(always)]
-pub(crate) fn vote_any(mask: u32, predicate: bool) -> bool {
+pub(crate) fn vote_any(mask: u32, predicate: bool, _site: Site) -> bool {
     // SAFETY: as for `sync_warp`.
     unsafe { vote_any_sync(mask, predicate) }
 }
 
 #[inline(always)]
-pub(crate) fn vote_all(mask: u32, predicate: bool) -> bool {
+pub(crate) fn vote_all(mask: u32, predicate: bool, _site: Site) -> bool {
     // SAFETY: as for `sync_warp`.
     unsafe { vote_all_sync(mask, predicate) }
 }
 
 #[inline(always)]
-pub(crate) fn match_any_32(mask: u32, value: u32) -> u32 {
+pub(crate) fn match_any_32(mask: u32, value: u32, _site: Site) -> u32 {
     // SAFETY: as for `sync_warp`.
     unsafe { match_any_sync_i32(mask, value) }
 }
 
 #[inline(always)]
-pub(crate) fn match_any_64(mask: u32, value: u64) -> u32 {
+pub(crate) fn match_any_64(mask: u32, value: u64, _site: Site) -> u32 {
     // SAFETY: as for `sync_warp`.
     unsafe { match_any_sync_i64(mask, value) }
 }
 
 #[inline(always)]
-pub(crate) fn match_all_32(mask: u32, value: u32) -> (u32, bool) {
+pub(crate) fn match_all_32(mask: u32, value: u32, _site: Site) -> (u32, bool) {
     // SAFETY: as for `sync_warp`.
     let r = unsafe { match_all_sync_i32(mask, value) };
     (r.mask, r.all_equal)
 }
 
 #[inline(always)]
-pub(crate) fn match_all_64(mask: u32, value: u64) -> (u32, bool) {
+pub(crate) fn match_all_64(mask: u32, value: u64, _site: Site) -> (u32, bool) {
     // SAFETY: as for `sync_warp`.
     let r = unsafe { match_all_sync_i64(mask, value) };
     (r.mask, r.all_equal)
 }
+
+/// Creating a tile needs no instruction on the GPU.
+#[inline(always)]
+pub(crate) fn tile_created(_size: u32, _parent_size: u32, _site: Site) {}
 
 /// A panic in device code stops the kernel with PTX `trap`; the launch then
 /// fails on the host with `CUDA_ERROR_LAUNCH_FAILED`.

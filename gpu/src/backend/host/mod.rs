@@ -1,0 +1,141 @@
+//! The host backend: the CPU emulator's side of every handle method.
+//!
+//! Inside a launch of the emulator each kernel thread is a coroutine, and
+//! the thread-local "current lane" names the thread being run. Reading an
+//! index reads the lane's context; a collective suspends the coroutine with
+//! a [`Request`](lane::Request) that the block's scheduler resolves once
+//! every thread of the group has arrived. Outside a launch there is no
+//! current lane, and every function says so.
+
+pub(crate) mod lane;
+pub(crate) mod scheduler;
+pub(crate) mod semantics;
+
+use super::Site;
+use crate::Dim3;
+use lane::{Op, Request, ShflMode, VoteKind};
+
+#[track_caller]
+pub(crate) fn thread_index(site: Site) -> Dim3 {
+    lane::step(site, |l| l.thread)
+}
+
+#[track_caller]
+pub(crate) fn block_dim(site: Site) -> Dim3 {
+    lane::step(site, |l| l.block_dim)
+}
+
+#[track_caller]
+pub(crate) fn block_index(site: Site) -> Dim3 {
+    lane::step(site, |l| l.block)
+}
+
+#[track_caller]
+pub(crate) fn grid_dim(site: Site) -> Dim3 {
+    lane::step(site, |l| l.grid_dim)
+}
+
+#[track_caller]
+pub(crate) fn lane_id(site: Site) -> u32 {
+    lane::step(site, |l| l.rank % 32)
+}
+
+pub(crate) fn tile_created(size: u32, parent_size: u32, site: Site) {
+    if parent_size % size != 0 {
+        lane::abort(Request::PartialTile {
+            size,
+            parent_size,
+            site,
+        });
+    }
+}
+
+pub(crate) fn sync_block(site: Site) {
+    lane::collective(Op::BlockSync, site);
+}
+
+pub(crate) fn sync_warp(mask: u32, site: Site) {
+    lane::collective(Op::WarpSync { mask }, site);
+}
+
+fn shfl(mode: ShflMode, mask: u32, value: u32, b: u32, c: u32, site: Site) -> u32 {
+    lane::collective(
+        Op::Shfl {
+            mode,
+            mask,
+            value,
+            b,
+            c,
+        },
+        site,
+    ) as u32
+}
+
+pub(crate) fn shfl_idx(mask: u32, value: u32, src: u32, clamp: u32, site: Site) -> u32 {
+    shfl(ShflMode::Idx, mask, value, src, clamp, site)
+}
+
+pub(crate) fn shfl_up(mask: u32, value: u32, delta: u32, clamp: u32, site: Site) -> u32 {
+    shfl(ShflMode::Up, mask, value, delta, clamp, site)
+}
+
+pub(crate) fn shfl_down(mask: u32, value: u32, delta: u32, clamp: u32, site: Site) -> u32 {
+    shfl(ShflMode::Down, mask, value, delta, clamp, site)
+}
+
+pub(crate) fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32, site: Site) -> u32 {
+    shfl(ShflMode::Bfly, mask, value, lane_mask, clamp, site)
+}
+
+fn vote(kind: VoteKind, mask: u32, predicate: bool, site: Site) -> u64 {
+    lane::collective(
+        Op::Vote {
+            kind,
+            mask,
+            predicate,
+        },
+        site,
+    )
+}
+
+pub(crate) fn vote_ballot(mask: u32, predicate: bool, site: Site) -> u32 {
+    vote(VoteKind::Ballot, mask, predicate, site) as u32
+}
+
+pub(crate) fn vote_any(mask: u32, predicate: bool, site: Site) -> bool {
+    vote(VoteKind::Any, mask, predicate, site) != 0
+}
+
+pub(crate) fn vote_all(mask: u32, predicate: bool, site: Site) -> bool {
+    vote(VoteKind::All, mask, predicate, site) != 0
+}
+
+fn match_op(all: bool, mask: u32, value: u64, wide: bool, site: Site) -> u64 {
+    lane::collective(
+        Op::Match {
+            all,
+            mask,
+            value,
+            wide,
+        },
+        site,
+    )
+}
+
+pub(crate) fn match_any_32(mask: u32, value: u32, site: Site) -> u32 {
+    match_op(false, mask, value as u64, false, site) as u32
+}
+
+pub(crate) fn match_any_64(mask: u32, value: u64, site: Site) -> u32 {
+    match_op(false, mask, value, true, site) as u32
+}
+
+pub(crate) fn match_all_32(mask: u32, value: u32, site: Site) -> (u32, bool) {
+    let r = match_op(true, mask, value as u64, false, site);
+    (r as u32, r >> 32 != 0)
+}
+
+pub(crate) fn match_all_64(mask: u32, value: u64, site: Site) -> (u32, bool) {
+    let r = match_op(true, mask, value, true, site);
+    (r as u32, r >> 32 != 0)
+}

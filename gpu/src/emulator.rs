@@ -1,0 +1,444 @@
+//! The CPU backend: runs `#[kernel]` functions on the host, thread by
+//! thread, with the semantics of the GPU's instructions, and reports the
+//! rules of the model a kernel breaks instead of hanging.
+//!
+//! Every kernel thread runs as a coroutine on the calling OS thread. A
+//! block's threads run in rank order until each reaches a collective (a
+//! barrier, shuffle, vote or match) or returns; collectives whose whole
+//! group has arrived are then completed with the result the hardware gives,
+//! and the threads go on. When a collective can never complete (a thread
+//! returned before a barrier, two halves of a tile wait at different
+//! shuffles) the launch stops with an [`EmulationError`] naming the kernel,
+//! the block, the threads and the `file:line` of each call. Blocks run one
+//! after the other. Nothing depends on the host's scheduling, so the same
+//! launch gives the same results and the same diagnostics every time.
+//!
+//! Launch kernels on the CPU through `coop_host::Cpu` (or
+//! `coop_host::Device`), which checks argument types like a GPU launch; the
+//! [`Emulator`] here is the engine underneath.
+
+use crate::backend::host::scheduler::{self, Counts, Geometry, Stacks};
+use crate::kernel::params::ParamList;
+use crate::{Dim3, Kernel};
+use core::fmt;
+
+/// Where in a kernel's source a call was made (`file:line:column`).
+pub type Site = &'static core::panic::Location<'static>;
+
+/// Settings of the CPU backend.
+#[derive(Clone, Debug)]
+pub struct Emulator {
+    step_budget: u64,
+    stack_size: usize,
+}
+
+impl Default for Emulator {
+    fn default() -> Self {
+        Emulator {
+            step_budget: Self::DEFAULT_STEP_BUDGET,
+            stack_size: Self::DEFAULT_STACK_SIZE,
+        }
+    }
+}
+
+/// What a launch did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Blocks run.
+    pub blocks: u64,
+    /// Threads run.
+    pub threads: u64,
+    /// Warp collectives completed (one per tile per call).
+    pub warp_collectives: u64,
+    /// Block barriers completed (one per block per call).
+    pub block_barriers: u64,
+    /// Steps taken by all threads (calls of handle methods).
+    pub steps: u64,
+}
+
+impl Emulator {
+    /// Steps (handle-method calls) one thread may take before the launch
+    /// is stopped as spinning forever: 2^24.
+    pub const DEFAULT_STEP_BUDGET: u64 = 1 << 24;
+    /// Stack of each emulated thread: 256 KiB (reserved, touched as used).
+    pub const DEFAULT_STACK_SIZE: usize = 256 * 1024;
+
+    /// The default settings.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stops a launch when one thread has called handle methods more than
+    /// `steps` times: how a kernel that spins forever is reported instead
+    /// of hanging. (A loop that calls no coop method at all cannot be
+    /// interrupted.)
+    pub fn with_step_budget(mut self, steps: u64) -> Self {
+        self.step_budget = steps;
+        self
+    }
+
+    /// The stack size of each emulated thread, for kernels with deep
+    /// recursion or large locals.
+    pub fn with_stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = bytes.max(16 * 1024);
+        self
+    }
+
+    /// The step budget in force.
+    pub fn step_budget(&self) -> u64 {
+        self.step_budget
+    }
+
+    /// Runs `kernel` over a grid of `grid` blocks of `block` threads.
+    ///
+    /// # Safety
+    ///
+    /// `words` are those of host buffers that stay alive and unaliased
+    /// (except read-only ones) for the call, and of values, as
+    /// `coop_host::Cpu` builds them.
+    pub unsafe fn launch<K: Kernel>(
+        &self,
+        _kernel: K,
+        grid: Dim3,
+        block: Dim3,
+        words: <K::Params as ParamList>::Words,
+    ) -> Result<Report, EmulationError> {
+        let fail = |block: Dim3, violation| EmulationError {
+            kernel: K::NAME,
+            block,
+            violation,
+        };
+        if grid.volume() == 0 || block.volume() == 0 || block.volume() > 1024 {
+            return Err(fail(Dim3::new(0, 0, 0), Violation::Shape { grid, block }));
+        }
+        // SAFETY: the caller vouches for the words (see above).
+        let body = move || unsafe { K::run_lane(words) };
+        let mut stacks = Stacks::new(self.stack_size);
+        let mut counts = Counts::default();
+        for z in 0..grid.z {
+            for y in 0..grid.y {
+                for x in 0..grid.x {
+                    let geometry = Geometry {
+                        block: Dim3::new(x, y, z),
+                        block_dim: block,
+                        grid_dim: grid,
+                    };
+                    scheduler::run_block(
+                        geometry,
+                        &body,
+                        self.step_budget,
+                        &mut stacks,
+                        &mut counts,
+                    )
+                    .map_err(|v| fail(geometry.block, v))?;
+                }
+            }
+        }
+        Ok(Report {
+            blocks: grid.volume(),
+            threads: grid.volume() * block.volume(),
+            warp_collectives: counts.collectives,
+            block_barriers: counts.barriers,
+            steps: counts.steps,
+        })
+    }
+}
+
+/// A set of threads of one block, by rank (`x + y * dim.x + z * dim.x *
+/// dim.y`), shown as ranges: `threads 0-15, 20`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Threads(Vec<u32>);
+
+impl Threads {
+    pub(crate) fn new(mut ranks: Vec<u32>) -> Self {
+        ranks.sort_unstable();
+        ranks.dedup();
+        Threads(ranks)
+    }
+
+    pub(crate) fn push(&mut self, rank: u32) {
+        if let Err(at) = self.0.binary_search(&rank) {
+            self.0.insert(at, rank);
+        }
+    }
+
+    /// The ranks, ascending.
+    pub fn ranks(&self) -> &[u32] {
+        &self.0
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for Threads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.len() == 1 {
+            "thread "
+        } else {
+            "threads "
+        })?;
+        let mut i = 0;
+        while i < self.0.len() {
+            let start = self.0[i];
+            let mut end = start;
+            while i + 1 < self.0.len() && self.0[i + 1] == end + 1 {
+                i += 1;
+                end += 1;
+            }
+            if start != self.0[0] {
+                f.write_str(", ")?;
+            }
+            if start == end {
+                write!(f, "{start}")?;
+            } else {
+                write!(f, "{start}-{end}")?;
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Threads found at the same place: the same call at the same `site`, or
+/// (with no site) returned from the kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    /// Who.
+    pub threads: Threads,
+    /// The handle method they wait in (`"ThreadBlock::sync"`, `"shfl"`,
+    /// ...), or `"returned from the kernel"`.
+    pub call: &'static str,
+    /// Where in the kernel's source.
+    pub site: Option<Site>,
+}
+
+impl fmt::Display for Arrival {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.site {
+            Some(site) => write!(f, "{} at `{}` ({site})", self.threads, self.call),
+            None => write!(f, "{} {}", self.threads, self.call),
+        }
+    }
+}
+
+/// A rule of the model a kernel broke, as the CPU backend saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Violation {
+    /// Some threads wait at a block barrier that others will never reach,
+    /// because they returned: `if c { block.sync() }`.
+    BarrierNotReached {
+        /// Where the waiting threads are.
+        waiting: Vec<Arrival>,
+        /// The threads that returned from the kernel.
+        exited: Threads,
+    },
+    /// The block's threads wait at different block barriers: `if c {
+    /// block.sync() } else { block.sync() }`, undefined in CUDA.
+    DivergentBarriers {
+        /// Each group and its barrier.
+        waiting: Vec<Arrival>,
+    },
+    /// Part of a tile reached a collective that the rest of the tile did not
+    /// (it waits elsewhere or returned): a shuffle or vote in divergent
+    /// code.
+    DivergentCollective {
+        /// The collective that cannot complete.
+        call: &'static str,
+        /// Where it was called.
+        site: Site,
+        /// The threads it names (the tile).
+        group: Threads,
+        /// Where each of them is instead.
+        arrivals: Vec<Arrival>,
+        /// Threads it names that the block does not have.
+        missing: Threads,
+    },
+    /// A tile was made from a group whose size is not a multiple of the tile
+    /// size, so the last tile would be partial.
+    PartialTile {
+        /// The tile size.
+        tile_size: u32,
+        /// The parent group's size (the block's thread count).
+        parent_size: u32,
+        /// The first thread that made such a tile.
+        thread: u32,
+        /// Where.
+        site: Site,
+    },
+    /// A thread used up its step budget: it spins forever, or the budget
+    /// is too small for the kernel ([`Emulator::with_step_budget`]).
+    OutOfSteps {
+        /// The thread.
+        thread: u32,
+        /// Its budget.
+        steps: u64,
+        /// The call at which it ran out.
+        site: Site,
+    },
+    /// A shuffle read a lane outside its tile (cannot happen through coop's
+    /// tile API).
+    ReadOutsideGroup {
+        /// The shuffle.
+        call: &'static str,
+        /// The reading thread.
+        thread: u32,
+        /// The thread it read.
+        source: u32,
+        /// Where.
+        site: Site,
+    },
+    /// A thread panicked (an index out of bounds, an `Out::write` past the
+    /// end, an assertion); on the GPU this is a `trap`.
+    Panic {
+        /// The thread.
+        thread: u32,
+        /// The panic's message.
+        message: String,
+    },
+    /// The launch shape is empty or has more than 1024 threads per block.
+    Shape {
+        /// Blocks asked for.
+        grid: Dim3,
+        /// Threads per block asked for.
+        block: Dim3,
+    },
+    /// The host could not provide what the emulation needs.
+    Resources {
+        /// What.
+        what: String,
+    },
+}
+
+fn list(f: &mut fmt::Formatter<'_>, arrivals: &[Arrival]) -> fmt::Result {
+    for (i, a) in arrivals.iter().enumerate() {
+        if i > 0 {
+            f.write_str("; ")?;
+        }
+        write!(f, "{a}")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Violation::BarrierNotReached { waiting, exited } => {
+                write!(f, "block barrier never reached by every thread: ")?;
+                list(f, waiting)?;
+                write!(
+                    f,
+                    "; {exited} returned from the kernel. Every thread of a block must reach \
+                     each `ThreadBlock::sync`: move the barrier out of the branch"
+                )
+            }
+            Violation::DivergentBarriers { waiting } => {
+                write!(f, "threads of one block wait at different barriers: ")?;
+                list(f, waiting)?;
+                write!(
+                    f,
+                    ". All threads of a block must reach the same `ThreadBlock::sync` call"
+                )
+            }
+            Violation::DivergentCollective {
+                call,
+                site,
+                group,
+                arrivals,
+                missing,
+            } => {
+                write!(
+                    f,
+                    "`{call}` at {site} names {group} of its tile, but not all of them reach it: "
+                )?;
+                list(f, arrivals)?;
+                if !missing.is_empty() {
+                    write!(f, "; {missing} do not exist in this block")?;
+                }
+                write!(
+                    f,
+                    ". Every thread of a tile must call each of its collectives: compute \
+                     in the branch, call the collective outside it"
+                )
+            }
+            Violation::PartialTile {
+                tile_size,
+                parent_size,
+                thread,
+                site,
+            } => write!(
+                f,
+                "thread {thread} made tiles of {tile_size} threads at {site} from a group of \
+                 {parent_size} threads, which is not a multiple of {tile_size}: the last tile \
+                 would be partial. Use a block size that is a multiple of the tile size"
+            ),
+            Violation::OutOfSteps {
+                thread,
+                steps,
+                site,
+            } => write!(
+                f,
+                "thread {thread} took {steps} steps without finishing (last at {site}): it \
+                 spins forever, or needs a larger budget (Emulator::with_step_budget)"
+            ),
+            Violation::ReadOutsideGroup {
+                call,
+                thread,
+                source,
+                site,
+            } => write!(
+                f,
+                "`{call}` at {site}: thread {thread} reads thread {source}, outside its tile"
+            ),
+            Violation::Panic { thread, message } => {
+                write!(f, "thread {thread} panicked: {message}")
+            }
+            Violation::Shape { grid, block } => write!(
+                f,
+                "cannot emulate a grid of {grid} blocks of {block} threads: every dimension \
+                 must be at least 1, and a block has at most 1024 threads"
+            ),
+            Violation::Resources { what } => write!(f, "the CPU backend could not allocate {what}"),
+        }
+    }
+}
+
+/// A launch on the CPU backend that stopped at a broken rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmulationError {
+    /// The kernel.
+    pub kernel: &'static str,
+    /// The block in which the rule was broken.
+    pub block: Dim3,
+    /// What happened.
+    pub violation: Violation,
+}
+
+impl fmt::Display for EmulationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "kernel `{}`, block {}: {}",
+            self.kernel, self.block, self.violation
+        )
+    }
+}
+
+impl std::error::Error for EmulationError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_sets_read_as_ranges() {
+        assert_eq!(Threads::new(vec![3]).to_string(), "thread 3");
+        assert_eq!(
+            Threads::new(vec![5, 0, 1, 2, 3, 7, 8]).to_string(),
+            "threads 0-3, 5, 7-8"
+        );
+    }
+}

@@ -1,0 +1,106 @@
+use crate::args::CpuArgs;
+use crate::gpu::DeviceLimits;
+use crate::launch::{KernelLimits, LaunchConfig};
+use crate::{Dim3, Error};
+use coop::emulator::{Emulator, Report};
+use coop::kernel::params::ParamList;
+use coop::Kernel;
+
+/// The CPU backend as a device: launches the same `#[kernel]`s as a
+/// [`Gpu`](crate::Gpu), with host buffers, through the same typed call.
+///
+/// Each launch runs every thread of every block with the hardware's
+/// semantics, deterministically, and reports a broken rule of the model
+/// (a barrier not reached by the whole block, a divergent shuffle, a
+/// partial tile, a kernel that spins forever) as
+/// [`Error::Emulation`], naming the kernel, the block, the threads and the
+/// `file:line` of the calls.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop_host::{Cpu, LaunchConfig};
+///
+/// #[kernel]
+/// pub fn double(grid: Grid, input: &[u32], out: Out<u32>) {
+///     let i = grid.thread_rank();
+///     if i < input.len() {
+///         out.write(i, 2 * input[i]);
+///     }
+/// }
+///
+/// let input = vec![1, 2, 3];
+/// let mut out = vec![0u32; 3];
+/// Cpu::new().launch(double, LaunchConfig::new(1, 32), (&input, &mut out)).unwrap();
+/// assert_eq!(out, [2, 4, 6]);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Cpu {
+    emulator: Emulator,
+}
+
+impl Cpu {
+    /// The CPU backend with default settings.
+    pub fn new() -> Self {
+        Cpu::default()
+    }
+
+    /// The CPU backend with `emulator`'s settings (step budget, stack size).
+    pub fn with_emulator(emulator: Emulator) -> Self {
+        Cpu { emulator }
+    }
+
+    /// The limits launches are checked against: those of an sm_90 GPU.
+    pub fn limits(&self) -> DeviceLimits {
+        DeviceLimits {
+            name: "coop CPU backend".into(),
+            sm: 90,
+            max_threads_per_block: 1024,
+            max_block_dim: Dim3::new(1024, 1024, 64),
+            max_grid_dim: Dim3::new(i32::MAX as u32, 65535, 65535),
+            max_shared_per_block: 48 * 1024,
+            max_shared_per_block_optin: 227 * 1024,
+            multiprocessors: 1,
+        }
+    }
+
+    /// Launches `kernel` with `args`, one per non-handle parameter in order,
+    /// checked against its signature at compile time, and runs it to the
+    /// end. The configuration is checked as for a GPU launch.
+    pub fn launch<K, A>(
+        &self,
+        kernel: K,
+        config: LaunchConfig,
+        mut args: A,
+    ) -> Result<Report, Error>
+    where
+        K: Kernel,
+        A: CpuArgs<K::Params>,
+        K::Params: ParamList,
+    {
+        let kernel_limits = KernelLimits {
+            max_threads_per_block: 1024,
+            static_shared_bytes: 0,
+        };
+        config
+            .validate(&self.limits(), &kernel_limits)
+            .map_err(|problem| Error::InvalidLaunch {
+                kernel: K::NAME,
+                problem,
+            })?;
+        if let Some(argument) = args.first_off_host() {
+            return Err(Error::WrongDevice {
+                kernel: K::NAME,
+                device: "CPU",
+                argument,
+            });
+        }
+        let words = args.words();
+        // SAFETY: the words come from `args`, borrowed (mutably for outputs)
+        // for the whole call, and in host memory (checked above).
+        let report = unsafe {
+            self.emulator
+                .launch(kernel, config.grid, config.block, words)
+        }?;
+        Ok(report)
+    }
+}

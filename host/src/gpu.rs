@@ -1,0 +1,182 @@
+use crate::{Dim3, Error, Module, PtxSet};
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits};
+use std::sync::Arc;
+
+/// The limits a launch is checked against before the driver sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// The device's name, as the driver reports it.
+    pub name: String,
+    /// Compute capability as `10 * major + minor` (80 for sm_80).
+    pub sm: u32,
+    /// Most threads in one block.
+    pub max_threads_per_block: u32,
+    /// Largest block extent in each dimension.
+    pub max_block_dim: Dim3,
+    /// Largest grid extent in each dimension.
+    pub max_grid_dim: Dim3,
+    /// Shared memory one block may use without opting in (bytes).
+    pub max_shared_per_block: u32,
+    /// Shared memory one block may use after opting in (bytes).
+    pub max_shared_per_block_optin: u32,
+    /// Streaming multiprocessors.
+    pub multiprocessors: u32,
+}
+
+/// One CUDA device, with the stream coop launches on.
+///
+/// ```no_run
+/// match coop_host::Gpu::new(0) {
+///     Ok(gpu) => println!("{} (sm_{})", gpu.limits().name, gpu.limits().sm),
+///     Err(e) => println!("no GPU here: {e}"),
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    limits: Arc<DeviceLimits>,
+}
+
+impl Gpu {
+    /// Opens device `ordinal`. Fails with [`Error::NoDriver`] when the CUDA
+    /// driver is not installed and [`Error::NoDevice`] when the device does
+    /// not exist; never panics for either.
+    pub fn new(ordinal: usize) -> Result<Gpu, Error> {
+        if !Self::driver_present() {
+            return Err(Error::NoDriver);
+        }
+        let count = CudaContext::device_count()
+            .map_err(Error::driver("counting CUDA devices"))?
+            .max(0) as usize;
+        if ordinal >= count {
+            return Err(Error::NoDevice { ordinal, count });
+        }
+        let ctx = CudaContext::new(ordinal)
+            .map_err(Error::driver(format!("opening CUDA device {ordinal}")))?;
+        let limits = Arc::new(read_limits(&ctx)?);
+        let stream = ctx.default_stream();
+        Ok(Gpu {
+            ctx,
+            stream,
+            limits,
+        })
+    }
+
+    /// Whether the CUDA driver library can be loaded on this machine.
+    pub fn driver_present() -> bool {
+        // SAFETY: only tries to open the library.
+        unsafe { cudarc::driver::sys::is_culib_present() }
+    }
+
+    /// The device's limits, read once when it was opened.
+    pub fn limits(&self) -> &DeviceLimits {
+        &self.limits
+    }
+
+    /// The cudarc context, for what coop does not wrap.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream launches and copies go to.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Loads the PTX in `set` that best fits this device: the newest SM
+    /// target the device can run.
+    pub fn load(&self, set: &PtxSet) -> Result<Module, Error> {
+        let (sm, ptx) = set
+            .best_for(self.limits.sm)
+            .ok_or_else(|| Error::NoPtxForDevice {
+                module: set.name().to_string(),
+                device_sm: self.limits.sm,
+                available: set.targets().collect(),
+            })?;
+        Module::load(self.clone(), set.name(), sm, ptx)
+    }
+
+    /// Loads PTX text from elsewhere (nvcc, a file) as a module named `name`.
+    /// The SM target is read from its `.target` directive.
+    pub fn load_ptx(&self, name: &str, ptx: &str) -> Result<Module, Error> {
+        let sm = ptx
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(".target sm_"))
+            .and_then(|t| {
+                t.trim_end_matches(|c: char| !c.is_ascii_digit())
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or(0);
+        Module::load(self.clone(), name, sm, ptx)
+    }
+
+    /// Copies `data` to a new device buffer.
+    pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>, Error> {
+        self.stream.clone_htod(data).map_err(Error::driver(format!(
+            "copying {} elements to the GPU",
+            data.len()
+        )))
+    }
+
+    /// A new device buffer of `len` zeroed elements.
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<CudaSlice<T>, Error> {
+        self.stream.alloc_zeros(len).map_err(Error::driver(format!(
+            "allocating {len} elements on the GPU"
+        )))
+    }
+
+    /// Waits for the stream and copies `buffer` back. Errors of kernels
+    /// launched before surface here.
+    pub fn download<T: DeviceRepr, B: DevicePtr<T>>(&self, buffer: &B) -> Result<Vec<T>, Error> {
+        self.stream.clone_dtoh(buffer).map_err(Error::driver(
+            "copying results from the GPU (a kernel launched earlier may have failed)",
+        ))
+    }
+
+    /// Waits until all work on the stream has finished, reporting the first
+    /// failure of a kernel launched before.
+    pub fn synchronize(&self) -> Result<(), Error> {
+        self.stream.synchronize().map_err(Error::driver(
+            "waiting for the GPU (a kernel launched earlier may have failed)",
+        ))
+    }
+}
+
+fn read_limits(ctx: &Arc<CudaContext>) -> Result<DeviceLimits, Error> {
+    let attr = |a: Attr| -> Result<u32, Error> {
+        ctx.attribute(a)
+            .map(|v| v.max(0) as u32)
+            .map_err(Error::driver(format!("reading device attribute {a:?}")))
+    };
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(Error::driver("reading the compute capability"))?;
+    Ok(DeviceLimits {
+        name: ctx
+            .name()
+            .map_err(Error::driver("reading the device name"))?,
+        sm: (10 * major + minor).max(0) as u32,
+        max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        max_block_dim: Dim3::new(
+            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+        ),
+        max_grid_dim: Dim3::new(
+            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+        ),
+        max_shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+        max_shared_per_block_optin: attr(
+            Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        )?,
+        multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+    })
+}
