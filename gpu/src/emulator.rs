@@ -150,6 +150,11 @@ impl Emulator {
 pub struct Threads(Vec<u32>);
 
 impl Threads {
+    /// A set of the given ranks.
+    pub fn from_ranks(ranks: impl IntoIterator<Item = u32>) -> Self {
+        Threads::new(ranks.into_iter().collect())
+    }
+
     pub(crate) fn new(mut ranks: Vec<u32>) -> Self {
         ranks.sort_unstable();
         ranks.dedup();

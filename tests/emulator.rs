@@ -1,0 +1,480 @@
+//! The CPU backend's rule checks: each broken rule is reported with its
+//! kind, the threads involved and the `file:line` of the calls, and the
+//! corrected kernel passes. Runs without a GPU.
+
+use coop::emulator::{Arrival, EmulationError, Emulator, Violation};
+use coop::prelude::*;
+use coop_host::{Cpu, Dim3, Error, LaunchConfig};
+
+/// The line of this file holding `marker` (in a comment next to a call).
+fn line_of(marker: &str) -> u32 {
+    let source = include_str!("emulator.rs");
+    let needle = format!("// {marker}\n");
+    let (before, _) = source
+        .split_once(&needle)
+        .unwrap_or_else(|| panic!("no line marked `{marker}`"));
+    before.lines().count() as u32
+}
+
+fn at(site: Option<coop::emulator::Site>, marker: &str) {
+    let site = site.expect("a call site");
+    assert!(
+        site.file().ends_with("emulator.rs"),
+        "site in {}",
+        site.file()
+    );
+    assert_eq!(site.line(), line_of(marker), "site of `{marker}`");
+}
+
+fn ranks(r: std::ops::Range<u32>) -> Vec<u32> {
+    r.collect()
+}
+
+fn emulation_error(result: Result<coop_host::Report, Error>) -> EmulationError {
+    match result {
+        Err(Error::Emulation(e)) => e,
+        other => panic!("expected an emulation error, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------
+// A block barrier that some threads never reach.
+
+#[kernel]
+pub fn barrier_after_early_return(block: ThreadBlock, out: Out<u32>) {
+    let rank = block.thread_rank();
+    if rank >= 16 {
+        return;
+    }
+    block.sync(); // barrier-after-return
+    out.write(rank as usize, rank);
+}
+
+#[kernel]
+pub fn barrier_before_the_branch(block: ThreadBlock, out: Out<u32>) {
+    let rank = block.thread_rank();
+    block.sync();
+    if rank < 16 {
+        out.write(rank as usize, rank);
+    }
+}
+
+#[test]
+fn a_barrier_some_threads_returned_before_is_reported() {
+    let mut out = vec![0u32; 32];
+    let e = emulation_error(Cpu::new().launch(
+        barrier_after_early_return,
+        LaunchConfig::new(2, 32),
+        (&mut out,),
+    ));
+    assert_eq!(e.kernel, "barrier_after_early_return");
+    assert_eq!(e.block, Dim3::new(0, 0, 0));
+    let Violation::BarrierNotReached { waiting, exited } = &e.violation else {
+        panic!("{e}")
+    };
+    assert_eq!(exited.ranks(), ranks(16..32));
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(waiting[0].threads.ranks(), ranks(0..16));
+    assert_eq!(waiting[0].call, "ThreadBlock::sync");
+    at(waiting[0].site, "barrier-after-return");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(
+            "kernel `barrier_after_early_return`, block (0, 0, 0): block barrier never reached"
+        ),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("threads 0-15 at `ThreadBlock::sync` (tests/emulator.rs:"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("threads 16-31 returned from the kernel"),
+        "{msg}"
+    );
+
+    let mut out = vec![0u32; 32];
+    Cpu::new()
+        .launch(
+            barrier_before_the_branch,
+            LaunchConfig::new(1, 32),
+            (&mut out,),
+        )
+        .unwrap();
+    assert_eq!(out[..16], ranks(0..16)[..]);
+}
+
+// ---------------------------------------------------------------------
+// Threads of a block at two different barriers.
+
+#[kernel]
+pub fn barriers_in_both_arms(block: ThreadBlock, out: Out<u32>) {
+    let rank = block.thread_rank();
+    if rank % 2 == 0 {
+        block.sync(); // even-barrier
+    } else {
+        block.sync(); // odd-barrier
+    }
+    out.write(rank as usize, rank);
+}
+
+#[kernel]
+pub fn one_barrier_after_the_branch(block: ThreadBlock, out: Out<u32>) {
+    let rank = block.thread_rank();
+    let v = if rank % 2 == 0 { rank } else { 2 * rank };
+    block.sync();
+    out.write(rank as usize, v);
+}
+
+#[test]
+fn threads_at_different_textual_barriers_are_reported() {
+    let mut out = vec![0u32; 64];
+    let e = emulation_error(Cpu::new().launch(
+        barriers_in_both_arms,
+        LaunchConfig::new(1, 64),
+        (&mut out,),
+    ));
+    let Violation::DivergentBarriers { waiting } = &e.violation else {
+        panic!("{e}")
+    };
+    assert_eq!(waiting.len(), 2);
+    assert_eq!(
+        waiting[0].threads.ranks(),
+        (0..64).step_by(2).collect::<Vec<_>>()
+    );
+    at(waiting[0].site, "even-barrier");
+    assert_eq!(
+        waiting[1].threads.ranks(),
+        (1..64).step_by(2).collect::<Vec<_>>()
+    );
+    at(waiting[1].site, "odd-barrier");
+
+    Cpu::new()
+        .launch(
+            one_barrier_after_the_branch,
+            LaunchConfig::new(1, 64),
+            (&mut out,),
+        )
+        .unwrap();
+    assert_eq!(out[3], 6);
+}
+
+// ---------------------------------------------------------------------
+// A tile collective entered by part of the tile.
+
+#[kernel]
+pub fn shuffle_in_a_branch(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let rank = block.thread_rank();
+    let mut v = rank;
+    if warp.thread_rank() < 16 {
+        v = warp.shfl(v, 0); // shuffle-in-branch
+    }
+    out.write(rank as usize, v);
+}
+
+#[kernel]
+pub fn shuffle_outside_the_branch(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let rank = block.thread_rank();
+    let leader = warp.shfl(rank, 0);
+    let v = if warp.thread_rank() < 16 {
+        leader
+    } else {
+        rank
+    };
+    out.write(rank as usize, v);
+}
+
+#[kernel]
+pub fn ballots_in_both_arms(block: ThreadBlock, out: Out<u32>) {
+    let tile = block.tiled_partition::<16>();
+    let rank = block.thread_rank();
+    let v = if rank % 16 < 4 {
+        tile.ballot(true) // ballot-a
+    } else {
+        tile.ballot(false) // ballot-b
+    };
+    out.write(rank as usize, v);
+}
+
+#[test]
+fn a_shuffle_reached_by_part_of_its_tile_is_reported() {
+    let mut out = vec![0u32; 64];
+    let e = emulation_error(Cpu::new().launch(
+        shuffle_in_a_branch,
+        LaunchConfig::new(1, 64),
+        (&mut out,),
+    ));
+    let Violation::DivergentCollective {
+        call,
+        site,
+        group,
+        arrivals,
+        missing,
+    } = &e.violation
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(*call, "shfl");
+    at(Some(site), "shuffle-in-branch");
+    assert_eq!(group.ranks(), ranks(0..32));
+    assert!(missing.is_empty());
+    assert_eq!(
+        arrivals,
+        &vec![
+            Arrival {
+                threads: coop_threads(0..16),
+                call: "shfl",
+                site: Some(site)
+            },
+            Arrival {
+                threads: coop_threads(16..32),
+                call: "returned from the kernel",
+                site: None
+            },
+        ]
+    );
+    let msg = e.to_string();
+    assert!(msg.contains("`shfl` at tests/emulator.rs:"), "{msg}");
+    assert!(msg.contains("names threads 0-31 of its tile"), "{msg}");
+
+    Cpu::new()
+        .launch(
+            shuffle_outside_the_branch,
+            LaunchConfig::new(1, 64),
+            (&mut out,),
+        )
+        .unwrap();
+    assert_eq!(out[5], 0);
+    assert_eq!(out[37], 32);
+    assert_eq!(out[20], 20);
+}
+
+fn coop_threads(r: std::ops::Range<u32>) -> coop::emulator::Threads {
+    coop::emulator::Threads::from_ranks(r)
+}
+
+#[test]
+fn the_two_arms_of_a_branch_are_different_collectives() {
+    let mut out = vec![0u32; 32];
+    let e = emulation_error(Cpu::new().launch(
+        ballots_in_both_arms,
+        LaunchConfig::new(1, 32),
+        (&mut out,),
+    ));
+    let Violation::DivergentCollective {
+        call,
+        site,
+        group,
+        arrivals,
+        ..
+    } = &e.violation
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(*call, "ballot");
+    at(Some(site), "ballot-a");
+    assert_eq!(group.ranks(), ranks(0..16));
+    assert_eq!(arrivals.len(), 2);
+    assert_eq!(arrivals[0].threads.ranks(), ranks(0..4));
+    at(arrivals[0].site, "ballot-a");
+    assert_eq!(arrivals[1].threads.ranks(), ranks(4..16));
+    at(arrivals[1].site, "ballot-b");
+}
+
+// ---------------------------------------------------------------------
+// A block that does not split into whole tiles.
+
+#[kernel]
+pub fn warps_of_a_block(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>(); // partial-tile
+    let rank = block.thread_rank();
+    out.write(rank as usize, warp.ballot(true));
+}
+
+#[test]
+fn a_partial_tile_is_reported_and_whole_tiles_pass() {
+    let mut out = vec![0u32; 64];
+    let e =
+        emulation_error(Cpu::new().launch(warps_of_a_block, LaunchConfig::new(1, 48), (&mut out,)));
+    let Violation::PartialTile {
+        tile_size,
+        parent_size,
+        thread,
+        site,
+    } = e.violation
+    else {
+        panic!("{e}")
+    };
+    assert_eq!((tile_size, parent_size, thread), (32, 48, 0));
+    at(Some(site), "partial-tile");
+    assert!(e.to_string().contains("not a multiple of 32"), "{e}");
+
+    Cpu::new()
+        .launch(warps_of_a_block, LaunchConfig::new(1, 64), (&mut out,))
+        .unwrap();
+    assert!(out.iter().all(|&b| b == u32::MAX));
+}
+
+// ---------------------------------------------------------------------
+// A kernel that spins forever.
+
+#[kernel]
+pub fn wait_for_a_vote_that_never_comes(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let mut rounds = 0u32;
+    while !warp.any(block.num_threads() > 1000) {
+        // spin
+        rounds += 1;
+    }
+    out.write(block.thread_rank() as usize, rounds);
+}
+
+#[test]
+fn a_kernel_that_spins_forever_is_stopped_by_the_step_budget() {
+    let mut out = vec![0u32; 32];
+    let cpu = Cpu::with_emulator(Emulator::new().with_step_budget(10_000));
+    let e = emulation_error(cpu.launch(
+        wait_for_a_vote_that_never_comes,
+        LaunchConfig::new(1, 32),
+        (&mut out,),
+    ));
+    let Violation::OutOfSteps {
+        thread,
+        steps,
+        site,
+    } = e.violation
+    else {
+        panic!("{e}")
+    };
+    assert_eq!((thread, steps), (0, 10_000));
+    at(Some(site), "spin");
+
+    // In a block of more than 1000 threads the vote succeeds at once.
+    let mut out = vec![0u32; 1024];
+    cpu.launch(
+        wait_for_a_vote_that_never_comes,
+        LaunchConfig::new(1, 1024),
+        (&mut out,),
+    )
+    .unwrap();
+    assert_eq!(out[1023], 0);
+}
+
+// ---------------------------------------------------------------------
+// Panics (a trap on the GPU).
+
+#[kernel]
+pub fn write_past_the_end(block: ThreadBlock, out: Out<u32>) {
+    out.write(block.thread_rank() as usize, 1);
+}
+
+#[test]
+fn a_panicking_thread_is_reported_with_its_message() {
+    let mut out = vec![0u32; 8];
+    let e = emulation_error(Cpu::new().launch(
+        write_past_the_end,
+        LaunchConfig::new(1, 32),
+        (&mut out,),
+    ));
+    let Violation::Panic { thread, message } = &e.violation else {
+        panic!("{e}")
+    };
+    assert_eq!(*thread, 8);
+    assert!(
+        message.contains("Out::write: index out of bounds"),
+        "{message}"
+    );
+}
+
+// ---------------------------------------------------------------------
+// Determinism and shapes.
+
+#[kernel]
+pub fn scan_of_warp_ranks(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let g = this_grid().thread_rank();
+    let mut v = input[g];
+    for d in [1, 2, 4, 8, 16] {
+        let up = warp.shfl_up(v, d);
+        if warp.thread_rank() >= d {
+            v = v.wrapping_add(up);
+        }
+    }
+    block.sync();
+    out.write(g, v ^ warp.match_any(v & 3));
+}
+
+#[test]
+fn launches_are_deterministic_in_results_and_diagnostics() {
+    let input: Vec<u32> = (0..4096u32).map(|i| i.wrapping_mul(2654435761)).collect();
+    let mut first = vec![0u32; 4096];
+    Cpu::new()
+        .launch(
+            scan_of_warp_ranks,
+            LaunchConfig::new((4, 2, 2), (8, 4, 8)),
+            (&input, &mut first),
+        )
+        .unwrap();
+    for _ in 0..20 {
+        let mut again = vec![0u32; 4096];
+        Cpu::new()
+            .launch(
+                scan_of_warp_ranks,
+                LaunchConfig::new((4, 2, 2), (8, 4, 8)),
+                (&input, &mut again),
+            )
+            .unwrap();
+        assert_eq!(again, first);
+    }
+    let first_error = emulation_error(Cpu::new().launch(
+        shuffle_in_a_branch,
+        LaunchConfig::new(3, 64),
+        (&mut first,),
+    ));
+    for _ in 0..20 {
+        let again = emulation_error(Cpu::new().launch(
+            shuffle_in_a_branch,
+            LaunchConfig::new(3, 64),
+            (&mut first,),
+        ));
+        assert_eq!(again, first_error);
+        assert_eq!(again.to_string(), first_error.to_string());
+    }
+}
+
+#[test]
+fn launch_shapes_are_checked_as_on_a_gpu() {
+    let mut out = vec![0u32; 8];
+    match Cpu::new().launch(
+        write_past_the_end,
+        LaunchConfig::new(1, (32, 64)),
+        (&mut out,),
+    ) {
+        Err(Error::InvalidLaunch {
+            kernel: "write_past_the_end",
+            problem,
+        }) => {
+            assert!(problem.to_string().contains("2048 threads"), "{problem}")
+        }
+        other => panic!("expected InvalidLaunch, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_gpu_buffer_cannot_go_to_the_cpu_and_vice_versa() {
+    // Only the CPU side can be exercised without a GPU: a `Buffer::Cpu`
+    // passed to a CPU launch is fine.
+    let device = coop_host::Device::cpu();
+    let program = device.load(&coop_examples::PTX).unwrap();
+    let mut out = device.zeros::<u32>(32).unwrap();
+    program
+        .launch(
+            barrier_before_the_branch,
+            LaunchConfig::new(1, 32),
+            (&mut out,),
+        )
+        .unwrap();
+    assert_eq!(device.download(&out).unwrap()[..16], ranks(0..16)[..]);
+}
