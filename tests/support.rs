@@ -1,6 +1,9 @@
 //! Shared helpers of coop's workspace tests: the PTX under test, finding
 //! CUDA tools, reading PTX, and deterministic inputs.
 
+#[path = "differential.rs"]
+pub mod differential;
+
 use std::path::PathBuf;
 use std::process::Command;
 
