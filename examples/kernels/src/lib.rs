@@ -4,4 +4,5 @@
 #![no_std]
 
 pub mod dot;
+pub mod sum;
 pub mod tiles;

@@ -1,0 +1,81 @@
+//! How fast the CPU backend runs: the seed dot product (N = 33 × 1024, 32
+//! blocks of 256 threads) and a warp-shuffle sum of 2^20 elements in blocks
+//! of 256 threads (4096 blocks). Prints the median of several runs.
+//!
+//! Run: `cargo run --release --example emulator_bench`
+
+use coop_examples::{
+    dot_blocks, dot_closed_form, dot_inputs, kernels, DOT_N, DOT_THREADS_PER_BLOCK,
+};
+use coop_host::{Cpu, LaunchConfig, Report};
+use std::time::{Duration, Instant};
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn time(runs: usize, mut f: impl FnMut() -> Report) -> (Duration, Report) {
+    let mut report = Report::default();
+    let times = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            report = f();
+            start.elapsed()
+        })
+        .collect();
+    (median(times), report)
+}
+
+fn main() {
+    let cpu = Cpu::new();
+    println!(
+        "coop CPU backend on {} logical CPU(s); one OS thread runs every emulated thread",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+
+    let (a, b) = dot_inputs(DOT_N);
+    let blocks = dot_blocks(DOT_N);
+    let mut partial = vec![0f32; (blocks * DOT_THREADS_PER_BLOCK / 32) as usize];
+    let (t, report) = time(9, || {
+        cpu.launch(
+            kernels::dot::dot,
+            LaunchConfig::new(blocks, DOT_THREADS_PER_BLOCK),
+            (&a, &b, &mut partial),
+        )
+        .expect("dot runs")
+    });
+    let c: f64 = partial.iter().map(|&p| p as f64).sum();
+    assert!(((c - dot_closed_form(DOT_N)) / dot_closed_form(DOT_N)).abs() < 1e-5);
+    print_row("dot, N = 33 x 1024, 32 x 256 threads", t, &report);
+
+    let n = 1usize << 20;
+    let input: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25).collect();
+    let mut partial = vec![0f32; n / 32];
+    let (t, report) = time(5, || {
+        cpu.launch(
+            kernels::sum::warp_sums,
+            LaunchConfig::for_elements(n, 256),
+            (&input, &mut partial),
+        )
+        .expect("sum runs")
+    });
+    let total: f64 = partial.iter().map(|&p| p as f64).sum();
+    let expected: f64 = input.iter().map(|&x| x as f64).sum();
+    assert!(
+        (total - expected).abs() / expected < 1e-6,
+        "{total} vs {expected}"
+    );
+    print_row("sum, 2^20 elements, 4096 x 256 threads", t, &report);
+}
+
+fn print_row(what: &str, t: Duration, r: &Report) {
+    println!(
+        "{what:<42} {:>9.1} ms  ({} threads, {} warp collectives, {} barriers; {:.0} ns per thread)",
+        t.as_secs_f64() * 1e3,
+        r.threads,
+        r.warp_collectives,
+        r.block_barriers,
+        t.as_secs_f64() * 1e9 / r.threads as f64
+    );
+}
