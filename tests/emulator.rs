@@ -69,7 +69,7 @@ fn a_barrier_some_threads_returned_before_is_reported() {
     ));
     assert_eq!(e.kernel, "barrier_after_early_return");
     assert_eq!(e.block, Dim3::new(0, 0, 0));
-    let Violation::BarrierNotReached { waiting, exited } = &e.violation else {
+    let Violation::BarrierNotReached { waiting, exited } = &*e.violation else {
         panic!("{e}")
     };
     assert_eq!(exited.ranks(), ranks(16..32));
@@ -110,7 +110,7 @@ fn a_barrier_some_threads_returned_before_is_reported() {
 #[kernel]
 pub fn barriers_in_both_arms(block: ThreadBlock, out: Out<u32>) {
     let rank = block.thread_rank();
-    if rank % 2 == 0 {
+    if rank.is_multiple_of(2) {
         block.sync(); // even-barrier
     } else {
         block.sync(); // odd-barrier
@@ -121,7 +121,11 @@ pub fn barriers_in_both_arms(block: ThreadBlock, out: Out<u32>) {
 #[kernel]
 pub fn one_barrier_after_the_branch(block: ThreadBlock, out: Out<u32>) {
     let rank = block.thread_rank();
-    let v = if rank % 2 == 0 { rank } else { 2 * rank };
+    let v = if rank.is_multiple_of(2) {
+        rank
+    } else {
+        2 * rank
+    };
     block.sync();
     out.write(rank as usize, v);
 }
@@ -134,7 +138,7 @@ fn threads_at_different_textual_barriers_are_reported() {
         LaunchConfig::new(1, 64),
         (&mut out,),
     ));
-    let Violation::DivergentBarriers { waiting } = &e.violation else {
+    let Violation::DivergentBarriers { waiting } = &*e.violation else {
         panic!("{e}")
     };
     assert_eq!(waiting.len(), 2);
@@ -212,7 +216,7 @@ fn a_shuffle_reached_by_part_of_its_tile_is_reported() {
         group,
         arrivals,
         missing,
-    } = &e.violation
+    } = &*e.violation
     else {
         panic!("{e}")
     };
@@ -269,7 +273,7 @@ fn the_two_arms_of_a_branch_are_different_collectives() {
         group,
         arrivals,
         ..
-    } = &e.violation
+    } = &*e.violation
     else {
         panic!("{e}")
     };
@@ -303,7 +307,7 @@ fn a_partial_tile_is_reported_and_whole_tiles_pass() {
         parent_size,
         thread,
         site,
-    } = e.violation
+    } = *e.violation
     else {
         panic!("{e}")
     };
@@ -324,8 +328,11 @@ fn a_partial_tile_is_reported_and_whole_tiles_pass() {
 pub fn wait_for_a_vote_that_never_comes(block: ThreadBlock, out: Out<u32>) {
     let warp = block.tiled_partition::<32>();
     let mut rounds = 0u32;
-    while !warp.any(block.num_threads() > 1000) {
-        // spin
+    loop {
+        let done = warp.any(block.num_threads() > 1000); // spin
+        if done {
+            break;
+        }
         rounds += 1;
     }
     out.write(block.thread_rank() as usize, rounds);
@@ -344,7 +351,7 @@ fn a_kernel_that_spins_forever_is_stopped_by_the_step_budget() {
         thread,
         steps,
         site,
-    } = e.violation
+    } = *e.violation
     else {
         panic!("{e}")
     };
@@ -378,7 +385,7 @@ fn a_panicking_thread_is_reported_with_its_message() {
         LaunchConfig::new(1, 32),
         (&mut out,),
     ));
-    let Violation::Panic { thread, message } = &e.violation else {
+    let Violation::Panic { thread, message } = &*e.violation else {
         panic!("{e}")
     };
     assert_eq!(*thread, 8);

@@ -82,7 +82,12 @@ fn opening_a_gpu_without_a_driver_is_a_typed_error_not_a_panic() {
 
 #[test]
 fn kernels_refuse_to_run_outside_a_launch() {
-    let result = std::panic::catch_unwind(|| coop::this_thread_block().sync());
-    let msg = *result.unwrap_err().downcast::<String>().unwrap();
+    let payload = std::panic::catch_unwind(|| coop::this_thread_block().sync()).unwrap_err();
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .expect("a message");
     assert!(msg.contains("outside a kernel launch"), "{msg}");
+    assert!(msg.contains("coop_host::Cpu"), "names the CPU backend: {msg}");
 }

@@ -5,6 +5,7 @@
 ///
 /// ```
 /// use coop::Dim3;
+/// let _ = coop_host::Cpu::new();
 /// let d = Dim3::new(8, 4, 2);
 /// assert_eq!(d.volume(), 64);
 /// assert_eq!(Dim3::from(256), Dim3::new(256, 1, 1));

@@ -23,9 +23,20 @@ use crate::{Dim3, Kernel};
 use core::fmt;
 
 /// Where in a kernel's source a call was made (`file:line:column`).
+///
+/// ```
+/// let site: coop::emulator::Site = core::panic::Location::caller();
+/// assert!(site.file().ends_with(".rs"));
+/// ```
 pub type Site = &'static core::panic::Location<'static>;
 
 /// Settings of the CPU backend.
+///
+/// ```
+/// use coop::emulator::Emulator;
+/// let cpu = coop_host::Cpu::with_emulator(Emulator::new().with_step_budget(1 << 20));
+/// # let _ = cpu;
+/// ```
 #[derive(Clone, Debug)]
 pub struct Emulator {
     step_budget: u64,
@@ -42,6 +53,23 @@ impl Default for Emulator {
 }
 
 /// What a launch did.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn two_steps(block: ThreadBlock) {
+///     let warp = block.tiled_partition::<32>();
+///     warp.sync();
+///     block.sync();
+/// }
+///
+/// let report = coop_host::Cpu::new().launch(two_steps, coop_host::LaunchConfig::new(3, 64), ())?;
+/// assert_eq!((report.blocks, report.threads), (3, 192));
+/// assert_eq!(report.warp_collectives, 3 * 2); // one per warp
+/// assert_eq!(report.block_barriers, 3); // one per block
+/// # Ok::<(), coop_host::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Report {
     /// Blocks run.
@@ -59,11 +87,24 @@ pub struct Report {
 impl Emulator {
     /// Steps (handle-method calls) one thread may take before the launch
     /// is stopped as spinning forever: 2^24.
+    ///
+    /// ```
+    /// assert_eq!(coop::emulator::Emulator::DEFAULT_STEP_BUDGET, 16_777_216);
+    /// ```
     pub const DEFAULT_STEP_BUDGET: u64 = 1 << 24;
     /// Stack of each emulated thread: 256 KiB (reserved, touched as used).
+    ///
+    /// ```
+    /// assert_eq!(coop::emulator::Emulator::DEFAULT_STACK_SIZE, 256 * 1024);
+    /// ```
     pub const DEFAULT_STACK_SIZE: usize = 256 * 1024;
 
     /// The default settings.
+    ///
+    /// ```
+    /// let emulator = coop::emulator::Emulator::new();
+    /// assert_eq!(emulator.step_budget(), coop::emulator::Emulator::DEFAULT_STEP_BUDGET);
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
@@ -72,6 +113,24 @@ impl Emulator {
     /// `steps` times: how a kernel that spins forever is reported instead
     /// of hanging. (A loop that calls no coop method at all cannot be
     /// interrupted.)
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// use coop::emulator::{Emulator, Violation};
+    ///
+    /// #[kernel]
+    /// pub fn forever(block: ThreadBlock) {
+    ///     let warp = block.tiled_partition::<32>();
+    ///     while !warp.all(false) {}
+    /// }
+    ///
+    /// let cpu = Cpu::with_emulator(Emulator::new().with_step_budget(1000));
+    /// let err = cpu.launch(forever, LaunchConfig::new(1, 32), ()).unwrap_err();
+    /// let coop_host::Error::Emulation(e) = err else { panic!("{err}") };
+    /// assert!(matches!(*e.violation, Violation::OutOfSteps { thread: 0, steps: 1000, .. }));
+    /// ```
     pub fn with_step_budget(mut self, steps: u64) -> Self {
         self.step_budget = steps;
         self
@@ -79,12 +138,36 @@ impl Emulator {
 
     /// The stack size of each emulated thread, for kernels with deep
     /// recursion or large locals.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// use coop::emulator::Emulator;
+    ///
+    /// #[kernel]
+    /// pub fn big_locals(grid: Grid, out: Out<u32>) {
+    ///     let table = [grid.thread_rank() as u32; 100_000]; // 400 KB on the stack
+    ///     out.write(grid.thread_rank(), table[99_999]);
+    /// }
+    ///
+    /// let cpu = Cpu::with_emulator(Emulator::new().with_stack_size(2 << 20));
+    /// let mut out = vec![0u32; 4];
+    /// cpu.launch(big_locals, LaunchConfig::new(1, 4), (&mut out,))?;
+    /// assert_eq!(out, [0, 1, 2, 3]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     pub fn with_stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = bytes.max(16 * 1024);
         self
     }
 
     /// The step budget in force.
+    ///
+    /// ```
+    /// use coop::emulator::Emulator;
+    /// assert_eq!(Emulator::new().with_step_budget(500).step_budget(), 500);
+    /// ```
     pub fn step_budget(&self) -> u64 {
         self.step_budget
     }
@@ -96,6 +179,27 @@ impl Emulator {
     /// `words` are those of host buffers that stay alive and unaliased
     /// (except read-only ones) for the call, and of values, as
     /// `coop_host::Cpu` builds them.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::emulator::Emulator;
+    /// use coop::kernel::NoWord;
+    ///
+    /// #[kernel]
+    /// pub fn add(grid: Grid, x: u32, out: Out<u32>) {
+    ///     out.write(grid.thread_rank(), grid.thread_rank() as u32 + x);
+    /// }
+    ///
+    /// // coop_host::Cpu builds these words from typed arguments; by hand, each
+    /// // parameter is (word0, word1): a value and nothing, a pointer and a length.
+    /// let mut out = vec![0u32; 4];
+    /// let words = ((10u32, NoWord), (out.as_mut_ptr(), out.len()));
+    /// // SAFETY: `out` lives and is not otherwise used during the launch.
+    /// let report = unsafe { Emulator::new().launch(add, Dim3::new(1, 1, 1), Dim3::new(4, 1, 1), words) }?;
+    /// assert_eq!(out, [10, 11, 12, 13]);
+    /// assert_eq!(report.threads, 4);
+    /// # Ok::<(), coop::emulator::EmulationError>(())
+    /// ```
     pub unsafe fn launch<K: Kernel>(
         &self,
         _kernel: K,
@@ -106,7 +210,7 @@ impl Emulator {
         let fail = |block: Dim3, violation| EmulationError {
             kernel: K::NAME,
             block,
-            violation,
+            violation: Box::new(violation),
         };
         if grid.volume() == 0 || block.volume() == 0 || block.volume() > 1024 {
             return Err(fail(Dim3::new(0, 0, 0), Violation::Shape { grid, block }));
@@ -151,6 +255,11 @@ pub struct Threads(Vec<u32>);
 
 impl Threads {
     /// A set of the given ranks.
+    ///
+    /// ```
+    /// use coop::emulator::Threads;
+    /// assert_eq!(Threads::from_ranks([3, 0, 1, 2, 7]).to_string(), "threads 0-3, 7");
+    /// ```
     pub fn from_ranks(ranks: impl IntoIterator<Item = u32>) -> Self {
         Threads::new(ranks.into_iter().collect())
     }
@@ -168,11 +277,22 @@ impl Threads {
     }
 
     /// The ranks, ascending.
+    ///
+    /// ```
+    /// use coop::emulator::Threads;
+    /// assert_eq!(Threads::from_ranks([5, 1, 5]).ranks(), [1, 5]);
+    /// ```
     pub fn ranks(&self) -> &[u32] {
         &self.0
     }
 
     /// Whether the set is empty.
+    ///
+    /// ```
+    /// use coop::emulator::Threads;
+    /// assert!(Threads::default().is_empty());
+    /// assert!(!Threads::from_ranks([0]).is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -209,6 +329,13 @@ impl fmt::Display for Threads {
 
 /// Threads found at the same place: the same call at the same `site`, or
 /// (with no site) returned from the kernel.
+///
+/// ```
+/// use coop::emulator::{Arrival, Threads};
+///
+/// let returned = Arrival { threads: Threads::from_ranks(16..32), call: "returned from the kernel", site: None };
+/// assert_eq!(returned.to_string(), "threads 16-31 returned from the kernel");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Arrival {
     /// Who.
@@ -230,6 +357,24 @@ impl fmt::Display for Arrival {
 }
 
 /// A rule of the model a kernel broke, as the CPU backend saw it.
+///
+/// ```
+/// use coop::emulator::Violation;
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn half_sync(block: ThreadBlock) {
+///     if block.thread_rank() < 32 {
+///         block.sync(); // the other 32 threads never get here
+///     }
+/// }
+///
+/// let err = coop_host::Cpu::new().launch(half_sync, coop_host::LaunchConfig::new(1, 64), ()).unwrap_err();
+/// let coop_host::Error::Emulation(e) = err else { panic!("{err}") };
+/// let Violation::BarrierNotReached { waiting, exited } = &*e.violation else { panic!("{e}") };
+/// assert_eq!(waiting[0].threads.ranks(), (0..32).collect::<Vec<_>>());
+/// assert_eq!(exited.ranks(), (32..64).collect::<Vec<_>>());
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Violation {
@@ -412,6 +557,29 @@ impl fmt::Display for Violation {
 }
 
 /// A launch on the CPU backend that stopped at a broken rule.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn divergent_vote(block: ThreadBlock, out: Out<u32>) {
+///     let warp = block.tiled_partition::<32>();
+///     if warp.thread_rank() % 2 == 0 {
+///         out.write(block.thread_rank() as usize, warp.ballot(true));
+///     }
+/// }
+///
+/// let mut out = vec![0u32; 64];
+/// let err = coop_host::Cpu::new()
+///     .launch(divergent_vote, coop_host::LaunchConfig::new(2, 64), (&mut out,))
+///     .unwrap_err();
+/// let coop_host::Error::Emulation(e) = err else { panic!("{err}") };
+/// assert_eq!(e.kernel, "divergent_vote");
+/// assert_eq!(e.block, Dim3::new(0, 0, 0));
+/// let msg = e.to_string();
+/// assert!(msg.starts_with("kernel `divergent_vote`, block (0, 0, 0): `ballot` at "), "{msg}");
+/// assert!(msg.contains("threads 0-31 of its tile"), "{msg}");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmulationError {
     /// The kernel.
@@ -419,7 +587,7 @@ pub struct EmulationError {
     /// The block in which the rule was broken.
     pub block: Dim3,
     /// What happened.
-    pub violation: Violation,
+    pub violation: Box<Violation>,
 }
 
 impl fmt::Display for EmulationError {

@@ -18,13 +18,40 @@ use crate::Dim3;
 ///         i += grid.num_threads();
 ///     }
 /// }
+///
+/// // 2 blocks of 4 threads cover 20 elements in 3 rounds.
+/// let input: Vec<f32> = (0..20).map(|i| i as f32).collect();
+/// let mut out = vec![0f32; 20];
+/// coop_host::Cpu::new().launch(double, coop_host::LaunchConfig::new(2, 4), (&input, &mut out))?;
+/// assert_eq!(out[19], 38.0);
+/// # Ok::<(), coop_host::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Grid {
     _private: (),
 }
 
-/// The grid of the calling thread.
+/// The grid of the calling thread: the same handle a `grid: Grid` parameter
+/// receives, for functions called from a kernel.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// fn global_id() -> usize {
+///     this_grid().thread_rank()
+/// }
+///
+/// #[kernel]
+/// pub fn ids(block: ThreadBlock, out: Out<u32>) {
+///     let _ = block;
+///     out.write(global_id(), global_id() as u32);
+/// }
+///
+/// let mut out = vec![0u32; 8];
+/// coop_host::Cpu::new().launch(ids, coop_host::LaunchConfig::new(2, 4), (&mut out,))?;
+/// assert_eq!(out, [0, 1, 2, 3, 4, 5, 6, 7]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
 #[inline(always)]
 pub fn this_grid() -> Grid {
     Grid { _private: () }
@@ -33,6 +60,21 @@ pub fn this_grid() -> Grid {
 impl Grid {
     /// The calling thread's rank among all threads of the launch: its block's
     /// rank times the block size, plus its rank in the block.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn global_ids(grid: Grid, out: Out<u32>) {
+    ///     out.write(grid.thread_rank(), grid.thread_rank() as u32);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 12];
+    /// Cpu::new().launch(global_ids, LaunchConfig::new(3, 4), (&mut out,))?;
+    /// assert_eq!(out, (0..12).collect::<Vec<u32>>());
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn thread_rank(&self) -> usize {
@@ -43,6 +85,21 @@ impl Grid {
     }
 
     /// Threads in the launch: blocks times threads per block.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn total(grid: Grid, out: Out<u32>) {
+    ///     out.write(grid.thread_rank(), grid.num_threads() as u32);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 12];
+    /// Cpu::new().launch(total, LaunchConfig::new((3, 2), 2), (&mut out,))?;
+    /// assert!(out.iter().all(|&n| n == 12));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn num_threads(&self) -> usize {
@@ -51,6 +108,21 @@ impl Grid {
     }
 
     /// The calling thread's block, linearised with `x` fastest.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn block_ranks(grid: Grid, out: Out<u32>) {
+    ///     out.write(grid.thread_rank(), grid.block_rank() as u32);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 6];
+    /// Cpu::new().launch(block_ranks, LaunchConfig::new((3, 2), 1), (&mut out,))?;
+    /// assert_eq!(out, [0, 1, 2, 3, 4, 5]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn block_rank(&self) -> usize {
@@ -60,6 +132,21 @@ impl Grid {
     }
 
     /// Blocks in the launch.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn blocks(grid: Grid, out: Out<u32>) {
+    ///     out.write(grid.thread_rank(), grid.num_blocks() as u32);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 24];
+    /// Cpu::new().launch(blocks, LaunchConfig::new((2, 3, 4), 1), (&mut out,))?;
+    /// assert!(out.iter().all(|&n| n == 24));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn num_blocks(&self) -> usize {
@@ -68,6 +155,21 @@ impl Grid {
     }
 
     /// The calling thread's block index (CUDA's `blockIdx`).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn block_ys(grid: Grid, out: Out<u32>) {
+    ///     out.write(grid.thread_rank(), grid.block_index().y);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 4];
+    /// Cpu::new().launch(block_ys, LaunchConfig::new((2, 2), 1), (&mut out,))?;
+    /// assert_eq!(out, [0, 0, 1, 1]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn block_index(&self) -> Dim3 {
@@ -75,6 +177,22 @@ impl Grid {
     }
 
     /// The grid's shape in blocks (CUDA's `gridDim`).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn grid_shape(grid: Grid, out: Out<u32>) {
+    ///     let d = grid.dim_blocks();
+    ///     out.write(grid.thread_rank(), d.x * 100 + d.y * 10 + d.z);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 12];
+    /// Cpu::new().launch(grid_shape, LaunchConfig::new((2, 3, 2), 1), (&mut out,))?;
+    /// assert!(out.iter().all(|&v| v == 232));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn dim_blocks(&self) -> Dim3 {
@@ -82,6 +200,21 @@ impl Grid {
     }
 
     /// The shape of every block (CUDA's `blockDim`).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn block_shape(grid: Grid, out: Out<u32>) {
+    ///     out.write(grid.thread_rank(), grid.dim_threads().volume() as u32);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 16];
+    /// Cpu::new().launch(block_shape, LaunchConfig::new(2, (2, 2, 2)), (&mut out,))?;
+    /// assert!(out.iter().all(|&v| v == 8));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn dim_threads(&self) -> Dim3 {

@@ -14,6 +14,23 @@ use core::marker::PhantomData;
 /// `#[kernel] pub fn dot(...)` emits, on the host, a unit struct `dot` that
 /// implements this trait; `coop_host` launches it with arguments checked
 /// against `Params` at compile time.
+///
+/// ```
+/// use coop::kernel::params::{OutSlice, Slice, Value};
+/// use coop::prelude::*;
+/// use coop::Kernel;
+///
+/// #[kernel]
+/// pub fn scale(grid: Grid, factor: f32, input: &[f32], out: Out<f32>) {
+///     let i = grid.thread_rank();
+///     if i < input.len() {
+///         out.write(i, factor * input[i]);
+///     }
+/// }
+///
+/// assert_eq!(<scale as Kernel>::NAME, "scale");
+/// let _: fn(<scale as Kernel>::Params) = |_: (Value<f32>, Slice<f32>, OutSlice<f32>)| {};
+/// ```
 pub trait Kernel: Copy {
     /// The `.entry` name in the PTX.
     const NAME: &'static str;
@@ -31,18 +48,50 @@ pub trait Kernel: Copy {
 }
 
 /// Marker types naming what the host passes for each kernel parameter.
+///
+/// ```
+/// use coop::kernel::params::{OutSlice, ParamList, ParamMarker, Slice, Value};
+///
+/// // The words a launch passes for `(&[f32], f64, Out<u8>)`.
+/// type Words = <(Slice<f32>, Value<f64>, OutSlice<u8>) as ParamList>::Words;
+/// let _: fn(Words) = |_: ((*const f32, usize), (f64, coop::kernel::NoWord), (*mut u8, usize))| {};
+/// let _: fn(<Slice<u32> as ParamMarker>::Word1) = |_: usize| {};
+/// ```
 pub mod params {
     use core::marker::PhantomData;
 
     /// A read-only device buffer of `T` (kernel side: `&[T]`).
+    ///
+    /// ```
+    /// use coop::kernel::params::Slice;
+    /// use coop::KernelParam;
+    /// let _: fn(<&[f32] as KernelParam>::Host) = |_: Slice<f32>| {};
+    /// ```
     pub struct Slice<T>(PhantomData<T>);
     /// A writable device buffer of `T` (kernel side: [`Out<T>`](crate::Out)).
+    ///
+    /// ```
+    /// use coop::kernel::params::OutSlice;
+    /// use coop::{KernelParam, Out};
+    /// let _: fn(<Out<'static, u8> as KernelParam>::Host) = |_: OutSlice<u8>| {};
+    /// ```
     pub struct OutSlice<T>(PhantomData<T>);
     /// A value of `T` copied into the launch (kernel side: `T`).
+    ///
+    /// ```
+    /// use coop::kernel::params::Value;
+    /// use coop::KernelParam;
+    /// let _: fn(<i64 as KernelParam>::Host) = |_: Value<i64>| {};
+    /// ```
     pub struct Value<T>(PhantomData<T>);
 
     /// The two PTX words a parameter marker stands for; the same types as
     /// [`KernelParam`](crate::KernelParam)'s words of the kernel-side type.
+    ///
+    /// ```
+    /// use coop::kernel::params::{OutSlice, ParamMarker};
+    /// let _: fn(<OutSlice<f64> as ParamMarker>::Word0) = |_: *mut f64| {};
+    /// ```
     pub trait ParamMarker {
         /// First word.
         type Word0: Copy;
@@ -67,6 +116,11 @@ pub mod params {
 
     /// A tuple of [`ParamMarker`]s: a kernel's parameter list, and the
     /// words a launch passes for it.
+    ///
+    /// ```
+    /// use coop::kernel::params::{ParamList, Value};
+    /// let _: fn(<(Value<u32>,) as ParamList>::Words) = |_: ((u32, coop::kernel::NoWord),)| {};
+    /// ```
     pub trait ParamList {
         /// `((Word0, Word1), ...)`, one pair per parameter.
         type Words: Copy;
@@ -97,8 +151,11 @@ pub mod params {
 }
 
 /// A PTX parameter word that takes no space: zero-sized parameters vanish
-/// from the `.entry` signature.
-#[doc(hidden)]
+/// from the `.entry` signature. The second word of a value parameter.
+///
+/// ```
+/// assert_eq!(core::mem::size_of::<coop::kernel::NoWord>(), 0);
+/// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct NoWord;
@@ -109,6 +166,18 @@ pub struct NoWord;
 /// buffers) and the primitive numbers (values). The handles `ThreadBlock`
 /// and `Grid` are parameters too, but are made on the device and take no
 /// argument.
+///
+/// ```
+/// use coop::KernelParam;
+/// use coop::kernel::params::Slice;
+///
+/// // A read-only slice travels as a pointer and a length.
+/// let data = [1u16, 2, 3];
+/// // SAFETY: the words describe `data`, which outlives the slice.
+/// let slice = unsafe { <&[u16] as KernelParam>::from_abi(data.as_ptr(), data.len()) };
+/// assert_eq!(slice, [1, 2, 3]);
+/// let _: fn(<&[u16] as KernelParam>::Host) = |_: Slice<u16>| {};
+/// ```
 ///
 /// # Safety
 ///
@@ -196,6 +265,11 @@ value_params!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
 ///         out.write(i, i as u32);
 ///     }
 /// }
+///
+/// let mut out = vec![0u32; 5];
+/// coop_host::Cpu::new().launch(iota, coop_host::LaunchConfig::new(1, 8), (&mut out,))?;
+/// assert_eq!(out, [0, 1, 2, 3, 4]);
+/// # Ok::<(), coop_host::Error>(())
 /// ```
 pub struct Out<'a, T> {
     ptr: *mut T,
@@ -205,12 +279,49 @@ pub struct Out<'a, T> {
 
 impl<T: Copy> Out<'_, T> {
     /// Elements in the buffer.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn fill(grid: Grid, out: Out<u8>) {
+    ///     let i = grid.thread_rank();
+    ///     if i < out.len() {
+    ///         out.write(i, 7);
+    ///     }
+    /// }
+    ///
+    /// let mut out = vec![0u8; 10]; // fewer elements than threads
+    /// Cpu::new().launch(fill, LaunchConfig::new(1, 32), (&mut out,))?;
+    /// assert_eq!(out, [7; 10]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether the buffer has no elements.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn count_if_any(grid: Grid, out: Out<u32>) {
+    ///     if !out.is_empty() && grid.thread_rank() == 0 {
+    ///         out.write(0, grid.num_threads() as u32);
+    ///     }
+    /// }
+    ///
+    /// let mut none: Vec<u32> = Vec::new();
+    /// Cpu::new().launch(count_if_any, LaunchConfig::new(1, 32), (&mut none,))?;
+    /// let mut one = vec![0u32];
+    /// Cpu::new().launch(count_if_any, LaunchConfig::new(1, 32), (&mut one,))?;
+    /// assert_eq!(one, [32]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -222,6 +333,26 @@ impl<T: Copy> Out<'_, T> {
     ///
     /// When `index >= len()`; on the GPU a panic stops the kernel with `trap`
     /// and the launch reports an error.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn squares(grid: Grid, out: Out<u64>) {
+    ///     let i = grid.thread_rank();
+    ///     out.write(i, (i * i) as u64);
+    /// }
+    ///
+    /// let mut out = vec![0u64; 4];
+    /// Cpu::new().launch(squares, LaunchConfig::new(1, 4), (&mut out,))?;
+    /// assert_eq!(out, [0, 1, 4, 9]);
+    ///
+    /// // One thread too many: the write past the end is reported, not performed.
+    /// let err = Cpu::new().launch(squares, LaunchConfig::new(1, 5), (&mut out,)).unwrap_err();
+    /// assert!(err.to_string().contains("thread 4 panicked: Out::write: index out of bounds"));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn write(&self, index: usize, value: T) {
@@ -235,6 +366,25 @@ impl<T: Copy> Out<'_, T> {
     /// # Safety
     ///
     /// `index < len()`.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn ones(grid: Grid, out: Out<u32>) {
+    ///     let i = grid.thread_rank();
+    ///     if i < out.len() {
+    ///         // SAFETY: checked just above.
+    ///         unsafe { out.write_unchecked(i, 1) };
+    ///     }
+    /// }
+    ///
+    /// let mut out = vec![0u32; 3];
+    /// Cpu::new().launch(ones, LaunchConfig::new(1, 8), (&mut out,))?;
+    /// assert_eq!(out, [1, 1, 1]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     pub unsafe fn write_unchecked(&self, index: usize, value: T) {
         // SAFETY: the caller keeps `index` in bounds.
@@ -243,6 +393,24 @@ impl<T: Copy> Out<'_, T> {
 
     /// The buffer's first element, for patterns `write` does not cover
     /// (atomics, vector stores).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn pairs(grid: Grid, out: Out<u32>) {
+    ///     let i = grid.thread_rank();
+    ///     let pair = out.as_mut_ptr() as *mut [u32; 2];
+    ///     // SAFETY: `out` holds 2 * threads elements; thread i owns pair i.
+    ///     unsafe { pair.add(i).write([i as u32, 10 * i as u32]) };
+    /// }
+    ///
+    /// let mut out = vec![0u32; 6];
+    /// Cpu::new().launch(pairs, LaunchConfig::new(1, 3), (&mut out,))?;
+    /// assert_eq!(out, [0, 0, 1, 10, 2, 20]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     pub fn as_mut_ptr(&self) -> *mut T {
         self.ptr

@@ -54,7 +54,46 @@ mod shuffle;
 mod thread_block;
 mod tile;
 
-pub use coop_macros::{kernel, Shuffle};
+/// Turns a function into a kernel: a PTX entry point on the GPU, and on the
+/// host a unit struct of the same name implementing [`Kernel`], which
+/// `coop_host` launches on a GPU or on the CPU backend.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn add_one(grid: Grid, input: &[i32], out: Out<i32>) {
+///     let i = grid.thread_rank();
+///     if i < input.len() {
+///         out.write(i, input[i] + 1);
+///     }
+/// }
+///
+/// let mut out = vec![0; 3];
+/// coop_host::Cpu::new().launch(add_one, coop_host::LaunchConfig::new(1, 32), (&[1, 2, 3][..], &mut out))?;
+/// assert_eq!(out, [2, 3, 4]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+///
+/// A kernel is not generic and returns nothing:
+///
+/// ```compile_fail
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn first(grid: Grid, input: &[u32]) -> u32 {
+///     input[0]
+/// }
+/// ```
+pub use coop_macros::kernel;
+/// Implements [`Shuffle`](trait@Shuffle) for a struct of `Shuffle` fields without
+/// padding, of at most 32 bytes; see the trait for an example.
+///
+/// ```compile_fail
+/// #[derive(Clone, Copy, coop::Shuffle)]
+/// struct Padded(u8, u32); // 3 padding bytes
+/// ```
+pub use coop_macros::Shuffle;
 pub use dim::Dim3;
 pub use grid::{this_grid, Grid};
 pub use kernel::{Kernel, KernelParam, Out};

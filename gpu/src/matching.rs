@@ -3,6 +3,25 @@ use crate::backend::{self, Site};
 /// A value that `match_any` and `match_all` can compare across a tile:
 /// integers and floats of 8 to 64 bits, `bool` and `char`, compared bit for
 /// bit (so `-0.0` and `0.0` differ and a NaN matches the same NaN).
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// /// Which lanes of the warp hold the same letter.
+/// #[kernel]
+/// pub fn same_letter(block: ThreadBlock, text: &[u8], out: Out<u32>) {
+///     let warp = block.tiled_partition::<32>();
+///     let r = block.thread_rank() as usize;
+///     out.write(r, warp.match_any(text[r] as char));
+/// }
+///
+/// let text = b"abracadabra, abracadabra, abraca";
+/// let mut out = vec![0u32; 32];
+/// coop_host::Cpu::new().launch(same_letter, coop_host::LaunchConfig::new(1, 32), (&text[..], &mut out))?;
+/// assert_eq!(out[0].count_ones(), 13); // 'a' appears 13 times
+/// assert_eq!(out[1], out[8]); // the two 'b's of the first word match
+/// # Ok::<(), coop_host::Error>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be compared by `match_any`/`match_all`",
     label = "not a `MatchKey`",

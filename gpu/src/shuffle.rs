@@ -6,13 +6,30 @@
 /// 128 bits), `bool` and `char`; user structs derive it:
 ///
 /// ```
-/// use coop::Shuffle;
+/// use coop::prelude::*;
 ///
-/// #[derive(Clone, Copy, Shuffle)]
-/// struct Particle {
+/// #[derive(Clone, Copy, Debug, PartialEq, Shuffle)]
+/// pub struct Particle {
 ///     position: [f32; 2],
 ///     id: u32,
 /// }
+///
+/// /// Every lane of a tile of 4 gets its rank-0 particle (3 words each).
+/// #[kernel]
+/// pub fn leaders(block: ThreadBlock, input: &[Particle], out: Out<Particle>) {
+///     let tile = block.tiled_partition::<4>();
+///     let r = block.thread_rank() as usize;
+///     out.write(r, tile.shfl(input[r], 0));
+/// }
+///
+/// let input: Vec<Particle> =
+///     (0..8).map(|i| Particle { position: [i as f32, -(i as f32)], id: i }).collect();
+/// let mut out = vec![input[0]; 8];
+/// coop_host::Cpu::new().launch(leaders, coop_host::LaunchConfig::new(1, 8), (&input, &mut out))?;
+/// assert_eq!(out[3], input[0]);
+/// assert_eq!(out[6], input[4]);
+/// assert_eq!(<Particle as Shuffle>::WORDS, 3);
+/// # Ok::<(), coop_host::Error>(())
 /// ```
 ///
 /// The derive checks, when the crate is checked, that every field is

@@ -22,13 +22,42 @@ use crate::Dim3;
 ///     let base = block.group_index().x as usize * n;
 ///     out.write(base + n - 1 - r, input[base + r]);
 /// }
+///
+/// let input: Vec<u32> = (0..8).collect();
+/// let mut out = vec![0u32; 8];
+/// coop_host::Cpu::new().launch(
+///     reverse_in_block,
+///     coop_host::LaunchConfig::new(2, 4),
+///     (&input, &mut out),
+/// )?;
+/// assert_eq!(out, [3, 2, 1, 0, 7, 6, 5, 4]);
+/// # Ok::<(), coop_host::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct ThreadBlock {
     _private: (),
 }
 
-/// The block of the calling thread.
+/// The block of the calling thread: the same handle a `block: ThreadBlock`
+/// parameter receives, for functions called from a kernel.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// fn my_rank() -> u32 {
+///     this_thread_block().thread_rank()
+/// }
+///
+/// #[kernel]
+/// pub fn ranks(grid: Grid, out: Out<u32>) {
+///     out.write(grid.thread_rank(), my_rank());
+/// }
+///
+/// let mut out = vec![0u32; 6];
+/// coop_host::Cpu::new().launch(ranks, coop_host::LaunchConfig::new(2, 3), (&mut out,))?;
+/// assert_eq!(out, [0, 1, 2, 0, 1, 2]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
 #[inline(always)]
 pub fn this_thread_block() -> ThreadBlock {
     ThreadBlock { _private: () }
@@ -42,6 +71,29 @@ impl ThreadBlock {
     /// Every thread of the block must reach the *same* call: a barrier inside
     /// a branch that only some threads take hangs the block or corrupts it.
     /// See the guide's chapter on barriers.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// Each thread writes its rank, then reads its neighbour's after the barrier.
+    /// #[kernel]
+    /// pub fn rotate(block: ThreadBlock, stage: Out<u32>, out: Out<u32>) {
+    ///     let r = block.thread_rank() as usize;
+    ///     let n = block.num_threads() as usize;
+    ///     stage.write(r, r as u32);
+    ///     block.sync();
+    ///     // SAFETY: every thread wrote its slot before the barrier.
+    ///     let next = unsafe { *stage.as_mut_ptr().add((r + 1) % n) };
+    ///     out.write(r, next);
+    /// }
+    ///
+    /// let (mut stage, mut out) = (vec![0u32; 64], vec![0u32; 64]);
+    /// Cpu::new().launch(rotate, LaunchConfig::new(1, 64), (&mut stage, &mut out))?;
+    /// assert_eq!(out[0], 1);
+    /// assert_eq!(out[63], 0);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn sync(&self) {
@@ -50,6 +102,22 @@ impl ThreadBlock {
 
     /// The calling thread's rank in the block, `0..num_threads()`, with `x`
     /// varying fastest.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn ranks(block: ThreadBlock, out: Out<u32>) {
+    ///     out.write(block.thread_rank() as usize, block.thread_rank());
+    /// }
+    ///
+    /// let mut out = vec![0u32; 24];
+    /// // A 4 x 3 x 2 block: ranks run x fastest, then y, then z.
+    /// Cpu::new().launch(ranks, LaunchConfig::new(1, (4, 3, 2)), (&mut out,))?;
+    /// assert_eq!(out, (0..24).collect::<Vec<u32>>());
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn thread_rank(&self) -> u32 {
@@ -59,6 +127,21 @@ impl ThreadBlock {
     }
 
     /// Threads in the block: the product of the block's three dimensions.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn sizes(block: ThreadBlock, out: Out<u32>) {
+    ///     out.write(block.thread_rank() as usize, block.num_threads());
+    /// }
+    ///
+    /// let mut out = vec![0u32; 96];
+    /// Cpu::new().launch(sizes, LaunchConfig::new(1, (4, 8, 3)), (&mut out,))?;
+    /// assert!(out.iter().all(|&n| n == 96));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn num_threads(&self) -> u32 {
@@ -67,6 +150,24 @@ impl ThreadBlock {
     }
 
     /// The block's index in the grid (CUDA's `blockIdx`).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn block_ids(block: ThreadBlock, out: Out<u32>) {
+    ///     let b = block.group_index();
+    ///     if block.thread_rank() == 0 {
+    ///         out.write((b.x + 3 * b.y) as usize, 10 * b.y + b.x);
+    ///     }
+    /// }
+    ///
+    /// let mut out = vec![0u32; 6];
+    /// Cpu::new().launch(block_ids, LaunchConfig::new((3, 2), 32), (&mut out,))?;
+    /// assert_eq!(out, [0, 1, 2, 10, 11, 12]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn group_index(&self) -> Dim3 {
@@ -74,6 +175,22 @@ impl ThreadBlock {
     }
 
     /// The calling thread's index in the block (CUDA's `threadIdx`).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn coordinates(block: ThreadBlock, out: Out<u32>) {
+    ///     let t = block.thread_index();
+    ///     out.write(block.thread_rank() as usize, 100 * t.z + 10 * t.y + t.x);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 8];
+    /// Cpu::new().launch(coordinates, LaunchConfig::new(1, (2, 2, 2)), (&mut out,))?;
+    /// assert_eq!(out, [0, 1, 10, 11, 100, 101, 110, 111]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn thread_index(&self) -> Dim3 {
@@ -81,6 +198,26 @@ impl ThreadBlock {
     }
 
     /// The block's shape (CUDA's `blockDim`).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn shape(block: ThreadBlock, out: Out<u32>) {
+    ///     let d = block.dim_threads();
+    ///     if block.thread_rank() == 0 {
+    ///         out.write(0, d.x);
+    ///         out.write(1, d.y);
+    ///         out.write(2, d.z);
+    ///     }
+    /// }
+    ///
+    /// let mut out = vec![0u32; 3];
+    /// Cpu::new().launch(shape, LaunchConfig::new(1, (16, 4, 2)), (&mut out,))?;
+    /// assert_eq!(out, [16, 4, 2]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn dim_threads(&self) -> Dim3 {
@@ -99,6 +236,23 @@ impl ThreadBlock {
     ///     let _ = block.tiled_partition::<24>(); // not a power of two
     /// }
     /// ```
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn quads(block: ThreadBlock, out: Out<u32>) {
+    ///     let quad = block.tiled_partition::<4>();
+    ///     let r = block.thread_rank() as usize;
+    ///     out.write(r, 10 * quad.meta_group_rank() + quad.thread_rank());
+    /// }
+    ///
+    /// let mut out = vec![0u32; 8];
+    /// Cpu::new().launch(quads, LaunchConfig::new(1, 8), (&mut out,))?;
+    /// assert_eq!(out, [0, 1, 2, 3, 10, 11, 12, 13]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn tiled_partition<const N: u32>(&self) -> TiledPartition<N>
@@ -114,6 +268,14 @@ impl ThreadBlock {
 /// `ThreadBlock` has methods named like the tile collectives only so that
 /// calling one explains the rule instead of reporting a missing method. No
 /// type implements this trait.
+///
+/// ```compile_fail,E0277
+/// use coop::prelude::*;
+///
+/// fn vote(block: ThreadBlock) -> u32 {
+///     block.ballot(true) // error: a warp collective called on a `ThreadBlock`
+/// }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "a warp collective (shuffle, vote or match) called on a `ThreadBlock`: these exchange values between the lanes of one warp, and a block may span up to 32 warps",
     label = "warp-level collective called on a whole thread block",

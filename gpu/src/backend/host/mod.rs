@@ -41,7 +41,7 @@ pub(crate) fn lane_id(site: Site) -> u32 {
 }
 
 pub(crate) fn tile_created(size: u32, parent_size: u32, site: Site) {
-    if parent_size % size != 0 {
+    if !parent_size.is_multiple_of(size) {
         lane::abort(Request::PartialTile {
             size,
             parent_size,
