@@ -89,5 +89,8 @@ fn kernels_refuse_to_run_outside_a_launch() {
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .expect("a message");
     assert!(msg.contains("outside a kernel launch"), "{msg}");
-    assert!(msg.contains("coop_host::Cpu"), "names the CPU backend: {msg}");
+    assert!(
+        msg.contains("coop_host::Cpu"),
+        "names the CPU backend: {msg}"
+    );
 }
