@@ -97,13 +97,13 @@ pub fn fnv1a(words: &[u32]) -> u64 {
 }
 
 /// Host memory for `words` as a slice of `T`, 8-byte aligned.
-struct Aligned {
+pub(crate) struct Aligned {
     storage: Vec<u64>,
     words: usize,
 }
 
 impl Aligned {
-    fn new(words: &[u32]) -> Self {
+    pub(crate) fn new(words: &[u32]) -> Self {
         let mut storage = vec![0u64; words.len().div_ceil(2)];
         // SAFETY: the storage holds at least `words.len()` u32s.
         unsafe {
@@ -119,20 +119,20 @@ impl Aligned {
         }
     }
 
-    fn slice<T>(&self) -> &[T] {
+    pub(crate) fn slice<T>(&self) -> &[T] {
         let len = self.words * 4 / std::mem::size_of::<T>();
         // SAFETY: 8-byte aligned, `len` elements fit, and the suite's
         // element types are plain data.
         unsafe { std::slice::from_raw_parts(self.storage.as_ptr() as *const T, len) }
     }
 
-    fn slice_mut<T>(&mut self) -> &mut [T] {
+    pub(crate) fn slice_mut<T>(&mut self) -> &mut [T] {
         let len = self.words * 4 / std::mem::size_of::<T>();
         // SAFETY: as above, borrowed mutably.
         unsafe { std::slice::from_raw_parts_mut(self.storage.as_mut_ptr() as *mut T, len) }
     }
 
-    fn into_words(self) -> Vec<u32> {
+    pub(crate) fn into_words(self) -> Vec<u32> {
         // SAFETY: the storage holds `words` initialised u32s.
         unsafe { std::slice::from_raw_parts(self.storage.as_ptr() as *const u32, self.words) }
             .to_vec()

@@ -168,3 +168,90 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
     std::fs::remove_dir_all(&dir).ok();
     println!("ptxas: {checked} kernels assembled without spills");
 }
+
+/// The collective instructions of an entry, in order.
+fn collective_opcodes(ptx: &str, entry: &str) -> Vec<String> {
+    entry_instructions(ptx, entry)
+        .into_iter()
+        .filter(|i| {
+            ["shfl.sync", "vote.sync", "match.", "redux.sync", "bar."]
+                .iter()
+                .any(|p| i.opcode.starts_with(p))
+        })
+        .map(|i| i.opcode)
+        .collect()
+}
+
+#[test]
+fn reductions_lower_to_redux_or_a_butterfly_of_log2_n_shuffles() {
+    use coop_tests::TEST_KERNELS_PTX;
+    for sm in [80, 90] {
+        let ptx = TEST_KERNELS_PTX.get(sm).unwrap();
+        let ops = |entry: &str| collective_opcodes(ptx, entry);
+        let bfly = |n: usize| vec!["shfl.sync.bfly.b32".to_string(); n];
+        // 32-bit integer sum/min/max/xor on 16- and 32-thread tiles: one redux.sync.
+        assert_eq!(
+            ops("lower_reduce_u32_sum_32"),
+            ["redux.sync.add.s32"],
+            "sm_{sm}"
+        );
+        assert_eq!(
+            ops("lower_reduce_i32_min_16"),
+            ["redux.sync.min.s32"],
+            "sm_{sm}"
+        );
+        assert_eq!(
+            ops("lower_reduce_u32_max_32"),
+            ["redux.sync.max.u32"],
+            "sm_{sm}"
+        );
+        assert_eq!(
+            ops("lower_reduce_u32_xor_16"),
+            ["redux.sync.xor.b32"],
+            "sm_{sm}"
+        );
+        // Otherwise log2(N) butterfly steps, one shuffle per 32-bit word.
+        assert_eq!(ops("lower_reduce_u32_sum_8"), bfly(3), "sm_{sm}");
+        assert_eq!(ops("lower_reduce_f32_sum_32"), bfly(5), "sm_{sm}");
+        assert_eq!(ops("lower_reduce_f64_max_16"), bfly(8), "sm_{sm}");
+        assert_eq!(ops("lower_reduce_i64_sum_32"), bfly(10), "sm_{sm}");
+        assert_eq!(
+            ops("lower_scan_f32_sum_32"),
+            vec!["shfl.sync.up.b32".to_string(); 5],
+            "sm_{sm}"
+        );
+        // A block: a warp reduction, one barrier, a warp reduction, a barrier
+        // (which keeps the next block collective from overwriting the scratch).
+        let block = ops("lower_block_reduce_f32");
+        assert_eq!(
+            block.iter().filter(|o| o.starts_with("bar.sync")).count(),
+            2,
+            "sm_{sm}: {block:?}"
+        );
+        assert_eq!(
+            block
+                .iter()
+                .filter(|o| o.starts_with("shfl.sync.bfly"))
+                .count(),
+            10,
+            "sm_{sm}: {block:?}"
+        );
+    }
+}
+
+#[test]
+fn a_generic_warp_reduction_costs_what_the_hand_written_loop_costs() {
+    use coop_tests::TEST_KERNELS_PTX;
+    for sm in [80, 90] {
+        let ptx = TEST_KERNELS_PTX.get(sm).unwrap();
+        let generic = entry_instructions(ptx, "warp_sum_generic");
+        let by_hand = entry_instructions(ptx, "warp_sum_by_hand");
+        assert_eq!(generic.len(), by_hand.len(), "sm_{sm}: instruction counts");
+        let opcodes = |v: &[Instruction]| v.iter().map(|i| i.opcode.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            opcodes(&generic),
+            opcodes(&by_hand),
+            "sm_{sm}: the same instructions"
+        );
+    }
+}

@@ -3,6 +3,8 @@
 
 #[path = "differential.rs"]
 pub mod differential;
+#[path = "reductions.rs"]
+pub mod reductions;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -37,7 +37,7 @@
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(abi_ptx, stdarch_nvptx, link_llvm_intrinsics),
+    feature(abi_ptx, stdarch_nvptx, link_llvm_intrinsics, asm_experimental_arch),
     allow(internal_features)
 )]
 #![warn(missing_docs)]
@@ -49,7 +49,9 @@ pub mod emulator;
 mod grid;
 pub mod kernel;
 mod matching;
+pub mod op;
 pub mod prelude;
+mod reduce;
 mod shuffle;
 mod thread_block;
 mod tile;
@@ -98,6 +100,7 @@ pub use dim::Dim3;
 pub use grid::{this_grid, Grid};
 pub use kernel::{Kernel, KernelParam, Out};
 pub use matching::MatchKey;
+pub use reduce::{exclusive_scan, inclusive_scan, reduce, Group};
 pub use shuffle::Shuffle;
 #[doc(hidden)]
 pub use thread_block::warp_only;
@@ -116,6 +119,7 @@ pub mod guide {
 /// Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::backend::Redux;
     pub use crate::shuffle::words_of;
     pub use core;
 }

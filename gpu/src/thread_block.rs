@@ -97,7 +97,12 @@ impl ThreadBlock {
     #[inline(always)]
     #[track_caller]
     pub fn sync(&self) {
-        backend::sync_block(site!())
+        self.sync_at(site!())
+    }
+
+    #[inline(always)]
+    pub(crate) fn sync_at(&self, site: crate::backend::Site) {
+        backend::sync_block(site)
     }
 
     /// The calling thread's rank in the block, `0..num_threads()`, with `x`
@@ -259,7 +264,21 @@ impl ThreadBlock {
     where
         TileSize<N>: ValidTileSize,
     {
-        TiledPartition::from_parent(self.thread_rank(), self.num_threads(), site!())
+        self.tiled_partition_at(site!())
+    }
+
+    #[inline(always)]
+    pub(crate) fn tiled_partition_at<const N: u32>(
+        &self,
+        site: crate::backend::Site,
+    ) -> TiledPartition<N>
+    where
+        TileSize<N>: ValidTileSize,
+    {
+        let t = backend::thread_index(site);
+        let d = backend::block_dim(site);
+        let rank = t.x + d.x * (t.y + d.y * t.z);
+        TiledPartition::from_parent(rank, d.x * d.y * d.z, site)
     }
 }
 

@@ -181,6 +181,12 @@ where
         }
     }
 
+    /// The tile's lanes as a warp lane mask.
+    #[inline(always)]
+    pub(crate) fn lane_mask(&self) -> u32 {
+        self.mask
+    }
+
     /// Waits until every thread of the tile has arrived (`bar.warp.sync`),
     /// ordering their memory accesses.
     ///
@@ -233,7 +239,12 @@ where
     #[inline(always)]
     #[track_caller]
     pub fn thread_rank(&self) -> u32 {
-        backend::lane_id(site!()) & (N - 1)
+        self.thread_rank_at(site!())
+    }
+
+    #[inline(always)]
+    pub(crate) fn thread_rank_at(&self, site: Site) -> u32 {
+        backend::lane_id(site) & (N - 1)
     }
 
     /// Threads in the tile: `N`.
@@ -364,7 +375,12 @@ where
     #[inline(always)]
     #[track_caller]
     pub fn shfl<T: Shuffle>(&self, value: T, src_rank: u32) -> T {
-        let (mask, src, site) = (self.mask, src_rank, site!());
+        self.shfl_at(value, src_rank, site!())
+    }
+
+    #[inline(always)]
+    pub(crate) fn shfl_at<T: Shuffle>(&self, value: T, src: u32, site: Site) -> T {
+        let mask = self.mask;
         value.map_words(|w| backend::shfl_idx(mask, w, src, Self::CLAMP_HIGH, site))
     }
 
@@ -401,7 +417,12 @@ where
     #[inline(always)]
     #[track_caller]
     pub fn shfl_up<T: Shuffle>(&self, value: T, delta: u32) -> T {
-        let (mask, site) = (self.mask, site!());
+        self.shfl_up_at(value, delta, site!())
+    }
+
+    #[inline(always)]
+    pub(crate) fn shfl_up_at<T: Shuffle>(&self, value: T, delta: u32, site: Site) -> T {
+        let mask = self.mask;
         value.map_words(|w| backend::shfl_up(mask, w, delta, Self::CLAMP_LOW, site))
     }
 
@@ -469,7 +490,12 @@ where
     #[inline(always)]
     #[track_caller]
     pub fn shfl_xor<T: Shuffle>(&self, value: T, lane_mask: u32) -> T {
-        let (mask, site) = (self.mask, site!());
+        self.shfl_xor_at(value, lane_mask, site!())
+    }
+
+    #[inline(always)]
+    pub(crate) fn shfl_xor_at<T: Shuffle>(&self, value: T, lane_mask: u32, site: Site) -> T {
+        let mask = self.mask;
         if N == 32 {
             return value
                 .map_words(|w| backend::shfl_bfly(mask, w, lane_mask, Self::CLAMP_HIGH, site));

@@ -27,6 +27,42 @@ macro_rules! site {
 }
 pub(crate) use site;
 
+/// Bytes of block-shared scratch that block-level collectives use: 32
+/// slots of up to 32 bytes (one per warp), then one 32-byte result slot.
+pub(crate) const BLOCK_SCRATCH_BYTES: usize = 32 * 32 + 32;
+
+/// The reductions `redux.sync` performs on 32-bit integers (sm_80 and
+/// later).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[doc(hidden)]
+pub enum Redux {
+    Add,
+    MinSigned,
+    MaxSigned,
+    MinUnsigned,
+    MaxUnsigned,
+    And,
+    Or,
+    Xor,
+}
+
+impl Redux {
+    /// What the instruction computes, for the CPU backend.
+    #[cfg_attr(target_arch = "nvptx64", allow(dead_code))]
+    pub(crate) fn apply(self, a: u32, b: u32) -> u32 {
+        match self {
+            Redux::Add => a.wrapping_add(b),
+            Redux::MinSigned => (a as i32).min(b as i32) as u32,
+            Redux::MaxSigned => (a as i32).max(b as i32) as u32,
+            Redux::MinUnsigned => a.min(b),
+            Redux::MaxUnsigned => a.max(b),
+            Redux::And => a & b,
+            Redux::Or => a | b,
+            Redux::Xor => a ^ b,
+        }
+    }
+}
+
 #[cfg(target_arch = "nvptx64")]
 mod nvptx;
 #[cfg(target_arch = "nvptx64")]

@@ -1,9 +1,13 @@
 //! PTX lowering. Each function is `#[inline(always)]` so that a handle method
 //! costs exactly the instruction it names.
 
-use super::Site;
+use super::{Redux, Site};
 use crate::Dim3;
 use core::arch::nvptx as arch;
+
+// Block-shared scratch of the block-level collectives. PTX allocates it only
+// in kernels that use it.
+core::arch::global_asm!(".shared .align 16 .b8 coop_block_scratch[1056];");
 
 #[allow(improper_ctypes)]
 extern "C" {
@@ -33,6 +37,22 @@ extern "C" {
     fn match_all_sync_i32(mask: u32, value: u32) -> MatchAll;
     #[link_name = "llvm.nvvm.match.all.sync.i64p"]
     fn match_all_sync_i64(mask: u32, value: u64) -> MatchAll;
+    #[link_name = "llvm.nvvm.redux.sync.add"]
+    fn redux_sync_add(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.min"]
+    fn redux_sync_min(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.max"]
+    fn redux_sync_max(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.umin"]
+    fn redux_sync_umin(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.umax"]
+    fn redux_sync_umax(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.and"]
+    fn redux_sync_and(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.or"]
+    fn redux_sync_or(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.xor"]
+    fn redux_sync_xor(value: u32, mask: u32) -> u32;
 }
 
 /// LLVM's `{i32, i1}` result of `match.all.sync`.
@@ -176,6 +196,40 @@ pub(crate) fn match_all_64(mask: u32, value: u64, _site: Site) -> (u32, bool) {
     // SAFETY: as for `sync_warp`.
     let r = unsafe { match_all_sync_i64(mask, value) };
     (r.mask, r.all_equal)
+}
+
+/// `redux.sync` over the lanes of `mask` (sm_80 and later).
+#[inline(always)]
+pub(crate) fn redux(op: Redux, mask: u32, value: u32, _site: Site) -> u32 {
+    // SAFETY: the mask always holds the calling lane (built by the tile).
+    unsafe {
+        match op {
+            Redux::Add => redux_sync_add(value, mask),
+            Redux::MinSigned => redux_sync_min(value, mask),
+            Redux::MaxSigned => redux_sync_max(value, mask),
+            Redux::MinUnsigned => redux_sync_umin(value, mask),
+            Redux::MaxUnsigned => redux_sync_umax(value, mask),
+            Redux::And => redux_sync_and(value, mask),
+            Redux::Or => redux_sync_or(value, mask),
+            Redux::Xor => redux_sync_xor(value, mask),
+        }
+    }
+}
+
+/// The generic address of the block's scratch ([`super::BLOCK_SCRATCH_BYTES`]
+/// bytes, 16-byte aligned, shared by the block).
+#[inline(always)]
+pub(crate) fn block_scratch(_site: Site) -> *mut u8 {
+    let address: u64;
+    // SAFETY: converts the address of a `.shared` array to a generic one.
+    unsafe {
+        core::arch::asm!(
+            "cvta.shared.u64 {0}, coop_block_scratch;",
+            out(reg64) address,
+            options(pure, nomem, nostack)
+        );
+    }
+    address as *mut u8
 }
 
 /// Creating a tile needs no instruction on the GPU.

@@ -220,3 +220,151 @@ macro_rules! rank_kernels {
 rank_kernels! {
     ranks_1: 1; ranks_2: 2; ranks_4: 4; ranks_8: 8; ranks_16: 16; ranks_32: 32;
 }
+
+// ---------------------------------------------------------------------
+// Reductions and scans: lowering checks (PTX) and property tests.
+
+/// A 2x2 integer matrix: its product is associative but not commutative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Shuffle)]
+#[repr(C)]
+pub struct Mat2(pub [i32; 4]);
+
+/// The matrix product, with wrapping arithmetic (exact and associative).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MatMul;
+
+impl coop::op::Operator<Mat2> for MatMul {
+    const COMMUTATIVE: bool = false;
+    #[inline(always)]
+    fn combine(&self, a: Mat2, b: Mat2) -> Mat2 {
+        let (a, b) = (a.0, b.0);
+        Mat2([
+            a[0].wrapping_mul(b[0])
+                .wrapping_add(a[1].wrapping_mul(b[2])),
+            a[0].wrapping_mul(b[1])
+                .wrapping_add(a[1].wrapping_mul(b[3])),
+            a[2].wrapping_mul(b[0])
+                .wrapping_add(a[3].wrapping_mul(b[2])),
+            a[2].wrapping_mul(b[1])
+                .wrapping_add(a[3].wrapping_mul(b[3])),
+        ])
+    }
+    #[inline(always)]
+    fn identity(&self) -> Mat2 {
+        Mat2([1, 0, 0, 1])
+    }
+}
+
+/// Which collective `collectives_*` runs: `GROUPS[mode / 3]` and
+/// `["reduce", "inclusive_scan", "exclusive_scan"][mode % 3]`.
+pub const GROUPS: [u32; 7] = [1, 2, 4, 8, 16, 32, 0]; // 0: the block
+
+#[inline(always)]
+fn collective<T: Shuffle, O: coop::op::Operator<T>>(
+    block: ThreadBlock,
+    v: T,
+    op: O,
+    mode: u32,
+) -> T {
+    macro_rules! on {
+        ($g:expr) => {
+            match mode % 3 {
+                0 => reduce($g, v, op),
+                1 => inclusive_scan($g, v, op),
+                _ => exclusive_scan($g, v, op),
+            }
+        };
+    }
+    match mode / 3 {
+        0 => on!(&block.tiled_partition::<1>()),
+        1 => on!(&block.tiled_partition::<2>()),
+        2 => on!(&block.tiled_partition::<4>()),
+        3 => on!(&block.tiled_partition::<8>()),
+        4 => on!(&block.tiled_partition::<16>()),
+        5 => on!(&block.tiled_partition::<32>()),
+        _ => on!(&block),
+    }
+}
+
+macro_rules! collective_kernels {
+    ($($name:ident: $t:ty, $op:expr;)*) => {$(
+        /// Runs collective `mode` (see [`GROUPS`]) on `input` with one operator.
+        #[kernel]
+        pub fn $name(block: ThreadBlock, input: &[$t], mode: u32, out: Out<$t>) {
+            let g = this_grid().thread_rank();
+            out.write(g, collective(block, input[g], $op, mode));
+        }
+    )*};
+}
+
+collective_kernels! {
+    collectives_u32_sum: u32, coop::op::Sum; collectives_u32_min: u32, coop::op::Min;
+    collectives_u32_max: u32, coop::op::Max; collectives_u32_and: u32, coop::op::BitAnd;
+    collectives_u32_or: u32, coop::op::BitOr; collectives_u32_xor: u32, coop::op::BitXor;
+    collectives_u32_product: u32, coop::op::Product;
+    collectives_i32_sum: i32, coop::op::Sum; collectives_i32_min: i32, coop::op::Min;
+    collectives_i32_max: i32, coop::op::Max; collectives_i32_xor: i32, coop::op::BitXor;
+    collectives_i64_sum: i64, coop::op::Sum; collectives_i64_min: i64, coop::op::Min;
+    collectives_i64_max: i64, coop::op::Max; collectives_i64_and: i64, coop::op::BitAnd;
+    collectives_u64_product: u64, coop::op::Product; collectives_u64_or: u64, coop::op::BitOr;
+    collectives_u8_sum: u8, coop::op::Sum; collectives_i8_max: i8, coop::op::Max;
+    collectives_u16_min: u16, coop::op::Min; collectives_i16_sum: i16, coop::op::Sum;
+    collectives_u128_sum: u128, coop::op::Sum; collectives_i128_max: i128, coop::op::Max;
+    collectives_usize_sum: usize, coop::op::Sum; collectives_isize_min: isize, coop::op::Min;
+    collectives_f32_sum: f32, coop::op::Sum; collectives_f32_min: f32, coop::op::Min;
+    collectives_f32_max: f32, coop::op::Max; collectives_f32_product: f32, coop::op::Product;
+    collectives_f64_sum: f64, coop::op::Sum; collectives_f64_min: f64, coop::op::Min;
+    collectives_f64_max: f64, coop::op::Max;
+    collectives_mat2_product: Mat2, MatMul;
+}
+
+/// One warp sum of `f32` through the generic API...
+#[kernel]
+pub fn warp_sum_generic(block: ThreadBlock, input: &[f32], out: Out<f32>) {
+    let warp = block.tiled_partition::<32>();
+    let g = this_grid().thread_rank();
+    out.write(g, reduce(&warp, input[g], coop::op::Sum));
+}
+
+/// ... and by hand, with the bare shuffle loop: same PTX.
+#[kernel]
+pub fn warp_sum_by_hand(block: ThreadBlock, input: &[f32], out: Out<f32>) {
+    let warp = block.tiled_partition::<32>();
+    let g = this_grid().thread_rank();
+    let mut v = input[g];
+    for m in [16, 8, 4, 2, 1] {
+        v += warp.shfl_xor(v, m);
+    }
+    out.write(g, v);
+}
+
+macro_rules! lowering_kernels {
+    ($($name:ident: $t:ty, $n:literal, $op:expr, $f:ident;)*) => {$(
+        /// One collective, for the PTX tests to count its instructions.
+        #[kernel]
+        pub fn $name(block: ThreadBlock, input: &[$t], out: Out<$t>) {
+            let tile = block.tiled_partition::<$n>();
+            let g = this_grid().thread_rank();
+            out.write(g, $f(&tile, input[g], $op));
+        }
+    )*};
+}
+
+lowering_kernels! {
+    lower_reduce_u32_sum_32: u32, 32, coop::op::Sum, reduce;
+    lower_reduce_i32_min_16: i32, 16, coop::op::Min, reduce;
+    lower_reduce_u32_max_32: u32, 32, coop::op::Max, reduce;
+    lower_reduce_u32_xor_16: u32, 16, coop::op::BitXor, reduce;
+    lower_reduce_u32_sum_8: u32, 8, coop::op::Sum, reduce;
+    lower_reduce_f32_sum_32: f32, 32, coop::op::Sum, reduce;
+    lower_reduce_f64_max_16: f64, 16, coop::op::Max, reduce;
+    lower_reduce_i64_sum_32: i64, 32, coop::op::Sum, reduce;
+    lower_scan_f32_sum_32: f32, 32, coop::op::Sum, inclusive_scan;
+}
+
+/// A block reduction, for the PTX tests to count its barriers.
+#[kernel]
+pub fn lower_block_reduce_f32(block: ThreadBlock, input: &[f32], out: Out<f32>) {
+    let g = this_grid().thread_rank();
+    out.write(g, reduce(&block, input[g], coop::op::Sum));
+}

@@ -1,6 +1,6 @@
 //! The emulated thread being run, and what it asks of its scheduler.
 
-use super::Site;
+use super::{Redux, Site};
 use crate::Dim3;
 use core::cell::Cell;
 use corosensei::Yielder;
@@ -58,6 +58,11 @@ pub(crate) enum Op {
         value: u64,
         wide: bool,
     },
+    Redux {
+        op: Redux,
+        mask: u32,
+        value: u32,
+    },
 }
 
 impl Op {
@@ -69,7 +74,8 @@ impl Op {
             Op::WarpSync { mask }
             | Op::Shfl { mask, .. }
             | Op::Vote { mask, .. }
-            | Op::Match { mask, .. } => Some(mask),
+            | Op::Match { mask, .. }
+            | Op::Redux { mask, .. } => Some(mask),
         }
     }
 
@@ -91,6 +97,7 @@ impl Op {
             },
             Op::Match { all: false, .. } => "match_any",
             Op::Match { all: true, .. } => "match_all",
+            Op::Redux { .. } => "reduce",
         }
     }
 
@@ -136,6 +143,14 @@ impl Op {
                     ..
                 },
             ) => x1 == x2 && a == b && w1 == w2,
+            (
+                Op::Redux {
+                    op: o1, mask: a, ..
+                },
+                Op::Redux {
+                    op: o2, mask: b, ..
+                },
+            ) => o1 == o2 && a == b,
             _ => false,
         }
     }
@@ -161,6 +176,8 @@ pub(crate) type LaneYielder = Yielder<u64, Request>;
 /// The context of one emulated thread.
 pub(crate) struct LaneCtx {
     pub info: LaneInfo,
+    /// The block's scratch, shared by all its threads.
+    pub scratch: *mut u8,
     pub yielder: Cell<*const LaneYielder>,
     pub steps: Cell<u64>,
     pub budget: u64,
@@ -221,6 +238,11 @@ fn suspend(request: Request) -> u64 {
     // lives as long as the coroutine, which is running now.
     let yielder = unsafe { &*ctx.yielder.get() };
     yielder.suspend(request)
+}
+
+/// The current block's scratch.
+pub(crate) fn block_scratch() -> *mut u8 {
+    current().scratch
 }
 
 /// Suspends the current lane at a collective; returns its result.

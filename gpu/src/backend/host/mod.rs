@@ -11,9 +11,19 @@ pub(crate) mod lane;
 pub(crate) mod scheduler;
 pub(crate) mod semantics;
 
-use super::Site;
+use super::{Redux, Site};
 use crate::Dim3;
 use lane::{Op, Request, ShflMode, VoteKind};
+
+pub(crate) fn redux(op: Redux, mask: u32, value: u32, site: Site) -> u32 {
+    lane::collective(Op::Redux { op, mask, value }, site) as u32
+}
+
+/// This block's scratch, shared by its emulated threads.
+pub(crate) fn block_scratch(site: Site) -> *mut u8 {
+    lane::step(site, |_| ());
+    lane::block_scratch()
+}
 
 #[track_caller]
 pub(crate) fn thread_index(site: Site) -> Dim3 {

@@ -71,6 +71,8 @@ struct Lane {
 
 struct Block<'a> {
     lanes: Vec<Lane>,
+    /// Keeps the block's scratch alive (the lanes hold pointers into it).
+    _scratch: Box<[u128]>,
     stacks: &'a mut Stacks,
     body: &'a dyn Fn(),
 }
@@ -102,6 +104,11 @@ pub(crate) fn run_block(
 ) -> Result<(), Violation> {
     let d = geometry.block_dim;
     let threads = d.volume() as u32;
+    // Uninitialised on the GPU; zeroed here, which is one of its possible
+    // contents.
+    let mut scratch =
+        vec![0u128; crate::backend::BLOCK_SCRATCH_BYTES.div_ceil(16)].into_boxed_slice();
+    let scratch_ptr = scratch.as_mut_ptr() as *mut u8;
     let lanes = (0..threads)
         .map(|rank| {
             let thread = Dim3::new(rank % d.x, (rank / d.x) % d.y, rank / (d.x * d.y));
@@ -114,6 +121,7 @@ pub(crate) fn run_block(
                         grid_dim: geometry.grid_dim,
                         rank,
                     },
+                    scratch: scratch_ptr,
                     yielder: Cell::new(core::ptr::null()),
                     steps: Cell::new(0),
                     budget,
@@ -125,6 +133,7 @@ pub(crate) fn run_block(
         .collect();
     let mut block = Block {
         lanes,
+        _scratch: scratch,
         stacks,
         body,
     };
@@ -333,6 +342,18 @@ impl Block<'_> {
                     VoteKind::All => (ballot == mask) as u64,
                 };
                 vec![r; members.len()]
+            }
+            Op::Redux { op, mask, .. } => {
+                let value_of = |l: u32| match operand(warp_base + l as usize) {
+                    Op::Redux { value, .. } => value,
+                    _ => unreachable!(),
+                };
+                let total = (0..32u32)
+                    .filter(|l| mask & (1 << l) != 0)
+                    .map(value_of)
+                    .reduce(|a, b| op.apply(a, b))
+                    .expect("the group holds the caller");
+                vec![total as u64; members.len()]
             }
             Op::Match { all, mask, .. } => {
                 let value_of = |l: u32| match operand(warp_base + l as usize) {
