@@ -1,5 +1,5 @@
 fn main() {
-    coop_host::PtxBuilder::new("kernels")
+    coop_build::PtxBuilder::new("kernels")
         .watch("../gpu/src")
         .build_or_exit();
 }

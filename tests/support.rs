@@ -1,6 +1,8 @@
 //! Shared helpers of coop's workspace tests: the PTX under test, finding
 //! CUDA tools, reading PTX, and deterministic inputs.
 
+#[path = "device_reduce_cases.rs"]
+pub mod device_reduce_cases;
 #[path = "differential.rs"]
 pub mod differential;
 #[path = "reductions.rs"]

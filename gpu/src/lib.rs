@@ -47,6 +47,7 @@ mod dim;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emulator;
 mod grid;
+pub mod grid_reduce;
 pub mod kernel;
 mod matching;
 pub mod op;

@@ -4,8 +4,9 @@
 //! Built in: [`Sum`], [`Product`], [`Min`], [`Max`] for every primitive
 //! integer and float, and [`BitAnd`], [`BitOr`], [`BitXor`] for integers.
 //! Integer sums and products wrap on overflow (as the hardware's `add` and
-//! `mul` do); float [`Min`] and [`Max`] ignore NaN (the result is NaN only
-//! when every input is), as PTX's `min.f32` and Rust's `f32::min` do.
+//! `mul` do); float [`Min`] and [`Max`] ignore NaN, as PTX's `min.f32` and
+//! Rust's `f32::min` do: their identity is NaN, so the result is NaN only
+//! when every input is NaN (or there is none).
 //! Any other operator is a type implementing [`Operator`], or a closure
 //! given to [`from_fn`].
 
@@ -77,20 +78,26 @@ pub struct Sum;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Product;
 
-/// The smaller value (floats: NaN-ignoring); identity the type's maximum
-/// (`+inf` for floats).
+/// The smaller value; identity the type's maximum for integers.
+///
+/// For floats, NaN-ignoring (IEEE `minNum`, PTX `min.f32`): NaN is the
+/// identity, so a NaN input never wins over a number, and only an input
+/// that is all NaN (or empty) gives NaN.
 ///
 /// ```
 /// use coop::op::{Min, Operator};
 /// assert_eq!(Min.combine(3i16, -7), -7);
 /// assert_eq!(Min.combine(f32::NAN, 1.0), 1.0);
-/// assert_eq!(Operator::<f64>::identity(&Min), f64::INFINITY);
+/// assert!(Operator::<f64>::identity(&Min).is_nan());
+/// assert_eq!(Operator::<u8>::identity(&Min), u8::MAX);
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Min;
 
-/// The larger value (floats: NaN-ignoring); identity the type's minimum
-/// (`-inf` for floats).
+/// The larger value; identity the type's minimum for integers.
+///
+/// For floats, NaN-ignoring (IEEE `maxNum`, PTX `max.f32`), with NaN as the
+/// identity, as for [`Min`].
 ///
 /// ```
 /// use coop::op::{Max, Operator};
@@ -234,14 +241,14 @@ macro_rules! float_ops {
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a.min(b) }
             #[inline(always)]
-            fn identity(&self) -> $t { <$t>::INFINITY }
+            fn identity(&self) -> $t { <$t>::NAN }
         }
         impl Operator<$t> for Max {
             const COMMUTATIVE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a.max(b) }
             #[inline(always)]
-            fn identity(&self) -> $t { <$t>::NEG_INFINITY }
+            fn identity(&self) -> $t { <$t>::NAN }
         }
     )*};
 }

@@ -32,8 +32,10 @@
 //! `nvptx64-nvidia-cuda`; [`include_ptx!`] embeds the result.
 #![warn(missing_docs)]
 
+// `include_ptx!` expands to `::coop_host::...` paths, in this crate too.
+extern crate self as coop_host;
+
 mod args;
-mod builder;
 mod cpu;
 mod device;
 mod error;
@@ -41,9 +43,10 @@ mod gpu;
 mod launch;
 mod module;
 mod ptx;
+pub mod reduce;
 
 pub use args::{CpuArg, CpuArgs, HostArg, KernelArgs};
-pub use builder::{BuildError, PtxBuilder};
+pub use coop_build::{BuildError, PtxBuilder};
 pub use cpu::Cpu;
 pub use device::{Buffer, Device, Program};
 pub use error::Error;

@@ -368,3 +368,17 @@ pub fn lower_block_reduce_f32(block: ThreadBlock, input: &[f32], out: Out<f32>) 
     let g = this_grid().thread_rank();
     out.write(g, reduce(&block, input[g], coop::op::Sum));
 }
+
+/// A device-wide ordered product of 2x2 matrices (a user operator and type,
+/// not commutative), for `coop_host::reduce::Reducer::reduce_with`.
+#[kernel]
+pub fn reduce_mat2_product(block: ThreadBlock, input: &[Mat2], partials: Out<Mat2>) {
+    coop::grid_reduce::reduce_blocks_scalar(block, input, MatMul, partials)
+}
+
+/// A device-wide sum of `i64` with a closure operator.
+#[kernel]
+pub fn reduce_i64_closure_sum(block: ThreadBlock, input: &[i64], partials: Out<i64>) {
+    let op = coop::op::from_fn(0i64, |a: i64, b: i64| a.wrapping_add(b)).commutative();
+    coop::grid_reduce::reduce_blocks(block, input, op, partials)
+}

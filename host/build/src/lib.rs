@@ -1,4 +1,5 @@
-//! Compiles a kernel crate to PTX from a `build.rs`.
+#![warn(missing_docs)]
+//! Compiles a coop kernel crate to PTX from a `build.rs`.
 //!
 //! The kernel crate is built by a nested `cargo rustc` for
 //! `nvptx64-nvidia-cuda`, in its own target directory, with the settings
@@ -22,7 +23,7 @@ pub const DEFAULT_TARGETS: [u32; 2] = [80, 90];
 /// In the `build.rs` of the crate that launches the kernels:
 ///
 /// ```no_run
-/// coop_host::PtxBuilder::new("kernels").build_or_exit();
+/// coop_build::PtxBuilder::new("kernels").build_or_exit();
 /// ```
 ///
 /// and in that crate:
@@ -151,7 +152,7 @@ impl PtxBuilder {
 
     /// Builds the PTX for each target into `OUT_DIR` as
     /// `<package>.sm_<N>.ptx`, writes `<package>.ptx.rs` for
-    /// [`include_ptx!`](crate::include_ptx), and returns the PTX paths.
+    /// `coop_host::include_ptx!`, and returns the PTX paths.
     ///
     /// When `DOCS_RS` is set (docs.rs has no GPU toolchain), it writes empty
     /// PTX instead of building.

@@ -1,0 +1,26 @@
+//! coop-host's own kernels: the built-in device-wide reductions. One kernel
+//! per (operator, type); each runs `coop::grid_reduce::reduce_blocks`.
+#![no_std]
+
+use coop::grid_reduce::reduce_blocks;
+use coop::op::{Max, Min, Sum};
+use coop::prelude::*;
+
+macro_rules! reductions {
+    ($($name:ident: $t:ty, $op:expr;)*) => {$(
+        /// One pass of a device-wide reduction (see `coop::grid_reduce`).
+        #[kernel]
+        pub fn $name(block: ThreadBlock, input: &[$t], partials: Out<$t>) {
+            reduce_blocks(block, input, $op, partials)
+        }
+    )*};
+}
+
+reductions! {
+    reduce_sum_f32: f32, Sum; reduce_min_f32: f32, Min; reduce_max_f32: f32, Max;
+    reduce_sum_f64: f64, Sum; reduce_min_f64: f64, Min; reduce_max_f64: f64, Max;
+    reduce_sum_i32: i32, Sum; reduce_min_i32: i32, Min; reduce_max_i32: i32, Max;
+    reduce_sum_u32: u32, Sum; reduce_min_u32: u32, Min; reduce_max_u32: u32, Max;
+    reduce_sum_i64: i64, Sum; reduce_min_i64: i64, Min; reduce_max_i64: i64, Max;
+    reduce_sum_u64: u64, Sum; reduce_min_u64: u64, Min; reduce_max_u64: u64, Max;
+}

@@ -1,0 +1,332 @@
+//! Device-wide reductions from the host: the sum, minimum or maximum of a
+//! buffer in one call, on a GPU or on the CPU backend.
+//!
+//! ```
+//! use coop_host::{reduce, Device};
+//!
+//! let device = Device::cpu(); // or Device::gpu_or_cpu()
+//! let data = device.upload(&[3.0f32, -1.5, 8.25, 0.5])?;
+//! assert_eq!(reduce::sum(&device, &data)?, 10.25);
+//! assert_eq!(reduce::min(&device, &data)?, -1.5);
+//! assert_eq!(reduce::max(&device, &data)?, 8.25);
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+//!
+//! Each is two launches of one kernel (`coop::grid_reduce::reduce_blocks`):
+//! a grid of blocks, each reducing a share of the input with 16-byte vector
+//! loads to one value, then one block over those values. Any length works,
+//! 0 included (the operator's identity), and any alignment (a view starting
+//! at any element). Integer sums wrap on overflow and are exact; a float sum
+//! `s` of `x_1..x_n` lies within `(n / t + 16) * eps * sum |x_i|` of the
+//! exact sum, `t` the number of threads of the first launch and `eps` the
+//! type's machine epsilon. Float `min`/`max` ignore NaN: the result is NaN
+//! only when every value is NaN, or there are none.
+//!
+//! [`Reducer`] keeps its scratch and loaded kernels between calls;
+//! [`Reducer::reduce_with`] runs a reduction kernel of your own (a user
+//! operator or type) with the same two-launch scheme.
+
+use crate::gpu::Gpu;
+use crate::{Buffer, Cpu, Device, Error, LaunchConfig, Module, PtxSet};
+use coop::kernel::params::{OutSlice, Slice};
+use coop::op::{Max, Min, Sum};
+use coop::Kernel;
+use cudarc::driver::{CudaSlice, CudaView, DeviceRepr, ValidAsZeroBits};
+use std::sync::Mutex;
+
+static HOST_PTX: PtxSet = crate::include_ptx!("coop-host-kernels");
+
+/// Threads per block of both launches.
+pub const THREADS: u32 = 256;
+
+/// An input to reduce: a GPU buffer or view, or host memory for the CPU
+/// backend.
+#[derive(Debug)]
+pub enum Input<'a, T> {
+    /// On a GPU.
+    Gpu(CudaView<'a, T>),
+    /// In host memory.
+    Cpu(&'a [T]),
+}
+
+impl<T> Input<'_, T> {
+    /// Elements to reduce.
+    pub fn len(&self) -> usize {
+        match self {
+            Input::Gpu(v) => v.len(),
+            Input::Cpu(s) => s.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<'a, T> From<&'a Buffer<T>> for Input<'a, T> {
+    fn from(b: &'a Buffer<T>) -> Self {
+        match b {
+            Buffer::Gpu(s) => Input::Gpu(s.as_view()),
+            Buffer::Cpu(v) => Input::Cpu(v),
+        }
+    }
+}
+
+impl<'a, T> From<&'a CudaSlice<T>> for Input<'a, T> {
+    fn from(s: &'a CudaSlice<T>) -> Self {
+        Input::Gpu(s.as_view())
+    }
+}
+
+impl<'a, T> From<CudaView<'a, T>> for Input<'a, T> {
+    fn from(v: CudaView<'a, T>) -> Self {
+        Input::Gpu(v)
+    }
+}
+
+impl<'a, T> From<&'a [T]> for Input<'a, T> {
+    fn from(s: &'a [T]) -> Self {
+        Input::Cpu(s)
+    }
+}
+
+impl<'a, T> From<&'a Vec<T>> for Input<'a, T> {
+    fn from(v: &'a Vec<T>) -> Self {
+        Input::Cpu(v)
+    }
+}
+
+/// A type with a built-in reduction kernel for the operator `O`: `f32`,
+/// `f64`, `i32`, `u32`, `i64` and `u64` for [`Sum`], [`Min`] and [`Max`].
+pub trait Builtin<O>: Copy + DeviceRepr + ValidAsZeroBits + 'static {
+    /// The kernel.
+    type Kernel: Kernel<Params = (Slice<Self>, OutSlice<Self>)>;
+    /// Its descriptor.
+    const KERNEL: Self::Kernel;
+}
+
+macro_rules! builtins {
+    ($($t:ty, $op:ty => $k:ident;)*) => {$(
+        impl Builtin<$op> for $t {
+            type Kernel = coop_host_kernels::$k;
+            const KERNEL: Self::Kernel = coop_host_kernels::$k;
+        }
+    )*};
+}
+
+builtins! {
+    f32, Sum => reduce_sum_f32; f32, Min => reduce_min_f32; f32, Max => reduce_max_f32;
+    f64, Sum => reduce_sum_f64; f64, Min => reduce_min_f64; f64, Max => reduce_max_f64;
+    i32, Sum => reduce_sum_i32; i32, Min => reduce_min_i32; i32, Max => reduce_max_i32;
+    u32, Sum => reduce_sum_u32; u32, Min => reduce_min_u32; u32, Max => reduce_max_u32;
+    i64, Sum => reduce_sum_i64; i64, Min => reduce_min_i64; i64, Max => reduce_max_i64;
+    u64, Sum => reduce_sum_u64; u64, Min => reduce_min_u64; u64, Max => reduce_max_u64;
+}
+
+enum Backend {
+    Gpu {
+        gpu: Gpu,
+        module: Module,
+        /// Partial results, reused: 16 bytes per block plus the final slot.
+        scratch: Mutex<Option<CudaSlice<u8>>>,
+    },
+    Cpu(Cpu),
+}
+
+/// Device-wide reductions on one device, keeping the loaded kernels and the
+/// scratch for partial results between calls.
+pub struct Reducer {
+    backend: Backend,
+    blocks_per_sm: u32,
+}
+
+impl std::fmt::Debug for Reducer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let on = match &self.backend {
+            Backend::Gpu { gpu, .. } => gpu.limits().name.clone(),
+            Backend::Cpu(_) => "the CPU backend".into(),
+        };
+        f.debug_struct("Reducer")
+            .field("device", &on)
+            .field("blocks_per_sm", &self.blocks_per_sm)
+            .finish()
+    }
+}
+
+/// Blocks per multiprocessor of the first launch, by default.
+pub const DEFAULT_BLOCKS_PER_SM: u32 = 4;
+
+impl Reducer {
+    /// Loads the built-in reduction kernels on `device`.
+    pub fn new(device: &Device) -> Result<Reducer, Error> {
+        let backend = match device {
+            Device::Gpu(gpu) => Backend::Gpu {
+                gpu: gpu.clone(),
+                module: gpu.load(&HOST_PTX)?,
+                scratch: Mutex::new(None),
+            },
+            Device::Cpu(cpu) => Backend::Cpu(cpu.clone()),
+        };
+        Ok(Reducer {
+            backend,
+            blocks_per_sm: DEFAULT_BLOCKS_PER_SM,
+        })
+    }
+
+    /// The same reducer launching `blocks` blocks per multiprocessor (at
+    /// least 1) in its first pass.
+    pub fn with_blocks_per_sm(mut self, blocks: u32) -> Self {
+        self.blocks_per_sm = blocks.max(1);
+        self
+    }
+
+    /// The sum (integers wrap).
+    pub fn sum<'a, T: Builtin<Sum>>(&self, input: impl Into<Input<'a, T>>) -> Result<T, Error> {
+        self.run(None, T::KERNEL, input.into())
+    }
+
+    /// The minimum (floats: NaN-ignoring); for no input, the type's maximum
+    /// (integers) or NaN (floats).
+    pub fn min<'a, T: Builtin<Min>>(&self, input: impl Into<Input<'a, T>>) -> Result<T, Error> {
+        self.run(None, T::KERNEL, input.into())
+    }
+
+    /// The maximum (floats: NaN-ignoring); for no input, the type's minimum
+    /// (integers) or NaN (floats).
+    pub fn max<'a, T: Builtin<Max>>(&self, input: impl Into<Input<'a, T>>) -> Result<T, Error> {
+        self.run(None, T::KERNEL, input.into())
+    }
+
+    /// Reduces `input` with your own `kernel` from `module` (a `#[kernel]`
+    /// that calls `coop::grid_reduce::reduce_blocks`), by the same two
+    /// launches; on the CPU backend `module` is unused.
+    ///
+    /// `T` is plain data: a `Shuffle` type, for which all-zero bytes are a
+    /// valid value.
+    pub fn reduce_with<'a, T, K>(
+        &self,
+        module: Option<&Module>,
+        kernel: K,
+        input: impl Into<Input<'a, T>>,
+    ) -> Result<T, Error>
+    where
+        T: coop::Shuffle + 'static,
+        K: Kernel<Params = (Slice<T>, OutSlice<T>)>,
+    {
+        self.run(module, kernel, input.into())
+    }
+
+    /// How many blocks the first launch uses for `n` elements of `T`.
+    fn blocks_for<T>(&self, n: usize, multiprocessors: u32) -> u32 {
+        let per_block = THREADS as usize * (16 / std::mem::size_of::<T>().clamp(1, 16)).max(1) * 4;
+        let wanted = n.div_ceil(per_block).max(1);
+        wanted.min((multiprocessors * self.blocks_per_sm) as usize) as u32
+    }
+
+    fn run<T, K>(&self, module: Option<&Module>, kernel: K, input: Input<'_, T>) -> Result<T, Error>
+    where
+        T: Copy + 'static,
+        K: Kernel<Params = (Slice<T>, OutSlice<T>)>,
+    {
+        match (&self.backend, input) {
+            (
+                Backend::Gpu {
+                    gpu,
+                    module: own,
+                    scratch,
+                },
+                Input::Gpu(view),
+            ) => {
+                let module = module.unwrap_or(own);
+                let blocks = self.blocks_for::<T>(view.len(), gpu.limits().multiprocessors);
+                let mut guard = scratch.lock().unwrap_or_else(|p| p.into_inner());
+                let size = std::mem::size_of::<T>();
+                let bytes = (blocks as usize + 1) * size.max(16);
+                if guard.as_ref().is_none_or(|s| s.len() < bytes) {
+                    *guard = Some(gpu.zeros::<u8>(bytes.max(4096))?);
+                }
+                let scratch = guard.as_mut().expect("allocated above");
+                let slots = scratch.len() / size;
+                {
+                    // SAFETY: `T` is plain data (the callers' bounds) and the
+                    // scratch is 256-byte aligned; every slot read was written
+                    // by the kernel first.
+                    let mut all = unsafe { scratch.transmute_mut::<T>(slots) }.expect("fits");
+                    let (mut partials, mut last) = all.split_at_mut(slots - 1);
+                    let mut partials = partials.slice_mut(..blocks as usize);
+                    module.launch(
+                        kernel,
+                        LaunchConfig::new(blocks, THREADS),
+                        (&view, &mut partials),
+                    )?;
+                    let partials = partials.as_view();
+                    module.launch(
+                        kernel,
+                        LaunchConfig::new(1, THREADS),
+                        (&partials, &mut last),
+                    )?;
+                }
+                let last = scratch.slice((slots - 1) * size..slots * size);
+                let bytes = gpu.download(&last)?;
+                // SAFETY: the bytes of the `T` the second launch wrote.
+                Ok(unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const T) })
+            }
+            (Backend::Cpu(cpu), Input::Cpu(slice)) => {
+                let blocks = self.blocks_for::<T>(slice.len(), 1) as usize;
+                let mut storage = vec![0u128; (blocks + 1) * std::mem::size_of::<T>().div_ceil(16)];
+                // SAFETY: 16-byte aligned zeroed storage for `blocks + 1`
+                // values of `T`, which the callers' bounds make valid as zeros.
+                let all = unsafe {
+                    std::slice::from_raw_parts_mut(storage.as_mut_ptr() as *mut T, blocks + 1)
+                };
+                let (partials, last) = all.split_at_mut(blocks);
+                cpu.launch(
+                    kernel,
+                    LaunchConfig::new(blocks as u32, THREADS),
+                    (slice, &mut *partials),
+                )?;
+                cpu.launch(
+                    kernel,
+                    LaunchConfig::new(1, THREADS),
+                    (&*partials, &mut *last),
+                )?;
+                Ok(last[0])
+            }
+            (Backend::Gpu { .. }, Input::Cpu(_)) => Err(Error::WrongDevice {
+                kernel: K::NAME,
+                device: "GPU",
+                argument: 0,
+            }),
+            (Backend::Cpu(_), Input::Gpu(_)) => Err(Error::WrongDevice {
+                kernel: K::NAME,
+                device: "CPU",
+                argument: 0,
+            }),
+        }
+    }
+}
+
+/// The sum of `input` on `device` (integers wrap); see the module docs.
+pub fn sum<'a, T: Builtin<Sum>>(
+    device: &Device,
+    input: impl Into<Input<'a, T>>,
+) -> Result<T, Error> {
+    Reducer::new(device)?.sum(input)
+}
+
+/// The minimum of `input` on `device`; see the module docs.
+pub fn min<'a, T: Builtin<Min>>(
+    device: &Device,
+    input: impl Into<Input<'a, T>>,
+) -> Result<T, Error> {
+    Reducer::new(device)?.min(input)
+}
+
+/// The maximum of `input` on `device`; see the module docs.
+pub fn max<'a, T: Builtin<Max>>(
+    device: &Device,
+    input: impl Into<Input<'a, T>>,
+) -> Result<T, Error> {
+    Reducer::new(device)?.max(input)
+}
