@@ -6,6 +6,7 @@
 
 use crate::differential::Target;
 use crate::kernels::{self, Mat2};
+use crate::reductions::TestValue;
 use crate::Rng;
 use coop::op::{Max, Min, Operator, Sum};
 use coop_host::reduce::{Builtin, Input, Reducer};
