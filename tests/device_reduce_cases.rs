@@ -117,9 +117,9 @@ where
             let want_hi = part
                 .iter()
                 .fold(Operator::<T>::identity(&Max), |a, &b| Max.combine(a, b));
-            let same = |a: T, b: T| a == b || (a != a && b != b); // NaN for empty input
+            // NaN for empty input.
             assert!(
-                same(lo, want_lo) && same(hi, want_hi),
+                lo.same(want_lo) && hi.same(want_hi),
                 "n = {n}, offset = {offset}: {lo:?} {hi:?} vs {want_lo:?} {want_hi:?}"
             );
             runs += 3;
