@@ -85,7 +85,7 @@ pub fn check_floats<T>(
     to_f64: fn(T) -> f64,
 ) -> usize
 where
-    T: Builtin<Sum> + Builtin<Min> + Builtin<Max> + PartialEq + std::fmt::Debug,
+    T: Builtin<Sum> + Builtin<Min> + Builtin<Max> + TestValue,
     Min: Operator<T>,
     Max: Operator<T>,
 {
