@@ -310,3 +310,42 @@ fn load_errors_name_the_module_and_carry_the_driver_log() {
         Err(Error::NoPtxForDevice { .. })
     ));
 }
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn reductions_and_scans_match_the_host_fold_on_the_gpu() {
+    use coop_tests::reductions::checks;
+    let s = suite();
+    let mut rng = coop_tests::Rng::new(0x6E0);
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for block in [32u32, 96, 256, 1024] {
+        for blocks in [1u32, 3] {
+            let bits: Vec<u64> = (0..block * blocks).map(|_| rng.next_u64()).collect();
+            for (name, check) in checks() {
+                for mode in 0..21 {
+                    runs += 1;
+                    if let Err(e) = check(&Target::Gpu(&s.gpu, &s.coop), &bits, mode, block) {
+                        failures.push(format!("{name}: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "reductions and scans: {runs} launches against the host fold, {} differ",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn device_wide_reductions_match_host_references_on_the_gpu() {
+    let s = suite();
+    let runs = coop_tests::device_reduce_cases::check_all(
+        &coop_host::Device::Gpu(s.gpu.clone()),
+        Some(&s.coop),
+    );
+    eprintln!("device-wide reductions: {runs} checked on the GPU");
+}

@@ -249,3 +249,57 @@ pub fn checks() -> Vec<(&'static str, Check)> {
         collectives_mat2_product: kernels::Mat2, kernels::MatMul, TestValue::from_bits;
     }
 }
+
+/// What `block_collectives_chain` computes, on the host.
+pub fn chain_expected(input: &[u32], block: usize) -> Vec<u32> {
+    let mut out = Vec::with_capacity(input.len());
+    for chunk in input.chunks(block) {
+        let mut v = chunk.to_vec();
+        for round in 0..kernels::CHAIN_ROUNDS {
+            let total = v.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+            let top = v.iter().map(|x| x.wrapping_mul(3)).max().unwrap_or(0);
+            let mut prefix = 0u32;
+            v = v
+                .iter()
+                .map(|&x| {
+                    let before = prefix;
+                    prefix = prefix.wrapping_add(x ^ round);
+                    total.wrapping_add(before).wrapping_add(top >> 3)
+                })
+                .collect();
+        }
+        out.extend(v);
+    }
+    out
+}
+
+/// Runs `block_collectives_chain` on `target` and compares with the host.
+pub fn check_chain(target: &Target, block: u32, blocks: u32, seed: u64) -> Result<(), String> {
+    let mut rng = crate::Rng::new(seed);
+    let input: Vec<u32> = (0..block * blocks).map(|_| rng.next_u64() as u32).collect();
+    let config = LaunchConfig::new(blocks, block);
+    let got = match target {
+        Target::Gpu(gpu, module) => {
+            let x = gpu.upload(&input).map_err(|e| e.to_string())?;
+            let mut out = gpu.zeros::<u32>(input.len()).map_err(|e| e.to_string())?;
+            module
+                .launch(kernels::block_collectives_chain, config, (&x, &mut out))
+                .map_err(|e| e.to_string())?;
+            gpu.download(&out).map_err(|e| e.to_string())?
+        }
+        Target::Cpu(cpu) => {
+            let mut out = vec![0u32; input.len()];
+            cpu.launch(kernels::block_collectives_chain, config, (&input, &mut out))
+                .map_err(|e| e.to_string())?;
+            out
+        }
+    };
+    let want = chain_expected(&input, block as usize);
+    match got.iter().zip(&want).position(|(g, w)| g != w) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "block {block}: thread {i} got {}, expected {}",
+            got[i], want[i]
+        )),
+    }
+}

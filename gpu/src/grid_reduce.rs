@@ -72,7 +72,7 @@ vectorized!(u8: 16, i8: 16, u16: 8, i16: 8, u32: 4, i32: 4, f32: 4, u64: 2, i64:
 /// `partials[block rank]`. Launched over all of `input`, then over the
 /// partials with one block, it reduces `input` to `partials[0]`.
 ///
-/// For a commutative operator every thread strides over the grid with
+/// For a commutative operator each block streams a contiguous share with
 /// 16-byte loads (the unaligned head and tail of `input` go to the first
 /// threads); otherwise each thread folds a contiguous range and the order of
 /// `input` is kept. An empty share gives the identity. The block's thread
@@ -87,7 +87,7 @@ pub fn reduce_blocks<T: Vectorized, O: Operator<T>>(
 ) {
     let grid = this_grid();
     let acc = if O::COMMUTATIVE {
-        strided(input, op, grid.thread_rank(), grid.num_threads())
+        strided(input, op, &block)
     } else {
         contiguous(input, op, grid.thread_rank(), grid.num_threads())
     };
@@ -126,8 +126,14 @@ pub fn reduce_blocks_scalar<T: Shuffle, O: Operator<T>>(
     }
 }
 
+/// Each block streams a contiguous share of the vector body (CUB's "even
+/// share"): in each step its threads load four consecutive runs of
+/// `block size` chunks, thread `t` the `t`-th chunk of each run, so every
+/// load instruction of a warp reads 512 contiguous bytes.
 #[inline(always)]
-fn strided<T: Vectorized, O: Operator<T>>(input: &[T], op: O, t: usize, threads: usize) -> T {
+fn strided<T: Vectorized, O: Operator<T>>(input: &[T], op: O, block: &ThreadBlock) -> T {
+    let grid = this_grid();
+    let t = grid.thread_rank();
     // SAFETY: every bit pattern of the primitive element types is valid in
     // a chunk of them; `align_to` keeps the chunks in bounds.
     let (head, body, tail) = unsafe { input.align_to::<T::Chunk>() };
@@ -138,25 +144,25 @@ fn strided<T: Vectorized, O: Operator<T>>(input: &[T], op: O, t: usize, threads:
     if t < tail.len() {
         a0 = op.combine(a0, tail[t]);
     }
+    let bt = block.num_threads() as usize;
+    let step = 4 * bt;
+    let per_block = body.len().div_ceil(grid.num_blocks()).div_ceil(step) * step;
+    let start = (grid.block_rank() * per_block).min(body.len());
+    let end = (start + per_block).min(body.len());
     // Four independent accumulators keep four loads in flight per thread.
     let (mut a1, mut a2, mut a3) = (op.identity(), op.identity(), op.identity());
-    let mut i = t;
-    while i + 3 * threads < body.len() {
-        let (c0, c1, c2, c3) = (
-            body[i],
-            body[i + threads],
-            body[i + 2 * threads],
-            body[i + 3 * threads],
-        );
+    let mut i = start + block.thread_rank() as usize;
+    while i + 3 * bt < end {
+        let (c0, c1, c2, c3) = (body[i], body[i + bt], body[i + 2 * bt], body[i + 3 * bt]);
         a0 = T::fold_chunk(c0, a0, op);
         a1 = T::fold_chunk(c1, a1, op);
         a2 = T::fold_chunk(c2, a2, op);
         a3 = T::fold_chunk(c3, a3, op);
-        i += 4 * threads;
+        i += step;
     }
-    while i < body.len() {
+    while i < end {
         a0 = T::fold_chunk(body[i], a0, op);
-        i += threads;
+        i += bt;
     }
     op.combine(op.combine(a0, a1), op.combine(a2, a3))
 }

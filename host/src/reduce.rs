@@ -12,9 +12,10 @@
 //! # Ok::<(), coop_host::Error>(())
 //! ```
 //!
-//! Each is two launches of one kernel (`coop::grid_reduce::reduce_blocks`):
-//! a grid of blocks, each reducing a share of the input with 16-byte vector
-//! loads to one value, then one block over those values. Any length works,
+//! Each is one or two launches of one kernel
+//! (`coop::grid_reduce::reduce_blocks`): a grid of blocks, each reducing a
+//! contiguous share of the input with 16-byte vector loads to one value,
+//! then one block over those values (one launch when one block is enough). Any length works,
 //! 0 included (the operator's identity), and any alignment (a view starting
 //! at any element). Integer sums wrap on overflow and are exact; a float sum
 //! `s` of `x_1..x_n` lies within `(n / t + 16) * eps * sum |x_i|` of the
@@ -224,7 +225,64 @@ impl Reducer {
         wanted.min((multiprocessors * self.blocks_per_sm) as usize) as u32
     }
 
+    /// Starts the reduction of `input` with the built-in kernel for `O` on
+    /// the GPU without waiting for it; [`result`](Self::result) reads the
+    /// value. For pipelines and timing: a GPU's launches are asynchronous.
+    /// Only on a GPU (the CPU backend has nothing to overlap).
+    pub fn enqueue<'a, O, T: Builtin<O>>(
+        &self,
+        input: impl Into<Input<'a, T>>,
+    ) -> Result<(), Error> {
+        match &self.backend {
+            Backend::Gpu { .. } => self
+                .run_inner(None, T::KERNEL, input.into(), false)
+                .map(drop),
+            Backend::Cpu(_) => Err(Error::WrongDevice {
+                kernel: <T::Kernel as Kernel>::NAME,
+                device: "CPU",
+                argument: 0,
+            }),
+        }
+    }
+
+    /// The result of the last [`enqueue`](Self::enqueue)d reduction of a `T`,
+    /// once it has finished.
+    pub fn result<T: Builtin<Sum>>(&self) -> Result<T, Error> {
+        let Backend::Gpu { gpu, scratch, .. } = &self.backend else {
+            return Err(Error::WrongDevice {
+                kernel: "Reducer::result",
+                device: "CPU",
+                argument: 0,
+            });
+        };
+        let guard = scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let scratch = guard.as_ref().ok_or(Error::WrongDevice {
+            kernel: "Reducer::result (nothing enqueued)",
+            device: "GPU",
+            argument: 0,
+        })?;
+        let size = std::mem::size_of::<T>();
+        let slots = scratch.len() / size;
+        let bytes = gpu.download(&scratch.slice((slots - 1) * size..slots * size))?;
+        // SAFETY: the bytes of the `T` the last enqueued reduction wrote.
+        Ok(unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const T) })
+    }
+
     fn run<T, K>(&self, module: Option<&Module>, kernel: K, input: Input<'_, T>) -> Result<T, Error>
+    where
+        T: Copy + 'static,
+        K: Kernel<Params = (Slice<T>, OutSlice<T>)>,
+    {
+        self.run_inner(module, kernel, input, true)
+    }
+
+    fn run_inner<T, K>(
+        &self,
+        module: Option<&Module>,
+        kernel: K,
+        input: Input<'_, T>,
+        fetch: bool,
+    ) -> Result<T, Error>
     where
         T: Copy + 'static,
         K: Kernel<Params = (Slice<T>, OutSlice<T>)>,
@@ -254,18 +312,28 @@ impl Reducer {
                     // by the kernel first.
                     let mut all = unsafe { scratch.transmute_mut::<T>(slots) }.expect("fits");
                     let (mut partials, mut last) = all.split_at_mut(slots - 1);
-                    let mut partials = partials.slice_mut(..blocks as usize);
-                    module.launch(
-                        kernel,
-                        LaunchConfig::new(blocks, THREADS),
-                        (&view, &mut partials),
-                    )?;
-                    let partials = partials.as_view();
-                    module.launch(
-                        kernel,
-                        LaunchConfig::new(1, THREADS),
-                        (&partials, &mut last),
-                    )?;
+                    if blocks == 1 {
+                        // One block is enough: one launch, straight to the result.
+                        module.launch(kernel, LaunchConfig::new(1, THREADS), (&view, &mut last))?;
+                    } else {
+                        let mut partials = partials.slice_mut(..blocks as usize);
+                        module.launch(
+                            kernel,
+                            LaunchConfig::new(blocks, THREADS),
+                            (&view, &mut partials),
+                        )?;
+                        let partials = partials.as_view();
+                        module.launch(
+                            kernel,
+                            LaunchConfig::new(1, THREADS),
+                            (&partials, &mut last),
+                        )?;
+                    }
+                }
+                if !fetch {
+                    // SAFETY: no value is read; callers of `enqueue` read the
+                    // result with `result`, after the launches.
+                    return Ok(unsafe { std::mem::zeroed() });
                 }
                 let last = scratch.slice((slots - 1) * size..slots * size);
                 let bytes = gpu.download(&last)?;

@@ -3,6 +3,7 @@
 //! typed descriptor the examples launch.
 #![no_std]
 
+pub mod bench;
 pub mod dot;
 pub mod sum;
 pub mod tiles;

@@ -27,9 +27,10 @@ macro_rules! site {
 }
 pub(crate) use site;
 
-/// Bytes of block-shared scratch that block-level collectives use: 32
-/// slots of up to 32 bytes (one per warp), then one 32-byte result slot.
-pub(crate) const BLOCK_SCRATCH_BYTES: usize = 32 * 32 + 32;
+/// Bytes of block-shared scratch that block-level collectives use: two
+/// regions of 32 slots of up to 32 bytes (one per warp), and a parity word
+/// (see `reduce::block`).
+pub(crate) const BLOCK_SCRATCH_BYTES: usize = 2 * 32 * 32 + 16;
 
 /// The reductions `redux.sync` performs on 32-bit integers (sm_80 and
 /// later).

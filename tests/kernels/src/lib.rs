@@ -382,3 +382,22 @@ pub fn reduce_i64_closure_sum(block: ThreadBlock, input: &[i64], partials: Out<i
     let op = coop::op::from_fn(0i64, |a: i64, b: i64| a.wrapping_add(b)).commutative();
     coop::grid_reduce::reduce_blocks(block, input, op, partials)
 }
+
+/// Rounds of [`block_collectives_chain`].
+pub const CHAIN_ROUNDS: u32 = 16;
+
+/// Back-to-back block reductions and scans, each fed by the one before: a
+/// block collective must not overwrite scratch that a slower warp still
+/// reads from the previous one.
+#[kernel]
+pub fn block_collectives_chain(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let g = this_grid().thread_rank();
+    let mut v = input[g];
+    for round in 0..CHAIN_ROUNDS {
+        let total = reduce(&block, v, coop::op::Sum);
+        let prefix = exclusive_scan(&block, v ^ round, coop::op::Sum);
+        let top = reduce(&block, v.wrapping_mul(3), coop::op::Max);
+        v = total.wrapping_add(prefix).wrapping_add(top >> 3);
+    }
+    out.write(g, v);
+}

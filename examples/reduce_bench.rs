@@ -1,0 +1,178 @@
+//! coop's side of the reduction benchmark; `examples/bench/cub_reduce.cu`
+//! is CUB's, and `examples/bench/run.sh` runs both in one session on a GPU.
+//! Prints CSV rows:
+//!
+//! ```text
+//! device,<impl>,<op>,<type>,<n>,<microseconds>,<GB/s read>
+//! block,<impl>,<type>,<threads>,<microseconds per launch>,<block reductions per microsecond>
+//! ```
+//!
+//! Run: `cargo run --release --example reduce_bench`
+
+use coop_examples::{kernels::bench, PTX};
+use coop_host::cudarc::driver::sys::CUevent_flags;
+use coop_host::reduce::{Builtin, Reducer};
+use coop_host::{CudaSlice, Device, Gpu, LaunchConfig};
+use std::time::Duration;
+
+/// Median of `runs` timings of `f` (GPU events around each).
+fn time_gpu(gpu: &Gpu, runs: usize, mut f: impl FnMut()) -> Duration {
+    for _ in 0..3 {
+        f();
+    }
+    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let mut times: Vec<f32> = (0..runs)
+        .map(|_| {
+            let start = gpu.context().new_event(flags).unwrap();
+            let end = gpu.context().new_event(flags).unwrap();
+            start.record(gpu.stream()).unwrap();
+            f();
+            end.record(gpu.stream()).unwrap();
+            end.synchronize().unwrap();
+            start.elapsed_ms(&end).unwrap()
+        })
+        .collect();
+    times.sort_by(f32::total_cmp);
+    Duration::from_secs_f64(times[runs / 2] as f64 * 1e-3)
+}
+
+fn device_row<O, T: Builtin<O>>(
+    gpu: &Gpu,
+    reducer: &Reducer,
+    op: &str,
+    ty: &str,
+    input: &CudaSlice<T>,
+) {
+    let n = input.len();
+    let runs = if n > 1 << 26 { 11 } else { 51 };
+    let t = time_gpu(gpu, runs, || reducer.enqueue::<O, T>(input).unwrap());
+    let gbs = (n * std::mem::size_of::<T>()) as f64 / t.as_secs_f64() / 1e9;
+    println!(
+        "device,coop,{op},{ty},{n},{:.3},{gbs:.1}",
+        t.as_secs_f64() * 1e6
+    );
+}
+
+fn main() {
+    let gpu = match Gpu::new(0) {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("reduce_bench needs a GPU: {e}");
+            std::process::exit(2);
+        }
+    };
+    let bps: u32 = std::env::var("COOP_BLOCKS_PER_SM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(coop_host::reduce::DEFAULT_BLOCKS_PER_SM);
+    eprintln!(
+        "coop reduce_bench on {} (sm_{}), {} blocks per SM",
+        gpu.limits().name,
+        gpu.limits().sm,
+        bps
+    );
+    let reducer = Reducer::new(&Device::Gpu(gpu.clone()))
+        .unwrap()
+        .with_blocks_per_sm(bps);
+    use coop::op::{Max, Min, Sum};
+
+    // Sizes 2^10 .. 2^30 (powers of 4), f32 sum.
+    let big = 1usize << 30;
+    let ones: CudaSlice<f32> = gpu.zeros(big).unwrap();
+    for log in (10..=30).step_by(2) {
+        let view = ones.slice(..1usize << log);
+        let n = view.len();
+        let runs = if n > 1 << 26 { 11 } else { 51 };
+        let t = time_gpu(&gpu, runs, || {
+            reducer.enqueue::<Sum, f32>(view.slice(..)).unwrap()
+        });
+        println!(
+            "device,coop,sum,f32,{n},{:.3},{:.1}",
+            t.as_secs_f64() * 1e6,
+            (n * 4) as f64 / t.as_secs_f64() / 1e9
+        );
+    }
+    drop(ones);
+
+    // 2^28 elements of each type.
+    let n = 1usize << 28;
+    {
+        let x: CudaSlice<f32> = gpu
+            .upload(&(0..n).map(|i| (i % 1000) as f32).collect::<Vec<_>>())
+            .unwrap();
+        device_row::<Sum, f32>(&gpu, &reducer, "sum", "f32", &x);
+        device_row::<Min, f32>(&gpu, &reducer, "min", "f32", &x);
+        device_row::<Max, f32>(&gpu, &reducer, "max", "f32", &x);
+        let r = reducer.sum(&x).unwrap() as f64;
+        let exact: f64 = (0..1000).map(|v| v as f64).sum::<f64>() * (n / 1000) as f64
+            + (0..(n % 1000)).map(|v| v as f64).sum::<f64>();
+        eprintln!(
+            "check: f32 sum {r} vs {exact} (relative {:.1e})",
+            ((r - exact) / exact).abs()
+        );
+    }
+    {
+        let x: CudaSlice<f64> = gpu
+            .upload(&(0..n).map(|i| (i % 1000) as f64).collect::<Vec<_>>())
+            .unwrap();
+        device_row::<Sum, f64>(&gpu, &reducer, "sum", "f64", &x);
+    }
+    {
+        let x: CudaSlice<i32> = gpu
+            .upload(&(0..n).map(|i| (i % 1000) as i32 - 500).collect::<Vec<_>>())
+            .unwrap();
+        device_row::<Sum, i32>(&gpu, &reducer, "sum", "i32", &x);
+        device_row::<Min, i32>(&gpu, &reducer, "min", "i32", &x);
+        device_row::<Max, i32>(&gpu, &reducer, "max", "i32", &x);
+    }
+    {
+        let x: CudaSlice<u32> = gpu
+            .upload(&(0..n).map(|i| (i % 1000) as u32).collect::<Vec<_>>())
+            .unwrap();
+        device_row::<Sum, u32>(&gpu, &reducer, "sum", "u32", &x);
+    }
+    {
+        let x: CudaSlice<i64> = gpu
+            .upload(&(0..n).map(|i| (i % 1000) as i64).collect::<Vec<_>>())
+            .unwrap();
+        device_row::<Sum, i64>(&gpu, &reducer, "sum", "i64", &x);
+    }
+
+    // Block reductions.
+    let module = gpu.load(&PTX).unwrap();
+    let blocks = gpu.limits().multiprocessors * 16;
+    for threads in [128u32, 256, 512, 1024] {
+        let count = (blocks * threads) as usize;
+        let xf: CudaSlice<f32> = gpu.upload(&vec![1.0f32; count]).unwrap();
+        let xi: CudaSlice<i32> = gpu.upload(&vec![1i32; count]).unwrap();
+        let mut of: CudaSlice<f32> = gpu.zeros(blocks as usize).unwrap();
+        let mut oi: CudaSlice<i32> = gpu.zeros(blocks as usize).unwrap();
+        let cfg = LaunchConfig::new(blocks, threads);
+        let reps = (blocks * bench::BLOCK_REDUCE_REPS) as f64;
+        let t = time_gpu(&gpu, 31, || {
+            module
+                .launch(bench::block_reduce_f32, cfg, (&xf, &mut of))
+                .unwrap()
+        });
+        println!(
+            "block,coop,f32,{threads},{:.3},{:.1}",
+            t.as_secs_f64() * 1e6,
+            reps / (t.as_secs_f64() * 1e6)
+        );
+        let t = time_gpu(&gpu, 31, || {
+            module
+                .launch(bench::block_reduce_i32, cfg, (&xi, &mut oi))
+                .unwrap()
+        });
+        println!(
+            "block,coop,i32,{threads},{:.3},{:.1}",
+            t.as_secs_f64() * 1e6,
+            reps / (t.as_secs_f64() * 1e6)
+        );
+        let check = gpu.download(&oi).unwrap();
+        let want = (0..bench::BLOCK_REDUCE_REPS as i32)
+            .map(|i| threads as i32 * (1 + i))
+            .sum::<i32>();
+        assert!(check.iter().all(|&v| v == want), "block_reduce_i32 result");
+    }
+}
