@@ -43,6 +43,7 @@ fn device_row<O, T: Builtin<O>>(
     ty: &str,
     input: &CudaSlice<T>,
 ) {
+    gpu.synchronize().unwrap(); // the upload has finished
     let n = input.len();
     let runs = if n > 1 << 26 { 11 } else { 51 };
     let t = time_gpu(gpu, runs, || reducer.enqueue::<O, T>(input).unwrap());

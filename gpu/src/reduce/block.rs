@@ -43,7 +43,10 @@ fn flip(scratch: *mut u8, region: u32) {
 }
 
 /// Every warp reduces its values; lane 0 of each stores the warp's result;
-/// after the barrier every thread folds the warps' results in warp order.
+/// after the barrier every warp reduces the warps' results in registers:
+/// lane `w` loads warp `w`'s result, and the warp combines them with one
+/// `redux.sync` where the operator has one, else with a butterfly over the
+/// first `2^k >= warps` lanes and a broadcast from lane 0.
 #[inline(always)]
 pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
@@ -55,17 +58,36 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     let partial = super::tile::reduce(&warp, value, op, site);
     let scratch = backend::block_scratch(site);
     let region = parity(scratch);
-    if warp.thread_rank_at(site) == 0 {
+    let lane = warp.thread_rank_at(site);
+    if lane == 0 {
         // SAFETY: warp `meta_group_rank() < 32` owns its slot until the barrier.
         unsafe { slot::<T>(scratch, region, warp.meta_group_rank()).write(partial) };
     }
     block.sync_at(site);
-    // SAFETY: slot 0 was written before the barrier by warp 0.
-    let mut total = unsafe { slot::<T>(scratch, region, 0).read() };
-    for w in 1..warp.meta_group_size() {
-        // SAFETY: written before the barrier by warp `w`.
-        total = op.combine(total, unsafe { slot::<T>(scratch, region, w).read() });
-    }
+    let warps = warp.meta_group_size();
+    let mine = if lane < warps {
+        // SAFETY: written before the barrier by warp `lane`.
+        unsafe { slot::<T>(scratch, region, lane).read() }
+    } else {
+        op.identity()
+    };
+    let total = if op.redux().is_some() || warps > 16 {
+        super::tile::reduce(&warp, mine, op, site)
+    } else {
+        let span = warps.next_power_of_two();
+        let mut v = mine;
+        let mut m = 1;
+        while m < span {
+            let other = warp.shfl_xor_at(v, m, site);
+            v = if O::COMMUTATIVE || lane & m == 0 {
+                op.combine(v, other)
+            } else {
+                op.combine(other, v)
+            };
+            m *= 2;
+        }
+        warp.shfl_at(v, 0, site)
+    };
     flip(scratch, region);
     total
 }
