@@ -17,8 +17,12 @@ use std::time::Duration;
 
 /// Median of `runs` timings of `f` (GPU events around each).
 fn time_gpu(gpu: &Gpu, runs: usize, mut f: impl FnMut()) -> Duration {
-    for _ in 0..3 {
+    // Warm up for at least 20 ms, so that the clocks have ramped up after
+    // idle periods (such as a large upload).
+    let warm = std::time::Instant::now();
+    while warm.elapsed() < Duration::from_millis(20) {
         f();
+        gpu.synchronize().unwrap();
     }
     let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
     let mut times: Vec<f32> = (0..runs)

@@ -12,7 +12,17 @@
 
 template <typename F>
 float median_us(int runs, F f) {
-    for (int i = 0; i < 3; ++i) f();
+    // Warm up for at least 20 ms, as coop's side does.
+    cudaEvent_t w0, w1;
+    CHECK(cudaEventCreate(&w0));
+    CHECK(cudaEventCreate(&w1));
+    CHECK(cudaEventRecord(w0));
+    for (float ms = 0; ms < 20.0f;) {
+        f();
+        CHECK(cudaEventRecord(w1));
+        CHECK(cudaEventSynchronize(w1));
+        CHECK(cudaEventElapsedTime(&ms, w0, w1));
+    }
     std::vector<float> t;
     cudaEvent_t a, b;
     CHECK(cudaEventCreate(&a));

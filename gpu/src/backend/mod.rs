@@ -27,10 +27,9 @@ macro_rules! site {
 }
 pub(crate) use site;
 
-/// Bytes of block-shared scratch that block-level collectives use: two
-/// regions of 32 slots of up to 32 bytes (one per warp), and a parity word
-/// (see `reduce::block`).
-pub(crate) const BLOCK_SCRATCH_BYTES: usize = 2 * 32 * 32 + 16;
+/// Bytes of block-shared scratch that block-level collectives use: 32
+/// slots of up to 32 bytes (one per warp), then one 32-byte slot.
+pub(crate) const BLOCK_SCRATCH_BYTES: usize = 32 * 32 + 32;
 
 /// The reductions `redux.sync` performs on 32-bit integers (sm_80 and
 /// later).

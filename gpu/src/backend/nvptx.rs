@@ -7,7 +7,7 @@ use core::arch::nvptx as arch;
 
 // Block-shared scratch of the block-level collectives. PTX allocates it only
 // in kernels that use it.
-core::arch::global_asm!(".shared .align 16 .b8 coop_block_scratch[2064];");
+core::arch::global_asm!(".shared .align 16 .b8 coop_block_scratch[1056];");
 
 #[allow(improper_ctypes)]
 extern "C" {
