@@ -2,9 +2,9 @@
 //! block's scratch in shared memory.
 //!
 //! Layout of the scratch: 32 slots of 32 bytes (one per warp, a `T` of at
-//! most 32 bytes each), then a 32-byte slot. The second barrier of each
-//! call keeps the next block collective from overwriting slots that slower
-//! warps are still reading.
+//! most 32 bytes each), then a 32-byte result slot (slot 32). The second
+//! barrier of each call keeps the next block collective from overwriting
+//! slots that slower warps are still reading.
 
 use crate::backend::{self, Site};
 use crate::op::Operator;
@@ -14,15 +14,18 @@ const SLOT: usize = 32;
 
 #[inline(always)]
 fn slot<T>(scratch: *mut u8, i: u32) -> *mut T {
-    // SAFETY (for callers): `i < 32` and `T` is at most 32 bytes (a
+    // SAFETY (for callers): `i <= 32` (slot 32 is the result) and `T` is at most 32 bytes (a
     // `Shuffle` type); slots are 32-byte aligned within the 16-byte aligned
     // scratch, and `T`'s alignment is at most 16.
     scratch.wrapping_add(i as usize * SLOT) as *mut T
 }
 
 /// Every warp reduces its values; lane 0 of each stores the warp's result;
-/// after a barrier every warp reduces the per-warp results (padded with the
-/// identity), so every thread gets the total.
+/// after a barrier warp 0 alone combines those (lane 0 folds them in warp
+/// order when there are at most 8, else the warp reduces them with the
+/// identity as padding) and stores the total; after a second barrier every
+/// thread reads it. Only warp 0 pays for the second stage: the shuffles of
+/// the other warps are what limits a block reduction's throughput.
 #[inline(always)]
 pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
@@ -34,20 +37,42 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     let partial = super::tile::reduce(&warp, value, op, site);
     let scratch = backend::block_scratch(site);
     let lane = warp.thread_rank_at(site);
+    let w = warp.meta_group_rank();
     if lane == 0 {
-        // SAFETY: warp `meta_group_rank() < 32` owns its slot until the barrier.
-        unsafe { slot::<T>(scratch, warp.meta_group_rank()).write(partial) };
+        // SAFETY: warp `w < 32` owns its slot until the barrier.
+        unsafe { slot::<T>(scratch, w).write(partial) };
     }
     block.sync_at(site);
-    let mine = if lane < warp.meta_group_size() {
-        // SAFETY: written before the barrier by warp `lane`.
-        unsafe { slot::<T>(scratch, lane).read() }
-    } else {
-        op.identity()
-    };
-    let total = super::tile::reduce(&warp, mine, op, site);
+    if w == 0 {
+        let warps = warp.meta_group_size();
+        if warps <= 8 {
+            if lane == 0 {
+                // SAFETY: slots `0..warps` were written before the barrier.
+                let mut total = unsafe { slot::<T>(scratch, 0).read() };
+                for v in 1..warps {
+                    total = op.combine(total, unsafe { slot::<T>(scratch, v).read() });
+                }
+                // SAFETY: the result slot, read by all after the next barrier.
+                unsafe { slot::<T>(scratch, 32).write(total) };
+            }
+        } else {
+            let mine = if lane < warps {
+                // SAFETY: written before the barrier by warp `lane`.
+                unsafe { slot::<T>(scratch, lane).read() }
+            } else {
+                op.identity()
+            };
+            let total = super::tile::reduce(&warp, mine, op, site);
+            if lane == 0 {
+                // SAFETY: as above.
+                unsafe { slot::<T>(scratch, 32).write(total) };
+            }
+        }
+    }
     block.sync_at(site);
-    total
+    // SAFETY: written by warp 0 before the barrier; the next block collective
+    // writes it only after its first barrier, which every reader must reach.
+    unsafe { slot::<T>(scratch, 32).read() }
 }
 
 /// Every warp scans its values; the last lane of each stores the warp's
