@@ -220,9 +220,8 @@ fn reductions_lower_to_redux_or_a_butterfly_of_log2_n_shuffles() {
             vec!["shfl.sync.up.b32".to_string(); 5],
             "sm_{sm}"
         );
-        // A block: a warp reduction, a barrier, warp 0 combining the warps'
-        // results (up to 8 by lane 0 alone, else with a warp reduction), and
-        // a barrier before every thread reads the total.
+        // A block: a warp reduction, a barrier, warp 0 reducing the warps'
+        // results, and a barrier before every thread reads the total.
         let block = ops("lower_block_reduce_f32");
         assert_eq!(
             block,

@@ -21,11 +21,10 @@ fn slot<T>(scratch: *mut u8, i: u32) -> *mut T {
 }
 
 /// Every warp reduces its values; lane 0 of each stores the warp's result;
-/// after a barrier warp 0 alone combines those (lane 0 folds them in warp
-/// order when there are at most 8, else the warp reduces them with the
-/// identity as padding) and stores the total; after a second barrier every
-/// thread reads it. Only warp 0 pays for the second stage: the shuffles of
-/// the other warps are what limits a block reduction's throughput.
+/// after a barrier warp 0 alone reduces those (padded with the identity:
+/// one `redux.sync`, or a butterfly) and stores the total; after a second
+/// barrier every thread reads it. Only warp 0 pays for the second stage:
+/// shuffles are what limits a block reduction's throughput.
 #[inline(always)]
 pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
@@ -45,28 +44,16 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     block.sync_at(site);
     if w == 0 {
         let warps = warp.meta_group_size();
-        if warps <= 8 {
-            if lane == 0 {
-                // SAFETY: slots `0..warps` were written before the barrier.
-                let mut total = unsafe { slot::<T>(scratch, 0).read() };
-                for v in 1..warps {
-                    total = op.combine(total, unsafe { slot::<T>(scratch, v).read() });
-                }
-                // SAFETY: the result slot, read by all after the next barrier.
-                unsafe { slot::<T>(scratch, 32).write(total) };
-            }
+        let mine = if lane < warps {
+            // SAFETY: written before the barrier by warp `lane`.
+            unsafe { slot::<T>(scratch, lane).read() }
         } else {
-            let mine = if lane < warps {
-                // SAFETY: written before the barrier by warp `lane`.
-                unsafe { slot::<T>(scratch, lane).read() }
-            } else {
-                op.identity()
-            };
-            let total = super::tile::reduce(&warp, mine, op, site);
-            if lane == 0 {
-                // SAFETY: as above.
-                unsafe { slot::<T>(scratch, 32).write(total) };
-            }
+            op.identity()
+        };
+        let total = super::tile::reduce(&warp, mine, op, site);
+        if lane == 0 {
+            // SAFETY: the result slot, read by all after the next barrier.
+            unsafe { slot::<T>(scratch, 32).write(total) };
         }
     }
     block.sync_at(site);
