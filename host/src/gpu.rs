@@ -26,7 +26,7 @@ pub struct DeviceLimits {
 
 /// One CUDA device, with the stream coop launches on.
 ///
-/// ```no_run
+/// ```
 /// match coop_host::Gpu::new(0) {
 ///     Ok(gpu) => println!("{} (sm_{})", gpu.limits().name, gpu.limits().sm),
 ///     Err(e) => println!("no GPU here: {e}"),

@@ -66,7 +66,7 @@ pub use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 /// Embeds the PTX that [`PtxBuilder`] built for the kernel crate `name` (its
 /// package name) as a [`PtxSet`]:
 ///
-/// ```ignore
+/// ```text
 /// static PTX: coop_host::PtxSet = coop_host::include_ptx!("my-kernels");
 /// ```
 #[macro_export]

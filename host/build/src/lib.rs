@@ -28,7 +28,7 @@ pub const DEFAULT_TARGETS: [u32; 2] = [80, 90];
 ///
 /// and in that crate:
 ///
-/// ```ignore
+/// ```text
 /// static PTX: coop_host::PtxSet = coop_host::include_ptx!("my-kernels");
 /// ```
 #[derive(Clone, Debug)]
