@@ -6,16 +6,12 @@
 //! CPU backend)
 
 use coop_examples::{
-    dot_blocks, dot_closed_form, dot_inputs, kernels, DOT_N, DOT_THREADS_PER_BLOCK, PTX,
+    device_from_args, dot_blocks, dot_closed_form, run_dot, DOT_N, DOT_THREADS_PER_BLOCK, PTX,
 };
-use coop_host::{Device, LaunchConfig};
+use coop_host::Device;
 
 fn main() {
-    let device = if std::env::args().any(|a| a == "--cpu") {
-        Device::cpu()
-    } else {
-        Device::gpu_or_cpu()
-    };
+    let device = device_from_args();
     if let Err(e) = run(&device) {
         eprintln!("dot: {e}");
         std::process::exit(1);
@@ -24,23 +20,10 @@ fn main() {
 
 fn run(device: &Device) -> Result<(), Box<dyn std::error::Error>> {
     let program = device.load(&PTX)?;
-    let (a, b) = dot_inputs(DOT_N);
-    let blocks = dot_blocks(DOT_N);
-    let warps = (blocks * DOT_THREADS_PER_BLOCK / 32) as usize;
-
-    let a_dev = device.upload(&a)?;
-    let b_dev = device.upload(&b)?;
-    let mut partial = device.zeros::<f32>(warps)?;
     let start = std::time::Instant::now();
-    program.launch(
-        kernels::dot::dot,
-        LaunchConfig::new(blocks, DOT_THREADS_PER_BLOCK),
-        (&a_dev, &b_dev, &mut partial),
-    )?;
-    let partial = device.download(&partial)?;
+    let c = run_dot(device, &program)?;
     let elapsed = start.elapsed();
-    let c: f64 = partial.iter().map(|&p| p as f64).sum();
-
+    let blocks = dot_blocks(DOT_N);
     let expected = dot_closed_form(DOT_N);
     let relative_error = ((c - expected) / expected).abs();
     println!(

@@ -58,3 +58,68 @@ pub fn tile_tour_reference(n: u32, input: &[u32]) -> Vec<u32> {
     }
     out
 }
+
+/// The device the examples run on: the CPU backend with `--cpu` on the
+/// command line, else GPU 0 when there is one, else the CPU backend.
+pub fn device_from_args() -> coop_host::Device {
+    if std::env::args().any(|a| a == "--cpu") {
+        coop_host::Device::cpu()
+    } else {
+        coop_host::Device::gpu_or_cpu()
+    }
+}
+
+/// The seed dot product on `device`: the sum of the per-warp partial
+/// results, in f64.
+pub fn run_dot(
+    device: &coop_host::Device,
+    program: &coop_host::Program,
+) -> Result<f64, coop_host::Error> {
+    let (a, b) = dot_inputs(DOT_N);
+    let blocks = dot_blocks(DOT_N);
+    let warps = (blocks * DOT_THREADS_PER_BLOCK / 32) as usize;
+    let a = device.upload(&a)?;
+    let b = device.upload(&b)?;
+    let mut partial = device.zeros::<f32>(warps)?;
+    program.launch(
+        kernels::dot::dot,
+        coop_host::LaunchConfig::new(blocks, DOT_THREADS_PER_BLOCK),
+        (&a, &b, &mut partial),
+    )?;
+    Ok(device.download(&partial)?.iter().map(|&p| p as f64).sum())
+}
+
+/// The input of the tile tour: zeros, odd and even values, and one large
+/// value per 64 threads.
+pub fn tile_tour_input(threads: usize) -> Vec<u32> {
+    (0..threads as u32)
+        .map(|i| {
+            if i % 64 == 7 {
+                5_000_000
+            } else {
+                (i * 7919) % 13
+            }
+        })
+        .collect()
+}
+
+/// Runs `tile_tour_<n>` over `input` (2 blocks) on `device`; returns what
+/// it wrote and what [`tile_tour_reference`] expects.
+pub fn run_tile_tour(
+    device: &coop_host::Device,
+    program: &coop_host::Program,
+    n: u32,
+    input: &[u32],
+) -> Result<(Vec<u32>, Vec<u32>), coop_host::Error> {
+    use kernels::tiles;
+    let input_dev = device.upload(input)?;
+    let mut out = device.zeros::<u32>(input.len() * tiles::FIELDS)?;
+    let cfg = coop_host::LaunchConfig::new(2, input.len() as u32 / 2);
+    match n {
+        4 => program.launch(tiles::tile_tour_4, cfg, (&input_dev, &mut out))?,
+        16 => program.launch(tiles::tile_tour_16, cfg, (&input_dev, &mut out))?,
+        32 => program.launch(tiles::tile_tour_32, cfg, (&input_dev, &mut out))?,
+        _ => panic!("the tile tour has tiles of 4, 16 and 32 threads, not {n}"),
+    }
+    Ok((device.download(&out)?, tile_tour_reference(n, input)))
+}

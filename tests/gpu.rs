@@ -5,8 +5,8 @@
 //! GPU, and coop's kernels on the CPU backend; compared bit for bit. Plus
 //! the examples and the launcher's errors on a real GPU.
 //!
-//! These tests need an NVIDIA GPU and nvcc, so they are `#[ignore]`d with
-//! that reason and show as ignored elsewhere. On a GPU machine:
+//! These tests need an NVIDIA GPU and nvcc, so they are marked ignored with
+//! that reason, and show as ignored elsewhere. On a GPU machine:
 //!
 //! ```text
 //! cargo test -p coop-tests --test gpu -- --ignored
@@ -154,64 +154,21 @@ fn coop_on_the_gpu_cuda_and_the_cpu_backend_agree_on_every_collective() {
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn the_examples_reproduce_their_host_references() {
-    use coop_examples::{
-        dot_blocks, dot_closed_form, dot_inputs, kernels as ex, tile_tour_reference, DOT_N,
-        DOT_THREADS_PER_BLOCK, PTX,
-    };
+    use coop_examples::{dot_closed_form, run_dot, run_tile_tour, tile_tour_input, DOT_N};
     let s = suite();
-    let module = s.gpu.load(&PTX).unwrap();
-    let (a, b) = dot_inputs(DOT_N);
-    let blocks = dot_blocks(DOT_N);
-    let (a_dev, b_dev) = (s.gpu.upload(&a).unwrap(), s.gpu.upload(&b).unwrap());
-    let mut partial = s
-        .gpu
-        .zeros::<f32>((blocks * DOT_THREADS_PER_BLOCK / 32) as usize)
-        .unwrap();
-    module
-        .launch(
-            ex::dot::dot,
-            LaunchConfig::new(blocks, DOT_THREADS_PER_BLOCK),
-            (&a_dev, &b_dev, &mut partial),
-        )
-        .unwrap();
-    let c: f64 = s
-        .gpu
-        .download(&partial)
-        .unwrap()
-        .iter()
-        .map(|&p| p as f64)
-        .sum();
+    let device = coop_host::Device::Gpu(s.gpu.clone());
+    let program = device.load(&coop_examples::PTX).unwrap();
+    let c = run_dot(&device, &program).unwrap();
     let expected = dot_closed_form(DOT_N);
-    eprintln!("dot: N = {DOT_N}, {blocks} blocks: GPU {c:.6e}, closed form {expected:.6e}");
+    eprintln!("dot: N = {DOT_N}: GPU {c:.6e}, closed form {expected:.6e}");
     assert!(
         ((c - expected) / expected).abs() < 1e-5,
         "dot {c} vs {expected}"
     );
-
-    let input: Vec<u32> = (0..256u32)
-        .map(|i| {
-            if i % 64 == 7 {
-                5_000_000
-            } else {
-                (i * 7919) % 13
-            }
-        })
-        .collect();
-    let input_dev = s.gpu.upload(&input).unwrap();
+    let input = tile_tour_input(256);
     for n in [4u32, 16, 32] {
-        let mut out = s.gpu.zeros::<u32>(256 * ex::tiles::FIELDS).unwrap();
-        let cfg = LaunchConfig::new(2, 128);
-        match n {
-            4 => module.launch(ex::tiles::tile_tour_4, cfg, (&input_dev, &mut out)),
-            16 => module.launch(ex::tiles::tile_tour_16, cfg, (&input_dev, &mut out)),
-            _ => module.launch(ex::tiles::tile_tour_32, cfg, (&input_dev, &mut out)),
-        }
-        .unwrap();
-        assert_eq!(
-            s.gpu.download(&out).unwrap(),
-            tile_tour_reference(n, &input),
-            "tile tour {n}"
-        );
+        let (got, want) = run_tile_tour(&device, &program, n, &input).unwrap();
+        assert_eq!(got, want, "tile tour {n}");
     }
 }
 
