@@ -22,9 +22,8 @@ fn slot<T>(scratch: *mut u8, i: u32) -> *mut T {
 
 /// Every warp reduces its values; lane 0 of each stores the warp's result;
 /// after a barrier warp 0 alone reduces those (padded with the identity:
-/// one `redux.sync`, or a butterfly over the first power of two that covers
-/// the warps) and stores the total; after a second barrier every thread
-/// reads it. Only warp 0 pays for the second stage:
+/// one `redux.sync`, or a butterfly) and stores the total; after a second
+/// barrier every thread reads it. Only warp 0 pays for the second stage:
 /// shuffles are what limits a block reduction's throughput.
 #[inline(always)]
 pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
@@ -51,25 +50,7 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
         } else {
             op.identity()
         };
-        let total = if op.redux().is_some() || warps > 16 {
-            super::tile::reduce(&warp, mine, op, site)
-        } else {
-            // Only lane 0 needs the total: pair neighbours first, over the
-            // first power of two that covers the warps (2 steps for 4).
-            let span = warps.next_power_of_two();
-            let mut v = mine;
-            let mut m = 1;
-            while m < span {
-                let other = warp.shfl_xor_at(v, m, site);
-                v = if O::COMMUTATIVE || lane & m == 0 {
-                    op.combine(v, other)
-                } else {
-                    op.combine(other, v)
-                };
-                m *= 2;
-            }
-            v
-        };
+        let total = super::tile::reduce(&warp, mine, op, site);
         if lane == 0 {
             // SAFETY: the result slot, read by all after the next barrier.
             unsafe { slot::<T>(scratch, 32).write(total) };
