@@ -216,20 +216,36 @@ pub(crate) fn redux(op: Redux, mask: u32, value: u32, _site: Site) -> u32 {
     }
 }
 
-/// The generic address of the block's scratch ([`super::BLOCK_SCRATCH_BYTES`]
-/// bytes, 16-byte aligned, shared by the block).
+/// Stores `word` at byte `offset` of the block's scratch with
+/// `st.shared.u32` (a shared-window address, not a generic one).
 #[inline(always)]
-pub(crate) fn block_scratch(_site: Site) -> *mut u8 {
-    let address: u64;
-    // SAFETY: converts the address of a `.shared` array to a generic one.
+pub(crate) fn scratch_store(offset: u32, word: u32, _site: Site) {
+    // SAFETY: callers keep `offset + 4 <= BLOCK_SCRATCH_BYTES` and 4-aligned.
     unsafe {
         core::arch::asm!(
-            "cvta.shared.u64 {0}, coop_block_scratch;",
-            out(reg64) address,
-            options(pure, nomem, nostack)
+            "{{ .reg .u32 a; mov.u32 a, coop_block_scratch; add.u32 a, a, {0}; st.shared.u32 [a], {1}; }}",
+            in(reg32) offset,
+            in(reg32) word,
+            options(nostack)
         );
     }
-    address as *mut u8
+}
+
+/// Loads the word at byte `offset` of the block's scratch with
+/// `ld.shared.u32`.
+#[inline(always)]
+pub(crate) fn scratch_load(offset: u32, _site: Site) -> u32 {
+    let word: u32;
+    // SAFETY: as for `scratch_store`.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u32 a; mov.u32 a, coop_block_scratch; add.u32 a, a, {1}; ld.shared.u32 {0}, [a]; }}",
+            out(reg32) word,
+            in(reg32) offset,
+            options(nostack, readonly)
+        );
+    }
+    word
 }
 
 /// Creating a tile needs no instruction on the GPU.

@@ -2,7 +2,10 @@
 //! block's scratch in shared memory.
 //!
 //! Layout of the scratch: 32 slots of 32 bytes (one per warp, a `T` of at
-//! most 32 bytes each), then a 32-byte result slot (slot 32). The second
+//! most 32 bytes each), then a 32-byte result slot (slot 32). Values move
+//! in and out as 32-bit words with `st.shared`/`ld.shared` on the scratch's
+//! shared-window address: generic loads and stores, which a plain pointer
+//! gives, are slower. The second
 //! barrier of each call keeps the next block collective from overwriting
 //! slots that slower warps are still reading.
 
@@ -10,14 +13,31 @@ use crate::backend::{self, Site};
 use crate::op::Operator;
 use crate::{Shuffle, ThreadBlock};
 
-const SLOT: usize = 32;
+const SLOT: u32 = 32;
 
+/// Stores `value` in slot `i` (`i <= 32`; slot 32 is the result) with
+/// `st.shared`, one 32-bit word at a time.
 #[inline(always)]
-fn slot<T>(scratch: *mut u8, i: u32) -> *mut T {
-    // SAFETY (for callers): `i <= 32` (slot 32 is the result) and `T` is at most 32 bytes (a
-    // `Shuffle` type); slots are 32-byte aligned within the 16-byte aligned
-    // scratch, and `T`'s alignment is at most 16.
-    scratch.wrapping_add(i as usize * SLOT) as *mut T
+fn store<T: Shuffle>(i: u32, value: T, site: Site) {
+    let mut offset = i * SLOT;
+    value.map_words(|w| {
+        backend::scratch_store(offset, w, site);
+        offset += 4;
+        w
+    });
+}
+
+/// Loads the `T` in slot `i` with `ld.shared`, one 32-bit word at a time.
+/// `like` only gives the type its shape; its words are not used.
+#[inline(always)]
+fn load<T: Shuffle>(i: u32, like: T, site: Site) -> T {
+    let mut offset = i * SLOT;
+    // The words were stored by `store` from a `T`: the `Shuffle` contract.
+    like.map_words(|_| {
+        let w = backend::scratch_load(offset, site);
+        offset += 4;
+        w
+    })
 }
 
 /// Every warp reduces its values; lane 0 of each stores the warp's result;
@@ -34,32 +54,29 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
 ) -> T {
     let warp = block.tiled_partition_at::<32>(site);
     let partial = super::tile::reduce(&warp, value, op, site);
-    let scratch = backend::block_scratch(site);
     let lane = warp.thread_rank_at(site);
     let w = warp.meta_group_rank();
     if lane == 0 {
-        // SAFETY: warp `w < 32` owns its slot until the barrier.
-        unsafe { slot::<T>(scratch, w).write(partial) };
+        store(w, partial, site);
     }
     block.sync_at(site);
     if w == 0 {
         let warps = warp.meta_group_size();
         let mine = if lane < warps {
-            // SAFETY: written before the barrier by warp `lane`.
-            unsafe { slot::<T>(scratch, lane).read() }
+            // Written before the barrier by warp `lane`.
+            load(lane, value, site)
         } else {
             op.identity()
         };
         let total = super::tile::reduce(&warp, mine, op, site);
         if lane == 0 {
-            // SAFETY: the result slot, read by all after the next barrier.
-            unsafe { slot::<T>(scratch, 32).write(total) };
+            store(32, total, site);
         }
     }
     block.sync_at(site);
-    // SAFETY: written by warp 0 before the barrier; the next block collective
-    // writes it only after its first barrier, which every reader must reach.
-    unsafe { slot::<T>(scratch, 32).read() }
+    // Written by warp 0 before the barrier; the next block collective writes
+    // it only after its first barrier, which every reader must reach.
+    load(32, value, site)
 }
 
 /// Every warp scans its values; the last lane of each stores the warp's
@@ -75,15 +92,13 @@ pub(super) fn scan<T: Shuffle, O: Operator<T>>(
     let warp = block.tiled_partition_at::<32>(site);
     let lane = warp.thread_rank_at(site);
     let inclusive = super::tile::inclusive_scan(&warp, value, op, site);
-    let scratch = backend::block_scratch(site);
     if lane == 31 {
-        // SAFETY: as in `reduce`.
-        unsafe { slot::<T>(scratch, warp.meta_group_rank()).write(inclusive) };
+        store(warp.meta_group_rank(), inclusive, site);
     }
     block.sync_at(site);
     let total = if lane < warp.meta_group_size() {
-        // SAFETY: written before the barrier by warp `lane`.
-        unsafe { slot::<T>(scratch, lane).read() }
+        // Written before the barrier by warp `lane`.
+        load(lane, value, site)
     } else {
         op.identity()
     };

@@ -19,8 +19,23 @@ pub(crate) fn redux(op: Redux, mask: u32, value: u32, site: Site) -> u32 {
     lane::collective(Op::Redux { op, mask, value }, site) as u32
 }
 
+/// Stores `word` at byte `offset` of this block's scratch.
+pub(crate) fn scratch_store(offset: u32, word: u32, site: Site) {
+    let p = block_scratch(site).wrapping_add(offset as usize) as *mut u32;
+    // SAFETY: the scratch is 16-byte aligned and `BLOCK_SCRATCH_BYTES`
+    // long; callers keep `offset` 4-aligned and in bounds.
+    unsafe { p.write(word) }
+}
+
+/// Loads the word at byte `offset` of this block's scratch.
+pub(crate) fn scratch_load(offset: u32, site: Site) -> u32 {
+    let p = block_scratch(site).wrapping_add(offset as usize) as *const u32;
+    // SAFETY: as for `scratch_store`.
+    unsafe { p.read() }
+}
+
 /// This block's scratch, shared by its emulated threads.
-pub(crate) fn block_scratch(site: Site) -> *mut u8 {
+fn block_scratch(site: Site) -> *mut u8 {
     lane::step(site, |_| ());
     lane::block_scratch()
 }
