@@ -224,19 +224,15 @@ fn reductions_lower_to_redux_or_a_butterfly_of_log2_n_shuffles() {
         // results, and a barrier before every thread reads the total.
         let block = ops("lower_block_reduce_f32");
         assert_eq!(
-            block[..6],
-            [bfly(5), vec!["bar.sync".to_string()]].concat(),
+            block,
+            [
+                bfly(5),
+                vec!["bar.sync".to_string()],
+                bfly(5),
+                vec!["bar.sync".to_string()]
+            ]
+            .concat(),
             "sm_{sm}"
-        );
-        assert_eq!(
-            block.iter().filter(|o| o.starts_with("bar.")).count(),
-            2,
-            "sm_{sm}: {block:?}"
-        );
-        assert_eq!(
-            block.last().map(String::as_str),
-            Some("bar.sync"),
-            "sm_{sm}: {block:?}"
         );
     }
 }

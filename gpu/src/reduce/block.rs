@@ -41,10 +41,9 @@ fn load<T: Shuffle>(i: u32, like: T, site: Site) -> T {
 }
 
 /// Every warp reduces its values; lane 0 of each stores the warp's result;
-/// after a barrier warp 0 alone combines those (up to 8: lane 0, from eight
-/// independent loads; more: the warp, with one `redux.sync` or a butterfly,
-/// padded with the identity) and stores the total; after a second barrier
-/// every thread reads it. Only warp 0 pays for the second stage:
+/// after a barrier warp 0 alone reduces those (padded with the identity:
+/// one `redux.sync`, or a butterfly) and stores the total; after a second
+/// barrier every thread reads it. Only warp 0 pays for the second stage:
 /// shuffles are what limits a block reduction's throughput.
 #[inline(always)]
 pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
@@ -63,35 +62,15 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     block.sync_at(site);
     if w == 0 {
         let warps = warp.meta_group_size();
-        if warps <= 8 {
-            // Lane 0 alone: eight independent shared loads (the identity
-            // past the last warp) and a balanced tree of adjacent pairs,
-            // which keeps the warps' order.
-            if lane == 0 {
-                let s = |i: u32| {
-                    if i < warps {
-                        load(i, value, site)
-                    } else {
-                        op.identity()
-                    }
-                };
-                let (s0, s1, s2, s3) = (s(0), s(1), s(2), s(3));
-                let (s4, s5, s6, s7) = (s(4), s(5), s(6), s(7));
-                let low = op.combine(op.combine(s0, s1), op.combine(s2, s3));
-                let high = op.combine(op.combine(s4, s5), op.combine(s6, s7));
-                store(32, op.combine(low, high), site);
-            }
+        let mine = if lane < warps {
+            // Written before the barrier by warp `lane`.
+            load(lane, value, site)
         } else {
-            let mine = if lane < warps {
-                // Written before the barrier by warp `lane`.
-                load(lane, value, site)
-            } else {
-                op.identity()
-            };
-            let total = super::tile::reduce(&warp, mine, op, site);
-            if lane == 0 {
-                store(32, total, site);
-            }
+            op.identity()
+        };
+        let total = super::tile::reduce(&warp, mine, op, site);
+        if lane == 0 {
+            store(32, total, site);
         }
     }
     block.sync_at(site);
