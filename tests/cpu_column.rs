@@ -41,18 +41,5 @@ fn the_cpu_backend_reproduces_the_gpu_outputs_bit_for_bit() {
 
 #[test]
 fn the_examples_reproduce_their_host_references_on_the_cpu() {
-    use coop_examples::{dot_closed_form, run_dot, run_tile_tour, tile_tour_input, DOT_N};
-    let device = Device::cpu();
-    let program = device.load(&coop_examples::PTX).unwrap();
-    let c = run_dot(&device, &program).unwrap();
-    let expected = dot_closed_form(DOT_N);
-    assert!(
-        ((c - expected) / expected).abs() < 1e-5,
-        "dot {c} vs {expected}"
-    );
-    let input = tile_tour_input(256);
-    for n in [4u32, 16, 32] {
-        let (got, want) = run_tile_tour(&device, &program, n, &input).unwrap();
-        assert_eq!(got, want, "tile tour {n}");
-    }
+    coop_tests::check_examples(&Device::cpu());
 }

@@ -154,22 +154,7 @@ fn coop_on_the_gpu_cuda_and_the_cpu_backend_agree_on_every_collective() {
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn the_examples_reproduce_their_host_references() {
-    use coop_examples::{dot_closed_form, run_dot, run_tile_tour, tile_tour_input, DOT_N};
-    let s = suite();
-    let device = coop_host::Device::Gpu(s.gpu.clone());
-    let program = device.load(&coop_examples::PTX).unwrap();
-    let c = run_dot(&device, &program).unwrap();
-    let expected = dot_closed_form(DOT_N);
-    eprintln!("dot: N = {DOT_N}: GPU {c:.6e}, closed form {expected:.6e}");
-    assert!(
-        ((c - expected) / expected).abs() < 1e-5,
-        "dot {c} vs {expected}"
-    );
-    let input = tile_tour_input(256);
-    for n in [4u32, 16, 32] {
-        let (got, want) = run_tile_tour(&device, &program, n, &input).unwrap();
-        assert_eq!(got, want, "tile tour {n}");
-    }
+    coop_tests::check_examples(&coop_host::Device::Gpu(suite().gpu.clone()));
 }
 
 #[test]

@@ -208,3 +208,25 @@ impl Rng {
         (self.next_u64() % n as u64) as u32
     }
 }
+
+/// Runs the examples' kernels (the seed dot product and the tile tour) on
+/// `device` and checks them against their host references.
+pub fn check_examples(device: &coop_host::Device) {
+    use coop_examples::{dot_closed_form, run_dot, run_tile_tour, tile_tour_input, DOT_N};
+    let program = device.load(&coop_examples::PTX).unwrap();
+    let c = run_dot(device, &program).unwrap();
+    let expected = dot_closed_form(DOT_N);
+    eprintln!(
+        "dot: N = {DOT_N} on {}: {c:.6e}, closed form {expected:.6e}",
+        device.describe()
+    );
+    assert!(
+        ((c - expected) / expected).abs() < 1e-5,
+        "dot {c} vs {expected}"
+    );
+    let input = tile_tour_input(256);
+    for n in [4u32, 16, 32] {
+        let (got, want) = run_tile_tour(device, &program, n, &input).unwrap();
+        assert_eq!(got, want, "tile tour {n}");
+    }
+}

@@ -223,13 +223,19 @@ fn current() -> &'static LaneCtx {
 /// Counts one step of the current lane and reads its context.
 #[track_caller]
 pub(crate) fn step<R>(site: Site, read: impl FnOnce(&LaneInfo) -> R) -> R {
+    read(&count_step(site).info)
+}
+
+/// Counts one step of the current lane, stopping it when its budget is
+/// spent; returns its context.
+fn count_step(site: Site) -> &'static LaneCtx {
     let ctx = current();
     let steps = ctx.steps.get() + 1;
     ctx.steps.set(steps);
     if steps > ctx.budget {
         abort(Request::OutOfSteps { steps, site });
     }
-    read(&ctx.info)
+    ctx
 }
 
 fn suspend(request: Request) -> u64 {
@@ -247,12 +253,7 @@ pub(crate) fn block_scratch() -> *mut u8 {
 
 /// Suspends the current lane at a collective; returns its result.
 pub(crate) fn collective(op: Op, site: Site) -> u64 {
-    let ctx = current();
-    let steps = ctx.steps.get() + 1;
-    ctx.steps.set(steps);
-    if steps > ctx.budget {
-        abort(Request::OutOfSteps { steps, site });
-    }
+    count_step(site);
     suspend(Request::Collective { op, site })
 }
 
