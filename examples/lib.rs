@@ -2,6 +2,8 @@
 
 pub use coop_example_kernels as kernels;
 
+pub mod host;
+
 /// The PTX of `coop-example-kernels`, for sm_80 and sm_90.
 pub static PTX: coop_host::PtxSet = coop_host::include_ptx!("coop-example-kernels");
 
@@ -57,6 +59,13 @@ pub fn tile_tour_reference(n: u32, input: &[u32]) -> Vec<u32> {
         }
     }
     out
+}
+
+/// Whether `--quick` is on the command line: examples then run their
+/// CPU-sized problems and skip timings, for tools that slow every access
+/// down (compute-sanitizer, ncu).
+pub fn quick() -> bool {
+    std::env::args().any(|a| a == "--quick")
 }
 
 /// The device the examples run on: the CPU backend with `--cpu` on the
@@ -122,4 +131,29 @@ pub fn run_tile_tour(
         _ => panic!("the tile tour has tiles of 4, 16 and 32 threads, not {n}"),
     }
     Ok((device.download(&out)?, tile_tour_reference(n, input)))
+}
+
+/// Median of `runs` timings of `f` (GPU events around each).
+pub fn time_gpu(gpu: &coop_host::Gpu, runs: usize, mut f: impl FnMut()) -> std::time::Duration {
+    // Warm up for at least 20 ms, so that the clocks have ramped up after
+    // idle periods (such as a large upload).
+    let warm = std::time::Instant::now();
+    while warm.elapsed() < std::time::Duration::from_millis(20) {
+        f();
+        gpu.synchronize().unwrap();
+    }
+    let flags = Some(coop_host::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let mut times: Vec<f32> = (0..runs)
+        .map(|_| {
+            let start = gpu.context().new_event(flags).unwrap();
+            let end = gpu.context().new_event(flags).unwrap();
+            start.record(gpu.stream()).unwrap();
+            f();
+            end.record(gpu.stream()).unwrap();
+            end.synchronize().unwrap();
+            start.elapsed_ms(&end).unwrap()
+        })
+        .collect();
+    times.sort_by(f32::total_cmp);
+    std::time::Duration::from_secs_f64(times[runs / 2] as f64 * 1e-3)
 }

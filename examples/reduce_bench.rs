@@ -9,36 +9,9 @@
 //!
 //! Run: `cargo run --release --example reduce_bench`
 
-use coop_examples::{kernels::bench, PTX};
-use coop_host::cudarc::driver::sys::CUevent_flags;
+use coop_examples::{kernels::bench, time_gpu, PTX};
 use coop_host::reduce::{Builtin, Reducer};
 use coop_host::{CudaSlice, Device, Gpu, LaunchConfig};
-use std::time::Duration;
-
-/// Median of `runs` timings of `f` (GPU events around each).
-fn time_gpu(gpu: &Gpu, runs: usize, mut f: impl FnMut()) -> Duration {
-    // Warm up for at least 20 ms, so that the clocks have ramped up after
-    // idle periods (such as a large upload).
-    let warm = std::time::Instant::now();
-    while warm.elapsed() < Duration::from_millis(20) {
-        f();
-        gpu.synchronize().unwrap();
-    }
-    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
-    let mut times: Vec<f32> = (0..runs)
-        .map(|_| {
-            let start = gpu.context().new_event(flags).unwrap();
-            let end = gpu.context().new_event(flags).unwrap();
-            start.record(gpu.stream()).unwrap();
-            f();
-            end.record(gpu.stream()).unwrap();
-            end.synchronize().unwrap();
-            start.elapsed_ms(&end).unwrap()
-        })
-        .collect();
-    times.sort_by(f32::total_cmp);
-    Duration::from_secs_f64(times[runs / 2] as f64 * 1e-3)
-}
 
 fn device_row<O, T: Builtin<O>>(
     gpu: &Gpu,

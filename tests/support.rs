@@ -229,4 +229,47 @@ pub fn check_examples(device: &coop_host::Device) {
         let (got, want) = run_tile_tour(device, &program, n, &input).unwrap();
         assert_eq!(got, want, "tile tour {n}");
     }
+    check_seed_examples(device, &program);
+}
+
+/// The examples of the seed tutorials, each against its host reference.
+fn check_seed_examples(device: &coop_host::Device, program: &coop_host::Program) {
+    use coop_examples::host::{dot, shared_tiles, stencil, transpose, warp_vote};
+    let expected = coop_examples::dot_closed_form(coop_examples::DOT_N);
+    for v in dot::run_dot_versions(device, program).unwrap() {
+        let error = ((v.result - expected) / expected).abs();
+        assert!(error < 1e-5, "dot [{}]: {} vs {expected}", v.name, v.result);
+    }
+    // Odd sizes: a partial last block, and one element.
+    for n in [1usize, 1000, 5000] {
+        let a = stencil::stencil_input(n);
+        for v in stencil::run_stencil(device, program, &a).unwrap() {
+            assert!(
+                v.error < 1e-6,
+                "stencil [{}] n = {n}: error {}",
+                v.name,
+                v.error
+            );
+        }
+    }
+    for run in shared_tiles::run_shared_tiles(device, program).unwrap() {
+        assert_eq!(run.out, run.expected, "{}", run.name);
+        if let Some((store, load)) = run.transactions {
+            // The seed's figures: 1 without conflicts, 32 down a column.
+            let want = match run.name {
+                "set_row_read_row" | "set_row_read_col_pad" => (1.0, 1.0),
+                "set_col_read_col" => (32.0, 32.0),
+                _ => (1.0, 32.0),
+            };
+            assert_eq!((store, load), want, "{}", run.name);
+        }
+    }
+    for (rows, cols) in [(64, 96), (33, 70)] {
+        for v in transpose::run_transpose(device, program, rows, cols).unwrap() {
+            assert!(v.correct, "{} on {rows} x {cols}", v.name);
+        }
+    }
+    let input = warp_vote::warp_vote_input(256);
+    let (got, want) = warp_vote::run_warp_vote(device, program, &input).unwrap();
+    assert_eq!(got, want, "warp_vote");
 }

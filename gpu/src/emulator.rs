@@ -70,7 +70,7 @@ impl Default for Emulator {
 /// assert_eq!(report.block_barriers, 3); // one per block
 /// # Ok::<(), coop_host::Error>(())
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
     /// Blocks run.
     pub blocks: u64,
@@ -82,6 +82,113 @@ pub struct Report {
     pub block_barriers: u64,
     /// Steps taken by all threads (calls of handle methods).
     pub steps: u64,
+    /// Shared-memory traffic per access site, in source order: how many
+    /// warp-wide requests each site made and how many bank transactions
+    /// they needed (see [`SharedSite`]).
+    pub shared: Vec<SharedSite>,
+}
+
+impl Report {
+    /// The shared-memory sites on source line `line` (of any file), in
+    /// column order.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::shared::{ByRank, Shared};
+    ///
+    /// #[kernel]
+    /// pub fn copy(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
+    ///     let r = block.thread_rank() as usize;
+    ///     let mine = buf.own(ByRank::new());
+    ///     mine.set(r as u32); let all = mine.publish(&block); out.write(r, all.get(r)); // line 8
+    /// }
+    ///
+    /// let mut out = vec![0u32; 64];
+    /// let report = coop_host::Cpu::new().launch(copy, coop_host::LaunchConfig::new(1, 64), (&mut out,))?;
+    /// let sites = report.shared_at_line(line!() - 5);
+    /// assert_eq!(sites.len(), 2); // the store, then the load
+    /// assert_eq!((sites[0].requests, sites[0].transactions), (2, 2)); // one per warp
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn shared_at_line(&self, line: u32) -> Vec<&SharedSite> {
+        let mut sites: Vec<&SharedSite> = self
+            .shared
+            .iter()
+            .filter(|s| s.site.line() == line)
+            .collect();
+        sites.sort_by_key(|s| s.site.column());
+        sites
+    }
+}
+
+/// A shared-memory access's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AccessKind {
+    /// A load.
+    Read,
+    /// A store.
+    Write,
+}
+
+impl fmt::Display for AccessKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AccessKind::Read => "reads",
+            AccessKind::Write => "writes",
+        })
+    }
+}
+
+/// One thread's access of a shared element, as a diagnostic names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharedAccess {
+    /// The thread's rank in its block.
+    pub thread: u32,
+    /// Load or store.
+    pub kind: AccessKind,
+    /// Where in the kernel.
+    pub site: Site,
+}
+
+/// The shared-memory traffic of one access site of a launch.
+///
+/// The threads of a warp that execute a site together make one request;
+/// shared memory serves it in as many transactions as the largest number
+/// of distinct 4-byte words any one of its 32 banks must deliver (bank =
+/// word address mod 32; threads reading the same word share it). A
+/// conflict-free request takes 1 transaction; 32 threads reading down one
+/// column of a 32 x 32 `f32` tile take 32. `transactions / requests` is
+/// the profiler's `shared_load_transactions_per_request` (and store).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharedSite {
+    /// The access's place in the kernel.
+    pub site: Site,
+    /// The array's parameter name.
+    pub array: &'static str,
+    /// Loads or stores.
+    pub kind: AccessKind,
+    /// Warp-wide requests.
+    pub requests: u64,
+    /// Bank transactions they took.
+    pub transactions: u64,
+}
+
+impl SharedSite {
+    /// Average transactions per request: 1.0 without bank conflicts.
+    ///
+    /// ```
+    /// let site = coop::emulator::SharedSite {
+    ///     site: core::panic::Location::caller(),
+    ///     array: "tile",
+    ///     kind: coop::emulator::AccessKind::Read,
+    ///     requests: 4,
+    ///     transactions: 128,
+    /// };
+    /// assert_eq!(site.transactions_per_request(), 32.0);
+    /// ```
+    pub fn transactions_per_request(&self) -> f64 {
+        self.transactions as f64 / self.requests.max(1) as f64
+    }
 }
 
 impl Emulator {
@@ -202,9 +309,45 @@ impl Emulator {
     /// ```
     pub unsafe fn launch<K: Kernel>(
         &self,
+        kernel: K,
+        grid: Dim3,
+        block: Dim3,
+        words: <K::Params as ParamList>::Words,
+    ) -> Result<Report, EmulationError> {
+        // SAFETY: forwarded.
+        unsafe { self.launch_with_shared(kernel, grid, block, 0, words) }
+    }
+
+    /// [`launch`](Self::launch) with `dynamic_shared` bytes of dynamic
+    /// shared memory per block (what a `Shared<[E]>` parameter binds).
+    ///
+    /// # Safety
+    ///
+    /// As for [`launch`](Self::launch).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::emulator::Emulator;
+    /// use coop::shared::Shared;
+    ///
+    /// #[kernel]
+    /// pub fn size(block: ThreadBlock, out: Out<u32>, buf: Shared<[u64]>) {
+    ///     out.write(0, buf.len() as u32);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 1];
+    /// let words = ((out.as_mut_ptr(), out.len()),);
+    /// // SAFETY: `out` lives and is not otherwise used during the launch.
+    /// unsafe { Emulator::new().launch_with_shared(size, Dim3::new(1, 1, 1), Dim3::new(1, 1, 1), 80, words) }?;
+    /// assert_eq!(out, [10]);
+    /// # Ok::<(), coop::emulator::EmulationError>(())
+    /// ```
+    pub unsafe fn launch_with_shared<K: Kernel>(
+        &self,
         _kernel: K,
         grid: Dim3,
         block: Dim3,
+        dynamic_shared: u32,
         words: <K::Params as ParamList>::Words,
     ) -> Result<Report, EmulationError> {
         let fail = |block: Dim3, violation| EmulationError {
@@ -226,6 +369,7 @@ impl Emulator {
                         block: Dim3::new(x, y, z),
                         block_dim: block,
                         grid_dim: grid,
+                        dynamic_shared,
                     };
                     scheduler::run_block(
                         geometry,
@@ -244,6 +388,11 @@ impl Emulator {
             warp_collectives: counts.collectives,
             block_barriers: counts.barriers,
             steps: counts.steps,
+            shared: {
+                let mut sites: Vec<SharedSite> = counts.shared.into_values().collect();
+                sites.sort_by_key(|s| (s.site.file(), s.site.line(), s.site.column(), s.kind));
+                sites
+            },
         })
     }
 }
@@ -461,6 +610,28 @@ pub enum Violation {
         /// What.
         what: String,
     },
+    /// Two threads touched one shared element between the same barriers,
+    /// at least one of them writing.
+    SharedRace {
+        /// The array's parameter name.
+        array: &'static str,
+        /// The element (`[i]` or `[row][column]`).
+        element: String,
+        /// The earlier access.
+        first: SharedAccess,
+        /// The later access, by another thread.
+        second: SharedAccess,
+    },
+    /// A thread read a shared element that no thread of its block had
+    /// written: on the GPU it holds garbage.
+    UninitializedRead {
+        /// The array's parameter name.
+        array: &'static str,
+        /// The element.
+        element: String,
+        /// The read.
+        access: SharedAccess,
+    },
 }
 
 fn list(f: &mut fmt::Formatter<'_>, arrivals: &[Arrival]) -> fmt::Result {
@@ -552,6 +723,29 @@ impl fmt::Display for Violation {
                  must be at least 1, and a block has at most 1024 threads"
             ),
             Violation::Resources { what } => write!(f, "the CPU backend could not allocate {what}"),
+            Violation::SharedRace {
+                array,
+                element,
+                first,
+                second,
+            } => write!(
+                f,
+                "data race on `{array}{element}` in shared memory: thread {} {} it at {}, then \
+                 thread {} {} it at {} with no barrier between them. Separate the two accesses \
+                 with a block barrier (`publish`, `own`, `ThreadBlock::sync`), or with \
+                 `TiledPartition::sync` when both threads are in one tile",
+                first.thread, first.kind, first.site, second.thread, second.kind, second.site
+            ),
+            Violation::UninitializedRead {
+                array,
+                element,
+                access,
+            } => write!(
+                f,
+                "thread {} reads `{array}{element}` at {} before any thread of the block wrote \
+                 it: shared memory starts uninitialised",
+                access.thread, access.site
+            ),
         }
     }
 }

@@ -34,6 +34,10 @@ use core::marker::PhantomData;
 pub trait Kernel: Copy {
     /// The `.entry` name in the PTX.
     const NAME: &'static str;
+    /// Bytes of static shared memory its `Shared<[E; N]>` parameters
+    /// declare (each rounded up to 16), which the CPU backend checks
+    /// launches against; on a GPU the driver reports the exact figure.
+    const STATIC_SHARED_BYTES: usize = 0;
     /// One marker from [`params`] per non-handle parameter, in order.
     type Params: params::ParamList;
 

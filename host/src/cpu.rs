@@ -79,7 +79,7 @@ impl Cpu {
     {
         let kernel_limits = KernelLimits {
             max_threads_per_block: 1024,
-            static_shared_bytes: 0,
+            static_shared_bytes: K::STATIC_SHARED_BYTES as u32,
         };
         config
             .validate(&self.limits(), &kernel_limits)
@@ -98,8 +98,13 @@ impl Cpu {
         // SAFETY: the words come from `args`, borrowed (mutably for outputs)
         // for the whole call, and in host memory (checked above).
         let report = unsafe {
-            self.emulator
-                .launch(kernel, config.grid, config.block, words)
+            self.emulator.launch_with_shared(
+                kernel,
+                config.grid,
+                config.block,
+                config.shared_memory_bytes,
+                words,
+            )
         }?;
         Ok(report)
     }

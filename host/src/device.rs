@@ -1,5 +1,5 @@
 use crate::args::{CpuArgs, KernelArgs};
-use crate::{Cpu, Error, Gpu, LaunchConfig, Module, PtxSet};
+use crate::{Cpu, Error, Gpu, LaunchConfig, Module, PtxSet, Report};
 use coop::Kernel;
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 
@@ -146,9 +146,42 @@ impl Program {
         K: Kernel,
         A: KernelArgs<K::Params> + CpuArgs<K::Params>,
     {
+        self.launch_reporting(kernel, config, args).map(drop)
+    }
+
+    /// [`launch`](Self::launch), returning the CPU backend's [`Report`] of
+    /// the launch (warp collectives, barriers, shared-memory transactions
+    /// per access site); `None` on a GPU.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Device, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn one_barrier(block: ThreadBlock) {
+    ///     block.sync();
+    /// }
+    ///
+    /// # static PTX: coop_host::PtxSet = coop_host::PtxSet::new("none", &[]);
+    /// let device = Device::cpu();
+    /// let program = device.load(&PTX)?;
+    /// let report = program.launch_reporting(one_barrier, LaunchConfig::new(2, 64), ())?;
+    /// assert_eq!(report.map(|r| r.block_barriers), Some(2));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn launch_reporting<K, A>(
+        &self,
+        kernel: K,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<Option<Report>, Error>
+    where
+        K: Kernel,
+        A: KernelArgs<K::Params> + CpuArgs<K::Params>,
+    {
         match self {
-            Program::Gpu(module) => module.launch(kernel, config, args),
-            Program::Cpu(cpu) => cpu.launch(kernel, config, args).map(drop),
+            Program::Gpu(module) => module.launch(kernel, config, args).map(|()| None),
+            Program::Cpu(cpu) => cpu.launch(kernel, config, args).map(Some),
         }
     }
 }

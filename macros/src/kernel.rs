@@ -8,6 +8,10 @@ use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 enum Param {
     /// `ThreadBlock` or `Grid`: made on the device, no host argument.
     Handle(TokenStream),
+    /// `Shared<A>`: block-shared memory, declared in the PTX module (or
+    /// the launch's dynamic shared memory for `Shared<[E]>`), no host
+    /// argument.
+    Shared { array: Type, dynamic: bool },
     /// Anything else: lowered through `coop::KernelParam`.
     Lowered(Type),
 }
@@ -33,6 +37,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         .collect();
 
     let mut params = Vec::new();
+    let mut names = Vec::new();
     for input in &func.sig.inputs {
         let FnArg::Typed(pt) = input else {
             unreachable!("check_signature rejects receivers")
@@ -53,7 +58,25 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 ));
             }
         }
+        names.push(match &*pt.pat {
+            Pat::Ident(p) => p.ident.to_string(),
+            _ => format!("_{}", names.len()),
+        });
         params.push(classify(&pt.ty));
+    }
+    let dynamic: Vec<_> = func
+        .sig
+        .inputs
+        .iter()
+        .zip(&params)
+        .filter(|(_, p)| matches!(p, Param::Shared { dynamic: true, .. }))
+        .collect();
+    if dynamic.len() > 1 {
+        return Err(syn::Error::new_spanned(
+            dynamic[1].0,
+            "a kernel has one dynamic shared array: every `Shared<[E]>` parameter would bind the \
+             same launch-sized memory; take one and split it",
+        ));
     }
 
     // PTX entry point: each lowered parameter becomes two words (a
@@ -62,9 +85,57 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let mut call_args = Vec::new();
     let mut host_params = Vec::new();
     let mut word_pairs = Vec::new();
+    let mut host_args = Vec::new();
+    let mut shared_decls = Vec::new();
+    let mut static_bytes = Vec::new();
     for (i, p) in params.iter().enumerate() {
         match p {
-            Param::Handle(make) => call_args.push(make.clone()),
+            Param::Handle(make) => {
+                call_args.push(make.clone());
+                host_args.push(make.clone());
+            }
+            Param::Shared { array, dynamic } => {
+                let param = &names[i];
+                let span = array.span();
+                let bind = quote_spanned! {span=> ::coop::shared::Shared::<#array> };
+                if *dynamic {
+                    call_args.push(quote! { unsafe { #bind::__bind_dynamic(#param) } });
+                    host_args.push(quote! { unsafe { #bind::__bind_dynamic(#param) } });
+                } else {
+                    let symbol = format!("coop_shared_{name_str}_{param}");
+                    let decl = format!(".shared .align {{align}} .b8 {symbol}[{{bytes}}];");
+                    let mov = format!("mov.u32 {{0}}, {symbol};");
+                    let key = format!("{name_str}.{param}");
+                    shared_decls.push(quote_spanned! {span=>
+                        #[cfg(target_arch = "nvptx64")]
+                        ::coop::__private::core::arch::global_asm!(
+                            #decl,
+                            align = const <#array as ::coop::shared::SharedArray>::ALIGN,
+                            bytes = const <#array as ::coop::shared::SharedArray>::BYTES,
+                        );
+                    });
+                    call_args.push(quote! {{
+                        let window: u32;
+                        // SAFETY: reads the address of the array declared above.
+                        unsafe {
+                            ::coop::__private::core::arch::asm!(
+                                #mov,
+                                out(reg32) window,
+                                options(pure, nomem, nostack)
+                            );
+                        }
+                        // SAFETY: `window` is this kernel's own array, bound once per thread.
+                        unsafe { #bind::__bind_static(window) }
+                    }});
+                    host_args.push(quote! {
+                        // SAFETY: bound once per thread, inside a CPU launch.
+                        unsafe { #bind::__bind_static(#key, #param) }
+                    });
+                    static_bytes.push(quote_spanned! {span=>
+                        <#array as ::coop::shared::SharedArray>::BYTES.next_multiple_of(16)
+                    });
+                }
+            }
             Param::Lowered(ty) => {
                 let w0 = format_ident!("__coop_p{}_0", i);
                 let w1 = format_ident!("__coop_p{}_1", i);
@@ -74,9 +145,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     #w0: <#st as ::coop::KernelParam>::Word0,
                     #w1: <#st as ::coop::KernelParam>::Word1
                 });
-                call_args.push(quote_spanned! {span=>
+                let arg = quote_spanned! {span=>
                     <#ty as ::coop::KernelParam>::from_abi(#w0, #w1)
-                });
+                };
+                call_args.push(arg.clone());
+                host_args.push(arg);
                 host_params.push(quote_spanned! {span=>
                     <#st as ::coop::KernelParam>::Host
                 });
@@ -91,6 +164,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     body_fn.attrs.retain(|a| !a.path().is_ident("doc"));
 
     Ok(quote! {
+        #(#shared_decls)*
+
         #[doc(hidden)]
         #[inline(always)]
         #[allow(dead_code, non_snake_case, clippy::too_many_arguments)]
@@ -118,6 +193,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         #[cfg(not(target_arch = "nvptx64"))]
         impl ::coop::Kernel for #name {
             const NAME: &'static str = #name_str;
+            const STATIC_SHARED_BYTES: usize = 0 #(+ #static_bytes)*;
             type Params = (#(#host_params,)*);
 
             #[allow(non_snake_case)]
@@ -127,7 +203,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 let (#(#word_pairs,)*) = words;
                 // SAFETY: the CPU backend passes the words of live host
                 // buffers and values, matching `Params`.
-                unsafe { #body_name(#(#call_args),*) }
+                unsafe { #body_name(#(#host_args),*) }
             }
         }
     })
@@ -169,11 +245,22 @@ fn check_signature(func: &ItemFn) -> syn::Result<()> {
     Ok(())
 }
 
-/// `ThreadBlock` and `Grid` (by their last path segment) are handles.
+/// `ThreadBlock` and `Grid` (by their last path segment) are handles;
+/// `Shared<A>` is a shared array.
 fn classify(ty: &Type) -> Param {
     if let Type::Path(tp) = ty {
         if tp.qself.is_none() {
             if let Some(last) = tp.path.segments.last() {
+                if last.ident == "Shared" {
+                    if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+                        if let Some(syn::GenericArgument::Type(array)) = args.args.first() {
+                            return Param::Shared {
+                                array: array.clone(),
+                                dynamic: matches!(array, Type::Slice(_)),
+                            };
+                        }
+                    }
+                }
                 if last.arguments.is_empty() {
                     if last.ident == "ThreadBlock" {
                         return Param::Handle(quote!(::coop::this_thread_block()));

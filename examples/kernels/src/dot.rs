@@ -1,9 +1,15 @@
-//! The dot product of the first seed tutorial ("CUDA by Example"), with the
-//! block's shared-memory tree replaced by warp shuffles: each thread sums a
-//! grid-stride slice of `a[i] * b[i]`, each warp adds up its 32 partial sums
-//! with `shfl_down`, and lane 0 of every warp writes one partial result.
+//! The dot product of the first seed tutorial ("CUDA by Example") three
+//! ways. Each thread first sums a grid-stride slice of `a[i] * b[i]`; then
+//!
+//! * [`dot`]: each warp adds up its 32 partial sums with `shfl_down`, and
+//!   lane 0 of every warp writes one partial result;
+//! * [`dot_shared_tree`]: the seed's shared-memory tree, one partial result
+//!   per block;
+//! * [`dot_reduce`]: [`reduce`] over the block, one partial result per
+//!   block.
 
 use coop::prelude::*;
+use coop::shared::{ByRank, Shared};
 
 /// `partial[w]` = the sum of `a[i] * b[i]` over the indices that warp `w`
 /// of the grid visited. `partial` needs one element per warp of the launch.
@@ -28,5 +34,74 @@ pub fn dot(block: ThreadBlock, a: &[f32], b: &[f32], partial: Out<f32>) {
         let warps_per_block = warp.meta_group_size() as usize;
         let w = grid.block_rank() * warps_per_block + warp.meta_group_rank() as usize;
         partial.write(w, sum);
+    }
+}
+
+/// Threads per block of [`dot_shared_tree`]: the size of its shared cache.
+pub const TREE_THREADS: usize = 256;
+
+/// The first seed's kernel as written there: each thread's grid-stride sum
+/// goes to its slot of a shared cache, and the block halves the active
+/// threads each round until slot 0 holds the block's sum, which goes to
+/// `partial[block]`. Launch with [`TREE_THREADS`] threads per block.
+///
+/// Each round reads two slots, then writes one: reading happens in a
+/// published phase and writing in an owned one, so every round costs two
+/// barriers where the seed's racy-looking version has one.
+#[kernel]
+pub fn dot_shared_tree(
+    block: ThreadBlock,
+    a: &[f32],
+    b: &[f32],
+    partial: Out<f32>,
+    cache: Shared<[f32; TREE_THREADS]>,
+) {
+    let grid = this_grid();
+    let n = a.len().min(b.len());
+    let mut temp = 0.0f32;
+    let mut i = grid.thread_rank();
+    while i < n {
+        temp += a[i] * b[i];
+        i += grid.num_threads();
+    }
+
+    let r = block.thread_rank() as usize;
+    let mine = cache.own(ByRank::new());
+    mine.set(temp);
+    let mut all = mine.publish(&block);
+    let mut half = TREE_THREADS / 2;
+    while half > 0 {
+        let sum = if r < half {
+            all.get(r) + all.get(r + half)
+        } else {
+            0.0
+        };
+        let mine = all.own(&block, ByRank::new());
+        if r < half {
+            mine.set(sum);
+        }
+        all = mine.publish(&block);
+        half /= 2;
+    }
+    if r == 0 {
+        partial.write(grid.block_rank(), all.get(0));
+    }
+}
+
+/// The same product with the block reduction done by [`reduce`]: warp
+/// shuffles, one shared slot per warp, two barriers in all.
+#[kernel]
+pub fn dot_reduce(block: ThreadBlock, a: &[f32], b: &[f32], partial: Out<f32>) {
+    let grid = this_grid();
+    let n = a.len().min(b.len());
+    let mut temp = 0.0f32;
+    let mut i = grid.thread_rank();
+    while i < n {
+        temp += a[i] * b[i];
+        i += grid.num_threads();
+    }
+    let sum = reduce(&block, temp, op::Sum);
+    if block.thread_rank() == 0 {
+        partial.write(grid.block_rank(), sum);
     }
 }

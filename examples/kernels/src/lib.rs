@@ -5,5 +5,9 @@
 
 pub mod bench;
 pub mod dot;
+pub mod shared_tiles;
+pub mod stencil;
 pub mod sum;
 pub mod tiles;
+pub mod transpose;
+pub mod warp_vote;

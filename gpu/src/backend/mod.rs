@@ -31,6 +31,23 @@ pub(crate) use site;
 /// slots of up to 32 bytes (one per warp), then one 32-byte slot.
 pub(crate) const BLOCK_SCRATCH_BYTES: usize = 32 * 32 + 32;
 
+/// A shared array's element size and row length (0 for 1-D), which the CPU
+/// backend names elements by.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(target_arch = "nvptx64", allow(dead_code))]
+pub(crate) struct ElemShape {
+    pub size: u32,
+    pub cols: u32,
+}
+
+/// The scope a memory fence orders writes for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FenceScope {
+    Block,
+    Device,
+    System,
+}
+
 /// The reductions `redux.sync` performs on 32-bit integers (sm_80 and
 /// later).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

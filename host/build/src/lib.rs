@@ -225,7 +225,13 @@ impl PtxBuilder {
             .args(["-Zbuild-std=core", "--crate-type", "cdylib"])
             .arg("--target-dir")
             .arg(&target_dir)
-            .args(["--", "--emit=asm", "-Zcrate-attr=feature(abi_ptx)"])
+            .args([
+                "--",
+                "--emit=asm",
+                "-Zcrate-attr=feature(abi_ptx)",
+                // `#[kernel]` declares shared arrays with `global_asm!`.
+                "-Zcrate-attr=feature(asm_experimental_arch)",
+            ])
             .env("RUSTC_BOOTSTRAP", "1")
             .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu=sm_{sm}"))
             .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", "true")

@@ -1,8 +1,11 @@
 //! The emulated thread being run, and what it asks of its scheduler.
 
+use super::shared::BlockShared;
 use super::{Redux, Site};
+use crate::emulator::{AccessKind, Violation};
 use crate::Dim3;
 use core::cell::Cell;
+use core::cell::RefCell;
 use corosensei::Yielder;
 
 /// Where a thread is in the launch.
@@ -14,6 +17,8 @@ pub(crate) struct LaneInfo {
     pub grid_dim: Dim3,
     /// Rank in the block (`x` fastest); `rank % 32` is the lane in its warp.
     pub rank: u32,
+    /// Bytes of dynamic shared memory the launch gave each block.
+    pub dynamic_shared: u32,
 }
 
 /// How a shuffle picks its source lane (PTX `shfl.sync` modes).
@@ -169,6 +174,8 @@ pub(crate) enum Request {
     },
     /// The thread used up its step budget.
     OutOfSteps { steps: u64, site: Site },
+    /// The thread broke a rule that stops the launch.
+    Stop(Box<Violation>),
 }
 
 pub(crate) type LaneYielder = Yielder<u64, Request>;
@@ -178,6 +185,8 @@ pub(crate) struct LaneCtx {
     pub info: LaneInfo,
     /// The block's scratch, shared by all its threads.
     pub scratch: *mut u8,
+    /// The block's shared arrays and their race detector.
+    pub shared: *const RefCell<BlockShared>,
     pub yielder: Cell<*const LaneYielder>,
     pub steps: Cell<u64>,
     pub budget: u64,
@@ -249,6 +258,24 @@ fn suspend(request: Request) -> u64 {
 /// The current block's scratch.
 pub(crate) fn block_scratch() -> *mut u8 {
     current().scratch
+}
+
+/// Runs `f` on the current block's shared memory.
+pub(crate) fn block_shared<R>(f: impl FnOnce(&mut BlockShared) -> R) -> R {
+    // SAFETY: the scheduler keeps the block's shared memory alive while its
+    // lanes run, and only one lane runs at a time.
+    let shared = unsafe { &*current().shared };
+    f(&mut shared.borrow_mut())
+}
+
+/// Counts a step and checks an access of shared memory; a race stops the
+/// launch.
+pub(crate) fn shared_access(region: u32, index: u32, kind: AccessKind, site: Site) {
+    let rank = count_step(site).info.rank;
+    let checked = block_shared(|s| s.access(region, index, kind, rank, site));
+    if let Err(violation) = checked {
+        abort(Request::Stop(Box::new(violation)));
+    }
 }
 
 /// Suspends the current lane at a collective; returns its result.

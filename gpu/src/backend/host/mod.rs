@@ -10,8 +10,13 @@
 pub(crate) mod lane;
 pub(crate) mod scheduler;
 pub(crate) mod semantics;
+pub(crate) mod shared;
 
-use super::{Redux, Site};
+pub(crate) use shared::SharedBase;
+
+use super::{ElemShape, FenceScope, Redux, Site};
+use crate::emulator::AccessKind;
+use crate::shared::SharedElem;
 use crate::Dim3;
 use lane::{Op, Request, ShflMode, VoteKind};
 
@@ -38,6 +43,51 @@ pub(crate) fn scratch_load(offset: u32, site: Site) -> u32 {
 fn block_scratch(site: Site) -> *mut u8 {
     lane::step(site, |_| ());
     lane::block_scratch()
+}
+
+/// The block's copy of the static shared array `key`.
+pub(crate) fn static_shared(
+    key: &'static str,
+    name: &'static str,
+    bytes: usize,
+    align: usize,
+    shape: ElemShape,
+    site: Site,
+) -> SharedBase {
+    lane::step(site, |_| ());
+    lane::block_shared(|s| s.bind(key, name, Some(bytes as u32), align as u32, shape))
+}
+
+/// The block's dynamic shared memory and its size in bytes.
+pub(crate) fn dynamic_shared(
+    name: &'static str,
+    shape: ElemShape,
+    site: Site,
+) -> (SharedBase, u32) {
+    let bytes = lane::step(site, |l| l.dynamic_shared);
+    let base = lane::block_shared(|s| s.bind("coop:dynamic", name, None, 16, shape));
+    (base, bytes)
+}
+
+/// Loads element `index` of a shared array, after the race check.
+pub(crate) fn shared_load<E: SharedElem>(base: SharedBase, index: u32, site: Site) -> E {
+    lane::shared_access(base.region, index, AccessKind::Read, site);
+    // SAFETY: the phase handles bounds-check `index`; the region is
+    // 16-byte aligned and holds whole elements.
+    unsafe { (base.ptr as *const E).add(index as usize).read() }
+}
+
+/// Stores `value` to element `index` of a shared array, after the race
+/// check.
+pub(crate) fn shared_store<E: SharedElem>(base: SharedBase, index: u32, value: E, site: Site) {
+    lane::shared_access(base.region, index, AccessKind::Write, site);
+    // SAFETY: as for `shared_load`.
+    unsafe { (base.ptr as *mut E).add(index as usize).write(value) }
+}
+
+/// The CPU backend runs one thread at a time: a fence orders nothing more.
+pub(crate) fn fence(_scope: FenceScope, site: Site) {
+    lane::step(site, |_| ());
 }
 
 #[track_caller]

@@ -6,10 +6,11 @@
 
 use super::lane::{self, LaneCtx, LaneInfo, Op, Request, VoteKind};
 use super::semantics::{lanes_where, shfl_source};
+use super::shared::{BlockShared, SiteTotals};
 use super::Site;
 use crate::emulator::{Arrival, Threads, Violation};
 use crate::Dim3;
-use core::cell::Cell;
+use core::cell::{Cell, RefCell};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -41,11 +42,13 @@ impl Stacks {
 }
 
 /// Counters of one launch.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Counts {
     pub collectives: u64,
     pub barriers: u64,
     pub steps: u64,
+    /// Shared-memory requests and transactions per access site.
+    pub shared: SiteTotals,
 }
 
 /// The shape of the launch and which block this is.
@@ -54,6 +57,8 @@ pub(crate) struct Geometry {
     pub block: Dim3,
     pub block_dim: Dim3,
     pub grid_dim: Dim3,
+    /// Dynamic shared memory per block, in bytes.
+    pub dynamic_shared: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -73,6 +78,7 @@ struct Block<'a> {
     lanes: Vec<Lane>,
     /// Keeps the block's scratch alive (the lanes hold pointers into it).
     _scratch: Box<[u128]>,
+    shared: &'a RefCell<BlockShared>,
     stacks: &'a mut Stacks,
     body: &'a dyn Fn(),
 }
@@ -109,6 +115,7 @@ pub(crate) fn run_block(
     let mut scratch =
         vec![0u128; crate::backend::BLOCK_SCRATCH_BYTES.div_ceil(16)].into_boxed_slice();
     let scratch_ptr = scratch.as_mut_ptr() as *mut u8;
+    let shared = RefCell::new(BlockShared::new(threads, geometry.dynamic_shared));
     let lanes = (0..threads)
         .map(|rank| {
             let thread = Dim3::new(rank % d.x, (rank / d.x) % d.y, rank / (d.x * d.y));
@@ -120,8 +127,10 @@ pub(crate) fn run_block(
                         block_dim: d,
                         grid_dim: geometry.grid_dim,
                         rank,
+                        dynamic_shared: geometry.dynamic_shared,
                     },
                     scratch: scratch_ptr,
+                    shared: &shared,
                     yielder: Cell::new(core::ptr::null()),
                     steps: Cell::new(0),
                     budget,
@@ -134,11 +143,14 @@ pub(crate) fn run_block(
     let mut block = Block {
         lanes,
         _scratch: scratch,
+        shared: &shared,
         stacks,
         body,
     };
     let result = block.run(counts);
     counts.steps += block.lanes.iter().map(|l| l.ctx.steps.get()).sum::<u64>();
+    drop(block);
+    shared.into_inner().finish(&mut counts.shared);
     result
 }
 
@@ -201,6 +213,7 @@ impl Block<'_> {
                     site,
                 })
             }
+            Ok(CoroutineResult::Yield(Request::Stop(violation))) => Err(*violation),
             Ok(CoroutineResult::Return(())) => {
                 lane.state = State::Done;
                 let co = lane.co.take().expect("finished coroutine");
@@ -251,6 +264,9 @@ impl Block<'_> {
                 return Err(self.divergence(op, site, &members));
             }
             let results = self.compute(&op, site, warp_base, &members)?;
+            if let Op::WarpSync { mask } = op {
+                self.shared.borrow_mut().tile_sync(warp_base / 32, mask);
+            }
             for (&m, r) in members.iter().zip(results) {
                 self.lanes[m].state = State::Ready(r);
                 handled[m] = true;
@@ -284,6 +300,7 @@ impl Block<'_> {
         for lane in &mut self.lanes {
             lane.state = State::Ready(0);
         }
+        self.shared.borrow_mut().barrier();
         counts.barriers += 1;
         Ok(())
     }

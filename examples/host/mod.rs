@@ -1,0 +1,31 @@
+//! The host side of each example: inputs, host references, launches and
+//! checks, shared by the example programs and the test suites.
+
+pub mod dot;
+pub mod shared_tiles;
+pub mod stencil;
+pub mod transpose;
+pub mod warp_vote;
+
+/// The GPU behind `device` when it is one and timings are wanted (not
+/// with `--quick`).
+pub fn gpu_of(device: &coop_host::Device) -> Option<&coop_host::Gpu> {
+    match device {
+        coop_host::Device::Gpu(gpu) if !crate::quick() => Some(gpu),
+        _ => None,
+    }
+}
+
+/// `sqrt(sum (got - want)^2 / sum want^2)`, the seed's error measure.
+pub fn relative_error(got: &[f32], want: &[f32]) -> f64 {
+    let (mut diff, mut norm) = (0.0f64, 0.0f64);
+    for (&g, &w) in got.iter().zip(want) {
+        diff += (g as f64 - w as f64).powi(2);
+        norm += (w as f64).powi(2);
+    }
+    if norm == 0.0 {
+        diff.sqrt()
+    } else {
+        (diff / norm).sqrt()
+    }
+}
