@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns the CSV of examples/bench/run.sh into the tables of
-docs/performance.md and the plot docs/reduce-sizes.png.
+docs/guide/07-performance.md and the plot docs/reduce-sizes.png.
 
 Usage: python3 examples/bench/report.py docs/results/reduce-bench-h200.csv docs/reduce-sizes.png
 CUB ran twice (before and after coop); its figure is the mean of the two.
