@@ -174,9 +174,16 @@ fn collective_opcodes(ptx: &str, entry: &str) -> Vec<String> {
     entry_instructions(ptx, entry)
         .into_iter()
         .filter(|i| {
-            ["shfl.sync", "vote.sync", "match.", "redux.sync", "bar."]
-                .iter()
-                .any(|p| i.opcode.starts_with(p))
+            [
+                "shfl.sync",
+                "vote.sync",
+                "match.",
+                "redux.sync",
+                "bar.",
+                "barrier.",
+            ]
+            .iter()
+            .any(|p| i.opcode.starts_with(p))
         })
         .map(|i| i.opcode)
         .collect()
@@ -227,9 +234,9 @@ fn reductions_lower_to_redux_or_a_butterfly_of_log2_n_shuffles() {
             block,
             [
                 bfly(5),
-                vec!["bar.sync".to_string()],
+                vec!["barrier.sync".to_string()],
                 bfly(5),
-                vec!["bar.sync".to_string()]
+                vec!["barrier.sync".to_string()]
             ]
             .concat(),
             "sm_{sm}"

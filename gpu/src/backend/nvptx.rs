@@ -13,6 +13,8 @@ core::arch::global_asm!(".shared .align 16 .b8 coop_block_scratch[1056];");
 extern "C" {
     #[link_name = "llvm.nvvm.read.ptx.sreg.laneid"]
     fn sreg_laneid() -> i32;
+    #[link_name = "llvm.nvvm.barrier.cta.sync.all"]
+    fn barrier_cta_sync_all(id: u32);
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn bar_warp_sync(mask: u32);
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
@@ -119,9 +121,18 @@ pub(crate) fn lane_id(_site: Site) -> u32 {
 
 #[inline(always)]
 pub(crate) fn sync_block(_site: Site) {
-    // SAFETY: `bar.sync 0`; the divergence rule is the caller's contract,
-    // documented on `ThreadBlock::sync`.
-    unsafe { arch::_syncthreads() }
+    // SAFETY: `barrier.sync 0`; the divergence rule is the caller's
+    // contract, documented on `ThreadBlock::sync`.
+    //
+    // Not `bar.sync` (`barrier.sync.aligned`, what `_syncthreads` emits):
+    // `.aligned` promises that all threads of a warp execute the same
+    // barrier instruction, and LLVM may still duplicate a barrier into the
+    // two arms of a branch that splits a warp (it did, for
+    // `if lane == 0 { .. } sync(); if lane == 0 && warp == 0 { .. }`:
+    // jump threading merged the two conditions), which hung the block on
+    // an H200. Each thread still executes exactly one barrier per call,
+    // which is all `barrier.sync` (sm_70 and later) needs.
+    unsafe { barrier_cta_sync_all(0) }
 }
 
 #[inline(always)]
