@@ -11,10 +11,10 @@
 use coop::prelude::*;
 use coop::shared::{ByRank, Shared};
 
-/// `partial[w]` = the sum of `a[i] * b[i]` over the indices that warp `w`
-/// of the grid visited. `partial` needs one element per warp of the launch.
-#[kernel]
-pub fn dot(block: ThreadBlock, a: &[f32], b: &[f32], partial: Out<f32>) {
+/// This thread's share of the product: `a[i] * b[i]` summed over the
+/// indices `i` that a grid-stride loop gives it.
+#[inline(always)]
+fn grid_stride_products(a: &[f32], b: &[f32]) -> f32 {
     let grid = this_grid();
     let n = a.len().min(b.len());
     let mut sum = 0.0f32;
@@ -23,6 +23,15 @@ pub fn dot(block: ThreadBlock, a: &[f32], b: &[f32], partial: Out<f32>) {
         sum += a[i] * b[i];
         i += grid.num_threads();
     }
+    sum
+}
+
+/// `partial[w]` = the sum of `a[i] * b[i]` over the indices that warp `w`
+/// of the grid visited. `partial` needs one element per warp of the launch.
+#[kernel]
+pub fn dot(block: ThreadBlock, a: &[f32], b: &[f32], partial: Out<f32>) {
+    let grid = this_grid();
+    let mut sum = grid_stride_products(a, b);
 
     let warp = block.tiled_partition::<32>();
     let mut offset = 16;
@@ -57,13 +66,7 @@ pub fn dot_shared_tree(
     cache: Shared<[f32; TREE_THREADS]>,
 ) {
     let grid = this_grid();
-    let n = a.len().min(b.len());
-    let mut temp = 0.0f32;
-    let mut i = grid.thread_rank();
-    while i < n {
-        temp += a[i] * b[i];
-        i += grid.num_threads();
-    }
+    let temp = grid_stride_products(a, b);
 
     let r = block.thread_rank() as usize;
     let mine = cache.own(ByRank::new());
@@ -93,13 +96,7 @@ pub fn dot_shared_tree(
 #[kernel]
 pub fn dot_reduce(block: ThreadBlock, a: &[f32], b: &[f32], partial: Out<f32>) {
     let grid = this_grid();
-    let n = a.len().min(b.len());
-    let mut temp = 0.0f32;
-    let mut i = grid.thread_rank();
-    while i < n {
-        temp += a[i] * b[i];
-        i += grid.num_threads();
-    }
+    let temp = grid_stride_products(a, b);
     let sum = reduce(&block, temp, op::Sum);
     if block.thread_rank() == 0 {
         partial.write(grid.block_rank(), sum);

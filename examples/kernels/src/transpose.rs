@@ -20,29 +20,42 @@ pub const ROWS: usize = 4;
 /// Elements each thread moves.
 const PER_THREAD: usize = TILE / ROWS;
 
+/// The calling thread's column `x` of its block's input tile, the tile's
+/// first row `y` for the thread, and its elements at rows `y`, `y + ROWS`,
+/// ... (zero outside the matrix).
+///
 /// Every kernel loads all of its thread's elements before it stores any,
 /// so that the loads are in flight together: a store right after each load
 /// would wait for that load's round trip, once per element.
-///
-/// The same access pattern as the transposes without the transposition:
-/// the copy bandwidth a transpose can hope for.
-#[kernel]
-pub fn copy_tiles(block: ThreadBlock, rows: u32, cols: u32, input: &[f32], out: Out<f32>) {
-    let (rows, cols) = (rows as usize, cols as usize);
-    let t = block.thread_index();
-    let b = block.group_index();
-    let x = b.x as usize * TILE + t.x as usize;
-    let y = b.y as usize * TILE + t.y as usize;
-    let v: [f32; PER_THREAD] = core::array::from_fn(|k| {
-        if x < cols && y + k * ROWS < rows {
-            input[(y + k * ROWS) * cols + x]
+#[inline(always)]
+fn load_column(block: &ThreadBlock, input: &Matrix<f32>) -> (u32, u32, [f32; PER_THREAD]) {
+    let (t, b) = (block.thread_index(), block.group_index());
+    let x = b.x * TILE as u32 + t.x;
+    let y = b.y * TILE as u32 + t.y;
+    let v = core::array::from_fn(|i| {
+        let row = y + (i * ROWS) as u32;
+        if x < input.cols() && row < input.rows() {
+            input.get(row, x)
         } else {
             0.0
         }
     });
-    for (k, &v) in v.iter().enumerate() {
-        if x < cols && y + k * ROWS < rows {
-            out.write((y + k * ROWS) * cols + x, v);
+    (x, y, v)
+}
+
+/// The same access pattern as the transposes without the transposition:
+/// the copy bandwidth a transpose can hope for.
+#[kernel]
+pub fn copy_tiles(block: ThreadBlock, rows: u32, cols: u32, input: &[f32], out: Out<f32>) {
+    let (input, out) = (
+        Matrix::new(input, rows, cols),
+        MatrixOut::new(out, rows, cols),
+    );
+    let (x, y, v) = load_column(&block, &input);
+    for (i, &v) in v.iter().enumerate() {
+        let row = y + (i * ROWS) as u32;
+        if x < cols && row < rows {
+            out.write(row, x, v);
         }
     }
 }
@@ -51,21 +64,15 @@ pub fn copy_tiles(block: ThreadBlock, rows: u32, cols: u32, input: &[f32], out: 
 /// warp land 32 rows apart.
 #[kernel]
 pub fn transpose_naive(block: ThreadBlock, rows: u32, cols: u32, input: &[f32], out: Out<f32>) {
-    let (rows, cols) = (rows as usize, cols as usize);
-    let t = block.thread_index();
-    let b = block.group_index();
-    let x = b.x as usize * TILE + t.x as usize;
-    let y = b.y as usize * TILE + t.y as usize;
-    let v: [f32; PER_THREAD] = core::array::from_fn(|k| {
-        if x < cols && y + k * ROWS < rows {
-            input[(y + k * ROWS) * cols + x]
-        } else {
-            0.0
-        }
-    });
-    for (k, &v) in v.iter().enumerate() {
-        if x < cols && y + k * ROWS < rows {
-            out.write(x * rows + y + k * ROWS, v);
+    let (input, out) = (
+        Matrix::new(input, rows, cols),
+        MatrixOut::new(out, cols, rows),
+    );
+    let (x, y, v) = load_column(&block, &input);
+    for (i, &v) in v.iter().enumerate() {
+        let row = y + (i * ROWS) as u32;
+        if x < cols && row < rows {
+            out.write(x, row, v);
         }
     }
 }
@@ -88,19 +95,9 @@ fn transpose_tiled<const C: usize>(
         Matrix::new(input, rows, cols),
         MatrixOut::new(out, cols, rows),
     );
-    let t = block.thread_index();
-    let b = block.group_index();
+    let (x, y, v) = load_column(&block, &input);
+    let (t, b) = (block.thread_index(), block.group_index());
     let (side, step) = (TILE as u32, ROWS as u32);
-    let x = b.x * side + t.x;
-    let y = b.y * side + t.y;
-    let v: [f32; PER_THREAD] = core::array::from_fn(|i| {
-        let row = y + i as u32 * step;
-        if x < cols && row < rows {
-            input.get(row, x)
-        } else {
-            0.0
-        }
-    });
     let mine = tile.own(RowMajor);
     for (i, &v) in v.iter().enumerate() {
         if x < cols && y + i as u32 * step < rows {
