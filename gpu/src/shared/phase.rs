@@ -451,15 +451,19 @@ impl<A: SharedArray + ?Sized> Published<A> {
     /// use coop_host::{Cpu, LaunchConfig};
     ///
     /// #[kernel]
-    /// pub fn count(block: ThreadBlock, out: Out<u32>, buf: Shared<[[f32; 5]; 3]>) {
+    /// pub fn count(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32]>) {
+    ///     let mine = buf.own(ByRank::new());
+    ///     mine.set(1);
+    ///     let all = mine.publish(&block);
     ///     if block.thread_rank() == 0 {
-    ///         out.write(0, buf.len() as u32);
+    ///         out.write(0, all.len() as u32);
     ///     }
     /// }
     ///
     /// let mut out = vec![0u32; 1];
-    /// Cpu::new().launch(count, LaunchConfig::new(1, 32), (&mut out,))?;
-    /// assert_eq!(out, [15]);
+    /// let cfg = LaunchConfig::new(1, 32).with_shared_memory(32 * 4);
+    /// Cpu::new().launch(count, cfg, (&mut out,))?;
+    /// assert_eq!(out, [32]);
     /// # Ok::<(), coop_host::Error>(())
     /// ```
     #[inline(always)]
