@@ -26,6 +26,37 @@ fn outside(row: u32, col: u32, rows: u32, cols: u32) -> ! {
     panic!("coop: element ({row}, {col}) is outside a {rows} x {cols} matrix")
 }
 
+/// The shape both views share: the one place that checks a buffer's size
+/// and turns `(row, col)` into an index.
+#[derive(Clone, Copy)]
+struct Shape {
+    rows: u32,
+    cols: u32,
+}
+
+impl Shape {
+    /// `rows x cols`, which must fit in `len` elements.
+    #[inline(always)]
+    #[track_caller]
+    fn fitting(rows: u32, cols: u32, len: usize) -> Self {
+        if (rows as u64 * cols as u64) > len as u64 {
+            too_small(rows, cols, len)
+        }
+        Shape { rows, cols }
+    }
+
+    /// The index of `(row, col)`, below `rows * cols` (so below the
+    /// buffer's length); panics outside the matrix.
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, row: u32, col: u32) -> usize {
+        if row >= self.rows || col >= self.cols {
+            outside(row, col, self.rows, self.cols)
+        }
+        row as usize * self.cols as usize + col as usize
+    }
+}
+
 /// A read-only row-major `rows x cols` view of a buffer.
 ///
 /// ```
@@ -51,8 +82,7 @@ fn outside(row: u32, col: u32, rows: u32, cols: u32) -> ! {
 #[derive(Clone, Copy)]
 pub struct Matrix<'a, T> {
     data: &'a [T],
-    rows: u32,
-    cols: u32,
+    shape: Shape,
 }
 
 impl<'a, T: Copy> Matrix<'a, T> {
@@ -61,38 +91,29 @@ impl<'a, T: Copy> Matrix<'a, T> {
     #[inline(always)]
     #[track_caller]
     pub fn new(data: &'a [T], rows: u32, cols: u32) -> Self {
-        if (rows as u64 * cols as u64) > data.len() as u64 {
-            too_small(rows, cols, data.len())
-        }
-        Matrix { data, rows, cols }
+        let shape = Shape::fitting(rows, cols, data.len());
+        Matrix { data, shape }
     }
 
     /// Element `(row, col)`; panics outside the matrix.
     #[inline(always)]
     #[track_caller]
     pub fn get(&self, row: u32, col: u32) -> T {
-        if row >= self.rows || col >= self.cols {
-            outside(row, col, self.rows, self.cols)
-        }
-        // SAFETY: row < rows and col < cols, so the index is below
-        // rows * cols <= len (checked in `new`).
-        unsafe {
-            *self
-                .data
-                .get_unchecked(row as usize * self.cols as usize + col as usize)
-        }
+        let i = self.shape.index(row, col);
+        // SAFETY: `index` is below rows * cols <= len (checked in `new`).
+        unsafe { *self.data.get_unchecked(i) }
     }
 
     /// Rows.
     #[inline(always)]
     pub fn rows(&self) -> u32 {
-        self.rows
+        self.shape.rows
     }
 
     /// Columns.
     #[inline(always)]
     pub fn cols(&self) -> u32 {
-        self.cols
+        self.shape.cols
     }
 }
 
@@ -100,8 +121,7 @@ impl<'a, T: Copy> Matrix<'a, T> {
 /// [`Matrix`] for an example.
 pub struct MatrixOut<'a, T> {
     out: Out<'a, T>,
-    rows: u32,
-    cols: u32,
+    shape: Shape,
 }
 
 impl<'a, T: Copy> MatrixOut<'a, T> {
@@ -110,35 +130,28 @@ impl<'a, T: Copy> MatrixOut<'a, T> {
     #[inline(always)]
     #[track_caller]
     pub fn new(out: Out<'a, T>, rows: u32, cols: u32) -> Self {
-        if (rows as u64 * cols as u64) > out.len() as u64 {
-            too_small(rows, cols, out.len())
-        }
-        MatrixOut { out, rows, cols }
+        let shape = Shape::fitting(rows, cols, out.len());
+        MatrixOut { out, shape }
     }
 
     /// Writes element `(row, col)`; panics outside the matrix.
     #[inline(always)]
     #[track_caller]
     pub fn write(&self, row: u32, col: u32, value: T) {
-        if row >= self.rows || col >= self.cols {
-            outside(row, col, self.rows, self.cols)
-        }
+        let i = self.shape.index(row, col);
         // SAFETY: in bounds, as for `Matrix::get`.
-        unsafe {
-            self.out
-                .write_unchecked(row as usize * self.cols as usize + col as usize, value)
-        }
+        unsafe { self.out.write_unchecked(i, value) }
     }
 
     /// Rows.
     #[inline(always)]
     pub fn rows(&self) -> u32 {
-        self.rows
+        self.shape.rows
     }
 
     /// Columns.
     #[inline(always)]
     pub fn cols(&self) -> u32 {
-        self.cols
+        self.shape.cols
     }
 }
