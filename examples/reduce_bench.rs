@@ -7,7 +7,10 @@
 //! block,<impl>,<type>,<threads>,<microseconds per launch>,<block reductions per microsecond>
 //! ```
 //!
-//! Run: `cargo run --release --example reduce_bench`
+//! Run: `cargo run --release --example reduce_bench`. For profiling,
+//! `COOP_BENCH=block` runs only the block reductions (`COOP_THREADS=256`:
+//! only one block size), `COOP_BENCH=sum28` only the f32 sum of 2^28
+//! elements.
 
 use coop_examples::{kernels::bench, time_gpu, PTX};
 use coop_host::reduce::{Builtin, Reducer};
@@ -54,72 +57,88 @@ fn main() {
         .with_blocks_per_sm(bps);
     use coop::op::{Max, Min, Sum};
 
-    // Sizes 2^10 .. 2^30 (powers of 4), f32 sum.
-    let big = 1usize << 30;
-    let ones: CudaSlice<f32> = gpu.zeros(big).unwrap();
-    for log in (10..=30).step_by(2) {
-        let view = ones.slice(..1usize << log);
-        let n = view.len();
-        let runs = if n > 1 << 26 { 11 } else { 51 };
-        let t = time_gpu(&gpu, runs, || {
-            reducer.enqueue::<Sum, f32>(view.slice(..)).unwrap()
-        });
-        println!(
-            "device,coop,sum,f32,{n},{:.3},{:.1}",
-            t.as_secs_f64() * 1e6,
-            (n * 4) as f64 / t.as_secs_f64() / 1e9
-        );
-    }
-    drop(ones);
-
-    // 2^28 elements of each type.
-    let n = 1usize << 28;
-    {
+    let mode = std::env::var("COOP_BENCH").unwrap_or_default();
+    if mode == "sum28" {
+        let n = 1usize << 28;
         let x: CudaSlice<f32> = gpu
             .upload(&(0..n).map(|i| (i % 1000) as f32).collect::<Vec<_>>())
             .unwrap();
         device_row::<Sum, f32>(&gpu, &reducer, "sum", "f32", &x);
-        device_row::<Min, f32>(&gpu, &reducer, "min", "f32", &x);
-        device_row::<Max, f32>(&gpu, &reducer, "max", "f32", &x);
-        let r = reducer.sum(&x).unwrap() as f64;
-        let exact: f64 = (0..1000).map(|v| v as f64).sum::<f64>() * (n / 1000) as f64
-            + (0..(n % 1000)).map(|v| v as f64).sum::<f64>();
-        eprintln!(
-            "check: f32 sum {r} vs {exact} (relative {:.1e})",
-            ((r - exact) / exact).abs()
-        );
+        return;
     }
-    {
-        let x: CudaSlice<f64> = gpu
-            .upload(&(0..n).map(|i| (i % 1000) as f64).collect::<Vec<_>>())
-            .unwrap();
-        device_row::<Sum, f64>(&gpu, &reducer, "sum", "f64", &x);
-    }
-    {
-        let x: CudaSlice<i32> = gpu
-            .upload(&(0..n).map(|i| (i % 1000) as i32 - 500).collect::<Vec<_>>())
-            .unwrap();
-        device_row::<Sum, i32>(&gpu, &reducer, "sum", "i32", &x);
-        device_row::<Min, i32>(&gpu, &reducer, "min", "i32", &x);
-        device_row::<Max, i32>(&gpu, &reducer, "max", "i32", &x);
-    }
-    {
-        let x: CudaSlice<u32> = gpu
-            .upload(&(0..n).map(|i| (i % 1000) as u32).collect::<Vec<_>>())
-            .unwrap();
-        device_row::<Sum, u32>(&gpu, &reducer, "sum", "u32", &x);
-    }
-    {
-        let x: CudaSlice<i64> = gpu
-            .upload(&(0..n).map(|i| (i % 1000) as i64).collect::<Vec<_>>())
-            .unwrap();
-        device_row::<Sum, i64>(&gpu, &reducer, "sum", "i64", &x);
-    }
+    if mode != "block" {
+        // Sizes 2^10 .. 2^30 (powers of 4), f32 sum.
+        let big = 1usize << 30;
+        let ones: CudaSlice<f32> = gpu.zeros(big).unwrap();
+        for log in (10..=30).step_by(2) {
+            let view = ones.slice(..1usize << log);
+            let n = view.len();
+            let runs = if n > 1 << 26 { 11 } else { 51 };
+            let t = time_gpu(&gpu, runs, || {
+                reducer.enqueue::<Sum, f32>(view.slice(..)).unwrap()
+            });
+            println!(
+                "device,coop,sum,f32,{n},{:.3},{:.1}",
+                t.as_secs_f64() * 1e6,
+                (n * 4) as f64 / t.as_secs_f64() / 1e9
+            );
+        }
+        drop(ones);
 
+        // 2^28 elements of each type.
+        let n = 1usize << 28;
+        {
+            let x: CudaSlice<f32> = gpu
+                .upload(&(0..n).map(|i| (i % 1000) as f32).collect::<Vec<_>>())
+                .unwrap();
+            device_row::<Sum, f32>(&gpu, &reducer, "sum", "f32", &x);
+            device_row::<Min, f32>(&gpu, &reducer, "min", "f32", &x);
+            device_row::<Max, f32>(&gpu, &reducer, "max", "f32", &x);
+            let r = reducer.sum(&x).unwrap() as f64;
+            let exact: f64 = (0..1000).map(|v| v as f64).sum::<f64>() * (n / 1000) as f64
+                + (0..(n % 1000)).map(|v| v as f64).sum::<f64>();
+            eprintln!(
+                "check: f32 sum {r} vs {exact} (relative {:.1e})",
+                ((r - exact) / exact).abs()
+            );
+        }
+        {
+            let x: CudaSlice<f64> = gpu
+                .upload(&(0..n).map(|i| (i % 1000) as f64).collect::<Vec<_>>())
+                .unwrap();
+            device_row::<Sum, f64>(&gpu, &reducer, "sum", "f64", &x);
+        }
+        {
+            let x: CudaSlice<i32> = gpu
+                .upload(&(0..n).map(|i| (i % 1000) as i32 - 500).collect::<Vec<_>>())
+                .unwrap();
+            device_row::<Sum, i32>(&gpu, &reducer, "sum", "i32", &x);
+            device_row::<Min, i32>(&gpu, &reducer, "min", "i32", &x);
+            device_row::<Max, i32>(&gpu, &reducer, "max", "i32", &x);
+        }
+        {
+            let x: CudaSlice<u32> = gpu
+                .upload(&(0..n).map(|i| (i % 1000) as u32).collect::<Vec<_>>())
+                .unwrap();
+            device_row::<Sum, u32>(&gpu, &reducer, "sum", "u32", &x);
+        }
+        {
+            let x: CudaSlice<i64> = gpu
+                .upload(&(0..n).map(|i| (i % 1000) as i64).collect::<Vec<_>>())
+                .unwrap();
+            device_row::<Sum, i64>(&gpu, &reducer, "sum", "i64", &x);
+        }
+    }
     // Block reductions.
     let module = gpu.load(&PTX).unwrap();
     let blocks = gpu.limits().multiprocessors * 16;
+    let only: Option<u32> = std::env::var("COOP_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok());
     for threads in [128u32, 256, 512, 1024] {
+        if only.is_some_and(|o| o != threads) {
+            continue;
+        }
         let count = (blocks * threads) as usize;
         let xf: CudaSlice<f32> = gpu.upload(&vec![1.0f32; count]).unwrap();
         let xi: CudaSlice<i32> = gpu.upload(&vec![1i32; count]).unwrap();
@@ -152,5 +171,10 @@ fn main() {
             .map(|i| threads as i32 * (1 + i))
             .sum::<i32>();
         assert!(check.iter().all(|&v| v == want), "block_reduce_i32 result");
+        let check = gpu.download(&of).unwrap();
+        assert!(
+            check.iter().all(|&v| v == want as f32),
+            "block_reduce_f32 result"
+        );
     }
 }

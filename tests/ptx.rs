@@ -227,18 +227,32 @@ fn reductions_lower_to_redux_or_a_butterfly_of_log2_n_shuffles() {
             vec!["shfl.sync.up.b32".to_string(); 5],
             "sm_{sm}"
         );
-        // A block: a warp reduction, a barrier, warp 0 reducing the warps'
-        // results, and a barrier before every thread reads the total.
+        // A block: a warp reduction, a barrier, warp 0 combining the warps'
+        // results with as many butterfly steps as the warp count needs (one
+        // arm each for up to 2, 4, 8, 16 and 32 warps: 4 + 3 + 2 + 1 + 5
+        // shuffles in the PTX, whichever order LLVM lays the arms out in),
+        // and a barrier before every thread reads the total.
         let block = ops("lower_block_reduce_f32");
+        let barriers: Vec<usize> = (0..block.len())
+            .filter(|&i| block[i] == "barrier.sync")
+            .collect();
+        assert_eq!(barriers.len(), 2, "sm_{sm}: {block:?}");
+        assert_eq!(block[..barriers[0]], bfly(5), "sm_{sm}");
         assert_eq!(
-            block,
+            block[barriers[0] + 1..barriers[1]],
+            bfly(4 + 3 + 2 + 1 + 5),
+            "sm_{sm}"
+        );
+        assert_eq!(barriers[1], block.len() - 1, "sm_{sm}");
+        // 32-bit integer sums: one redux.sync per stage.
+        assert_eq!(
+            ops("lower_block_reduce_i32"),
             [
-                bfly(5),
-                vec!["barrier.sync".to_string()],
-                bfly(5),
-                vec!["barrier.sync".to_string()]
-            ]
-            .concat(),
+                "redux.sync.add.s32",
+                "barrier.sync",
+                "redux.sync.add.s32",
+                "barrier.sync"
+            ],
             "sm_{sm}"
         );
     }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 #include <algorithm>
+#include <string>
 
 #define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
@@ -100,11 +101,16 @@ void block_row(const char* ty, int blocks) {
     CHECK(cudaFree(out));
 }
 
-int main() {
+int main(int argc, char** argv) {
+    // "block": only the block reductions; "sum28": only the f32 sum of 2^28
+    // elements (for profiling); no argument: everything.
+    std::string mode = argc > 1 ? argv[1] : "all";
+    bool block_only = mode == "block";
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     fprintf(stderr, "CUB %d.%d.%d on %s (sm_%d%d)\n", CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION,
             prop.name, prop.major, prop.minor);
+    if (!block_only) {
     size_t big = (size_t)1 << 30;
     void* temp;
     size_t temp_bytes = temp_bytes_for<double>(big);
@@ -114,6 +120,12 @@ int main() {
     CHECK(cudaMemset(f, 0, big * sizeof(float)));
     void* out;
     CHECK(cudaMalloc(&out, 64));
+    if (mode == "sum28") {
+        size_t n = (size_t)1 << 28;
+        fill<float><<<1024, 256>>>(f, n);
+        device_row<float>(SUM, "sum", "f32", f, n, (float*)out, temp, temp_bytes);
+        return 0;
+    }
     for (int log = 10; log <= 30; log += 2)
         device_row<float>(SUM, "sum", "f32", f, (size_t)1 << log, (float*)out, temp, temp_bytes);
 
@@ -141,6 +153,7 @@ int main() {
     fill<long long><<<1024, 256>>>(l, n);
     device_row<long long>(SUM, "sum", "i64", l, n, (long long*)out, temp, temp_bytes);
     CHECK(cudaDeviceSynchronize());
+    }
 
     int blocks = prop.multiProcessorCount * 16;
     block_row<float, 128>("f32", blocks); block_row<int, 128>("i32", blocks);

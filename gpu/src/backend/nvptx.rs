@@ -227,6 +227,25 @@ pub(crate) fn redux(op: Redux, mask: u32, value: u32, _site: Site) -> u32 {
     }
 }
 
+/// The shared-window address of byte `offset` of the block's scratch. The
+/// symbol's address is a `pure` asm result, so LLVM computes it once per
+/// kernel and hoists it out of loops (inside each access's asm, ptxas
+/// recomputed it, from `%cluster_ctarank`, at every access), and the
+/// constant offsets fold into the accesses' immediates.
+#[inline(always)]
+fn scratch_address(offset: u32) -> u32 {
+    let base: u32;
+    // SAFETY: reads a symbol's address; no memory access.
+    unsafe {
+        core::arch::asm!(
+            "mov.u32 {0}, coop_block_scratch;",
+            out(reg32) base,
+            options(pure, nomem, nostack)
+        );
+    }
+    base + offset
+}
+
 /// Stores `word` at byte `offset` of the block's scratch with
 /// `st.shared.u32` (a shared-window address, not a generic one).
 #[inline(always)]
@@ -234,9 +253,26 @@ pub(crate) fn scratch_store(offset: u32, word: u32, _site: Site) {
     // SAFETY: callers keep `offset + 4 <= BLOCK_SCRATCH_BYTES` and 4-aligned.
     unsafe {
         core::arch::asm!(
-            "{{ .reg .u32 a; mov.u32 a, coop_block_scratch; add.u32 a, a, {0}; st.shared.u32 [a], {1}; }}",
-            in(reg32) offset,
+            "st.shared.u32 [{0}], {1};",
+            in(reg32) scratch_address(offset),
             in(reg32) word,
+            options(nostack)
+        );
+    }
+}
+
+/// `scratch_store` by the threads whose `pred` holds, as one predicated
+/// `st.shared.u32`: no branch for LLVM to rearrange around the barrier that
+/// follows, and none for ptxas to reconverge.
+#[inline(always)]
+pub(crate) fn scratch_store_if(pred: bool, offset: u32, word: u32, _site: Site) {
+    // SAFETY: as for `scratch_store`.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred p; setp.ne.u32 p, {2}, 0; @p st.shared.u32 [{0}], {1}; }}",
+            in(reg32) scratch_address(offset),
+            in(reg32) word,
+            in(reg32) pred as u32,
             options(nostack)
         );
     }
@@ -250,9 +286,9 @@ pub(crate) fn scratch_load(offset: u32, _site: Site) -> u32 {
     // SAFETY: as for `scratch_store`.
     unsafe {
         core::arch::asm!(
-            "{{ .reg .u32 a; mov.u32 a, coop_block_scratch; add.u32 a, a, {1}; ld.shared.u32 {0}, [a]; }}",
+            "ld.shared.u32 {0}, [{1}];",
             out(reg32) word,
-            in(reg32) offset,
+            in(reg32) scratch_address(offset),
             options(nostack, readonly)
         );
     }

@@ -11,17 +11,18 @@
 
 use crate::backend::{self, Site};
 use crate::op::Operator;
-use crate::{Shuffle, ThreadBlock};
+use crate::{Shuffle, ThreadBlock, TiledPartition};
 
 const SLOT: u32 = 32;
 
 /// Stores `value` in slot `i` (`i <= 32`; slot 32 is the result) with
-/// `st.shared`, one 32-bit word at a time.
+/// `st.shared`, one 32-bit word at a time, in the threads where `pred`
+/// holds (predicated stores, not a branch).
 #[inline(always)]
-fn store<T: Shuffle>(i: u32, value: T, site: Site) {
+fn store_if<T: Shuffle>(pred: bool, i: u32, value: T, site: Site) {
     let mut offset = i * SLOT;
     value.map_words(|w| {
-        backend::scratch_store(offset, w, site);
+        backend::scratch_store_if(pred, offset, w, site);
         offset += 4;
         w
     });
@@ -41,10 +42,12 @@ fn load<T: Shuffle>(i: u32, like: T, site: Site) -> T {
 }
 
 /// Every warp reduces its values; lane 0 of each stores the warp's result;
-/// after a barrier warp 0 alone reduces those (padded with the identity:
-/// one `redux.sync`, or a butterfly) and stores the total; after a second
-/// barrier every thread reads it. Only warp 0 pays for the second stage:
-/// shuffles are what limits a block reduction's throughput.
+/// after a barrier warp 0 alone combines those (lanes past the warp count
+/// hold the identity) and stores the total; after a second barrier every
+/// thread reads it. Only warp 0 pays for the second stage, and only for
+/// the butterfly steps that the warp count needs (two for 4 warps, three
+/// for 8): in a kernel that does little else, a block reduction's time
+/// follows its instruction count.
 #[inline(always)]
 pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
@@ -56,9 +59,7 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     let partial = super::tile::reduce(&warp, value, op, site);
     let lane = warp.thread_rank_at(site);
     let w = warp.meta_group_rank();
-    if lane == 0 {
-        store(w, partial, site);
-    }
+    store_if(lane == 0, w, partial, site);
     block.sync_at(site);
     if w == 0 {
         let warps = warp.meta_group_size();
@@ -68,15 +69,65 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
         } else {
             op.identity()
         };
-        let total = super::tile::reduce(&warp, mine, op, site);
-        if lane == 0 {
-            store(32, total, site);
-        }
+        let total = combine_warps(&warp, warps, mine, op, site);
+        store_if(lane == 0, 32, total, site);
     }
     block.sync_at(site);
     // Written by warp 0 before the barrier; the next block collective writes
     // it only after its first barrier, which every reader must reach.
     load(32, value, site)
+}
+
+/// Lane 0 of warp 0 gets lanes `0..warps` combined in order (the others
+/// hold the identity): one `redux.sync` where the operator and type have
+/// one, else the first `ceil(log2(warps))` butterfly steps. The warp count
+/// is the same in every thread, so the choice is a uniform branch.
+#[inline(always)]
+fn combine_warps<T: Shuffle, O: Operator<T>>(
+    warp: &TiledPartition<32>,
+    warps: u32,
+    mine: T,
+    op: O,
+    site: Site,
+) -> T {
+    if op.redux().is_some() || warps > 16 {
+        super::tile::reduce(warp, mine, op, site)
+    } else if warps > 8 {
+        first_steps::<4, T, O>(warp, mine, op, site)
+    } else if warps > 4 {
+        first_steps::<3, T, O>(warp, mine, op, site)
+    } else if warps > 2 {
+        first_steps::<2, T, O>(warp, mine, op, site)
+    } else if warps > 1 {
+        first_steps::<1, T, O>(warp, mine, op, site)
+    } else {
+        mine
+    }
+}
+
+/// The butterfly's first `STEPS` steps, neighbours first (xor 1, 2, 4,
+/// ...), the lower ranks on the left: lane 0 ends with lanes
+/// `0..2^STEPS` combined in order, for any associative operator.
+#[inline(always)]
+fn first_steps<const STEPS: u32, T: Shuffle, O: Operator<T>>(
+    warp: &TiledPartition<32>,
+    value: T,
+    op: O,
+    site: Site,
+) -> T {
+    let rank = warp.thread_rank_at(site);
+    let mut v = value;
+    let mut m = 1;
+    while m < 1 << STEPS {
+        let other = warp.shfl_xor_at(v, m, site);
+        v = if O::COMMUTATIVE || rank & m == 0 {
+            op.combine(v, other)
+        } else {
+            op.combine(other, v)
+        };
+        m *= 2;
+    }
+    v
 }
 
 /// Every warp scans its values; the last lane of each stores the warp's
@@ -92,9 +143,7 @@ pub(super) fn scan<T: Shuffle, O: Operator<T>>(
     let warp = block.tiled_partition_at::<32>(site);
     let lane = warp.thread_rank_at(site);
     let inclusive = super::tile::inclusive_scan(&warp, value, op, site);
-    if lane == 31 {
-        store(warp.meta_group_rank(), inclusive, site);
-    }
+    store_if(lane == 31, warp.meta_group_rank(), inclusive, site);
     block.sync_at(site);
     let total = if lane < warp.meta_group_size() {
         // Written before the barrier by warp `lane`.

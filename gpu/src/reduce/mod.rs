@@ -5,7 +5,7 @@
 //! | group | how |
 //! |---|---|
 //! | `TiledPartition<N>` | 32-bit integer sum, min, max, and, or, xor on 16- or 32-thread tiles: one `redux.sync`; otherwise a butterfly of `log2(N)` `shfl.sync.bfly` (scans: `log2(N)` `shfl.sync.up`) |
-//! | `ThreadBlock` | each warp reduces (or scans) its values; one value per warp goes through the block's scratch in shared memory between two barriers; every warp combines those |
+//! | `ThreadBlock` | each warp reduces (or scans) its values; one value per warp goes through the block's scratch in shared memory; after a barrier warp 0 combines them (`redux.sync`, or the butterfly steps the warp count needs) and, after a second barrier, every thread reads the total (scans: every warp combines the totals of the warps before it) |
 //!
 //! Values combine in rank order, so an operator that is associative but
 //! not commutative (a matrix product, function composition) gives the

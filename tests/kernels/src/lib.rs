@@ -369,6 +369,13 @@ pub fn lower_block_reduce_f32(block: ThreadBlock, input: &[f32], out: Out<f32>) 
     out.write(g, reduce(&block, input[g], coop::op::Sum));
 }
 
+/// The same for `i32`, whose warp sums are one `redux.sync`.
+#[kernel]
+pub fn lower_block_reduce_i32(block: ThreadBlock, input: &[i32], out: Out<i32>) {
+    let g = this_grid().thread_rank();
+    out.write(g, reduce(&block, input[g], coop::op::Sum));
+}
+
 /// A device-wide ordered product of 2x2 matrices (a user operator and type,
 /// not commutative), for `coop_host::reduce::Reducer::reduce_with`.
 #[kernel]

@@ -32,6 +32,13 @@ pub(crate) fn scratch_store(offset: u32, word: u32, site: Site) {
     unsafe { p.write(word) }
 }
 
+/// Stores `word` at byte `offset` of this block's scratch if `pred` holds.
+pub(crate) fn scratch_store_if(pred: bool, offset: u32, word: u32, site: Site) {
+    if pred {
+        scratch_store(offset, word, site)
+    }
+}
+
 /// Loads the word at byte `offset` of this block's scratch.
 pub(crate) fn scratch_load(offset: u32, site: Site) -> u32 {
     let p = block_scratch(site).wrapping_add(offset as usize) as *const u32;
