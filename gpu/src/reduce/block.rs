@@ -93,41 +93,16 @@ fn combine_warps<T: Shuffle, O: Operator<T>>(
     if op.redux().is_some() || warps > 16 {
         super::tile::reduce(warp, mine, op, site)
     } else if warps > 8 {
-        first_steps::<4, T, O>(warp, mine, op, site)
+        super::tile::neighbours_first(warp, mine, op, 16, site)
     } else if warps > 4 {
-        first_steps::<3, T, O>(warp, mine, op, site)
+        super::tile::neighbours_first(warp, mine, op, 8, site)
     } else if warps > 2 {
-        first_steps::<2, T, O>(warp, mine, op, site)
+        super::tile::neighbours_first(warp, mine, op, 4, site)
     } else if warps > 1 {
-        first_steps::<1, T, O>(warp, mine, op, site)
+        super::tile::neighbours_first(warp, mine, op, 2, site)
     } else {
         mine
     }
-}
-
-/// The butterfly's first `STEPS` steps, neighbours first (xor 1, 2, 4,
-/// ...), the lower ranks on the left: lane 0 ends with lanes
-/// `0..2^STEPS` combined in order, for any associative operator.
-#[inline(always)]
-fn first_steps<const STEPS: u32, T: Shuffle, O: Operator<T>>(
-    warp: &TiledPartition<32>,
-    value: T,
-    op: O,
-    site: Site,
-) -> T {
-    let rank = warp.thread_rank_at(site);
-    let mut v = value;
-    let mut m = 1;
-    while m < 1 << STEPS {
-        let other = warp.shfl_xor_at(v, m, site);
-        v = if O::COMMUTATIVE || rank & m == 0 {
-            op.combine(v, other)
-        } else {
-            op.combine(other, v)
-        };
-        m *= 2;
-    }
-    v
 }
 
 /// Every warp scans its values; the last lane of each stores the warp's

@@ -32,14 +32,30 @@ where
         }
         return v;
     }
-    // Order matters: pair neighbours first (m = 1, 2, 4, ...), so that each
-    // lane always holds a contiguous run of ranks, and put the run of lower
-    // ranks on the left.
+    neighbours_first(tile, v, op, N, site)
+}
+
+/// Butterfly steps xor 1, 2, 4, ... below `span`, the run of lower ranks on
+/// the left: each lane always holds a contiguous run of ranks, so lane 0
+/// ends with ranks `0..span` combined in order, for any associative
+/// operator (order matters when it is not commutative).
+#[inline(always)]
+pub(super) fn neighbours_first<const N: u32, T: Shuffle, O: Operator<T>>(
+    tile: &TiledPartition<N>,
+    value: T,
+    op: O,
+    span: u32,
+    site: Site,
+) -> T
+where
+    TileSize<N>: ValidTileSize,
+{
     let rank = tile.thread_rank_at(site);
+    let mut v = value;
     let mut m = 1;
-    while m < N {
+    while m < span {
         let other = tile.shfl_xor_at(v, m, site);
-        v = if rank & m == 0 {
+        v = if O::COMMUTATIVE || rank & m == 0 {
             op.combine(v, other)
         } else {
             op.combine(other, v)
