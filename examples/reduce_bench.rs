@@ -34,6 +34,11 @@ fn device_row<O, T: Builtin<O>>(
     );
 }
 
+/// `n` elements `f(0), f(1), ...` on the GPU: the inputs of the 2^28 rows.
+fn pattern<T: coop_host::DeviceRepr>(gpu: &Gpu, n: usize, f: impl Fn(usize) -> T) -> CudaSlice<T> {
+    gpu.upload(&(0..n).map(f).collect::<Vec<_>>()).unwrap()
+}
+
 fn main() {
     let gpu = match Gpu::new(0) {
         Ok(gpu) => gpu,
@@ -60,9 +65,7 @@ fn main() {
     let mode = std::env::var("COOP_BENCH").unwrap_or_default();
     if mode == "sum28" {
         let n = 1usize << 28;
-        let x: CudaSlice<f32> = gpu
-            .upload(&(0..n).map(|i| (i % 1000) as f32).collect::<Vec<_>>())
-            .unwrap();
+        let x: CudaSlice<f32> = pattern(&gpu, n, |i| (i % 1000) as f32);
         device_row::<Sum, f32>(&gpu, &reducer, "sum", "f32", &x);
         return;
     }
@@ -88,9 +91,7 @@ fn main() {
         // 2^28 elements of each type.
         let n = 1usize << 28;
         {
-            let x: CudaSlice<f32> = gpu
-                .upload(&(0..n).map(|i| (i % 1000) as f32).collect::<Vec<_>>())
-                .unwrap();
+            let x: CudaSlice<f32> = pattern(&gpu, n, |i| (i % 1000) as f32);
             device_row::<Sum, f32>(&gpu, &reducer, "sum", "f32", &x);
             device_row::<Min, f32>(&gpu, &reducer, "min", "f32", &x);
             device_row::<Max, f32>(&gpu, &reducer, "max", "f32", &x);
@@ -103,29 +104,21 @@ fn main() {
             );
         }
         {
-            let x: CudaSlice<f64> = gpu
-                .upload(&(0..n).map(|i| (i % 1000) as f64).collect::<Vec<_>>())
-                .unwrap();
+            let x: CudaSlice<f64> = pattern(&gpu, n, |i| (i % 1000) as f64);
             device_row::<Sum, f64>(&gpu, &reducer, "sum", "f64", &x);
         }
         {
-            let x: CudaSlice<i32> = gpu
-                .upload(&(0..n).map(|i| (i % 1000) as i32 - 500).collect::<Vec<_>>())
-                .unwrap();
+            let x: CudaSlice<i32> = pattern(&gpu, n, |i| (i % 1000) as i32 - 500);
             device_row::<Sum, i32>(&gpu, &reducer, "sum", "i32", &x);
             device_row::<Min, i32>(&gpu, &reducer, "min", "i32", &x);
             device_row::<Max, i32>(&gpu, &reducer, "max", "i32", &x);
         }
         {
-            let x: CudaSlice<u32> = gpu
-                .upload(&(0..n).map(|i| (i % 1000) as u32).collect::<Vec<_>>())
-                .unwrap();
+            let x: CudaSlice<u32> = pattern(&gpu, n, |i| (i % 1000) as u32);
             device_row::<Sum, u32>(&gpu, &reducer, "sum", "u32", &x);
         }
         {
-            let x: CudaSlice<i64> = gpu
-                .upload(&(0..n).map(|i| (i % 1000) as i64).collect::<Vec<_>>())
-                .unwrap();
+            let x: CudaSlice<i64> = pattern(&gpu, n, |i| (i % 1000) as i64);
             device_row::<Sum, i64>(&gpu, &reducer, "sum", "i64", &x);
         }
     }

@@ -61,7 +61,7 @@ pub use coop::Dim3;
 /// The CUDA driver bindings coop-host is built on, for buffers, streams and
 /// events.
 pub use cudarc;
-pub use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
+pub use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr};
 
 /// Embeds the PTX that [`PtxBuilder`] built for the kernel crate `name` (its
 /// package name) as a [`PtxSet`]:
