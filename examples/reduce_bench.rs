@@ -10,11 +10,13 @@
 //! Run: `cargo run --release --example reduce_bench`. For profiling,
 //! `COOP_BENCH=block` runs only the block reductions (`COOP_THREADS=256`:
 //! only one block size), `COOP_BENCH=sum28` only the f32 sum of 2^28
-//! elements.
+//! elements. `COOP_BENCH_PTX=a.ptx:b.ptx` also times the block kernels of
+//! those PTX files (variants of the example kernels' PTX), labelled
+//! `coop-a`, `coop-b`.
 
 use coop_examples::{kernels::bench, time_gpu, PTX};
 use coop_host::reduce::{Builtin, Reducer};
-use coop_host::{CudaSlice, Device, Gpu, LaunchConfig};
+use coop_host::{CudaSlice, Device, Gpu, LaunchConfig, Module};
 
 fn device_row<O, T: Builtin<O>>(
     gpu: &Gpu,
@@ -122,12 +124,37 @@ fn main() {
             device_row::<Sum, i64>(&gpu, &reducer, "sum", "i64", &x);
         }
     }
-    // Block reductions.
-    let module = gpu.load(&PTX).unwrap();
-    let blocks = gpu.limits().multiprocessors * 16;
+    // Block reductions: the kernels built into this example, then those of
+    // any PTX files named in COOP_BENCH_PTX (a hand-edited variant of the
+    // example kernels' PTX, say), each labelled with its file's stem.
     let only: Option<u32> = std::env::var("COOP_THREADS")
         .ok()
         .and_then(|v| v.parse().ok());
+    block_rows(&gpu, &gpu.load(&PTX).unwrap(), "coop", only);
+    for path in std::env::var("COOP_BENCH_PTX")
+        .unwrap_or_default()
+        .split(':')
+    {
+        if path.is_empty() {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let stem = std::path::Path::new(path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy();
+        let module = gpu
+            .load_ptx(&stem, &text)
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        block_rows(&gpu, &module, &format!("coop-{stem}"), only);
+    }
+}
+
+/// The block-reduction rows of `module`'s `block_reduce_f32` and
+/// `block_reduce_i32`, for 128 to 1024 threads (or only `only`), with their
+/// results checked.
+fn block_rows(gpu: &Gpu, module: &Module, label: &str, only: Option<u32>) {
+    let blocks = gpu.limits().multiprocessors * 16;
     for threads in [128u32, 256, 512, 1024] {
         if only.is_some_and(|o| o != threads) {
             continue;
@@ -139,23 +166,23 @@ fn main() {
         let mut oi: CudaSlice<i32> = gpu.zeros(blocks as usize).unwrap();
         let cfg = LaunchConfig::new(blocks, threads);
         let reps = (blocks * bench::BLOCK_REDUCE_REPS) as f64;
-        let t = time_gpu(&gpu, 31, || {
+        let t = time_gpu(gpu, 31, || {
             module
                 .launch(bench::block_reduce_f32, cfg, (&xf, &mut of))
                 .unwrap()
         });
         println!(
-            "block,coop,f32,{threads},{:.3},{:.1}",
+            "block,{label},f32,{threads},{:.3},{:.1}",
             t.as_secs_f64() * 1e6,
             reps / (t.as_secs_f64() * 1e6)
         );
-        let t = time_gpu(&gpu, 31, || {
+        let t = time_gpu(gpu, 31, || {
             module
                 .launch(bench::block_reduce_i32, cfg, (&xi, &mut oi))
                 .unwrap()
         });
         println!(
-            "block,coop,i32,{threads},{:.3},{:.1}",
+            "block,{label},i32,{threads},{:.3},{:.1}",
             t.as_secs_f64() * 1e6,
             reps / (t.as_secs_f64() * 1e6)
         );
@@ -163,11 +190,14 @@ fn main() {
         let want = (0..bench::BLOCK_REDUCE_REPS as i32)
             .map(|i| threads as i32 * (1 + i))
             .sum::<i32>();
-        assert!(check.iter().all(|&v| v == want), "block_reduce_i32 result");
+        assert!(
+            check.iter().all(|&v| v == want),
+            "{label} block_reduce_i32 result"
+        );
         let check = gpu.download(&of).unwrap();
         assert!(
             check.iter().all(|&v| v == want as f32),
-            "block_reduce_f32 result"
+            "{label} block_reduce_f32 result"
         );
     }
 }

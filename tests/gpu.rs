@@ -261,7 +261,7 @@ fn reductions_and_scans_match_the_host_fold_on_the_gpu() {
     let mut rng = coop_tests::Rng::new(0x6E0);
     let mut failures = Vec::new();
     let mut runs = 0;
-    for block in [32u32, 96, 256, 1024] {
+    for block in [32u32, 96, 256, 288, 512, 1024] {
         for blocks in [1u32, 3] {
             let bits: Vec<u64> = (0..block * blocks).map(|_| rng.next_u64()).collect();
             for (name, check) in checks() {
@@ -290,4 +290,29 @@ fn device_wide_reductions_match_host_references_on_the_gpu() {
         Some(&s.coop),
     );
     eprintln!("device-wide reductions: {runs} checked on the GPU");
+}
+
+/// The kernel whose barrier rustc's MIR jump threading used to copy into
+/// both arms of `if lane == 0` (see `tests/ptx.rs`): with `bar.sync` that
+/// hung the block. It must finish, with lane 0 of each warp's writes.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn a_barrier_between_two_lane_tests_finishes() {
+    let s = suite();
+    let input: Vec<u32> = (0..64).map(|i| 10 * i + 1).collect();
+    let d_in = s.gpu.upload(&input).unwrap();
+    let mut d_out = s.gpu.zeros::<u32>(64).unwrap();
+    s.coop
+        .launch(
+            kernels::lane_tests_around_a_barrier,
+            LaunchConfig::new(1, 64),
+            (&d_in, &mut d_out),
+        )
+        .unwrap();
+    let out = s.gpu.download(&d_out).unwrap();
+    let mut want = vec![0u32; 64];
+    want[0] = input[0] + input[0];
+    want[32] = input[32] + input[1];
+    want[1] = want[0] * 3;
+    assert_eq!(out, want);
 }

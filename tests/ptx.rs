@@ -227,31 +227,26 @@ fn reductions_lower_to_redux_or_a_butterfly_of_log2_n_shuffles() {
             vec!["shfl.sync.up.b32".to_string(); 5],
             "sm_{sm}"
         );
-        // A block: a warp reduction, a barrier, warp 0 combining the warps'
-        // results with as many butterfly steps as the warp count needs (one
-        // arm each for up to 2, 4, 8, 16 and 32 warps: 4 + 3 + 2 + 1 + 5
-        // shuffles in the PTX, whichever order LLVM lays the arms out in),
-        // and a barrier before every thread reads the total.
+        // A block of f32: three butterfly steps in every warp (4 partial
+        // results a warp), a barrier (CUDA's `bar.sync`), warp 0 folding
+        // the partials (one `ld.shared.v4` a lane) and combining its lanes
+        // in five steps, and a barrier before every thread reads the total.
         let block = ops("lower_block_reduce_f32");
         let barriers: Vec<usize> = (0..block.len())
-            .filter(|&i| block[i] == "barrier.sync")
+            .filter(|&i| block[i] == "bar.sync")
             .collect();
         assert_eq!(barriers.len(), 2, "sm_{sm}: {block:?}");
-        assert_eq!(block[..barriers[0]], bfly(5), "sm_{sm}");
-        assert_eq!(
-            block[barriers[0] + 1..barriers[1]],
-            bfly(4 + 3 + 2 + 1 + 5),
-            "sm_{sm}"
-        );
+        assert_eq!(block[..barriers[0]], bfly(3), "sm_{sm}");
+        assert_eq!(block[barriers[0] + 1..barriers[1]], bfly(5), "sm_{sm}");
         assert_eq!(barriers[1], block.len() - 1, "sm_{sm}");
         // 32-bit integer sums: one redux.sync per stage.
         assert_eq!(
             ops("lower_block_reduce_i32"),
             [
                 "redux.sync.add.s32",
-                "barrier.sync",
+                "bar.sync",
                 "redux.sync.add.s32",
-                "barrier.sync"
+                "bar.sync"
             ],
             "sm_{sm}"
         );
@@ -271,6 +266,25 @@ fn a_generic_warp_reduction_costs_what_the_hand_written_loop_costs() {
             opcodes(&generic),
             opcodes(&by_hand),
             "sm_{sm}: the same instructions"
+        );
+    }
+}
+
+/// `ThreadBlock::sync` is CUDA's `bar.sync` (`barrier.sync.aligned`), which
+/// requires every thread of a warp to execute the same barrier instruction.
+/// rustc's MIR jump threading would copy the barrier of
+/// `lane_tests_around_a_barrier` into both arms of `if lane == 0` (it did,
+/// and the block hung on an H200); coop's PTX builder turns that pass off,
+/// and this test checks that the kernel keeps its one barrier.
+#[test]
+fn a_barrier_between_two_lane_tests_stays_one_instruction() {
+    use coop_tests::TEST_KERNELS_PTX;
+    for sm in [80, 90] {
+        let ptx = TEST_KERNELS_PTX.get(sm).unwrap();
+        assert_eq!(
+            collective_opcodes(ptx, "lane_tests_around_a_barrier"),
+            ["bar.sync"],
+            "sm_{sm}"
         );
     }
 }

@@ -152,13 +152,27 @@ fn strided<T: Vectorized, O: Operator<T>>(input: &[T], op: O, block: &ThreadBloc
     // Four independent accumulators keep four loads in flight per thread.
     let (mut a1, mut a2, mut a3) = (op.identity(), op.identity(), op.identity());
     let mut i = start + block.thread_rank() as usize;
-    while i + 3 * bt < end {
-        let (c0, c1, c2, c3) = (body[i], body[i + bt], body[i + 2 * bt], body[i + 3 * bt]);
-        a0 = T::fold_chunk(c0, a0, op);
-        a1 = T::fold_chunk(c1, a1, op);
-        a2 = T::fold_chunk(c2, a2, op);
-        a3 = T::fold_chunk(c3, a3, op);
+    let four = |i: usize| (body[i], body[i + bt], body[i + 2 * bt], body[i + 3 * bt]);
+    if i + 3 * bt < end {
+        // Software-pipelined: the next four loads are issued before this
+        // step's chunks are folded, so the folds never hold them back
+        // (ptxas otherwise may start folding the first chunk before issuing
+        // the last load, and the loads wait on each other).
+        let mut c = four(i);
         i += step;
+        while i + 3 * bt < end {
+            let next = four(i);
+            a0 = T::fold_chunk(c.0, a0, op);
+            a1 = T::fold_chunk(c.1, a1, op);
+            a2 = T::fold_chunk(c.2, a2, op);
+            a3 = T::fold_chunk(c.3, a3, op);
+            c = next;
+            i += step;
+        }
+        a0 = T::fold_chunk(c.0, a0, op);
+        a1 = T::fold_chunk(c.1, a1, op);
+        a2 = T::fold_chunk(c.2, a2, op);
+        a3 = T::fold_chunk(c.3, a3, op);
     }
     while i < end {
         a0 = T::fold_chunk(body[i], a0, op);

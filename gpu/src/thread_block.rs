@@ -66,7 +66,7 @@ pub fn this_thread_block() -> ThreadBlock {
 impl ThreadBlock {
     /// Waits until every thread of the block has reached this barrier, and
     /// makes their earlier writes to shared and global memory visible to the
-    /// whole block (`barrier.sync 0`, CUDA's `__syncthreads()`).
+    /// whole block (`bar.sync 0`, CUDA's `__syncthreads()`).
     ///
     /// Every thread of the block must reach the *same* call: a barrier inside
     /// a branch that only some threads take hangs the block or corrupts it.

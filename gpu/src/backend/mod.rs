@@ -27,9 +27,9 @@ macro_rules! site {
 }
 pub(crate) use site;
 
-/// Bytes of block-shared scratch that block-level collectives use: 32
-/// slots of up to 32 bytes (one per warp), then one 32-byte slot.
-pub(crate) const BLOCK_SCRATCH_BYTES: usize = 32 * 32 + 32;
+/// Bytes of block-shared scratch that block-level collectives use (see
+/// `reduce::block`).
+pub(crate) const BLOCK_SCRATCH_BYTES: usize = crate::reduce::SCRATCH_BYTES;
 
 /// A shared array's element size and row length (0 for 1-D), which the CPU
 /// backend names elements by.

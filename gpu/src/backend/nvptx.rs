@@ -7,14 +7,17 @@ use core::arch::nvptx as arch;
 
 // Block-shared scratch of the block-level collectives. PTX allocates it only
 // in kernels that use it.
-core::arch::global_asm!(".shared .align 16 .b8 coop_block_scratch[1056];");
+core::arch::global_asm!(
+    ".shared .align 16 .b8 coop_block_scratch[{bytes}];",
+    bytes = const super::BLOCK_SCRATCH_BYTES
+);
 
 #[allow(improper_ctypes)]
 extern "C" {
     #[link_name = "llvm.nvvm.read.ptx.sreg.laneid"]
     fn sreg_laneid() -> i32;
-    #[link_name = "llvm.nvvm.barrier.cta.sync.all"]
-    fn barrier_cta_sync_all(id: u32);
+    #[link_name = "llvm.nvvm.barrier.cta.sync.aligned.all"]
+    fn barrier_cta_sync_aligned_all(id: u32);
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn bar_warp_sync(mask: u32);
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
@@ -121,18 +124,23 @@ pub(crate) fn lane_id(_site: Site) -> u32 {
 
 #[inline(always)]
 pub(crate) fn sync_block(_site: Site) {
-    // SAFETY: `barrier.sync 0`; the divergence rule is the caller's
-    // contract, documented on `ThreadBlock::sync`.
+    // SAFETY: `bar.sync 0` (`barrier.sync.aligned`, CUDA's
+    // `__syncthreads()`); the divergence rule is the caller's contract,
+    // documented on `ThreadBlock::sync`.
     //
-    // Not `bar.sync` (`barrier.sync.aligned`, what `_syncthreads` emits):
-    // `.aligned` promises that all threads of a warp execute the same
-    // barrier instruction, and LLVM may still duplicate a barrier into the
-    // two arms of a branch that splits a warp (it did, for
-    // `if lane == 0 { .. } sync(); if lane == 0 && warp == 0 { .. }`:
-    // jump threading merged the two conditions), which hung the block on
-    // an H200. Each thread still executes exactly one barrier per call,
-    // which is all `barrier.sync` (sm_70 and later) needs.
-    unsafe { barrier_cta_sync_all(0) }
+    // `.aligned` promises that all threads of the block execute this same
+    // instruction, which is the model's rule (two barriers in the two arms
+    // of a branch are an error, and the CPU backend reports them) and lets
+    // ptxas assume a converged warp after it: no divergence checks before
+    // the next shuffles (3 to 7 % of a block reduction). The promise also
+    // binds the compiler: rustc's MIR jump threading copies a barrier into
+    // both arms of a branch that splits a warp (`if lane == 0 { .. }
+    // sync(); if lane == 0 && .. { .. }` hung a block on an H200), so
+    // coop's PTX builder turns that pass off
+    // (`-Zmir-enable-passes=-JumpThreading`); LLVM does not duplicate
+    // `convergent` calls, and `tests/ptx.rs` checks the shape above keeps
+    // one barrier.
+    unsafe { barrier_cta_sync_aligned_all(0) }
 }
 
 #[inline(always)]
@@ -293,6 +301,27 @@ pub(crate) fn scratch_load(offset: u32, _site: Site) -> u32 {
         );
     }
     word
+}
+
+/// Four consecutive words of the scratch from byte `offset` (16-aligned),
+/// with one `ld.shared.v4.u32`.
+#[inline(always)]
+pub(crate) fn scratch_load4(offset: u32, _site: Site) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: callers keep `offset + 16 <= BLOCK_SCRATCH_BYTES` and
+    // 16-aligned; the scratch is 16-aligned.
+    unsafe {
+        core::arch::asm!(
+            "ld.shared.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];",
+            out(reg32) a,
+            out(reg32) b,
+            out(reg32) c,
+            out(reg32) d,
+            in(reg32) scratch_address(offset),
+            options(nostack, readonly)
+        );
+    }
+    [a, b, c, d]
 }
 
 /// Creating a tile needs no instruction on the GPU.

@@ -1,29 +1,48 @@
 //! Reductions and scans over a whole block: per-warp results meet in the
 //! block's scratch in shared memory.
 //!
-//! Layout of the scratch: 32 slots of 32 bytes (one per warp, a `T` of at
-//! most 32 bytes each), then a 32-byte result slot (slot 32). Values move
-//! in and out as 32-bit words with `st.shared`/`ld.shared` on the scratch's
-//! shared-window address: generic loads and stores, which a plain pointer
-//! gives, are slower. The second
+//! Layout of the scratch: slots for partial results in its first 1024 bytes,
+//! word-major (word `j` of slot `i` is 32-bit word `stride * j + i`: 128
+//! slots of up to two words, or 32 of up to eight), so that lanes reading
+//! or writing consecutive slots touch consecutive banks; then the total, in
+//! the last 32 bytes. No collective writes the total before its first
+//! barrier, so a slow thread can still be reading the previous one. Values move with
+//! `st.shared`/`ld.shared` on the scratch's shared-window address: generic
+//! loads and stores, which a plain pointer gives, are slower. The second
 //! barrier of each call keeps the next block collective from overwriting
 //! slots that slower warps are still reading.
 
 use crate::backend::{self, Site};
 use crate::op::Operator;
-use crate::{Shuffle, ThreadBlock, TiledPartition};
+use crate::{Shuffle, ThreadBlock};
 
-const SLOT: u32 = 32;
+/// Butterfly steps of the first stage of a block reduction of values of at
+/// most two words: each warp leaves one partial result per run of 8 lanes.
+const FIRST_STEPS: u32 = 3;
+/// Partial results per warp in that case: 4, which warp 0 reads as one
+/// 16-byte vector per word.
+const PER_WARP: u32 = 32 >> FIRST_STEPS;
+/// Slots for those partials (a multiple of 4: every run of 4 slots of every
+/// word is 16-byte aligned).
+const SMALL_SLOTS: u32 = 32 * PER_WARP;
+/// Byte offset of the total: past the partials of either layout.
+const TOTAL: u32 = 1024;
 
-/// Stores `value` in slot `i` (`i <= 32`; slot 32 is the result) with
-/// `st.shared`, one 32-bit word at a time, in the threads where `pred`
-/// holds (predicated stores, not a branch).
+/// Bytes of scratch that block reductions and scans need: partials, then a
+/// total of up to 32 bytes.
+pub(crate) const SCRATCH_BYTES: usize = TOTAL as usize + 32;
+
+const _: () = assert!(SMALL_SLOTS * 2 * 4 <= TOTAL && 32 * 8 * 4 <= TOTAL);
+
+/// Stores `value` in slot `i` (words `stride` apart) with `st.shared`, one
+/// 32-bit word at a time,
+/// in the threads where `pred` holds (predicated stores, not a branch).
 #[inline(always)]
-fn store_if<T: Shuffle>(pred: bool, i: u32, value: T, site: Site) {
-    let mut offset = i * SLOT;
+fn store_if<T: Shuffle>(pred: bool, stride: u32, i: u32, value: T, site: Site) {
+    let mut offset = i * 4;
     value.map_words(|w| {
         backend::scratch_store_if(pred, offset, w, site);
-        offset += 4;
+        offset += stride * 4;
         w
     });
 }
@@ -31,23 +50,55 @@ fn store_if<T: Shuffle>(pred: bool, i: u32, value: T, site: Site) {
 /// Loads the `T` in slot `i` with `ld.shared`, one 32-bit word at a time.
 /// `like` only gives the type its shape; its words are not used.
 #[inline(always)]
-fn load<T: Shuffle>(i: u32, like: T, site: Site) -> T {
-    let mut offset = i * SLOT;
-    // The words were stored by `store` from a `T`: the `Shuffle` contract.
+fn load<T: Shuffle>(stride: u32, i: u32, like: T, site: Site) -> T {
+    let mut offset = i * 4;
+    // The words were stored by `store_if` from a `T`: the `Shuffle` contract.
     like.map_words(|_| {
         let w = backend::scratch_load(offset, site);
-        offset += 4;
+        offset += stride * 4;
         w
     })
 }
 
-/// Every warp reduces its values; lane 0 of each stores the warp's result;
-/// after a barrier warp 0 alone combines those (lanes past the warp count
-/// hold the identity) and stores the total; after a second barrier every
-/// thread reads it. Only warp 0 pays for the second stage, and only for
-/// the butterfly steps that the warp count needs (two for 4 warps, three
-/// for 8): in a kernel that does little else, a block reduction's time
-/// follows its instruction count.
+/// The `T`s in slots `i..i + 4` (`i` a multiple of 4), with one 16-byte
+/// load per word.
+#[inline(always)]
+fn load4<T: Shuffle>(stride: u32, i: u32, like: T, site: Site) -> [T; 4] {
+    let mut offset = i * 4;
+    let mut words = [[0u32; 4]; 8];
+    let mut n = 0;
+    like.map_words(|w| {
+        words[n] = backend::scratch_load4(offset, site);
+        offset += stride * 4;
+        n += 1;
+        w
+    });
+    // The words were stored by `store_if` from `T`s: the `Shuffle` contract.
+    core::array::from_fn(|k| {
+        let mut n = 0;
+        like.map_words(|_| {
+            n += 1;
+            words[n - 1][k]
+        })
+    })
+}
+
+/// Two stages with a barrier after each. Where the operator and type have a
+/// `redux.sync` (32-bit integers), one instruction reduces each warp and
+/// one more, in warp 0, the warps' results. Otherwise, for values of one or
+/// two words, each warp combines runs of 8 lanes (three butterfly steps,
+/// neighbours first, so each run's result is its lanes in rank order) and
+/// the first lane of each run stores the result: 4 per warp, up to 128 in
+/// all. After a barrier, lane `l` of warp 0 loads partials `4l..4l + 4`
+/// (one 16-byte load per word), folds them, and warp 0 combines its lanes
+/// in five steps; lane 0 stores the total. After a second barrier every
+/// thread reads it. Larger values reduce whole warps first, so that their
+/// partial results fit the scratch.
+///
+/// In a kernel that does little else, a block reduction's time follows its
+/// instruction count, and most of a block's instructions are the first
+/// stage's shuffles, executed by every warp: stopping that stage after
+/// three steps of five costs warp 0 one load and three combines.
 #[inline(always)]
 pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
@@ -56,53 +107,47 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     site: Site,
 ) -> T {
     let warp = block.tiled_partition_at::<32>(site);
-    let partial = super::tile::reduce(&warp, value, op, site);
     let lane = warp.thread_rank_at(site);
     let w = warp.meta_group_rank();
-    store_if(lane == 0, w, partial, site);
+    let warps = warp.meta_group_size();
+    let small = op.redux().is_none() && T::WORDS <= 2;
+    let stride = if small { SMALL_SLOTS } else { 32 };
+    if small {
+        let partial = super::tile::neighbours_first(&warp, value, op, 32 / PER_WARP, site);
+        store_if(
+            lane.is_multiple_of(32 / PER_WARP),
+            stride,
+            w * PER_WARP + lane / (32 / PER_WARP),
+            partial,
+            site,
+        );
+    } else {
+        let partial = super::tile::reduce(&warp, value, op, site);
+        store_if(lane == 0, stride, w, partial, site);
+    }
     block.sync_at(site);
     if w == 0 {
-        let warps = warp.meta_group_size();
-        let mine = if lane < warps {
+        let mine = if small {
+            if lane < warps {
+                // Written before the barrier by warp `lane`: its 4 partials.
+                let [a, b, c, d] = load4(stride, lane * PER_WARP, value, site);
+                op.combine(op.combine(a, b), op.combine(c, d))
+            } else {
+                op.identity()
+            }
+        } else if lane < warps {
             // Written before the barrier by warp `lane`.
-            load(lane, value, site)
+            load(stride, lane, value, site)
         } else {
             op.identity()
         };
-        let total = combine_warps(&warp, warps, mine, op, site);
-        store_if(lane == 0, 32, total, site);
+        let total = super::tile::reduce(&warp, mine, op, site);
+        store_if(lane == 0, 1, TOTAL / 4, total, site);
     }
     block.sync_at(site);
     // Written by warp 0 before the barrier; the next block collective writes
     // it only after its first barrier, which every reader must reach.
-    load(32, value, site)
-}
-
-/// Lane 0 of warp 0 gets lanes `0..warps` combined in order (the others
-/// hold the identity): one `redux.sync` where the operator and type have
-/// one, else the first `ceil(log2(warps))` butterfly steps. The warp count
-/// is the same in every thread, so the choice is a uniform branch.
-#[inline(always)]
-fn combine_warps<T: Shuffle, O: Operator<T>>(
-    warp: &TiledPartition<32>,
-    warps: u32,
-    mine: T,
-    op: O,
-    site: Site,
-) -> T {
-    if op.redux().is_some() || warps > 16 {
-        super::tile::reduce(warp, mine, op, site)
-    } else if warps > 8 {
-        super::tile::neighbours_first(warp, mine, op, 16, site)
-    } else if warps > 4 {
-        super::tile::neighbours_first(warp, mine, op, 8, site)
-    } else if warps > 2 {
-        super::tile::neighbours_first(warp, mine, op, 4, site)
-    } else if warps > 1 {
-        super::tile::neighbours_first(warp, mine, op, 2, site)
-    } else {
-        mine
-    }
+    load(1, TOTAL / 4, value, site)
 }
 
 /// Every warp scans its values; the last lane of each stores the warp's
@@ -118,11 +163,11 @@ pub(super) fn scan<T: Shuffle, O: Operator<T>>(
     let warp = block.tiled_partition_at::<32>(site);
     let lane = warp.thread_rank_at(site);
     let inclusive = super::tile::inclusive_scan(&warp, value, op, site);
-    store_if(lane == 31, warp.meta_group_rank(), inclusive, site);
+    store_if(lane == 31, 32, warp.meta_group_rank(), inclusive, site);
     block.sync_at(site);
     let total = if lane < warp.meta_group_size() {
         // Written before the barrier by warp `lane`.
-        load(lane, value, site)
+        load(32, lane, value, site)
     } else {
         op.identity()
     };

@@ -14,6 +14,7 @@
 //! them.
 
 mod block;
+pub(crate) use block::SCRATCH_BYTES;
 mod tile;
 
 use crate::backend::Site;

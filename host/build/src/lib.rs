@@ -4,7 +4,9 @@
 //! The kernel crate is built by a nested `cargo rustc` for
 //! `nvptx64-nvidia-cuda`, in its own target directory, with the settings
 //! device code needs (`-Zbuild-std=core`, `panic = "abort"`, fat LTO, one
-//! codegen unit, `--emit=asm`). With fat LTO every crate is merged into one
+//! codegen unit, `--emit=asm`, and MIR jump threading off: it can copy a
+//! `bar.sync` into both arms of a branch that splits a warp, which hangs the
+//! block). With fat LTO every crate is merged into one
 //! module, so the single `.s` file rustc writes is the PTX of the whole
 //! kernel crate. On a stable toolchain `RUSTC_BOOTSTRAP=1` unlocks the
 //! unstable flags this needs; nightly works as is.
@@ -233,7 +235,10 @@ impl PtxBuilder {
                 "-Zcrate-attr=feature(asm_experimental_arch)",
             ])
             .env("RUSTC_BOOTSTRAP", "1")
-            .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu=sm_{sm}"))
+            .env(
+                "CARGO_ENCODED_RUSTFLAGS",
+                format!("-Ctarget-cpu=sm_{sm}\x1f-Zmir-enable-passes=-JumpThreading"),
+            )
             .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", "true")
             .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
             .env("CARGO_PROFILE_RELEASE_LTO", "fat")

@@ -408,3 +408,22 @@ pub fn block_collectives_chain(block: ThreadBlock, input: &[u32], out: Out<u32>)
     }
     out.write(g, v);
 }
+
+/// The same lane test before and after a block barrier: the shape in which
+/// a compiler that threads jumps copies the barrier into both arms of a
+/// branch that splits a warp. `tests/ptx.rs` checks that the PTX keeps one
+/// barrier.
+#[kernel]
+pub fn lane_tests_around_a_barrier(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let r = block.thread_rank();
+    let lane = r % 32;
+    let mut v = input[r as usize];
+    if lane == 0 {
+        v = v.wrapping_add(input[(r / 32) as usize]);
+        out.write(r as usize, v);
+    }
+    block.sync();
+    if lane == 0 && r < 32 {
+        out.write((r + 1) as usize, v.wrapping_mul(3));
+    }
+}

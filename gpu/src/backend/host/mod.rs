@@ -46,6 +46,11 @@ pub(crate) fn scratch_load(offset: u32, site: Site) -> u32 {
     unsafe { p.read() }
 }
 
+/// Four consecutive words of this block's scratch from byte `offset`.
+pub(crate) fn scratch_load4(offset: u32, site: Site) -> [u32; 4] {
+    core::array::from_fn(|k| scratch_load(offset + 4 * k as u32, site))
+}
+
 /// This block's scratch, shared by its emulated threads.
 fn block_scratch(site: Site) -> *mut u8 {
     lane::step(site, |_| ());
