@@ -16,12 +16,13 @@ use crate::backend::{self, Site};
 use crate::op::Operator;
 use crate::{Shuffle, ThreadBlock};
 
-/// Butterfly steps of the first stage of a block reduction of values of at
-/// most two words: each warp leaves one partial result per run of 8 lanes.
-const FIRST_STEPS: u32 = 3;
+/// Lanes per run in the first stage of a block reduction of values of at
+/// most two words (three butterfly steps): each warp leaves one partial
+/// result per run.
+const RUN: u32 = 8;
 /// Partial results per warp in that case: 4, which warp 0 reads as one
 /// 16-byte vector per word.
-const PER_WARP: u32 = 32 >> FIRST_STEPS;
+const PER_WARP: u32 = 32 / RUN;
 /// Slots for those partials (a multiple of 4: every run of 4 slots of every
 /// word is 16-byte aligned).
 const SMALL_SLOTS: u32 = 32 * PER_WARP;
@@ -35,8 +36,8 @@ pub(crate) const SCRATCH_BYTES: usize = TOTAL as usize + 32;
 const _: () = assert!(SMALL_SLOTS * 2 * 4 <= TOTAL && 32 * 8 * 4 <= TOTAL);
 
 /// Stores `value` in slot `i` (words `stride` apart) with `st.shared`, one
-/// 32-bit word at a time,
-/// in the threads where `pred` holds (predicated stores, not a branch).
+/// 32-bit word at a time, in the threads where `pred` holds (predicated
+/// stores, not a branch).
 #[inline(always)]
 fn store_if<T: Shuffle>(pred: bool, stride: u32, i: u32, value: T, site: Site) {
     let mut offset = i * 4;
@@ -113,11 +114,11 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     let small = op.redux().is_none() && T::WORDS <= 2;
     let stride = if small { SMALL_SLOTS } else { 32 };
     if small {
-        let partial = super::tile::neighbours_first(&warp, value, op, 32 / PER_WARP, site);
+        let partial = super::tile::neighbours_first(&warp, value, op, RUN, site);
         store_if(
-            lane.is_multiple_of(32 / PER_WARP),
+            lane.is_multiple_of(RUN),
             stride,
-            w * PER_WARP + lane / (32 / PER_WARP),
+            w * PER_WARP + lane / RUN,
             partial,
             site,
         );
@@ -127,19 +128,15 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     }
     block.sync_at(site);
     if w == 0 {
-        let mine = if small {
-            if lane < warps {
-                // Written before the barrier by warp `lane`: its 4 partials.
-                let [a, b, c, d] = load4(stride, lane * PER_WARP, value, site);
-                op.combine(op.combine(a, b), op.combine(c, d))
-            } else {
-                op.identity()
-            }
-        } else if lane < warps {
-            // Written before the barrier by warp `lane`.
-            load(stride, lane, value, site)
-        } else {
+        // Lane `l` takes what warp `l` wrote before the barrier: its 4
+        // partials, or its one result.
+        let mine = if lane >= warps {
             op.identity()
+        } else if small {
+            let [a, b, c, d] = load4(stride, lane * PER_WARP, value, site);
+            op.combine(op.combine(a, b), op.combine(c, d))
+        } else {
+            load(stride, lane, value, site)
         };
         let total = super::tile::reduce(&warp, mine, op, site);
         store_if(lane == 0, 1, TOTAL / 4, total, site);

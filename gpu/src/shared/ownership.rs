@@ -174,31 +174,28 @@ impl<A: SharedArray<Index = (usize, usize)> + ?Sized> Ownership<A> for RowMajor 
     }
 }
 
+/// `ColumnMajor` is `RowMajor` with the array's two indices swapped.
 impl<A: SharedArray<Index = (usize, usize)> + ?Sized> Ownership<A> for ColumnMajor {
     type Nth = (usize, usize);
 
     #[inline(always)]
     fn nth(&self, (i, j): (usize, usize), t: Dim3, d: Dim3) -> (usize, usize) {
-        if t.z != 0 {
-            return (usize::MAX, usize::MAX);
-        }
-        (
-            (t.x + i as u32 * d.x) as usize,
-            (t.y + j as u32 * d.y) as usize,
-        )
+        let (col, row) = <RowMajor as Ownership<A>>::nth(&RowMajor, (j, i), t, d);
+        (row, col)
     }
 
     #[inline(always)]
     fn owns(&self, (row, col): (usize, usize), t: Dim3, d: Dim3) -> bool {
-        t.z == 0 && rem(row, d.x as usize) == t.x as usize && rem(col, d.y as usize) == t.y as usize
+        <RowMajor as Ownership<A>>::owns(&RowMajor, (col, row), t, d)
     }
 
     #[inline(always)]
-    fn first(&self, t: Dim3, _d: Dim3) -> (usize, usize) {
-        (t.x as usize, t.y as usize)
+    fn first(&self, t: Dim3, d: Dim3) -> (usize, usize) {
+        let (col, row) = <RowMajor as Ownership<A>>::first(&RowMajor, t, d);
+        (row, col)
     }
 
     fn owner(&self, (row, col): (usize, usize), d: Dim3) -> Dim3 {
-        Dim3::new((row % d.x as usize) as u32, (col % d.y as usize) as u32, 0)
+        <RowMajor as Ownership<A>>::owner(&RowMajor, (col, row), d)
     }
 }
