@@ -135,25 +135,44 @@ pub fn run_tile_tour(
 
 /// Median of `runs` timings of `f` (GPU events around each).
 pub fn time_gpu(gpu: &coop_host::Gpu, runs: usize, mut f: impl FnMut()) -> std::time::Duration {
+    let mut times = time_gpu_interleaved(gpu, runs, &mut [&mut f]).remove(0);
+    times.sort_by(f32::total_cmp);
+    std::time::Duration::from_secs_f64(times[runs / 2] as f64 * 1e-3)
+}
+
+/// `runs` timings in milliseconds of each of `sides` (GPU events around
+/// each call), taken in turns: one of each per round, the order rotating
+/// from round to round, so that drift of the clocks or the memory during
+/// the measurement reaches every side alike. `result[s][r]` is side `s` in
+/// round `r`.
+pub fn time_gpu_interleaved(
+    gpu: &coop_host::Gpu,
+    runs: usize,
+    sides: &mut [&mut dyn FnMut()],
+) -> Vec<Vec<f32>> {
     // Warm up for at least 20 ms, so that the clocks have ramped up after
     // idle periods (such as a large upload).
     let warm = std::time::Instant::now();
     while warm.elapsed() < std::time::Duration::from_millis(20) {
-        f();
+        for f in sides.iter_mut() {
+            f();
+        }
         gpu.synchronize().unwrap();
     }
     let flags = Some(coop_host::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let mut times: Vec<f32> = (0..runs)
-        .map(|_| {
-            let start = gpu.context().new_event(flags).unwrap();
-            let end = gpu.context().new_event(flags).unwrap();
+    let start = gpu.context().new_event(flags).unwrap();
+    let end = gpu.context().new_event(flags).unwrap();
+    let n = sides.len();
+    let mut times = vec![Vec::with_capacity(runs); n];
+    for round in 0..runs {
+        for k in 0..n {
+            let s = (round + k) % n;
             start.record(gpu.stream()).unwrap();
-            f();
+            sides[s]();
             end.record(gpu.stream()).unwrap();
             end.synchronize().unwrap();
-            start.elapsed_ms(&end).unwrap()
-        })
-        .collect();
-    times.sort_by(f32::total_cmp);
-    std::time::Duration::from_secs_f64(times[runs / 2] as f64 * 1e-3)
+            times[s].push(start.elapsed_ms(&end).unwrap());
+        }
+    }
+    times
 }

@@ -1,39 +1,244 @@
-//! coop's side of the reduction benchmark; `examples/bench/cub_reduce.cu`
-//! is CUB's, and `examples/bench/run.sh` runs both in one session on a GPU.
-//! Prints CSV rows:
+//! The reduction benchmark: coop against CUB, timed in turns in one
+//! process. CUB's side is `examples/bench/cub_reduce.cu`, built by nvcc as
+//! a shared library and named by `COOP_CUB_LIB`; `examples/bench/run.sh`
+//! builds it and runs this program on a GPU machine. Prints CSV rows:
 //!
 //! ```text
-//! device,<impl>,<op>,<type>,<n>,<microseconds>,<GB/s read>
-//! block,<impl>,<type>,<threads>,<microseconds per launch>,<block reductions per microsecond>
+//! device,<impl>,<op>,<type>,<n>,<median µs>,<GB/s read>
+//! block,<impl>,<type>,<threads>,<median µs per launch>,<block reductions per µs>
+//! copy,cuda,memcpy,f32,<n>,<median µs>,<GB/s read + written>
+//! ratio,<device|block>,<impl>,<key...>,<median>,<first quartile>,<third quartile>
+//! host,<impl>,<op>,<type>,<n>,<median µs the host spends in one call>
 //! ```
 //!
-//! Run: `cargo run --release --example reduce_bench`. For profiling,
-//! `COOP_BENCH=block` runs only the block reductions (`COOP_THREADS=256`:
-//! only one block size), `COOP_BENCH=sum28` only the f32 sum of 2^28
-//! elements. `COOP_BENCH_PTX=a.ptx:b.ptx` also times the block kernels of
-//! those PTX files (variants of the example kernels' PTX), labelled
-//! `coop-a`, `coop-b`.
+//! A `ratio` row is CUB's time over coop's in each round of alternating
+//! samples (above 1: coop is faster), summarised over the rounds.
+//!
+//! Without `COOP_CUB_LIB` only coop's rows are printed. `COOP_BENCH` picks
+//! a part: `sizes` (f32 sums of 2^10 to 2^30 elements), `types` (each type
+//! and operator at 2^28), `block` (block reductions; `COOP_THREADS=256`
+//! only one block size), `sum28` (one f32 sum of 2^28, for profilers); all
+//! of them by default. `COOP_BLOCKS_PER_SM` sets the first pass's blocks
+//! per multiprocessor, or several of them to time side by side (`4,16`:
+//! rows `coop-bps4`, `coop-bps16`, the default labelled `coop`). `COOP_BENCH_PTX=a.ptx:b.ptx` also times the block
+//! kernels of those PTX files (variants of the example kernels' PTX),
+//! labelled `coop-a`, `coop-b`. `COOP_RUNS` sets the samples per side of
+//! the device-wide rows (21 above 2^26 elements, else 51, by default).
 
-use coop_examples::{kernels::bench, time_gpu, PTX};
+use coop_examples::{kernels::bench, time_gpu, time_gpu_interleaved, PTX};
+use coop_host::cudarc::driver::{sys, DevicePtr};
 use coop_host::reduce::{Builtin, Reducer};
-use coop_host::{CudaSlice, Device, Gpu, LaunchConfig, Module};
+use coop_host::{CudaSlice, CudaView, Device, Gpu, LaunchConfig, Module};
+use std::ffi::{c_char, c_int, c_void, CStr};
 
-fn device_row<O, T: Builtin<O>>(
+type DeviceReduceFn = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    *const c_void,
+    usize,
+    *mut c_void,
+    *mut c_void,
+    usize,
+    sys::CUstream,
+) -> c_int;
+/// One side of a timed row: a label and what it launches.
+type Side<'a> = (&'a str, Box<dyn FnMut() + 'a>);
+type BlockReduceFn =
+    unsafe extern "C" fn(c_int, c_int, *const c_void, *mut c_void, c_int, sys::CUstream) -> c_int;
+
+/// CUB's side: the functions of `examples/bench/cub_reduce.cu`'s library.
+struct Cub {
+    device_reduce: DeviceReduceFn,
+    block_reduce: BlockReduceFn,
+    temp: CudaSlice<u8>,
+    out: CudaSlice<u8>,
+    _lib: libloading::Library,
+}
+
+impl Cub {
+    fn load(gpu: &Gpu, path: &str) -> Cub {
+        // SAFETY: the library is cub_reduce.cu's; its functions have the
+        // signatures declared above.
+        unsafe {
+            let lib = libloading::Library::new(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let version: libloading::Symbol<unsafe extern "C" fn() -> *const c_char> =
+                lib.get(b"cub_bench_version\0").unwrap();
+            let temp_bytes: libloading::Symbol<unsafe extern "C" fn(usize) -> usize> =
+                lib.get(b"cub_bench_temp_bytes\0").unwrap();
+            eprintln!("{}", CStr::from_ptr(version()).to_string_lossy());
+            let temp = gpu.zeros::<u8>(temp_bytes(1 << 30).max(1)).unwrap();
+            Cub {
+                device_reduce: *lib.get(b"cub_bench_device_reduce\0").unwrap(),
+                block_reduce: *lib.get(b"cub_bench_block_reduce\0").unwrap(),
+                temp,
+                out: gpu.zeros::<u8>(64).unwrap(),
+                _lib: lib,
+            }
+        }
+    }
+
+    fn device(&self, gpu: &Gpu, op: c_int, ty: c_int, input: &CudaView<'_, impl Copy>) {
+        let stream = gpu.stream();
+        let (inp, _r) = input.device_ptr(stream);
+        let (temp, _t) = self.temp.device_ptr(stream);
+        let (out, _o) = self.out.device_ptr(stream);
+        // SAFETY: device pointers of live buffers of the stated sizes.
+        let rc = unsafe {
+            (self.device_reduce)(
+                op,
+                ty,
+                inp as *const c_void,
+                input.len(),
+                out as *mut c_void,
+                temp as *mut c_void,
+                self.temp.len(),
+                stream.cu_stream(),
+            )
+        };
+        assert_eq!(rc, 0, "cub::DeviceReduce failed: cudaError {rc}");
+    }
+
+    /// The last device-wide result, as a `T`.
+    fn result<T: Copy + Default>(&self, gpu: &Gpu) -> T {
+        let bytes = gpu.download(&self.out).unwrap();
+        // SAFETY: CUB wrote a `T` there; `bytes` holds 64.
+        unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const T) }
+    }
+}
+
+/// Element types of the rows, with CUB's code for each.
+trait Elem: Builtin<coop::op::Sum> + Default + PartialEq + std::fmt::Debug {
+    const NAME: &'static str;
+    const CUB: c_int;
+    fn close(a: Self, b: Self) -> bool {
+        a == b
+    }
+}
+impl Elem for f32 {
+    const NAME: &'static str = "f32";
+    const CUB: c_int = 0;
+    fn close(a: f32, b: f32) -> bool {
+        (a - b).abs() <= 1e-5 * a.abs().max(b.abs())
+    }
+}
+impl Elem for f64 {
+    const NAME: &'static str = "f64";
+    const CUB: c_int = 1;
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+    }
+}
+impl Elem for i32 {
+    const NAME: &'static str = "i32";
+    const CUB: c_int = 2;
+}
+impl Elem for u32 {
+    const NAME: &'static str = "u32";
+    const CUB: c_int = 3;
+}
+impl Elem for i64 {
+    const NAME: &'static str = "i64";
+    const CUB: c_int = 4;
+}
+
+/// Median, first and third quartile.
+fn quartiles(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.25), at(0.75))
+}
+
+fn median_ms(v: &[f32]) -> f64 {
+    quartiles(v.iter().map(|&t| t as f64).collect()).0
+}
+
+/// Prints the ratio row of CUB's times over `coop`'s, round by round.
+fn ratio_row(key: &str, coop: &[f32], cub: &[f32]) {
+    let (m, q1, q3) = quartiles(
+        coop.iter()
+            .zip(cub)
+            .map(|(&c, &b)| b as f64 / c as f64)
+            .collect(),
+    );
+    println!("ratio,{key},{m:.4},{q1:.4},{q3:.4}");
+}
+
+/// One device-wide row: each of `coops`' reductions of `input` with `O`,
+/// and CUB's (`cub_op` 0 sum, 1 min, 2 max), in turns; their results must
+/// agree.
+fn device_row<O, T: Elem + Builtin<O>>(
     gpu: &Gpu,
-    reducer: &Reducer,
-    op: &str,
-    ty: &str,
-    input: &CudaSlice<T>,
+    coops: &[(String, Reducer)],
+    cub: Option<&Cub>,
+    (op, cub_op): (&str, c_int),
+    input: CudaView<'_, T>,
 ) {
     gpu.synchronize().unwrap(); // the upload has finished
     let n = input.len();
-    let runs = if n > 1 << 26 { 11 } else { 51 };
-    let t = time_gpu(gpu, runs, || reducer.enqueue::<O, T>(input).unwrap());
-    let gbs = (n * std::mem::size_of::<T>()) as f64 / t.as_secs_f64() / 1e9;
-    println!(
-        "device,coop,{op},{ty},{n},{:.3},{gbs:.1}",
-        t.as_secs_f64() * 1e6
-    );
+    let ty = T::NAME;
+    let runs = std::env::var("COOP_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if n > 1 << 26 { 21 } else { 51 });
+    let input = &input;
+    let mut sides: Vec<Side<'_>> = coops
+        .iter()
+        .map(|(label, reducer)| {
+            let f = move || reducer.enqueue::<O, T>(input.slice(..)).unwrap();
+            (label.as_str(), Box::new(f) as Box<dyn FnMut()>)
+        })
+        .collect();
+    if let Some(cub) = cub {
+        sides.push((
+            "cub",
+            Box::new(move || cub.device(gpu, cub_op, T::CUB, input)),
+        ));
+    }
+    if n <= 1 << 12 {
+        // What the host spends handing the launch(es) over, per call.
+        for (label, f) in &mut sides {
+            let mut t: Vec<f64> = (0..101)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    f();
+                    let us = start.elapsed().as_secs_f64() * 1e6;
+                    gpu.synchronize().unwrap();
+                    us
+                })
+                .collect();
+            t.sort_by(f64::total_cmp);
+            println!("host,{label},{op},{ty},{n},{:.2}", t[50]);
+        }
+    }
+    let mut refs: Vec<&mut dyn FnMut()> = sides.iter_mut().map(|(_, f)| &mut **f as _).collect();
+    let times = time_gpu_interleaved(gpu, runs, &mut refs);
+    let bytes = (n * std::mem::size_of::<T>()) as f64;
+    for ((label, _), t) in sides.iter().zip(&times) {
+        let ms = median_ms(t);
+        println!(
+            "device,{label},{op},{ty},{n},{:.3},{:.1}",
+            ms * 1e3,
+            bytes / (ms * 1e-3) / 1e9
+        );
+    }
+    drop(sides);
+    if let Some(cub) = cub {
+        cub.device(gpu, cub_op, T::CUB, input);
+        let theirs = cub.result::<T>(gpu);
+        for ((label, reducer), t) in coops.iter().zip(&times) {
+            ratio_row(
+                &format!("device,{label},{op},{ty},{n}"),
+                t,
+                &times[coops.len()],
+            );
+            reducer.enqueue::<O, T>(input.slice(..)).unwrap();
+            let mine = reducer.result::<T>().unwrap();
+            assert!(
+                T::close(mine, theirs),
+                "{op} {ty} of {n}: {label} {mine:?}, CUB {theirs:?}"
+            );
+        }
+    }
 }
 
 /// `n` elements `f(0), f(1), ...` on the GPU: the inputs of the 2^28 rows.
@@ -49,55 +254,77 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let bps: u32 = std::env::var("COOP_BLOCKS_PER_SM")
+    // Blocks per multiprocessor of the first pass: the default, or a list
+    // (`4,16`) whose values are timed side by side.
+    let default_bps = coop_host::reduce::DEFAULT_BLOCKS_PER_SM;
+    let bps: Vec<u32> = std::env::var("COOP_BLOCKS_PER_SM")
         .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(coop_host::reduce::DEFAULT_BLOCKS_PER_SM);
+        .map(|v| v.split(',').filter_map(|b| b.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![default_bps]);
     eprintln!(
-        "coop reduce_bench on {} (sm_{}), {} blocks per SM",
+        "coop reduce_bench on {} (sm_{}), {:?} blocks per SM",
         gpu.limits().name,
         gpu.limits().sm,
         bps
     );
-    let reducer = Reducer::new(&Device::Gpu(gpu.clone()))
-        .unwrap()
-        .with_blocks_per_sm(bps);
+    let cub = std::env::var("COOP_CUB_LIB")
+        .ok()
+        .map(|path| Cub::load(&gpu, &path));
+    let cub = cub.as_ref();
+    let coops: Vec<(String, Reducer)> = bps
+        .iter()
+        .map(|&b| {
+            let label = if b == default_bps {
+                "coop".to_string()
+            } else {
+                format!("coop-bps{b}")
+            };
+            let reducer = Reducer::new(&Device::Gpu(gpu.clone()))
+                .unwrap()
+                .with_blocks_per_sm(b);
+            (label, reducer)
+        })
+        .collect();
+    let coops = &coops[..];
     use coop::op::{Max, Min, Sum};
+    const SUM: (&str, c_int) = ("sum", 0);
+    const MIN: (&str, c_int) = ("min", 1);
+    const MAX: (&str, c_int) = ("max", 2);
 
     let mode = std::env::var("COOP_BENCH").unwrap_or_default();
+    let part = |name: &str| mode.is_empty() || mode == "all" || mode == name;
+    let n = 1usize << 28;
     if mode == "sum28" {
-        let n = 1usize << 28;
         let x: CudaSlice<f32> = pattern(&gpu, n, |i| (i % 1000) as f32);
-        device_row::<Sum, f32>(&gpu, &reducer, "sum", "f32", &x);
+        device_row::<Sum, f32>(&gpu, coops, cub, SUM, x.slice(..));
         return;
     }
-    if mode != "block" {
-        // Sizes 2^10 .. 2^30 (powers of 4), f32 sum.
-        let big = 1usize << 30;
-        let ones: CudaSlice<f32> = gpu.zeros(big).unwrap();
+    if part("sizes") {
+        // f32 sums of 2^10 .. 2^30 elements (powers of 4), and a
+        // device-to-device copy of 2^28 of them for the memory's speed.
+        let mut all: CudaSlice<f32> = pattern(&gpu, 1 << 30, |i| (i % 1000) as f32);
         for log in (10..=30).step_by(2) {
-            let view = ones.slice(..1usize << log);
-            let n = view.len();
-            let runs = if n > 1 << 26 { 11 } else { 51 };
-            let t = time_gpu(&gpu, runs, || {
-                reducer.enqueue::<Sum, f32>(view.slice(..)).unwrap()
-            });
-            println!(
-                "device,coop,sum,f32,{n},{:.3},{:.1}",
-                t.as_secs_f64() * 1e6,
-                (n * 4) as f64 / t.as_secs_f64() / 1e9
-            );
+            device_row::<Sum, f32>(&gpu, coops, cub, SUM, all.slice(..1usize << log));
         }
-        drop(ones);
-
-        // 2^28 elements of each type.
-        let n = 1usize << 28;
+        let (src, mut dst) = all.split_at_mut(n);
+        let src = src.slice(..);
+        let mut dst = dst.slice_mut(..n);
+        let t = time_gpu(&gpu, 21, || {
+            gpu.stream().memcpy_dtod(&src, &mut dst).unwrap()
+        });
+        println!(
+            "copy,cuda,memcpy,f32,{n},{:.3},{:.1}",
+            t.as_secs_f64() * 1e6,
+            (2 * n * 4) as f64 / t.as_secs_f64() / 1e9
+        );
+    }
+    if part("types") {
         {
             let x: CudaSlice<f32> = pattern(&gpu, n, |i| (i % 1000) as f32);
-            device_row::<Sum, f32>(&gpu, &reducer, "sum", "f32", &x);
-            device_row::<Min, f32>(&gpu, &reducer, "min", "f32", &x);
-            device_row::<Max, f32>(&gpu, &reducer, "max", "f32", &x);
-            let r = reducer.sum(&x).unwrap() as f64;
+            device_row::<Sum, f32>(&gpu, coops, cub, SUM, x.slice(..));
+            device_row::<Min, f32>(&gpu, coops, cub, MIN, x.slice(..));
+            device_row::<Max, f32>(&gpu, coops, cub, MAX, x.slice(..));
+            let r = coops[0].1.sum(&x).unwrap() as f64;
             let exact: f64 = (0..1000).map(|v| v as f64).sum::<f64>() * (n / 1000) as f64
                 + (0..(n % 1000)).map(|v| v as f64).sum::<f64>();
             eprintln!(
@@ -107,97 +334,166 @@ fn main() {
         }
         {
             let x: CudaSlice<f64> = pattern(&gpu, n, |i| (i % 1000) as f64);
-            device_row::<Sum, f64>(&gpu, &reducer, "sum", "f64", &x);
+            device_row::<Sum, f64>(&gpu, coops, cub, SUM, x.slice(..));
         }
         {
             let x: CudaSlice<i32> = pattern(&gpu, n, |i| (i % 1000) as i32 - 500);
-            device_row::<Sum, i32>(&gpu, &reducer, "sum", "i32", &x);
-            device_row::<Min, i32>(&gpu, &reducer, "min", "i32", &x);
-            device_row::<Max, i32>(&gpu, &reducer, "max", "i32", &x);
+            device_row::<Sum, i32>(&gpu, coops, cub, SUM, x.slice(..));
+            device_row::<Min, i32>(&gpu, coops, cub, MIN, x.slice(..));
+            device_row::<Max, i32>(&gpu, coops, cub, MAX, x.slice(..));
         }
         {
             let x: CudaSlice<u32> = pattern(&gpu, n, |i| (i % 1000) as u32);
-            device_row::<Sum, u32>(&gpu, &reducer, "sum", "u32", &x);
+            device_row::<Sum, u32>(&gpu, coops, cub, SUM, x.slice(..));
         }
         {
             let x: CudaSlice<i64> = pattern(&gpu, n, |i| (i % 1000) as i64);
-            device_row::<Sum, i64>(&gpu, &reducer, "sum", "i64", &x);
+            device_row::<Sum, i64>(&gpu, coops, cub, SUM, x.slice(..));
         }
     }
-    // Block reductions: the kernels built into this example, then those of
-    // any PTX files named in COOP_BENCH_PTX (a hand-edited variant of the
-    // example kernels' PTX, say), each labelled with its file's stem.
-    let only: Option<u32> = std::env::var("COOP_THREADS")
-        .ok()
-        .and_then(|v| v.parse().ok());
-    block_rows(&gpu, &gpu.load(&PTX).unwrap(), "coop", only);
-    for path in std::env::var("COOP_BENCH_PTX")
-        .unwrap_or_default()
-        .split(':')
-    {
-        if path.is_empty() {
-            continue;
+    if part("block") {
+        // The kernels built into this example, then those of any PTX files
+        // named in COOP_BENCH_PTX (a hand-edited variant of the example
+        // kernels' PTX, say), each labelled with its file's stem.
+        let mut modules = vec![("coop".to_string(), gpu.load(&PTX).unwrap())];
+        for path in std::env::var("COOP_BENCH_PTX")
+            .unwrap_or_default()
+            .split(':')
+            .filter(|p| !p.is_empty())
+        {
+            let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let stem = std::path::Path::new(path)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let module = gpu
+                .load_ptx(&stem, &text)
+                .unwrap_or_else(|e| panic!("{path}: {e}"));
+            modules.push((format!("coop-{stem}"), module));
         }
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let stem = std::path::Path::new(path)
-            .file_stem()
-            .unwrap()
-            .to_string_lossy();
-        let module = gpu
-            .load_ptx(&stem, &text)
-            .unwrap_or_else(|e| panic!("{path}: {e}"));
-        block_rows(&gpu, &module, &format!("coop-{stem}"), only);
+        let only: Option<u32> = std::env::var("COOP_THREADS")
+            .ok()
+            .and_then(|v| v.parse().ok());
+        for threads in [128u32, 256, 512, 1024] {
+            if only.is_none_or(|o| o == threads) {
+                block_rows::<f32>(&gpu, &modules, cub, threads);
+                block_rows::<i32>(&gpu, &modules, cub, threads);
+            }
+        }
     }
 }
 
-/// The block-reduction rows of `module`'s `block_reduce_f32` and
-/// `block_reduce_i32`, for 128 to 1024 threads (or only `only`), with their
-/// results checked.
-fn block_rows(gpu: &Gpu, module: &Module, label: &str, only: Option<u32>) {
+/// A block-reduction kernel of the benchmark: `block_reduce_f32` or
+/// `block_reduce_i32`.
+trait BlockBench: Elem + From<u8> {
+    fn to_f64(self) -> f64;
+    fn launch(module: &Module, cfg: LaunchConfig, x: &CudaSlice<Self>, out: &mut CudaSlice<Self>);
+}
+impl BlockBench for f32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn launch(module: &Module, cfg: LaunchConfig, x: &CudaSlice<f32>, out: &mut CudaSlice<f32>) {
+        module
+            .launch(bench::block_reduce_f32, cfg, (x, out))
+            .unwrap()
+    }
+}
+impl BlockBench for i32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn launch(module: &Module, cfg: LaunchConfig, x: &CudaSlice<i32>, out: &mut CudaSlice<i32>) {
+        module
+            .launch(bench::block_reduce_i32, cfg, (x, out))
+            .unwrap()
+    }
+}
+
+/// The block-reduction rows of every module's kernel for `T` and CUB's, at
+/// `threads` threads per block and 16 blocks per multiprocessor, timed in
+/// turns, with every side's results checked.
+fn block_rows<T: BlockBench>(
+    gpu: &Gpu,
+    modules: &[(String, Module)],
+    cub: Option<&Cub>,
+    threads: u32,
+) {
     let blocks = gpu.limits().multiprocessors * 16;
-    for threads in [128u32, 256, 512, 1024] {
-        if only.is_some_and(|o| o != threads) {
-            continue;
+    let count = (blocks * threads) as usize;
+    let x: CudaSlice<T> = gpu.upload(&vec![T::from(1u8); count]).unwrap();
+    let mut outs: Vec<CudaSlice<T>> = (0..=modules.len())
+        .map(|_| gpu.zeros(blocks as usize).unwrap())
+        .collect();
+    let (coop_outs, cub_out) = outs.split_at_mut(modules.len());
+    let cfg = LaunchConfig::new(blocks, threads);
+    let mut sides: Vec<Box<dyn FnMut() + '_>> = modules
+        .iter()
+        .zip(coop_outs.iter_mut())
+        .map(|((_, module), out)| {
+            let x = &x;
+            Box::new(move || T::launch(module, cfg, x, out)) as Box<dyn FnMut()>
+        })
+        .collect();
+    if let Some(cub) = cub {
+        let out = &mut cub_out[0];
+        let x = &x;
+        sides.push(Box::new(move || {
+            let stream = gpu.stream();
+            let (inp, _r) = x.device_ptr(stream);
+            let (o, _o) = out.device_ptr(stream);
+            // SAFETY: device pointers of live buffers of `count` and
+            // `blocks` elements.
+            let rc = unsafe {
+                (cub.block_reduce)(
+                    T::CUB,
+                    threads as c_int,
+                    inp as *const c_void,
+                    o as *mut c_void,
+                    blocks as c_int,
+                    stream.cu_stream(),
+                )
+            };
+            assert_eq!(rc, 0, "CUB block reduce: cudaError {rc}");
+        }));
+    }
+    let mut refs: Vec<&mut dyn FnMut()> = sides.iter_mut().map(|s| &mut **s as _).collect();
+    let times = time_gpu_interleaved(gpu, 31, &mut refs);
+    drop(sides);
+    let reps = (blocks * bench::BLOCK_REDUCE_REPS) as f64;
+    let ty = T::NAME;
+    let labels = modules
+        .iter()
+        .map(|(l, _)| l.as_str())
+        .chain(cub.map(|_| "cub"));
+    for (label, t) in labels.zip(&times) {
+        let us = median_ms(t) * 1e3;
+        println!("block,{label},{ty},{threads},{us:.3},{:.1}", reps / us);
+    }
+    if cub.is_some() {
+        for ((label, _), t) in modules.iter().zip(&times) {
+            ratio_row(
+                &format!("block,{label},{ty},{threads}"),
+                t,
+                &times[modules.len()],
+            );
         }
-        let count = (blocks * threads) as usize;
-        let xf: CudaSlice<f32> = gpu.upload(&vec![1.0f32; count]).unwrap();
-        let xi: CudaSlice<i32> = gpu.upload(&vec![1i32; count]).unwrap();
-        let mut of: CudaSlice<f32> = gpu.zeros(blocks as usize).unwrap();
-        let mut oi: CudaSlice<i32> = gpu.zeros(blocks as usize).unwrap();
-        let cfg = LaunchConfig::new(blocks, threads);
-        let reps = (blocks * bench::BLOCK_REDUCE_REPS) as f64;
-        let t = time_gpu(gpu, 31, || {
-            module
-                .launch(bench::block_reduce_f32, cfg, (&xf, &mut of))
-                .unwrap()
-        });
-        println!(
-            "block,{label},f32,{threads},{:.3},{:.1}",
-            t.as_secs_f64() * 1e6,
-            reps / (t.as_secs_f64() * 1e6)
-        );
-        let t = time_gpu(gpu, 31, || {
-            module
-                .launch(bench::block_reduce_i32, cfg, (&xi, &mut oi))
-                .unwrap()
-        });
-        println!(
-            "block,{label},i32,{threads},{:.3},{:.1}",
-            t.as_secs_f64() * 1e6,
-            reps / (t.as_secs_f64() * 1e6)
-        );
-        let check = gpu.download(&oi).unwrap();
-        let want = (0..bench::BLOCK_REDUCE_REPS as i32)
-            .map(|i| threads as i32 * (1 + i))
-            .sum::<i32>();
+    }
+    // Thread 0 of each block adds its block's totals of 1 + i per thread.
+    let want = (0..bench::BLOCK_REDUCE_REPS as i32)
+        .map(|i| threads as i32 * (1 + i))
+        .sum::<i32>() as f64;
+    let labels = modules
+        .iter()
+        .map(|(l, _)| l.as_str())
+        .chain(cub.map(|_| "cub"));
+    for (label, out) in labels.zip(&outs) {
+        let got = gpu.download(out).unwrap();
         assert!(
-            check.iter().all(|&v| v == want),
-            "{label} block_reduce_i32 result"
-        );
-        let check = gpu.download(&of).unwrap();
-        assert!(
-            check.iter().all(|&v| v == want as f32),
-            "{label} block_reduce_f32 result"
+            got.iter().all(|&v| v.to_f64() == want),
+            "{label} block reduce {ty} at {threads} threads: {:?}, not {want}",
+            got[0]
         );
     }
 }

@@ -1,78 +1,50 @@
-// CUB's side of the reduction benchmark (coop's is examples/reduce_bench.rs):
-// the same sizes, types, operators and block-reduction kernel, timed the same
-// way (median of CUDA-event timings), printing the same CSV rows, plus a
-// device-to-device copy for the machine's memory bandwidth.
+// CUB's side of the reduction benchmark, as a shared library that
+// examples/reduce_bench.rs loads (COOP_CUB_LIB=path/to/libcub_reduce.so) so
+// that coop and CUB are timed alternately in one process, on one stream:
+// every coop sample has a CUB sample next to it, and drift of the clocks
+// or the memory between the two sides cancels out.
+//
+// Build (examples/bench/run.sh does it):
+//   nvcc -O3 -std=c++17 -arch=sm_90 -shared -Xcompiler -fPIC -o libcub_reduce.so cub_reduce.cu
+//
+// Every function returns a cudaError_t (0 for success).
 #include <cub/cub.cuh>
+#include <cstdint>
 #include <cstdio>
-#include <vector>
-#include <algorithm>
-#include <string>
 
-#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
-    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+namespace {
 
-template <typename F>
-float median_us(int runs, F f) {
-    // Warm up for at least 20 ms, as coop's side does.
-    cudaEvent_t w0, w1;
-    CHECK(cudaEventCreate(&w0));
-    CHECK(cudaEventCreate(&w1));
-    CHECK(cudaEventRecord(w0));
-    for (float ms = 0; ms < 20.0f;) {
-        f();
-        CHECK(cudaEventRecord(w1));
-        CHECK(cudaEventSynchronize(w1));
-        CHECK(cudaEventElapsedTime(&ms, w0, w1));
-    }
-    std::vector<float> t;
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    for (int i = 0; i < runs; ++i) {
-        CHECK(cudaEventRecord(a));
-        f();
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms * 1000.0f);
-    }
-    std::sort(t.begin(), t.end());
-    return t[runs / 2];
-}
-
-enum Op { SUM, MIN, MAX };
+enum Op { SUM = 0, MIN = 1, MAX = 2 };
+enum Ty { F32 = 0, F64 = 1, I32 = 2, U32 = 3, I64 = 4 };
 
 template <typename T>
-void device_row(Op op, const char* opname, const char* ty, const T* d_in, size_t n, T* d_out, void* temp, size_t temp_bytes) {
-    int runs = n > (1u << 26) ? 11 : 51;
-    auto run = [&] {
-        size_t bytes = temp_bytes;
-        if (op == SUM) CHECK(cub::DeviceReduce::Sum(temp, bytes, d_in, d_out, (int64_t)n));
-        if (op == MIN) CHECK(cub::DeviceReduce::Min(temp, bytes, d_in, d_out, (int64_t)n));
-        if (op == MAX) CHECK(cub::DeviceReduce::Max(temp, bytes, d_in, d_out, (int64_t)n));
-    };
-    float us = median_us(runs, run);
-    printf("device,cub,%s,%s,%zu,%.3f,%.1f\n", opname, ty, n, us, n * sizeof(T) / (us * 1e-6) / 1e9);
+cudaError_t device_reduce(int op, const void* in, size_t n, void* out, void* temp, size_t temp_bytes,
+                          cudaStream_t stream) {
+    const T* d_in = static_cast<const T*>(in);
+    T* d_out = static_cast<T*>(out);
+    size_t bytes = temp_bytes;
+    switch (op) {
+    case SUM: return cub::DeviceReduce::Sum(temp, bytes, d_in, d_out, (int64_t)n, stream);
+    case MIN: return cub::DeviceReduce::Min(temp, bytes, d_in, d_out, (int64_t)n, stream);
+    case MAX: return cub::DeviceReduce::Max(temp, bytes, d_in, d_out, (int64_t)n, stream);
+    default: return cudaErrorInvalidValue;
+    }
 }
 
 template <typename T>
 size_t temp_bytes_for(size_t n) {
     size_t a = 0, b = 0, c = 0;
-    CHECK(cub::DeviceReduce::Sum(nullptr, a, (const T*)nullptr, (T*)nullptr, (int64_t)n));
-    CHECK(cub::DeviceReduce::Min(nullptr, b, (const T*)nullptr, (T*)nullptr, (int64_t)n));
-    CHECK(cub::DeviceReduce::Max(nullptr, c, (const T*)nullptr, (T*)nullptr, (int64_t)n));
-    return std::max(a, std::max(b, c));
+    cub::DeviceReduce::Sum(nullptr, a, (const T*)nullptr, (T*)nullptr, (int64_t)n);
+    cub::DeviceReduce::Min(nullptr, b, (const T*)nullptr, (T*)nullptr, (int64_t)n);
+    cub::DeviceReduce::Max(nullptr, c, (const T*)nullptr, (T*)nullptr, (int64_t)n);
+    return a > b ? (a > c ? a : c) : (b > c ? b : c);
 }
 
-template <typename T>
-__global__ void fill(T* x, size_t n) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        x[i] = (T)(i % 1000);
-}
-
+/// Reductions per launch: the same as coop's BLOCK_REDUCE_REPS.
 constexpr int REPS = 64;
 
+/// Each block reduces REPS sets of one value per thread; thread 0 writes
+/// their total. The same work as coop's block_reduce_f32/_i32.
 template <typename T, int THREADS>
 __global__ void block_reduce(const T* in, T* out) {
     using BR = cub::BlockReduce<T, THREADS>;
@@ -81,84 +53,66 @@ __global__ void block_reduce(const T* in, T* out) {
     T acc = 0;
     for (int i = 0; i < REPS; ++i) {
         T r = BR(temp).Sum(v + (T)i);
-        acc += r;       // valid in thread 0
-        __syncthreads(); // CUB requires it before reusing TempStorage
+        acc += r;        // valid in thread 0
+        __syncthreads(); // CUB requires it before the TempStorage is reused
     }
     if (threadIdx.x == 0) out[blockIdx.x] = acc;
 }
 
-template <typename T, int THREADS>
-void block_row(const char* ty, int blocks) {
-    size_t count = (size_t)blocks * THREADS;
-    T *in, *out;
-    CHECK(cudaMalloc(&in, count * sizeof(T)));
-    CHECK(cudaMalloc(&out, blocks * sizeof(T)));
-    std::vector<T> ones(count, (T)1);
-    CHECK(cudaMemcpy(in, ones.data(), count * sizeof(T), cudaMemcpyHostToDevice));
-    float us = median_us(31, [&] { block_reduce<T, THREADS><<<blocks, THREADS>>>(in, out); CHECK(cudaGetLastError()); });
-    printf("block,cub,%s,%d,%.3f,%.1f\n", ty, THREADS, us, (double)blocks * REPS / us);
-    CHECK(cudaFree(in));
-    CHECK(cudaFree(out));
+template <typename T>
+cudaError_t block_launch(int threads, const void* in, void* out, int blocks, cudaStream_t s) {
+    const T* i = static_cast<const T*>(in);
+    T* o = static_cast<T*>(out);
+    switch (threads) {
+    case 128: block_reduce<T, 128><<<blocks, 128, 0, s>>>(i, o); break;
+    case 256: block_reduce<T, 256><<<blocks, 256, 0, s>>>(i, o); break;
+    case 512: block_reduce<T, 512><<<blocks, 512, 0, s>>>(i, o); break;
+    case 1024: block_reduce<T, 1024><<<blocks, 1024, 0, s>>>(i, o); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
 }
 
-int main(int argc, char** argv) {
-    // "block": only the block reductions; "sum28": only the f32 sum of 2^28
-    // elements (for profiling); no argument: everything.
-    std::string mode = argc > 1 ? argv[1] : "all";
-    bool block_only = mode == "block";
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, 0));
-    fprintf(stderr, "CUB %d.%d.%d on %s (sm_%d%d)\n", CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION,
-            prop.name, prop.major, prop.minor);
-    if (!block_only) {
-    size_t big = (size_t)1 << 30;
-    void* temp;
-    size_t temp_bytes = temp_bytes_for<double>(big);
-    CHECK(cudaMalloc(&temp, temp_bytes));
-    float* f;
-    CHECK(cudaMalloc(&f, big * sizeof(float)));
-    CHECK(cudaMemset(f, 0, big * sizeof(float)));
-    void* out;
-    CHECK(cudaMalloc(&out, 64));
-    if (mode == "sum28") {
-        size_t n = (size_t)1 << 28;
-        fill<float><<<1024, 256>>>(f, n);
-        device_row<float>(SUM, "sum", "f32", f, n, (float*)out, temp, temp_bytes);
-        return 0;
-    }
-    for (int log = 10; log <= 30; log += 2)
-        device_row<float>(SUM, "sum", "f32", f, (size_t)1 << log, (float*)out, temp, temp_bytes);
+} // namespace
 
-    // Device-to-device copy of 2^28 f32: bytes read plus written.
-    size_t n = (size_t)1 << 28;
-    float us = median_us(11, [&] { CHECK(cudaMemcpy(f + n, f, n * sizeof(float), cudaMemcpyDeviceToDevice)); });
-    printf("copy,cuda,memcpy,f32,%zu,%.3f,%.1f\n", n, us, 2.0 * n * sizeof(float) / (us * 1e-6) / 1e9);
+extern "C" {
 
-    fill<float><<<1024, 256>>>(f, n);
-    device_row<float>(SUM, "sum", "f32", f, n, (float*)out, temp, temp_bytes);
-    device_row<float>(MIN, "min", "f32", f, n, (float*)out, temp, temp_bytes);
-    device_row<float>(MAX, "max", "f32", f, n, (float*)out, temp, temp_bytes);
-    double* d = (double*)f;
-    fill<double><<<1024, 256>>>(d, n);
-    device_row<double>(SUM, "sum", "f64", d, n, (double*)out, temp, temp_bytes);
-    int* i = (int*)f;
-    fill<int><<<1024, 256>>>(i, n);
-    device_row<int>(SUM, "sum", "i32", i, n, (int*)out, temp, temp_bytes);
-    device_row<int>(MIN, "min", "i32", i, n, (int*)out, temp, temp_bytes);
-    device_row<int>(MAX, "max", "i32", i, n, (int*)out, temp, temp_bytes);
-    unsigned* u = (unsigned*)f;
-    fill<unsigned><<<1024, 256>>>(u, n);
-    device_row<unsigned>(SUM, "sum", "u32", u, n, (unsigned*)out, temp, temp_bytes);
-    long long* l = (long long*)f;
-    fill<long long><<<1024, 256>>>(l, n);
-    device_row<long long>(SUM, "sum", "i64", l, n, (long long*)out, temp, temp_bytes);
-    CHECK(cudaDeviceSynchronize());
-    }
-
-    int blocks = prop.multiProcessorCount * 16;
-    block_row<float, 128>("f32", blocks); block_row<int, 128>("i32", blocks);
-    block_row<float, 256>("f32", blocks); block_row<int, 256>("i32", blocks);
-    block_row<float, 512>("f32", blocks); block_row<int, 512>("i32", blocks);
-    block_row<float, 1024>("f32", blocks); block_row<int, 1024>("i32", blocks);
-    return 0;
+/// "CUB major.minor.patch".
+const char* cub_bench_version() {
+    static char text[32];
+    snprintf(text, sizeof text, "CUB %d.%d.%d", CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
+    return text;
 }
+
+/// Scratch bytes that cub_bench_device_reduce needs for up to n elements of
+/// any type and operator.
+size_t cub_bench_temp_bytes(size_t n) {
+    size_t a = temp_bytes_for<double>(n), b = temp_bytes_for<long long>(n);
+    return a > b ? a : b;
+}
+
+/// cub::DeviceReduce::{Sum,Min,Max} (op 0, 1, 2) of n elements of type ty
+/// (0 f32, 1 f64, 2 i32, 3 u32, 4 i64) at in, into *out, on stream.
+int cub_bench_device_reduce(int op, int ty, const void* in, size_t n, void* out, void* temp, size_t temp_bytes,
+                            cudaStream_t stream) {
+    switch (ty) {
+    case F32: return device_reduce<float>(op, in, n, out, temp, temp_bytes, stream);
+    case F64: return device_reduce<double>(op, in, n, out, temp, temp_bytes, stream);
+    case I32: return device_reduce<int>(op, in, n, out, temp, temp_bytes, stream);
+    case U32: return device_reduce<unsigned>(op, in, n, out, temp, temp_bytes, stream);
+    case I64: return device_reduce<long long>(op, in, n, out, temp, temp_bytes, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/// The block-reduction kernel for ty (0 f32, 2 i32) and threads (128, 256,
+/// 512, 1024) over `blocks` blocks, on stream.
+int cub_bench_block_reduce(int ty, int threads, const void* in, void* out, int blocks, cudaStream_t stream) {
+    switch (ty) {
+    case F32: return block_launch<float>(threads, in, out, blocks, stream);
+    case I32: return block_launch<int>(threads, in, out, blocks, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+} // extern "C"

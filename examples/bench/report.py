@@ -2,62 +2,68 @@
 """Turns the CSV of examples/bench/run.sh into the tables of
 docs/guide/07-performance.md and the plot docs/reduce-sizes.png.
 
-Usage: python3 examples/bench/report.py docs/results/reduce-bench-h200.csv docs/reduce-sizes.png
-CUB ran twice (before and after coop); its figure is the mean of the two.
+Usage: python3 examples/bench/report.py docs/results/reduce-bench-h200.csv [docs/reduce-sizes.png]
+
+coop and CUB were timed in turns in one process; "coop / CUB" is the
+median over the rounds of CUB's time over coop's in the same round (above
+1: coop is faster), with the first and third quartiles beside it.
 """
 import csv
 import sys
-from collections import defaultdict
-from statistics import mean
 
 rows = [r for r in csv.reader(open(sys.argv[1])) if r and not r[0].startswith("#")]
-dev = defaultdict(list)    # (impl, op, type, n) -> [us]
-block = defaultdict(list)  # (impl, type, threads) -> [us]
+# The size sweep runs first and measures the f32 sum of 2^28 elements again
+# later with the other types: the sweep's table takes the first row of a
+# key, the typed table the last.
+dev = {}    # (impl, op, type, n) -> [µs, ...]
+block = {}  # (impl, type, threads) -> µs
+ratio = {}  # ("device", impl, op, type, n) or ("block", impl, type, threads) -> [(median, q1, q3), ...]
 copy = None
 for r in rows:
     if r[0] == "device":
-        dev[(r[1], r[2], r[3], int(r[4]))].append(float(r[5]))
+        dev.setdefault((r[1], r[2], r[3], int(r[4])), []).append(float(r[5]))
     elif r[0] == "block":
-        block[(r[1], r[2], int(r[3]))].append(float(r[4]))
+        block[(r[1], r[2], int(r[3]))] = float(r[4])
+    elif r[0] == "ratio":
+        *key, m, q1, q3 = r[1:]
+        key = tuple(int(k) if k.isdigit() else k for k in key)
+        ratio.setdefault(key, []).append((float(m), float(q1), float(q3)))
     elif r[0] == "copy":
         copy = float(r[6])
 
-def us(impl, *key):
-    table = dev if len(key) == 3 else block
-    v = table.get((impl,) + key)
-    return mean(v) if v else None
+
+def fmt_ratio(key, which=-1):
+    m, q1, q3 = ratio[key][which]
+    return f"{m:.3f} ({q1:.3f}–{q3:.3f})"
+
 
 size = {"f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8}
 n = 1 << 28
 print(f"Device-to-device copy: {copy:.0f} GB/s (bytes read + written).\n")
-print("| reduction, 2^28 elements | coop µs | CUB µs | coop GB/s read | of the copy's bytes/s | coop / CUB |")
+print("| reduction, 2^28 elements | coop µs | CUB µs | coop GB/s read | of the copy's bytes/s | coop / CUB (quartiles) |")
 print("|---|---|---|---|---|---|")
 for op, ty in [("sum", "f32"), ("sum", "f64"), ("sum", "i32"), ("sum", "u32"), ("sum", "i64"),
                ("min", "f32"), ("max", "f32"), ("min", "i32"), ("max", "i32")]:
-    # The size sweep also measured f32 sum at 2^28: the table uses the row
-    # of the typed section (the last coop measurement of that key).
-    c = dev[("coop", op, ty, n)][-1]
-    b = us("cub", op, ty, n)
+    c, b = dev[("coop", op, ty, n)][-1], dev[("cub", op, ty, n)][-1]
     gbs = n * size[ty] / c / 1e3
-    print(f"| {op} {ty} | {c:.1f} | {b:.1f} | {gbs:.0f} | {100 * gbs / copy:.0f} % | {b / c:.3f} |")
+    print(f"| {op} {ty} | {c:.1f} | {b:.1f} | {gbs:.0f} | {100 * gbs / copy:.0f} % | {fmt_ratio(('device', 'coop', op, ty, n))} |")
 
-print("\n| f32 sum, n | coop µs | CUB µs | coop / CUB |")
+sizes = sorted({k[4] for k in ratio if k[:4] == ("device", "coop", "sum", "f32")})
+print("\n| f32 sum, n | coop µs | CUB µs | coop / CUB (quartiles) |")
 print("|---|---|---|---|")
-sizes = sorted({k[3] for k in dev if k[1:3] == ("sum", "f32")})
 coop_t, cub_t = [], []
 for s in sizes:
-    c = dev[("coop", "sum", "f32", s)][0]
-    b = us("cub", "sum", "f32", s)
+    c, b = dev[("coop", "sum", "f32", s)][0], dev[("cub", "sum", "f32", s)][0]
     coop_t.append(c)
     cub_t.append(b)
-    print(f"| 2^{s.bit_length() - 1} | {c:.1f} | {b:.1f} | {b / c:.2f} |")
+    print(f"| 2^{s.bit_length() - 1} | {c:.1f} | {b:.1f} | {fmt_ratio(('device', 'coop', 'sum', 'f32', s), 0)} |")
 
-print("\n| block reduce (64 per launch, 16 blocks per SM) | coop µs | CUB µs | coop / CUB |")
+print("\n| block reduce (64 per launch, 16 blocks per SM) | coop µs | CUB µs | coop / CUB (quartiles) |")
 print("|---|---|---|---|")
 for ty in ["f32", "i32"]:
     for t in [128, 256, 512, 1024]:
-        c, b = us("coop", ty, t), us("cub", ty, t)
-        print(f"| {ty}, {t} threads | {c:.1f} | {b:.1f} | {b / c:.2f} |")
+        c, b = block[("coop", ty, t)], block[("cub", ty, t)]
+        print(f"| {ty}, {t} threads | {c:.1f} | {b:.1f} | {fmt_ratio(('block', 'coop', ty, t))} |")
 
 if len(sys.argv) > 2:
     import matplotlib
@@ -72,12 +78,16 @@ if len(sys.argv) > 2:
     ax1.set_ylabel("GB/s read")
     ax1.set_title("Device-wide f32 sum")
     ax1.legend()
-    ax2.semilogx(sizes, [b / c for b, c in zip(cub_t, coop_t)], "o-")
+    med = [ratio[("device", "coop", "sum", "f32", s)][0] for s in sizes]
+    ax2.semilogx(sizes, [m for m, _, _ in med], "o-", label="median")
+    ax2.fill_between(sizes, [q1 for _, q1, _ in med], [q3 for _, _, q3 in med], alpha=0.25,
+                     label="quartiles over the rounds")
     ax2.axhline(1.0, color="gray", lw=0.8)
     ax2.set_xlabel("f32 elements")
-    ax2.set_ylabel("coop throughput / CUB")
-    ax2.set_ylim(0.5, 1.5)
+    ax2.set_ylabel("CUB time / coop time, same round")
+    ax2.set_ylim(0.7, 1.4)
     ax2.set_title("Ratio (above 1: coop faster)")
-    fig.suptitle("NVIDIA H200, one run (examples/bench/run.sh)")
+    ax2.legend()
+    fig.suptitle("NVIDIA H200, coop and CUB timed in turns in one process (examples/bench/run.sh)")
     fig.tight_layout()
     fig.savefig(sys.argv[2], dpi=110)
