@@ -155,8 +155,25 @@ impl std::fmt::Debug for Reducer {
     }
 }
 
-/// Blocks per multiprocessor of the first launch, by default.
-pub const DEFAULT_BLOCKS_PER_SM: u32 = 4;
+/// Most blocks per multiprocessor of the first launch, by default.
+///
+/// The built-in kernels fit 4 blocks of [`THREADS`] on a multiprocessor at
+/// once (59 registers a thread on sm_90). A large input gets up to 16 per
+/// multiprocessor, four waves: blocks that finish early (on a
+/// multiprocessor with a larger share of the memory's bandwidth, or whose
+/// data was in L2) make room for the others, and the launch ends with less
+/// of a tail than one wave of equal shares. An input too small to give each
+/// block [`MIN_STEPS_PER_BLOCK`] steps gets fewer blocks, down to one wave.
+pub const DEFAULT_BLOCKS_PER_SM: u32 = 16;
+
+/// Blocks per multiprocessor that the first launch fills before it gives
+/// blocks fewer than [`MIN_STEPS_PER_BLOCK`] steps: one wave.
+pub const RESIDENT_BLOCKS_PER_SM: u32 = 4;
+
+/// Steps (each thread loading four 16-byte chunks) that a block of the
+/// first launch gets at least, once every multiprocessor has
+/// [`RESIDENT_BLOCKS_PER_SM`] blocks.
+pub const MIN_STEPS_PER_BLOCK: usize = 8;
 
 impl Reducer {
     /// Loads the built-in reduction kernels on `device`.
@@ -175,8 +192,9 @@ impl Reducer {
         })
     }
 
-    /// The same reducer launching `blocks` blocks per multiprocessor (at
-    /// least 1) in its first pass.
+    /// The same reducer launching at most `blocks` blocks per
+    /// multiprocessor (at least 1) in its first pass; the default is
+    /// [`DEFAULT_BLOCKS_PER_SM`].
     pub fn with_blocks_per_sm(mut self, blocks: u32) -> Self {
         self.blocks_per_sm = blocks.max(1);
         self
@@ -218,11 +236,20 @@ impl Reducer {
         self.run(module, kernel, input.into())
     }
 
-    /// How many blocks the first launch uses for `n` elements of `T`.
-    fn blocks_for<T>(&self, n: usize, multiprocessors: u32) -> u32 {
-        let per_block = THREADS as usize * (16 / std::mem::size_of::<T>().clamp(1, 16)).max(1) * 4;
-        let wanted = n.div_ceil(per_block).max(1);
-        wanted.min((multiprocessors * self.blocks_per_sm) as usize) as u32
+    /// How many blocks the first launch uses for `n` elements of `T`: one
+    /// per step of work while that fills one wave, then as many as give
+    /// each block [`MIN_STEPS_PER_BLOCK`] steps, up to the most per
+    /// multiprocessor.
+    fn blocks_for<T>(&self, n: usize, multiprocessors: u32) -> usize {
+        let per_step = THREADS as usize * (16 / std::mem::size_of::<T>().clamp(1, 16)).max(1) * 4;
+        let steps = n.div_ceil(per_step).max(1);
+        let sms = multiprocessors as usize;
+        let most = sms * self.blocks_per_sm as usize;
+        let one_wave = sms * RESIDENT_BLOCKS_PER_SM.min(self.blocks_per_sm) as usize;
+        steps
+            .div_ceil(MIN_STEPS_PER_BLOCK)
+            .clamp(one_wave, most)
+            .min(steps)
     }
 
     /// Starts the reduction of `input` with the built-in kernel for `O` on
@@ -297,7 +324,7 @@ impl Reducer {
                 Input::Gpu(view),
             ) => {
                 let module = module.unwrap_or(own);
-                let blocks = self.blocks_for::<T>(view.len(), gpu.limits().multiprocessors);
+                let blocks = self.blocks_for::<T>(view.len(), gpu.limits().multiprocessors) as u32;
                 let mut guard = scratch.lock().unwrap_or_else(|p| p.into_inner());
                 let size = std::mem::size_of::<T>();
                 let bytes = (blocks as usize + 1) * size.max(16);
@@ -341,7 +368,7 @@ impl Reducer {
                 Ok(unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const T) })
             }
             (Backend::Cpu(cpu), Input::Cpu(slice)) => {
-                let blocks = self.blocks_for::<T>(slice.len(), 1) as usize;
+                let blocks = self.blocks_for::<T>(slice.len(), 1);
                 let mut storage = vec![0u128; (blocks + 1) * std::mem::size_of::<T>().div_ceil(16)];
                 // SAFETY: 16-byte aligned zeroed storage for `blocks + 1`
                 // values of `T`, which the callers' bounds make valid as zeros.
@@ -397,4 +424,29 @@ pub fn max<'a, T: Builtin<Max>>(
     input: impl Into<Input<'a, T>>,
 ) -> Result<T, Error> {
     Reducer::new(device)?.max(input)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_launch_fills_one_wave_then_gives_blocks_eight_steps_up_to_sixteen_per_sm() {
+        let reducer = Reducer::new(&Device::cpu()).unwrap();
+        let f32_blocks = |n: usize| reducer.blocks_for::<f32>(n, 132);
+        // One step of a block: 256 threads x four 16-byte chunks = 4096 f32.
+        assert_eq!(f32_blocks(0), 1);
+        assert_eq!(f32_blocks(1000), 1);
+        assert_eq!(f32_blocks(3 * 4096), 3);
+        assert_eq!(f32_blocks(1 << 22), 528); // 1024 steps: one wave of 4 a multiprocessor
+        assert_eq!(f32_blocks(1 << 24), 528); // 4096 steps: still 7.8 a block
+        assert_eq!(f32_blocks(1 << 26), 2048); // 8 steps a block
+        assert_eq!(f32_blocks(1 << 28), 2112); // 16 a multiprocessor
+        assert_eq!(reducer.blocks_for::<f64>(1 << 28, 132), 2112);
+        // A lower limit caps both the wave and the total.
+        let four = Reducer::new(&Device::cpu()).unwrap().with_blocks_per_sm(4);
+        assert_eq!(four.blocks_for::<f32>(1 << 28, 132), 528);
+        let one = Reducer::new(&Device::cpu()).unwrap().with_blocks_per_sm(1);
+        assert_eq!(one.blocks_for::<f32>(1 << 28, 132), 132);
+    }
 }
