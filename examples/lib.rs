@@ -135,7 +135,7 @@ pub fn run_tile_tour(
 
 /// Median of `runs` timings of `f` (GPU events around each).
 pub fn time_gpu(gpu: &coop_host::Gpu, runs: usize, mut f: impl FnMut()) -> std::time::Duration {
-    let mut times = time_gpu_interleaved(gpu, runs, &mut [&mut f]).remove(0);
+    let mut times = time_gpu_interleaved(gpu, runs, &mut [&mut f], &mut || ()).remove(0);
     times.sort_by(f32::total_cmp);
     std::time::Duration::from_secs_f64(times[runs / 2] as f64 * 1e-3)
 }
@@ -143,12 +143,14 @@ pub fn time_gpu(gpu: &coop_host::Gpu, runs: usize, mut f: impl FnMut()) -> std::
 /// `runs` timings in milliseconds of each of `sides` (GPU events around
 /// each call), taken in turns: one of each per round, the order rotating
 /// from round to round, so that drift of the clocks or the memory during
-/// the measurement reaches every side alike. `result[s][r]` is side `s` in
-/// round `r`.
+/// the measurement reaches every side alike. `before` runs ahead of every
+/// sample, outside its events (to flush the L2 cache, say). `result[s][r]`
+/// is side `s` in round `r`.
 pub fn time_gpu_interleaved(
     gpu: &coop_host::Gpu,
     runs: usize,
     sides: &mut [&mut dyn FnMut()],
+    before: &mut dyn FnMut(),
 ) -> Vec<Vec<f32>> {
     // Warm up for at least 20 ms, so that the clocks have ramped up after
     // idle periods (such as a large upload).
@@ -167,6 +169,7 @@ pub fn time_gpu_interleaved(
     for round in 0..runs {
         for k in 0..n {
             let s = (round + k) % n;
+            before();
             start.record(gpu.stream()).unwrap();
             sides[s]();
             end.record(gpu.stream()).unwrap();

@@ -14,21 +14,32 @@
 //! A `ratio` row is CUB's time over coop's in each round of alternating
 //! samples (above 1: coop is faster), summarised over the rounds.
 //!
-//! Without `COOP_CUB_LIB` only coop's rows are printed. `COOP_BENCH` picks
-//! a part: `sizes` (f32 sums of 2^10 to 2^30 elements), `types` (each type
-//! and operator at 2^28), `block` (block reductions; `COOP_THREADS=256`
-//! only one block size), `sum28` (one f32 sum of 2^28, for profilers); all
-//! of them by default. `COOP_BLOCKS_PER_SM` sets the first pass's blocks
-//! per multiprocessor, or several of them to time side by side (`4,16`:
-//! rows `coop-bps4`, `coop-bps16`, the default labelled `coop`). `COOP_BENCH_PTX=a.ptx:b.ptx` also times the block
-//! kernels of those PTX files (variants of the example kernels' PTX),
-//! labelled `coop-a`, `coop-b`. `COOP_RUNS` sets the samples per side of
-//! the device-wide rows (21 above 2^26 elements, else 51, by default).
+//! Without `COOP_CUB_LIB` only coop's rows are printed. Other settings,
+//! all from the environment:
+//!
+//! - `COOP_BENCH`: one part, `sizes` (f32 sums of 2^10 to 2^30 elements),
+//!   `types` (each type and operator at 2^28), `block` (block reductions)
+//!   or `sum28` (one f32 sum of 2^28, for profilers); all but `sum28` by
+//!   default.
+//! - `COOP_SIZES=20,22`: the sizes part only at these powers of two.
+//! - `COOP_THREADS=256`: the block part only at this block size.
+//! - `COOP_RUNS`: samples per side of a device-wide row (21 above 2^26
+//!   elements, else 51).
+//! - `COOP_FLUSH_L2=1`: a 256 MiB buffer is written before every
+//!   device-wide sample, so that each starts with none of its input in the
+//!   L2 cache.
+//! - `COOP_BLOCKS_PER_SM=4,16`: the first pass's most blocks per
+//!   multiprocessor; several values are timed side by side, as rows
+//!   `coop-bps4`, ... (the default one stays `coop`).
+//! - `COOP_BENCH_PTX=a.ptx:b.ptx`: the block kernels of these PTX files
+//!   (variants of the example kernels' PTX) too, as rows `coop-a`,
+//!   `coop-b`.
 
 use coop_examples::{kernels::bench, time_gpu, time_gpu_interleaved, PTX};
 use coop_host::cudarc::driver::{sys, DevicePtr};
 use coop_host::reduce::{Builtin, Reducer};
 use coop_host::{CudaSlice, CudaView, Device, Gpu, LaunchConfig, Module};
+use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
 
 type DeviceReduceFn = unsafe extern "C" fn(
@@ -170,6 +181,7 @@ fn device_row<O, T: Elem + Builtin<O>>(
     gpu: &Gpu,
     coops: &[(String, Reducer)],
     cub: Option<&Cub>,
+    flush: Option<&RefCell<CudaSlice<u8>>>,
     (op, cub_op): (&str, c_int),
     input: CudaView<'_, T>,
 ) {
@@ -211,7 +223,14 @@ fn device_row<O, T: Elem + Builtin<O>>(
         }
     }
     let mut refs: Vec<&mut dyn FnMut()> = sides.iter_mut().map(|(_, f)| &mut **f as _).collect();
-    let times = time_gpu_interleaved(gpu, runs, &mut refs);
+    let times = match flush {
+        // Write over the whole L2 before each sample: every side starts with
+        // none of its input cached.
+        Some(junk) => time_gpu_interleaved(gpu, runs, &mut refs, &mut || {
+            gpu.stream().memset_zeros(&mut *junk.borrow_mut()).unwrap()
+        }),
+        None => time_gpu_interleaved(gpu, runs, &mut refs, &mut || ()),
+    };
     let bytes = (n * std::mem::size_of::<T>()) as f64;
     for ((label, _), t) in sides.iter().zip(&times) {
         let ms = median_ms(t);
@@ -286,6 +305,13 @@ fn main() {
         })
         .collect();
     let coops = &coops[..];
+    // COOP_FLUSH_L2=1: the device-wide rows start each sample with a cold
+    // L2 cache (a 256 MiB buffer written in between), as NVIDIA's nvbench
+    // measures by default.
+    let junk = std::env::var("COOP_FLUSH_L2")
+        .is_ok_and(|v| v == "1")
+        .then(|| RefCell::new(gpu.zeros::<u8>(256 << 20).unwrap()));
+    let flush = junk.as_ref();
     use coop::op::{Max, Min, Sum};
     const SUM: (&str, c_int) = ("sum", 0);
     const MIN: (&str, c_int) = ("min", 1);
@@ -296,15 +322,19 @@ fn main() {
     let n = 1usize << 28;
     if mode == "sum28" {
         let x: CudaSlice<f32> = pattern(&gpu, n, |i| (i % 1000) as f32);
-        device_row::<Sum, f32>(&gpu, coops, cub, SUM, x.slice(..));
+        device_row::<Sum, f32>(&gpu, coops, cub, flush, SUM, x.slice(..));
         return;
     }
     if part("sizes") {
         // f32 sums of 2^10 .. 2^30 elements (powers of 4), and a
         // device-to-device copy of 2^28 of them for the memory's speed.
         let mut all: CudaSlice<f32> = pattern(&gpu, 1 << 30, |i| (i % 1000) as f32);
-        for log in (10..=30).step_by(2) {
-            device_row::<Sum, f32>(&gpu, coops, cub, SUM, all.slice(..1usize << log));
+        let logs: Vec<u32> = match std::env::var("COOP_SIZES") {
+            Ok(v) => v.split(',').filter_map(|l| l.trim().parse().ok()).collect(),
+            Err(_) => (10..=30).step_by(2).collect(),
+        };
+        for log in logs {
+            device_row::<Sum, f32>(&gpu, coops, cub, flush, SUM, all.slice(..1usize << log));
         }
         let (src, mut dst) = all.split_at_mut(n);
         let src = src.slice(..);
@@ -321,9 +351,9 @@ fn main() {
     if part("types") {
         {
             let x: CudaSlice<f32> = pattern(&gpu, n, |i| (i % 1000) as f32);
-            device_row::<Sum, f32>(&gpu, coops, cub, SUM, x.slice(..));
-            device_row::<Min, f32>(&gpu, coops, cub, MIN, x.slice(..));
-            device_row::<Max, f32>(&gpu, coops, cub, MAX, x.slice(..));
+            device_row::<Sum, f32>(&gpu, coops, cub, flush, SUM, x.slice(..));
+            device_row::<Min, f32>(&gpu, coops, cub, flush, MIN, x.slice(..));
+            device_row::<Max, f32>(&gpu, coops, cub, flush, MAX, x.slice(..));
             let r = coops[0].1.sum(&x).unwrap() as f64;
             let exact: f64 = (0..1000).map(|v| v as f64).sum::<f64>() * (n / 1000) as f64
                 + (0..(n % 1000)).map(|v| v as f64).sum::<f64>();
@@ -334,21 +364,21 @@ fn main() {
         }
         {
             let x: CudaSlice<f64> = pattern(&gpu, n, |i| (i % 1000) as f64);
-            device_row::<Sum, f64>(&gpu, coops, cub, SUM, x.slice(..));
+            device_row::<Sum, f64>(&gpu, coops, cub, flush, SUM, x.slice(..));
         }
         {
             let x: CudaSlice<i32> = pattern(&gpu, n, |i| (i % 1000) as i32 - 500);
-            device_row::<Sum, i32>(&gpu, coops, cub, SUM, x.slice(..));
-            device_row::<Min, i32>(&gpu, coops, cub, MIN, x.slice(..));
-            device_row::<Max, i32>(&gpu, coops, cub, MAX, x.slice(..));
+            device_row::<Sum, i32>(&gpu, coops, cub, flush, SUM, x.slice(..));
+            device_row::<Min, i32>(&gpu, coops, cub, flush, MIN, x.slice(..));
+            device_row::<Max, i32>(&gpu, coops, cub, flush, MAX, x.slice(..));
         }
         {
             let x: CudaSlice<u32> = pattern(&gpu, n, |i| (i % 1000) as u32);
-            device_row::<Sum, u32>(&gpu, coops, cub, SUM, x.slice(..));
+            device_row::<Sum, u32>(&gpu, coops, cub, flush, SUM, x.slice(..));
         }
         {
             let x: CudaSlice<i64> = pattern(&gpu, n, |i| (i % 1000) as i64);
-            device_row::<Sum, i64>(&gpu, coops, cub, SUM, x.slice(..));
+            device_row::<Sum, i64>(&gpu, coops, cub, flush, SUM, x.slice(..));
         }
     }
     if part("block") {
@@ -459,7 +489,7 @@ fn block_rows<T: BlockBench>(
         }));
     }
     let mut refs: Vec<&mut dyn FnMut()> = sides.iter_mut().map(|s| &mut **s as _).collect();
-    let times = time_gpu_interleaved(gpu, 31, &mut refs);
+    let times = time_gpu_interleaved(gpu, 31, &mut refs, &mut || ());
     drop(sides);
     let reps = (blocks * bench::BLOCK_REDUCE_REPS) as f64;
     let ty = T::NAME;
