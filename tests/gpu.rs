@@ -292,6 +292,61 @@ fn device_wide_reductions_match_host_references_on_the_gpu() {
     eprintln!("device-wide reductions: {runs} checked on the GPU");
 }
 
+/// `Reducer::enqueue` leaves its value for `result`, which checks the type
+/// asked for; `with_module` runs the same built-in kernels from a module
+/// the caller loaded.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn enqueued_reductions_keep_their_type_and_a_reducer_takes_a_module_of_its_gpu() {
+    use coop::op::Sum;
+    use coop_host::reduce::{Reducer, KERNELS_PTX};
+    use coop_host::Error;
+    let s = suite();
+    let device = coop_host::Device::Gpu(s.gpu.clone());
+    let reducer = Reducer::new(&device).unwrap();
+    let err = reducer.result::<f32>().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Unavailable {
+                call: "Reducer::result",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let x = s
+        .gpu
+        .upload(&(1..=100_000).map(f64::from).collect::<Vec<_>>())
+        .unwrap();
+    reducer.enqueue::<Sum, f64>(&x).unwrap();
+    assert_eq!(reducer.result::<f64>().unwrap(), 5_000_050_000.0);
+    let err = reducer.result::<f32>().unwrap_err();
+    assert!(err.to_string().contains("`f64`, not `f32`"), "{err}");
+
+    // A second handle on the same device shares its context.
+    let other = coop_host::Gpu::new(0).unwrap();
+    let module = other.load(&KERNELS_PTX).unwrap();
+    let reducer = Reducer::new(&device).unwrap().with_module(module).unwrap();
+    assert_eq!(reducer.sum(&x).unwrap(), 5_000_050_000.0);
+    // A module without the built-in kernels fails the call, naming the kernel.
+    let reducer = Reducer::new(&device)
+        .unwrap()
+        .with_module(s.gpu.load(&TEST_KERNELS_PTX).unwrap())
+        .unwrap();
+    let err = reducer.sum(&x).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::KernelNotFound {
+                kernel: "reduce_sum_f64",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
 /// The kernel whose barrier rustc's MIR jump threading used to copy into
 /// both arms of `if lane == 0` (see `tests/ptx.rs`): with `bar.sync` that
 /// hung the block. It must finish, with lane 0 of each warp's writes.

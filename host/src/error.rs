@@ -113,6 +113,16 @@ pub enum Error {
         argument: usize,
     },
 
+    /// A call that this reducer, backend or state cannot serve; `reason`
+    /// says why and what to call instead.
+    #[error("`{call}`: {reason}")]
+    Unavailable {
+        /// The call.
+        call: &'static str,
+        /// Why, and what to do instead.
+        reason: String,
+    },
+
     /// The driver refused or failed the launch.
     #[error("launching `{kernel}` failed: {source}")]
     Launch {

@@ -35,7 +35,10 @@ use coop::Kernel;
 use cudarc::driver::{CudaSlice, CudaView, DeviceRepr, ValidAsZeroBits};
 use std::sync::Mutex;
 
-static HOST_PTX: PtxSet = crate::include_ptx!("coop-host-kernels");
+/// The PTX of the built-in reduction kernels (`coop-host-kernels`), which
+/// [`Reducer::new`] loads; load it yourself to pass the module to
+/// [`Reducer::with_module`] or [`Reducer::reduce_with`].
+pub static KERNELS_PTX: PtxSet = crate::include_ptx!("coop-host-kernels");
 
 /// Threads per block of both launches.
 pub const THREADS: u32 = 256;
@@ -128,11 +131,19 @@ builtins! {
 enum Backend {
     Gpu {
         gpu: Gpu,
-        module: Module,
+        module: Box<Module>,
         /// Partial results, reused: 16 bytes per block plus the final slot.
-        scratch: Mutex<Option<CudaSlice<u8>>>,
+        scratch: Mutex<Scratch>,
     },
     Cpu(Cpu),
+}
+
+/// The GPU scratch of a [`Reducer`]: the partial results, and the type of
+/// the value the last reduction left in its final slot.
+#[derive(Default)]
+struct Scratch {
+    buffer: Option<CudaSlice<u8>>,
+    last: Option<&'static str>,
 }
 
 /// Device-wide reductions on one device, keeping the loaded kernels and the
@@ -181,8 +192,8 @@ impl Reducer {
         let backend = match device {
             Device::Gpu(gpu) => Backend::Gpu {
                 gpu: gpu.clone(),
-                module: gpu.load(&HOST_PTX)?,
-                scratch: Mutex::new(None),
+                module: Box::new(gpu.load(&KERNELS_PTX)?),
+                scratch: Mutex::new(Scratch::default()),
             },
             Device::Cpu(cpu) => Backend::Cpu(cpu.clone()),
         };
@@ -264,35 +275,87 @@ impl Reducer {
             Backend::Gpu { .. } => self
                 .run_inner(None, T::KERNEL, input.into(), false)
                 .map(drop),
-            Backend::Cpu(_) => Err(Error::WrongDevice {
-                kernel: <T::Kernel as Kernel>::NAME,
-                device: "CPU",
-                argument: 0,
+            Backend::Cpu(_) => Err(Error::Unavailable {
+                call: "Reducer::enqueue",
+                reason: "the CPU backend reduces when it is called, with nothing to \
+                         overlap: call sum, min, max or reduce_with, which return the value"
+                    .into(),
             }),
         }
     }
 
-    /// The result of the last [`enqueue`](Self::enqueue)d reduction of a `T`,
-    /// once it has finished.
+    /// The result of the last [`enqueue`](Self::enqueue)d reduction, once
+    /// it has finished (this waits for it). `T` must be the type that
+    /// reduction was of.
+    ///
+    /// Fails with [`Error::Unavailable`] on the CPU backend, when nothing
+    /// has been enqueued, or when the last reduction was of another type.
     pub fn result<T: Builtin<Sum>>(&self) -> Result<T, Error> {
         let Backend::Gpu { gpu, scratch, .. } = &self.backend else {
-            return Err(Error::WrongDevice {
-                kernel: "Reducer::result",
-                device: "CPU",
-                argument: 0,
+            return Err(Error::Unavailable {
+                call: "Reducer::result",
+                reason: "the CPU backend enqueues nothing: its sum, min, max and \
+                         reduce_with return the value"
+                    .into(),
             });
         };
         let guard = scratch.lock().unwrap_or_else(|p| p.into_inner());
-        let scratch = guard.as_ref().ok_or(Error::WrongDevice {
-            kernel: "Reducer::result (nothing enqueued)",
-            device: "GPU",
-            argument: 0,
-        })?;
+        let (Some(buffer), Some(last)) = (guard.buffer.as_ref(), guard.last) else {
+            return Err(Error::Unavailable {
+                call: "Reducer::result",
+                reason: "nothing has been reduced with this Reducer yet: call enqueue first".into(),
+            });
+        };
+        let wanted = std::any::type_name::<T>();
+        if last != wanted {
+            return Err(Error::Unavailable {
+                call: "Reducer::result",
+                reason: format!(
+                    "the last reduction was of `{last}`, not `{wanted}`: ask for \
+                     `result::<{last}>()`"
+                ),
+            });
+        }
         let size = std::mem::size_of::<T>();
-        let slots = scratch.len() / size;
-        let bytes = gpu.download(&scratch.slice((slots - 1) * size..slots * size))?;
-        // SAFETY: the bytes of the `T` the last enqueued reduction wrote.
+        let slots = buffer.len() / size;
+        let bytes = gpu.download(&buffer.slice((slots - 1) * size..slots * size))?;
+        // SAFETY: the bytes of the `T` the last reduction wrote (its type
+        // was checked above).
         Ok(unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const T) })
+    }
+
+    /// The same reducer running the built-in kernels of `module` instead of
+    /// the ones coop-host ships: a build of `coop-host-kernels` of your own
+    /// (other flags, another target, a variant of its PTX), loaded on this
+    /// reducer's GPU. The module must have every built-in kernel a call
+    /// asks for, or that call fails with [`Error::KernelNotFound`].
+    ///
+    /// Fails with [`Error::Unavailable`] on the CPU backend, which runs the
+    /// kernels' Rust code and loads no module, and when `module` was
+    /// loaded on another GPU.
+    pub fn with_module(mut self, module: Module) -> Result<Self, Error> {
+        match &mut self.backend {
+            Backend::Gpu {
+                gpu, module: own, ..
+            } => {
+                if gpu.context().cu_ctx() != module.gpu().context().cu_ctx() {
+                    return Err(Error::Unavailable {
+                        call: "Reducer::with_module",
+                        reason: format!(
+                            "the module was loaded on another GPU than this reducer's ({}): \
+                             load it with the reducer's Gpu",
+                            gpu.limits().name
+                        ),
+                    });
+                }
+                **own = module;
+                Ok(self)
+            }
+            Backend::Cpu(_) => Err(Error::Unavailable {
+                call: "Reducer::with_module",
+                reason: "the CPU backend runs the kernels' Rust code and loads no module".into(),
+            }),
+        }
     }
 
     fn run<T, K>(&self, module: Option<&Module>, kernel: K, input: Input<'_, T>) -> Result<T, Error>
@@ -328,10 +391,14 @@ impl Reducer {
                 let mut guard = scratch.lock().unwrap_or_else(|p| p.into_inner());
                 let size = std::mem::size_of::<T>();
                 let bytes = (blocks as usize + 1) * size.max(16);
-                if guard.as_ref().is_none_or(|s| s.len() < bytes) {
-                    *guard = Some(gpu.zeros::<u8>(bytes.max(4096))?);
+                if guard.buffer.as_ref().is_none_or(|s| s.len() < bytes) {
+                    guard.buffer = Some(gpu.zeros::<u8>(bytes.max(4096))?);
                 }
-                let scratch = guard.as_mut().expect("allocated above");
+                let Scratch { buffer, last: kind } = &mut *guard;
+                // Until the launches are in, the final slot holds nothing
+                // `result` may read.
+                *kind = None;
+                let scratch = buffer.as_mut().expect("allocated above");
                 let slots = scratch.len() / size;
                 {
                     // SAFETY: `T` is plain data (the callers' bounds) and the
@@ -357,6 +424,7 @@ impl Reducer {
                         )?;
                     }
                 }
+                *kind = Some(std::any::type_name::<T>());
                 if !fetch {
                     // SAFETY: no value is read; callers of `enqueue` read the
                     // result with `result`, after the launches.
@@ -448,5 +516,36 @@ mod tests {
         assert_eq!(four.blocks_for::<f32>(1 << 28, 132), 528);
         let one = Reducer::new(&Device::cpu()).unwrap().with_blocks_per_sm(1);
         assert_eq!(one.blocks_for::<f32>(1 << 28, 132), 132);
+    }
+
+    #[test]
+    fn the_cpu_backend_says_why_it_enqueues_nothing() {
+        let reducer = Reducer::new(&Device::cpu()).unwrap();
+        let data = vec![1.0f32; 10];
+        let err = reducer.enqueue::<Sum, f32>(&data).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Unavailable {
+                    call: "Reducer::enqueue",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("call sum, min, max"), "{err}");
+        let err = reducer.result::<f32>().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Unavailable {
+                    call: "Reducer::result",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        // The synchronous calls work.
+        assert_eq!(reducer.sum(&data).unwrap(), 10.0);
     }
 }
