@@ -34,6 +34,9 @@
 //! - `COOP_BENCH_PTX=a.ptx:b.ptx`: the block kernels of these PTX files
 //!   (variants of the example kernels' PTX) too, as rows `coop-a`,
 //!   `coop-b`.
+//! - `COOP_DEVICE_PTX=a.ptx:b.ptx`: the device-wide reductions also with
+//!   the built-in kernels of these PTX files (variants of
+//!   `coop-host-kernels`' PTX), as rows `coop-a`, `coop-b`.
 
 use coop_examples::{kernels::bench, time_gpu, time_gpu_interleaved, PTX};
 use coop_host::cudarc::driver::{sys, DevicePtr};
@@ -304,6 +307,15 @@ fn main() {
             (label, reducer)
         })
         .collect();
+    // Variants of the built-in kernels' PTX, each a side of its own.
+    let mut coops = coops;
+    for (label, module) in ptx_files(&gpu, "COOP_DEVICE_PTX") {
+        let reducer = Reducer::new(&Device::Gpu(gpu.clone()))
+            .unwrap()
+            .with_module(module)
+            .unwrap();
+        coops.push((label, reducer));
+    }
     let coops = &coops[..];
     // COOP_FLUSH_L2=1: the device-wide rows start each sample with a cold
     // L2 cache (a 256 MiB buffer written in between), as NVIDIA's nvbench
@@ -386,22 +398,7 @@ fn main() {
         // named in COOP_BENCH_PTX (a hand-edited variant of the example
         // kernels' PTX, say), each labelled with its file's stem.
         let mut modules = vec![("coop".to_string(), gpu.load(&PTX).unwrap())];
-        for path in std::env::var("COOP_BENCH_PTX")
-            .unwrap_or_default()
-            .split(':')
-            .filter(|p| !p.is_empty())
-        {
-            let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-            let stem = std::path::Path::new(path)
-                .file_stem()
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            let module = gpu
-                .load_ptx(&stem, &text)
-                .unwrap_or_else(|e| panic!("{path}: {e}"));
-            modules.push((format!("coop-{stem}"), module));
-        }
+        modules.extend(ptx_files(&gpu, "COOP_BENCH_PTX"));
         let only: Option<u32> = std::env::var("COOP_THREADS")
             .ok()
             .and_then(|v| v.parse().ok());
@@ -414,32 +411,47 @@ fn main() {
     }
 }
 
+/// The PTX files named in the environment variable `var` (`a.ptx:b.ptx`),
+/// loaded, each labelled `coop-` and its file's stem.
+fn ptx_files(gpu: &Gpu, var: &str) -> Vec<(String, Module)> {
+    let paths = std::env::var(var).unwrap_or_default();
+    paths
+        .split(':')
+        .filter(|p| !p.is_empty())
+        .map(|path| {
+            let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let stem = std::path::Path::new(path)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let module = gpu
+                .load_ptx(&stem, &text)
+                .unwrap_or_else(|e| panic!("{path}: {e}"));
+            (format!("coop-{stem}"), module)
+        })
+        .collect()
+}
+
 /// A block-reduction kernel of the benchmark: `block_reduce_f32` or
 /// `block_reduce_i32`.
 trait BlockBench: Elem + From<u8> {
     fn to_f64(self) -> f64;
     fn launch(module: &Module, cfg: LaunchConfig, x: &CudaSlice<Self>, out: &mut CudaSlice<Self>);
 }
-impl BlockBench for f32 {
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    fn launch(module: &Module, cfg: LaunchConfig, x: &CudaSlice<f32>, out: &mut CudaSlice<f32>) {
-        module
-            .launch(bench::block_reduce_f32, cfg, (x, out))
-            .unwrap()
-    }
+macro_rules! block_bench {
+    ($($t:ty => $kernel:ident),*) => {$(
+        impl BlockBench for $t {
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn launch(module: &Module, cfg: LaunchConfig, x: &CudaSlice<$t>, out: &mut CudaSlice<$t>) {
+                module.launch(bench::$kernel, cfg, (x, out)).unwrap()
+            }
+        }
+    )*};
 }
-impl BlockBench for i32 {
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    fn launch(module: &Module, cfg: LaunchConfig, x: &CudaSlice<i32>, out: &mut CudaSlice<i32>) {
-        module
-            .launch(bench::block_reduce_i32, cfg, (x, out))
-            .unwrap()
-    }
-}
+block_bench!(f32 => block_reduce_f32, i32 => block_reduce_i32);
 
 /// The block-reduction rows of every module's kernel for `T` and CUB's, at
 /// `threads` threads per block and 16 blocks per multiprocessor, timed in
