@@ -179,6 +179,33 @@ impl TestValue for kernels::Mat2 {
     }
 }
 
+impl TestValue for kernels::ArgMax {
+    /// Values from a small range, so that ties (and the index rule) occur.
+    fn from_bits(bits: u64) -> Self {
+        kernels::ArgMax {
+            value: (bits % 50) as i32 - 25,
+            index: (bits >> 32) as u32,
+        }
+    }
+}
+
+impl TestValue for kernels::Range {
+    /// A range around a small integer (exact in any order).
+    fn from_bits(bits: u64) -> Self {
+        let centre = (bits % 2001) as f32 - 1000.0;
+        let half = ((bits >> 16) % 10) as f32;
+        kernels::Range([centre - half, centre + half])
+    }
+}
+
+impl TestValue for kernels::Vec3 {
+    /// Small integers: sums of up to 1024 of them are exact in any order.
+    fn from_bits(bits: u64) -> Self {
+        let c = |shift: u32| ((bits >> shift) % 2001) as f32 - 1000.0;
+        kernels::Vec3([c(0), c(21), c(42)])
+    }
+}
+
 /// ±1, for float products (any order gives the same exact result).
 pub fn sign(bits: u64) -> f32 {
     if bits & 1 == 0 {
@@ -247,6 +274,9 @@ pub fn checks() -> Vec<(&'static str, Check)> {
         collectives_f64_sum: f64, Sum, TestValue::from_bits; collectives_f64_min: f64, Min, TestValue::from_bits;
         collectives_f64_max: f64, Max, TestValue::from_bits;
         collectives_mat2_product: kernels::Mat2, kernels::MatMul, TestValue::from_bits;
+        collectives_argmax: kernels::ArgMax, kernels::LargestFirst, TestValue::from_bits;
+        collectives_range_hull: kernels::Range, kernels::Hull, TestValue::from_bits;
+        collectives_vec3_sum: kernels::Vec3, kernels::VecSum, TestValue::from_bits;
     }
 }
 

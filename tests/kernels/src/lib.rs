@@ -255,6 +255,83 @@ impl coop::op::Operator<Mat2> for MatMul {
     }
 }
 
+/// The largest value and where it is: the user type of an arg-max.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Shuffle)]
+#[repr(C)]
+pub struct ArgMax {
+    /// The value.
+    pub value: i32,
+    /// Its index.
+    pub index: u32,
+}
+
+/// The larger value wins; of equal values, the smaller index. Commutative,
+/// so any order of combining gives the same result.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LargestFirst;
+
+impl coop::op::Operator<ArgMax> for LargestFirst {
+    const COMMUTATIVE: bool = true;
+    #[inline(always)]
+    fn combine(&self, a: ArgMax, b: ArgMax) -> ArgMax {
+        if b.value > a.value || (b.value == a.value && b.index < a.index) {
+            b
+        } else {
+            a
+        }
+    }
+    #[inline(always)]
+    fn identity(&self) -> ArgMax {
+        ArgMax {
+            value: i32::MIN,
+            index: u32::MAX,
+        }
+    }
+}
+
+/// A range `[min, max]` of `f32`s: the user type of a (min, max) reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Shuffle)]
+#[repr(C)]
+pub struct Range(pub [f32; 2]);
+
+/// The smallest range holding both.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hull;
+
+impl coop::op::Operator<Range> for Hull {
+    const COMMUTATIVE: bool = true;
+    #[inline(always)]
+    fn combine(&self, a: Range, b: Range) -> Range {
+        Range([a.0[0].min(b.0[0]), a.0[1].max(b.0[1])])
+    }
+    #[inline(always)]
+    fn identity(&self) -> Range {
+        Range([f32::INFINITY, f32::NEG_INFINITY])
+    }
+}
+
+/// A small vector of three `f32`s (three words: a block reduction of it
+/// takes the path for values of more than two words).
+#[derive(Clone, Copy, Debug, PartialEq, Shuffle)]
+#[repr(C)]
+pub struct Vec3(pub [f32; 3]);
+
+/// Component-wise sum.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VecSum;
+
+impl coop::op::Operator<Vec3> for VecSum {
+    const COMMUTATIVE: bool = true;
+    #[inline(always)]
+    fn combine(&self, a: Vec3, b: Vec3) -> Vec3 {
+        Vec3([a.0[0] + b.0[0], a.0[1] + b.0[1], a.0[2] + b.0[2]])
+    }
+    #[inline(always)]
+    fn identity(&self) -> Vec3 {
+        Vec3([0.0; 3])
+    }
+}
+
 /// Which collective `collectives_*` runs: `GROUPS[mode / 3]` and
 /// `["reduce", "inclusive_scan", "exclusive_scan"][mode % 3]`.
 pub const GROUPS: [u32; 7] = [1, 2, 4, 8, 16, 32, 0]; // 0: the block
@@ -316,6 +393,8 @@ collective_kernels! {
     collectives_f64_sum: f64, coop::op::Sum; collectives_f64_min: f64, coop::op::Min;
     collectives_f64_max: f64, coop::op::Max;
     collectives_mat2_product: Mat2, MatMul;
+    collectives_argmax: ArgMax, LargestFirst; collectives_range_hull: Range, Hull;
+    collectives_vec3_sum: Vec3, VecSum;
 }
 
 /// One warp sum of `f32` through the generic API...
