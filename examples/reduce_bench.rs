@@ -112,8 +112,36 @@ impl Cub {
         assert_eq!(rc, 0, "cub::DeviceReduce failed: cudaError {rc}");
     }
 
+    /// CUB's block-reduction kernel for element type `ty` at `threads`
+    /// threads per block, one block per `out` element.
+    fn block<T>(
+        &self,
+        gpu: &Gpu,
+        ty: c_int,
+        threads: u32,
+        x: &CudaSlice<T>,
+        out: &mut CudaSlice<T>,
+    ) {
+        let stream = gpu.stream();
+        let (inp, _r) = x.device_ptr(stream);
+        let (o, _o) = out.device_ptr(stream);
+        // SAFETY: device pointers of live buffers: `threads` inputs per
+        // block, one output per block.
+        let rc = unsafe {
+            (self.block_reduce)(
+                ty,
+                threads as c_int,
+                inp as *const c_void,
+                o as *mut c_void,
+                out.len() as c_int,
+                stream.cu_stream(),
+            )
+        };
+        assert_eq!(rc, 0, "CUB block reduce: cudaError {rc}");
+    }
+
     /// The last device-wide result, as a `T`.
-    fn result<T: Copy + Default>(&self, gpu: &Gpu) -> T {
+    fn result<T: Copy>(&self, gpu: &Gpu) -> T {
         let bytes = gpu.download(&self.out).unwrap();
         // SAFETY: CUB wrote a `T` there; `bytes` holds 64.
         unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const T) }
@@ -481,24 +509,7 @@ fn block_rows<T: BlockBench>(
     if let Some(cub) = cub {
         let out = &mut cub_out[0];
         let x = &x;
-        sides.push(Box::new(move || {
-            let stream = gpu.stream();
-            let (inp, _r) = x.device_ptr(stream);
-            let (o, _o) = out.device_ptr(stream);
-            // SAFETY: device pointers of live buffers of `count` and
-            // `blocks` elements.
-            let rc = unsafe {
-                (cub.block_reduce)(
-                    T::CUB,
-                    threads as c_int,
-                    inp as *const c_void,
-                    o as *mut c_void,
-                    blocks as c_int,
-                    stream.cu_stream(),
-                )
-            };
-            assert_eq!(rc, 0, "CUB block reduce: cudaError {rc}");
-        }));
+        sides.push(Box::new(move || cub.block(gpu, T::CUB, threads, x, out)));
     }
     let mut refs: Vec<&mut dyn FnMut()> = sides.iter_mut().map(|s| &mut **s as _).collect();
     let times = time_gpu_interleaved(gpu, 31, &mut refs, &mut || ());
