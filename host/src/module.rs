@@ -16,6 +16,9 @@ pub struct Module {
     sm: u32,
     module: Arc<CudaModule>,
     functions: Mutex<HashMap<&'static str, (CudaFunction, KernelLimits)>>,
+    /// Resident blocks per multiprocessor, by (kernel, threads, dynamic
+    /// shared bytes).
+    occupancy: Mutex<HashMap<(&'static str, u32, u32), u32>>,
 }
 
 impl Module {
@@ -41,6 +44,7 @@ impl Module {
             sm,
             module,
             functions: Mutex::new(HashMap::new()),
+            occupancy: Mutex::new(HashMap::new()),
         })
     }
 
@@ -58,6 +62,46 @@ impl Module {
     /// its register use, and its static shared memory.
     pub fn kernel_limits<K: Kernel>(&self, kernel: K) -> Result<KernelLimits, Error> {
         self.function(kernel).map(|(_, limits)| limits)
+    }
+
+    /// How many blocks of `block_threads` threads, each with
+    /// `dynamic_shared_bytes` of dynamic shared memory, one multiprocessor
+    /// runs at once: the driver's figure from the kernel's registers and
+    /// shared memory. 0 when one block does not fit. Kept once asked.
+    ///
+    /// A grid of `resident_blocks × multiprocessors` blocks is one wave:
+    /// every block starts at once.
+    pub fn resident_blocks<K: Kernel>(
+        &self,
+        kernel: K,
+        block_threads: u32,
+        dynamic_shared_bytes: u32,
+    ) -> Result<u32, Error> {
+        let key = (K::NAME, block_threads, dynamic_shared_bytes);
+        if let Some(&blocks) = self
+            .occupancy
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+        {
+            return Ok(blocks);
+        }
+        let (function, _) = self.function(kernel)?;
+        let blocks = function
+            .occupancy_max_active_blocks_per_multiprocessor(
+                block_threads,
+                dynamic_shared_bytes as usize,
+                None,
+            )
+            .map_err(Error::driver(format!(
+                "computing the occupancy of `{}` at {block_threads} threads a block",
+                K::NAME
+            )))?;
+        self.occupancy
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, blocks);
+        Ok(blocks)
     }
 
     /// Launches `kernel` on the module's stream with `args`, one per

@@ -107,6 +107,27 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     op: O,
     site: Site,
 ) -> T {
+    if let Some(total) = reduce_into_warp0(block, value, op, site) {
+        store_if(block.thread_rank() == 0, 1, TOTAL / 4, total, site);
+    }
+    block.sync_at(site);
+    // Written by warp 0 before the barrier; the next block collective writes
+    // it only after its first barrier, which every reader must reach.
+    load(1, TOTAL / 4, value, site)
+}
+
+/// The two stages of [`reduce`], up to its first barrier and warp 0's
+/// combine: the total in every lane of warp 0, `None` in the other warps.
+/// Without `reduce`'s second barrier, warp 0 may still be reading the
+/// scratch when the others return, so no block collective may follow in
+/// the same kernel.
+#[inline(always)]
+pub(crate) fn reduce_into_warp0<T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    value: T,
+    op: O,
+    site: Site,
+) -> Option<T> {
     let warp = block.tiled_partition_at::<32>(site);
     let lane = warp.thread_rank_at(site);
     let w = warp.meta_group_rank();
@@ -150,13 +171,10 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
                 op.identity()
             }
         };
-        let total = super::tile::reduce(&warp, mine, op, site);
-        store_if(lane == 0, 1, TOTAL / 4, total, site);
+        Some(super::tile::reduce(&warp, mine, op, site))
+    } else {
+        None
     }
-    block.sync_at(site);
-    // Written by warp 0 before the barrier; the next block collective writes
-    // it only after its first barrier, which every reader must reach.
-    load(1, TOTAL / 4, value, site)
 }
 
 /// Every warp scans its values; the last lane of each stores the warp's

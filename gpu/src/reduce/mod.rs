@@ -14,6 +14,7 @@
 //! them.
 
 mod block;
+pub(crate) use block::reduce_into_warp0;
 pub(crate) use block::SCRATCH_BYTES;
 mod tile;
 

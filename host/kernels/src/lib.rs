@@ -1,17 +1,19 @@
 //! coop-host's own kernels: the built-in device-wide reductions. One kernel
-//! per (operator, type); each runs `coop::grid_reduce::reduce_blocks`.
+//! per (operator, type); each runs `coop::grid_reduce::reduce_grid`, a
+//! whole reduction in one launch.
 #![no_std]
 
-use coop::grid_reduce::reduce_blocks;
+use coop::grid_reduce::reduce_grid;
 use coop::op::{Max, Min, Sum};
 use coop::prelude::*;
 
 macro_rules! reductions {
     ($($name:ident: $t:ty, $op:expr;)*) => {$(
-        /// One pass of a device-wide reduction (see `coop::grid_reduce`).
+        /// A device-wide reduction in one launch (see
+        /// `coop::grid_reduce::reduce_grid`).
         #[kernel]
-        pub fn $name(block: ThreadBlock, input: &[$t], partials: Out<$t>) {
-            reduce_blocks(block, input, $op, partials)
+        pub fn $name(block: ThreadBlock, input: &[$t], partials: Out<$t>, tickets: Out<u32>) {
+            reduce_grid(block, input, $op, partials, tickets)
         }
     )*};
 }

@@ -469,6 +469,30 @@ pub fn reduce_i64_closure_sum(block: ThreadBlock, input: &[i64], partials: Out<i
     coop::grid_reduce::reduce_blocks(block, input, op, partials)
 }
 
+/// [`reduce_mat2_product`] in one launch: the last block multiplies the
+/// blocks' products, in block order.
+#[kernel]
+pub fn reduce_mat2_product_once(
+    block: ThreadBlock,
+    input: &[Mat2],
+    partials: Out<Mat2>,
+    tickets: Out<u32>,
+) {
+    coop::grid_reduce::reduce_grid_scalar(block, input, MatMul, partials, tickets)
+}
+
+/// [`reduce_i64_closure_sum`] in one launch.
+#[kernel]
+pub fn reduce_i64_closure_sum_once(
+    block: ThreadBlock,
+    input: &[i64],
+    partials: Out<i64>,
+    tickets: Out<u32>,
+) {
+    let op = coop::op::from_fn(0i64, |a: i64, b: i64| a.wrapping_add(b)).commutative();
+    coop::grid_reduce::reduce_grid(block, input, op, partials, tickets)
+}
+
 /// Rounds of [`block_collectives_chain`].
 pub const CHAIN_ROUNDS: u32 = 16;
 
