@@ -5,16 +5,27 @@
 //!
 //! ```text
 //! device,<impl>,<op>,<type>,<n>,<median µs>,<GB/s read>
+//! call,<impl>,<op>,<type>,<n>,<median µs>,<GB/s read>
 //! block,<impl>,<type>,<threads>,<median µs per launch>,<block reductions per µs>
 //! copy,cuda,memcpy,f32,<n>,<median µs>,<GB/s read + written>
-//! ratio,<device|block>,<impl>,<key...>,<median>,<first quartile>,<third quartile>
+//! ratio,<device|call|block>,<impl>,<key...>,<median>,<first quartile>,<third quartile>
 //! host,<impl>,<op>,<type>,<n>,<median µs the host spends in one call>
 //! ```
 //!
 //! A `ratio` row is CUB's time over coop's in each round of alternating
 //! samples (above 1: coop is faster), summarised over the rounds.
 //!
-//! Without `COOP_CUB_LIB` only coop's rows are printed. Other settings,
+//! `device` rows time the GPU's work alone: each sample starts behind a
+//! one-thread kernel (in CUB's library) that holds the stream for 200 µs,
+//! so that the sample's launches are all queued when its timing starts.
+//! Below 2^22 elements a sample runs up to 16 reductions back to back (as
+//! many on each side) and counts their mean, so that the events' 32 ns
+//! steps stay small against it (not with `COOP_FLUSH_L2`).
+//! `call` rows (the size sweep) time what a caller waiting for one
+//! reduction sees: the GPU idles from the start event until the first
+//! launch arrives, so the host's launch cost counts too.
+//!
+//! Without `COOP_CUB_LIB` only coop's rows are printed, all as `call`. Other settings,
 //! all from the environment:
 //!
 //! - `COOP_BENCH`: one part, `sizes` (f32 sums of 2^10 to 2^30 elements),
@@ -28,9 +39,10 @@
 //! - `COOP_FLUSH_L2=1`: a 256 MiB buffer is written before every
 //!   device-wide sample, so that each starts with none of its input in the
 //!   L2 cache.
-//! - `COOP_BLOCKS_PER_SM=4,16`: the first pass's most blocks per
-//!   multiprocessor; several values are timed side by side, as rows
-//!   `coop-bps4`, ... (the default one stays `coop`).
+//! - `COOP_GRID=16x8,4,40x3`: first-pass grids timed side by side, each
+//!   as most blocks per multiprocessor, optionally `x` the fewest tiles per
+//!   block (`Reducer::with_blocks_per_sm`, `with_tiles_per_block`); rows
+//!   `coop-bps4`, `coop-bps40x3`, ... (the default grid stays `coop`).
 //! - `COOP_BENCH_PTX=a.ptx:b.ptx`: the block kernels of these PTX files
 //!   (variants of the example kernels' PTX) too, as rows `coop-a`,
 //!   `coop-b`.
@@ -55,6 +67,37 @@ type DeviceReduceFn = unsafe extern "C" fn(
     usize,
     sys::CUstream,
 ) -> c_int;
+type HoldFn = unsafe extern "C" fn(u64, sys::CUstream) -> c_int;
+/// What runs before every device-wide sample, outside its timing.
+struct Before<'a> {
+    /// Written over before each sample, so that the L2 holds none of the
+    /// input (`COOP_FLUSH_L2=1`).
+    flush: Option<RefCell<CudaSlice<u8>>>,
+    /// Holds the stream for [`HOLD_MICROS`] before each sample timed with
+    /// [`Timing::Gpu`]: the sample's launches are all queued by the time it
+    /// starts, so its time is the GPU's alone, without what the host
+    /// spends launching.
+    hold: Option<&'a Cub>,
+}
+
+/// How long [`Before::hold`] holds the stream: longer than any side takes
+/// to queue the launches of a sample ([`MAX_REPS`] reductions).
+const HOLD_MICROS: u64 = 200;
+
+/// Most reductions in one GPU-time sample (of the smallest inputs).
+const MAX_REPS: usize = 16;
+
+impl Before<'_> {
+    fn run(&self, gpu: &Gpu, hold: bool) {
+        if let Some(junk) = &self.flush {
+            gpu.stream().memset_zeros(&mut *junk.borrow_mut()).unwrap();
+        }
+        if let (Some(cub), true) = (self.hold, hold) {
+            cub.hold(gpu, HOLD_MICROS);
+        }
+    }
+}
+
 /// One side of a timed row: a label and what it launches.
 type Side<'a> = (&'a str, Box<dyn FnMut() + 'a>);
 type BlockReduceFn =
@@ -64,6 +107,7 @@ type BlockReduceFn =
 struct Cub {
     device_reduce: DeviceReduceFn,
     block_reduce: BlockReduceFn,
+    hold: HoldFn,
     temp: CudaSlice<u8>,
     out: CudaSlice<u8>,
     _lib: libloading::Library,
@@ -75,20 +119,40 @@ impl Cub {
         // signatures declared above.
         unsafe {
             let lib = libloading::Library::new(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-            let version: libloading::Symbol<unsafe extern "C" fn() -> *const c_char> =
-                lib.get(b"cub_bench_version\0").unwrap();
-            let temp_bytes: libloading::Symbol<unsafe extern "C" fn(usize) -> usize> =
-                lib.get(b"cub_bench_temp_bytes\0").unwrap();
+            // A library built from an older cub_reduce.cu lacks newer
+            // functions: say so, rather than a bare lookup error.
+            let missing = |name: &str, e: libloading::Error| -> ! {
+                panic!(
+                    "{path} has no `{name}` ({e}): it was built from an older \
+                     examples/bench/cub_reduce.cu; delete it and rerun examples/bench/run.sh"
+                )
+            };
+            macro_rules! symbol {
+                ($name:literal) => {
+                    *lib.get(concat!($name, "\0").as_bytes())
+                        .unwrap_or_else(|e| missing($name, e))
+                };
+            }
+            let version: unsafe extern "C" fn() -> *const c_char = symbol!("cub_bench_version");
+            let temp_bytes: unsafe extern "C" fn(usize) -> usize = symbol!("cub_bench_temp_bytes");
             eprintln!("{}", CStr::from_ptr(version()).to_string_lossy());
             let temp = gpu.zeros::<u8>(temp_bytes(1 << 30).max(1)).unwrap();
             Cub {
-                device_reduce: *lib.get(b"cub_bench_device_reduce\0").unwrap(),
-                block_reduce: *lib.get(b"cub_bench_block_reduce\0").unwrap(),
+                device_reduce: symbol!("cub_bench_device_reduce"),
+                block_reduce: symbol!("cub_bench_block_reduce"),
+                hold: symbol!("cub_bench_hold"),
                 temp,
                 out: gpu.zeros::<u8>(64).unwrap(),
                 _lib: lib,
             }
         }
+    }
+
+    /// Holds the stream for `micros` µs (a one-thread kernel).
+    fn hold(&self, gpu: &Gpu, micros: u64) {
+        // SAFETY: the stream is live; the kernel touches no memory.
+        let rc = unsafe { (self.hold)(micros * 1000, gpu.stream().cu_stream()) };
+        assert_eq!(rc, 0, "cub_bench_hold failed: cudaError {rc}");
     }
 
     fn device(&self, gpu: &Gpu, op: c_int, ty: c_int, input: &CudaView<'_, impl Copy>) {
@@ -205,17 +269,33 @@ fn ratio_row(key: &str, coop: &[f32], cub: &[f32]) {
     println!("ratio,{key},{m:.4},{q1:.4},{q3:.4}");
 }
 
+/// How a device-wide row is timed.
+#[derive(Clone, Copy, PartialEq)]
+enum Timing {
+    /// The GPU's work alone: each sample starts behind a kernel that holds
+    /// the stream until its launches are all queued (rows `device`).
+    /// Needs CUB's library (which has that kernel); without it, as `Call`.
+    Gpu,
+    /// A caller's view of one call: the GPU idles until the first launch
+    /// arrives, so what the host spends launching counts too (rows `call`).
+    Call,
+}
+
 /// One device-wide row: each of `coops`' reductions of `input` with `O`,
 /// and CUB's (`cub_op` 0 sum, 1 min, 2 max), in turns; their results must
 /// agree.
+#[allow(clippy::too_many_arguments)]
 fn device_row<O, T: Elem + Builtin<O>>(
     gpu: &Gpu,
     coops: &[(String, Reducer)],
     cub: Option<&Cub>,
-    flush: Option<&RefCell<CudaSlice<u8>>>,
+    before: &Before<'_>,
+    timing: Timing,
     (op, cub_op): (&str, c_int),
     input: CudaView<'_, T>,
 ) {
+    let hold = timing == Timing::Gpu && before.hold.is_some();
+    let kind = if hold { "device" } else { "call" };
     gpu.synchronize().unwrap(); // the upload has finished
     let n = input.len();
     let ty = T::NAME;
@@ -223,21 +303,35 @@ fn device_row<O, T: Elem + Builtin<O>>(
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(if n > 1 << 26 { 21 } else { 51 });
+    // A GPU-time sample of a small input runs several reductions back to
+    // back (the same number on each side), so that the events' 32 ns steps
+    // stay small against it; cold-L2 samples run one.
+    let reps = if hold && before.flush.is_none() {
+        (1usize << 22).div_ceil(n.max(1)).clamp(1, MAX_REPS)
+    } else {
+        1
+    };
     let input = &input;
     let mut sides: Vec<Side<'_>> = coops
         .iter()
         .map(|(label, reducer)| {
-            let f = move || reducer.enqueue::<O, T>(input.slice(..)).unwrap();
+            let f = move || {
+                for _ in 0..reps {
+                    reducer.enqueue::<O, T>(input.slice(..)).unwrap()
+                }
+            };
             (label.as_str(), Box::new(f) as Box<dyn FnMut()>)
         })
         .collect();
     if let Some(cub) = cub {
-        sides.push((
-            "cub",
-            Box::new(move || cub.device(gpu, cub_op, T::CUB, input)),
-        ));
+        let f = move || {
+            for _ in 0..reps {
+                cub.device(gpu, cub_op, T::CUB, input)
+            }
+        };
+        sides.push(("cub", Box::new(f)));
     }
-    if n <= 1 << 12 {
+    if n <= 1 << 12 && !hold {
         // What the host spends handing the launch(es) over, per call.
         for (label, f) in &mut sides {
             let mut t: Vec<f64> = (0..101)
@@ -254,19 +348,15 @@ fn device_row<O, T: Elem + Builtin<O>>(
         }
     }
     let mut refs: Vec<&mut dyn FnMut()> = sides.iter_mut().map(|(_, f)| &mut **f as _).collect();
-    let times = match flush {
-        // Write over the whole L2 before each sample: every side starts with
-        // none of its input cached.
-        Some(junk) => time_gpu_interleaved(gpu, runs, &mut refs, &mut || {
-            gpu.stream().memset_zeros(&mut *junk.borrow_mut()).unwrap()
-        }),
-        None => time_gpu_interleaved(gpu, runs, &mut refs, &mut || ()),
-    };
+    let mut times = time_gpu_interleaved(gpu, runs, &mut refs, &mut || before.run(gpu, hold));
+    for t in times.iter_mut().flatten() {
+        *t /= reps as f32;
+    }
     let bytes = (n * std::mem::size_of::<T>()) as f64;
     for ((label, _), t) in sides.iter().zip(&times) {
         let ms = median_ms(t);
         println!(
-            "device,{label},{op},{ty},{n},{:.3},{:.1}",
+            "{kind},{label},{op},{ty},{n},{:.3},{:.1}",
             ms * 1e3,
             bytes / (ms * 1e-3) / 1e9
         );
@@ -277,7 +367,7 @@ fn device_row<O, T: Elem + Builtin<O>>(
         let theirs = cub.result::<T>(gpu);
         for ((label, reducer), t) in coops.iter().zip(&times) {
             ratio_row(
-                &format!("device,{label},{op},{ty},{n}"),
+                &format!("{kind},{label},{op},{ty},{n}"),
                 t,
                 &times[coops.len()],
             );
@@ -304,39 +394,55 @@ fn main() {
             std::process::exit(2);
         }
     };
-    // Blocks per multiprocessor of the first pass: the default, or a list
-    // (`4,16`) whose values are timed side by side.
-    let default_bps = coop_host::reduce::DEFAULT_BLOCKS_PER_SM;
-    let bps: Vec<u32> = std::env::var("COOP_BLOCKS_PER_SM")
+    // First-pass grids: the default, or a list (`16x8,4,40x3`: most blocks
+    // per multiprocessor, then optionally the fewest tiles per block)
+    // timed side by side.
+    let default_grid = (
+        coop_host::reduce::DEFAULT_BLOCKS_PER_SM,
+        coop_host::reduce::MIN_TILES_PER_BLOCK,
+    );
+    let grids: Vec<(u32, usize)> = std::env::var("COOP_GRID")
         .ok()
-        .map(|v| v.split(',').filter_map(|b| b.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![default_bps]);
+        .map(|v| {
+            v.split(',')
+                .filter_map(|g| {
+                    let mut parts = g.trim().split('x');
+                    let blocks = parts.next()?.parse().ok()?;
+                    let tiles = match parts.next() {
+                        Some(s) => s.parse().ok()?,
+                        None => default_grid.1,
+                    };
+                    Some((blocks, tiles))
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| vec![default_grid]);
     eprintln!(
-        "coop reduce_bench on {} (sm_{}), {:?} blocks per SM",
+        "coop reduce_bench on {} (sm_{}), grids (blocks per SM, tiles per block) {:?}",
         gpu.limits().name,
         gpu.limits().sm,
-        bps
+        grids
     );
     let cub = std::env::var("COOP_CUB_LIB")
         .ok()
         .map(|path| Cub::load(&gpu, &path));
     let cub = cub.as_ref();
-    let coops: Vec<(String, Reducer)> = bps
+    let mut coops: Vec<(String, Reducer)> = grids
         .iter()
-        .map(|&b| {
-            let label = if b == default_bps {
-                "coop".to_string()
-            } else {
-                format!("coop-bps{b}")
+        .map(|&(blocks, tiles)| {
+            let label = match (blocks, tiles) {
+                g if g == default_grid => "coop".to_string(),
+                (b, s) if s == default_grid.1 => format!("coop-bps{b}"),
+                (b, s) => format!("coop-bps{b}x{s}"),
             };
             let reducer = Reducer::new(&Device::Gpu(gpu.clone()))
                 .unwrap()
-                .with_blocks_per_sm(b);
+                .with_blocks_per_sm(blocks)
+                .with_tiles_per_block(tiles);
             (label, reducer)
         })
         .collect();
     // Variants of the built-in kernels' PTX, each a side of its own.
-    let mut coops = coops;
     for (label, module) in ptx_files(&gpu, "COOP_DEVICE_PTX") {
         let reducer = Reducer::new(&Device::Gpu(gpu.clone()))
             .unwrap()
@@ -348,10 +454,15 @@ fn main() {
     // COOP_FLUSH_L2=1: the device-wide rows start each sample with a cold
     // L2 cache (a 256 MiB buffer written in between), as NVIDIA's nvbench
     // measures by default.
-    let junk = std::env::var("COOP_FLUSH_L2")
-        .is_ok_and(|v| v == "1")
-        .then(|| RefCell::new(gpu.zeros::<u8>(256 << 20).unwrap()));
-    let flush = junk.as_ref();
+    let before = Before {
+        flush: std::env::var("COOP_FLUSH_L2")
+            .is_ok_and(|v| v == "1")
+            .then(|| RefCell::new(gpu.zeros::<u8>(256 << 20).unwrap())),
+        hold: cub,
+    };
+    if cub.is_none() {
+        eprintln!("without COOP_CUB_LIB the device-wide rows count the host's launch time too (rows `call`)");
+    }
     use coop::op::{Max, Min, Sum};
     const SUM: (&str, c_int) = ("sum", 0);
     const MIN: (&str, c_int) = ("min", 1);
@@ -362,7 +473,7 @@ fn main() {
     let n = 1usize << 28;
     if mode == "sum28" {
         let x: CudaSlice<f32> = pattern(&gpu, n, |i| (i % 1000) as f32);
-        device_row::<Sum, f32>(&gpu, coops, cub, flush, SUM, x.slice(..));
+        device_row::<Sum, f32>(&gpu, coops, cub, &before, Timing::Gpu, SUM, x.slice(..));
         return;
     }
     if part("sizes") {
@@ -374,7 +485,11 @@ fn main() {
             Err(_) => (10..=30).step_by(2).collect(),
         };
         for log in logs {
-            device_row::<Sum, f32>(&gpu, coops, cub, flush, SUM, all.slice(..1usize << log));
+            let x = all.slice(..1usize << log);
+            device_row::<Sum, f32>(&gpu, coops, cub, &before, Timing::Gpu, SUM, x.slice(..));
+            if cub.is_some() {
+                device_row::<Sum, f32>(&gpu, coops, cub, &before, Timing::Call, SUM, x);
+            }
         }
         let (src, mut dst) = all.split_at_mut(n);
         let src = src.slice(..);
@@ -391,9 +506,9 @@ fn main() {
     if part("types") {
         {
             let x: CudaSlice<f32> = pattern(&gpu, n, |i| (i % 1000) as f32);
-            device_row::<Sum, f32>(&gpu, coops, cub, flush, SUM, x.slice(..));
-            device_row::<Min, f32>(&gpu, coops, cub, flush, MIN, x.slice(..));
-            device_row::<Max, f32>(&gpu, coops, cub, flush, MAX, x.slice(..));
+            device_row::<Sum, f32>(&gpu, coops, cub, &before, Timing::Gpu, SUM, x.slice(..));
+            device_row::<Min, f32>(&gpu, coops, cub, &before, Timing::Gpu, MIN, x.slice(..));
+            device_row::<Max, f32>(&gpu, coops, cub, &before, Timing::Gpu, MAX, x.slice(..));
             let r = coops[0].1.sum(&x).unwrap() as f64;
             let exact: f64 = (0..1000).map(|v| v as f64).sum::<f64>() * (n / 1000) as f64
                 + (0..(n % 1000)).map(|v| v as f64).sum::<f64>();
@@ -404,21 +519,21 @@ fn main() {
         }
         {
             let x: CudaSlice<f64> = pattern(&gpu, n, |i| (i % 1000) as f64);
-            device_row::<Sum, f64>(&gpu, coops, cub, flush, SUM, x.slice(..));
+            device_row::<Sum, f64>(&gpu, coops, cub, &before, Timing::Gpu, SUM, x.slice(..));
         }
         {
             let x: CudaSlice<i32> = pattern(&gpu, n, |i| (i % 1000) as i32 - 500);
-            device_row::<Sum, i32>(&gpu, coops, cub, flush, SUM, x.slice(..));
-            device_row::<Min, i32>(&gpu, coops, cub, flush, MIN, x.slice(..));
-            device_row::<Max, i32>(&gpu, coops, cub, flush, MAX, x.slice(..));
+            device_row::<Sum, i32>(&gpu, coops, cub, &before, Timing::Gpu, SUM, x.slice(..));
+            device_row::<Min, i32>(&gpu, coops, cub, &before, Timing::Gpu, MIN, x.slice(..));
+            device_row::<Max, i32>(&gpu, coops, cub, &before, Timing::Gpu, MAX, x.slice(..));
         }
         {
             let x: CudaSlice<u32> = pattern(&gpu, n, |i| (i % 1000) as u32);
-            device_row::<Sum, u32>(&gpu, coops, cub, flush, SUM, x.slice(..));
+            device_row::<Sum, u32>(&gpu, coops, cub, &before, Timing::Gpu, SUM, x.slice(..));
         }
         {
             let x: CudaSlice<i64> = pattern(&gpu, n, |i| (i % 1000) as i64);
-            device_row::<Sum, i64>(&gpu, coops, cub, flush, SUM, x.slice(..));
+            device_row::<Sum, i64>(&gpu, coops, cub, &before, Timing::Gpu, SUM, x.slice(..));
         }
     }
     if part("block") {

@@ -73,6 +73,16 @@ cudaError_t block_launch(int threads, const void* in, void* out, int blocks, cud
     return cudaGetLastError();
 }
 
+/// One thread waits until `ns` nanoseconds of the GPU's global timer have
+/// passed since it started.
+__global__ void hold(unsigned long long ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+
 } // namespace
 
 extern "C" {
@@ -113,6 +123,14 @@ int cub_bench_block_reduce(int ty, int threads, const void* in, void* out, int b
     case I32: return block_launch<int>(threads, in, out, blocks, stream);
     default: return cudaErrorInvalidValue;
     }
+}
+
+/// Holds `stream` for `ns` nanoseconds with a one-thread kernel: work the
+/// host queues behind it starts only when it ends, so a timing of that
+/// work leaves out what the host spent launching it.
+int cub_bench_hold(unsigned long long ns, cudaStream_t stream) {
+    hold<<<1, 1, 0, stream>>>(ns);
+    return cudaGetLastError();
 }
 
 } // extern "C"
