@@ -92,7 +92,10 @@ pub fn reduce_blocks<T: Vectorized, O: Operator<T>>(
     op: O,
     partials: Out<T>,
 ) {
-    let acc = vector_share(input, op, &block);
+    let acc = match one_block_small(input, op, &block) {
+        Some(acc) => acc,
+        None => vector_share(input, op, &block),
+    };
     store_block_result(&block, acc, op, &partials, this_grid().block_rank());
 }
 
@@ -133,6 +136,10 @@ pub fn reduce_blocks_scalar<T: Shuffle, O: Operator<T>>(
 /// second launch of one block over those (again without tickets) stores
 /// the total in `partials[0]`. `coop_host::reduce::Reducer` picks per call.
 ///
+/// A launch of one block over at most 16 elements a thread (a commutative
+/// operator) skips the tiles: each thread loads its elements with scalar
+/// loads and folds them as a tree; [`reduce_blocks`] does the same.
+///
 /// ```
 /// use coop::prelude::*;
 /// use coop::grid_reduce::reduce_grid;
@@ -166,6 +173,10 @@ pub fn reduce_grid<T: Vectorized, O: Operator<T>>(
     partials: Out<T>,
     tickets: Out<u32>,
 ) {
+    if let Some(acc) = one_block_small(input, op, &block) {
+        let index = if tickets.is_empty() { 0 } else { 1 };
+        return store_block_result(&block, acc, op, &partials, index);
+    }
     let acc = vector_share(input, op, &block);
     finish_in_last_block(block, acc, op, partials, tickets)
 }
@@ -268,6 +279,46 @@ fn finish_in_last_block<T: Shuffle, O: Operator<T>>(
     if first {
         counter.store(0, Ordering::Relaxed); // ready for the next launch
     }
+}
+
+/// Elements a thread loads on the path for small inputs.
+const SMALL_PER_THREAD: usize = 16;
+
+/// In a launch of one block, for a commutative operator and at most
+/// [`SMALL_PER_THREAD`] elements a thread: thread `t`'s fold of elements
+/// `t, t + threads, ...`, all loaded (one element a load, so no alignment
+/// is needed) before a tree of combines. A small input is all start-up:
+/// this path runs about a third of the instructions of the tile loop's
+/// (the unaligned head and tail, the tile bookkeeping). `None` otherwise.
+#[inline(always)]
+fn one_block_small<T: Shuffle, O: Operator<T>>(
+    input: &[T],
+    op: O,
+    block: &ThreadBlock,
+) -> Option<T> {
+    let bt = block.num_threads() as usize;
+    if !O::COMMUTATIVE || this_grid().num_blocks() != 1 || input.len() > SMALL_PER_THREAD * bt {
+        return None;
+    }
+    // 32-bit index arithmetic: the input has at most 16 x 1024 elements.
+    let (t, bt, len) = (block.thread_rank(), bt as u32, input.len() as u32);
+    let mut v: [T; SMALL_PER_THREAD] = core::array::from_fn(|k| {
+        let i = t + k as u32 * bt;
+        if i < len {
+            // SAFETY: checked just above.
+            unsafe { *input.get_unchecked(i as usize) }
+        } else {
+            op.identity()
+        }
+    });
+    let mut n = SMALL_PER_THREAD;
+    while n > 1 {
+        n /= 2;
+        for k in 0..n {
+            v[k] = op.combine(v[k], v[k + n]);
+        }
+    }
+    Some(v[0])
 }
 
 /// This thread's fold of its share of `input`: tiles of 16-byte chunks for
