@@ -17,9 +17,16 @@ use coop_host::{Cpu, Error, Gpu, LaunchConfig, LaunchProblem, Module, PtxSet};
 use coop_tests::differential::{
     cases, compare_with_cuda, fnv1a, parse_golden, Family, Tally, Target,
 };
+use coop_tests::watchdog::{watch, watched};
 use coop_tests::{find_cuda_tool, kernels, REFERENCE_CU, TEST_KERNELS_PTX};
 use std::collections::HashMap;
 use std::sync::OnceLock;
+
+/// How long one GPU test may take before the watchdog ends the process
+/// (a hung GPU never returns): each test takes seconds.
+const TEST_LIMIT: std::time::Duration = std::time::Duration::from_secs(180);
+/// How long one launch and its copy back may take.
+const LAUNCH_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// coop's GPU outputs as recorded (see `cpu_column.rs`).
 const GOLDEN: &str = include_str!("golden/gpu-outputs.tsv");
@@ -79,6 +86,10 @@ fn suite() -> &'static Suite {
 #[test]
 #[ignore = "needs an NVIDIA GPU and nvcc: cargo test -p coop-tests --test gpu -- --ignored"]
 fn coop_on_the_gpu_cuda_and_the_cpu_backend_agree_on_every_collective() {
+    let _watch = watch(
+        "the GPU test `coop_on_the_gpu_cuda_and_the_cpu_backend_agree_on_every_collective`",
+        TEST_LIMIT,
+    );
     let s = suite();
     let cpu = Cpu::new();
     let golden: HashMap<String, u64> = parse_golden(GOLDEN).into_iter().collect();
@@ -154,12 +165,20 @@ fn coop_on_the_gpu_cuda_and_the_cpu_backend_agree_on_every_collective() {
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn the_examples_reproduce_their_host_references() {
+    let _watch = watch(
+        "the GPU test `the_examples_reproduce_their_host_references`",
+        TEST_LIMIT,
+    );
     coop_tests::check_examples(&coop_host::Device::Gpu(suite().gpu.clone()));
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn bad_launches_are_refused_with_the_limit_they_break() {
+    let _watch = watch(
+        "the GPU test `bad_launches_are_refused_with_the_limit_they_break`",
+        TEST_LIMIT,
+    );
     let s = suite();
     let mut out = s.gpu.zeros::<u32>(4096).unwrap();
     let pred = s.gpu.upload(&[0u32; 1024]).unwrap();
@@ -222,6 +241,10 @@ fn bad_launches_are_refused_with_the_limit_they_break() {
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn load_errors_name_the_module_and_carry_the_driver_log() {
+    let _watch = watch(
+        "the GPU test `load_errors_name_the_module_and_carry_the_driver_log`",
+        TEST_LIMIT,
+    );
     let s = suite();
     let broken = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry broken()\n{\n\tnot_an_instruction;\n\tret;\n}\n";
     match s.gpu.load_ptx("broken", broken) {
@@ -256,6 +279,10 @@ fn load_errors_name_the_module_and_carry_the_driver_log() {
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn reductions_and_scans_match_the_host_fold_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `reductions_and_scans_match_the_host_fold_on_the_gpu`",
+        TEST_LIMIT,
+    );
     use coop_tests::reductions::checks;
     let s = suite();
     let mut rng = coop_tests::Rng::new(0x6E0);
@@ -284,6 +311,10 @@ fn reductions_and_scans_match_the_host_fold_on_the_gpu() {
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn device_wide_reductions_match_host_references_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `device_wide_reductions_match_host_references_on_the_gpu`",
+        TEST_LIMIT,
+    );
     let s = suite();
     let runs = coop_tests::device_reduce_cases::check_all(
         &coop_host::Device::Gpu(s.gpu.clone()),
@@ -298,6 +329,7 @@ fn device_wide_reductions_match_host_references_on_the_gpu() {
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn enqueued_reductions_keep_their_type_and_a_reducer_takes_a_module_of_its_gpu() {
+    let _watch = watch("the GPU test `enqueued_reductions_keep_their_type_and_a_reducer_takes_a_module_of_its_gpu`", TEST_LIMIT);
     use coop::op::Sum;
     use coop_host::reduce::{Reducer, KERNELS_PTX};
     use coop_host::Error;
@@ -347,12 +379,16 @@ fn enqueued_reductions_keep_their_type_and_a_reducer_takes_a_module_of_its_gpu()
     );
 }
 
-/// The kernel whose barrier rustc's MIR jump threading used to copy into
-/// both arms of `if lane == 0` (see `tests/ptx.rs`): with `bar.sync` that
-/// hung the block. It must finish, with lane 0 of each warp's writes.
+/// The kernel whose barrier rustc's MIR jump threading copied into both
+/// arms of `if lane == 0`: with the aligned `bar.sync` that hung the block.
+/// It must finish, with lane 0 of each warp's writes.
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn a_barrier_between_two_lane_tests_finishes() {
+    let _watch = watch(
+        "the GPU test `a_barrier_between_two_lane_tests_finishes`",
+        TEST_LIMIT,
+    );
     let s = suite();
     let input: Vec<u32> = (0..64).map(|i| 10 * i + 1).collect();
     let d_in = s.gpu.upload(&input).unwrap();
@@ -370,4 +406,44 @@ fn a_barrier_between_two_lane_tests_finishes() {
     want[32] = input[32] + input[1];
     want[1] = want[0] * 3;
     assert_eq!(out, want);
+}
+
+/// Every block collective in kernels shaped as users write them (guarded
+/// load, collective, guarded store), on every block shape and size of
+/// `coop_tests::user_shapes`, against the host reference; each launch
+/// under a watchdog, so that a hang names its case.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn user_shaped_kernels_match_the_host_reference_on_the_gpu() {
+    let _watch = watch("the GPU test `user_shaped_kernels_...`", TEST_LIMIT);
+    let s = suite();
+    let device = coop_host::Device::Gpu(s.gpu.clone());
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    coop_tests::user_shapes::check_all(&device, &program, Some(LAUNCH_LIMIT));
+}
+
+/// The kernel of the hang report, as its user wrote it, at the sizes of
+/// the report (n = 1: one block of 1024 threads) and around it.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn the_block_scan_kernel_that_hung_an_h100_finishes_and_scans() {
+    let _watch = watch("the GPU test `the_block_scan_kernel...`", TEST_LIMIT);
+    let s = suite();
+    for n in [1usize, 2, 31, 1000, 1023, 1024, 1025, 5000] {
+        let input: Vec<u32> = (0..n as u32).map(|i| i * 7 + 1).collect();
+        let d_in = s.gpu.upload(&input).unwrap();
+        let mut inc = s.gpu.zeros::<u32>(n).unwrap();
+        let mut exc = s.gpu.zeros::<u32>(n).unwrap();
+        let (inclusive, exclusive) = watched(format!("block_scans, n {n}"), LAUNCH_LIMIT, || {
+            s.coop
+                .launch(
+                    kernels::user_shapes::block_scans,
+                    LaunchConfig::new(n.div_ceil(1024) as u32, 1024),
+                    (&d_in, &mut inc, &mut exc),
+                )
+                .unwrap();
+            (s.gpu.download(&inc).unwrap(), s.gpu.download(&exc).unwrap())
+        });
+        coop_tests::user_shapes::check_block_scans(&input, &inclusive, &exclusive);
+    }
 }

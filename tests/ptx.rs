@@ -228,25 +228,34 @@ fn reductions_lower_to_redux_or_a_butterfly_of_log2_n_shuffles() {
             "sm_{sm}"
         );
         // A block of f32: three butterfly steps in every warp (4 partial
-        // results a warp), a barrier (CUDA's `bar.sync`), warp 0 folding
+        // results a warp), a barrier (`barrier.sync`, non-aligned), warp 0 folding
         // the partials (one `ld.shared.v4` a lane) and combining its lanes
         // in five steps, and a barrier before every thread reads the total.
         let block = ops("lower_block_reduce_f32");
         let barriers: Vec<usize> = (0..block.len())
-            .filter(|&i| block[i] == "bar.sync")
+            .filter(|&i| block[i] == "barrier.sync")
             .collect();
         assert_eq!(barriers.len(), 2, "sm_{sm}: {block:?}");
         assert_eq!(block[..barriers[0]], bfly(3), "sm_{sm}");
-        assert_eq!(block[barriers[0] + 1..barriers[1]], bfly(5), "sm_{sm}");
+        // Warp 0's test, `w == 0`, as a vote that ptxas knows is uniform.
+        let vote_then_bfly: Vec<String> = std::iter::once("vote.sync.all.pred".to_string())
+            .chain(bfly(5))
+            .collect();
+        assert_eq!(
+            block[barriers[0] + 1..barriers[1]],
+            vote_then_bfly,
+            "sm_{sm}"
+        );
         assert_eq!(barriers[1], block.len() - 1, "sm_{sm}");
         // 32-bit integer sums: one redux.sync per stage.
         assert_eq!(
             ops("lower_block_reduce_i32"),
             [
                 "redux.sync.add.s32",
-                "bar.sync",
+                "barrier.sync",
+                "vote.sync.all.pred",
                 "redux.sync.add.s32",
-                "bar.sync"
+                "barrier.sync"
             ],
             "sm_{sm}"
         );
@@ -270,21 +279,48 @@ fn a_generic_warp_reduction_costs_what_the_hand_written_loop_costs() {
     }
 }
 
-/// `ThreadBlock::sync` is CUDA's `bar.sync` (`barrier.sync.aligned`), which
-/// requires every thread of a warp to execute the same barrier instruction.
-/// rustc's MIR jump threading would copy the barrier of
-/// `lane_tests_around_a_barrier` into both arms of `if lane == 0` (it did,
-/// and the block hung on an H200); coop's PTX builder turns that pass off,
-/// and this test checks that the kernel keeps its one barrier.
+/// No PTX the workspace builds holds an instruction whose correctness
+/// depends on convergence the compiler does not promise to keep (an
+/// aligned barrier, an `.aligned` warp instruction, a pre-Volta shuffle or
+/// vote): coop's PTX builder refuses such PTX, and this test re-checks
+/// every module, naming each offending kernel and instruction.
 #[test]
-fn a_barrier_between_two_lane_tests_stays_one_instruction() {
+fn no_ptx_holds_a_convergence_dependent_instruction() {
+    let mut kernels = 0;
+    let mut found = Vec::new();
+    for (name, sm, text) in all_ptx() {
+        kernels += text.matches(".entry ").count();
+        for f in coop_host::convergence::check(text) {
+            found.push(format!("{name} (sm_{sm}): {f}: {}", f.reason()));
+        }
+    }
+    assert!(kernels > 100, "only {kernels} kernels checked");
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// The user-shaped kernels keep their block barriers non-aligned even where
+/// the compiler copied a barrier into two paths: each path holds
+/// `barrier.sync`, none `bar.sync`.
+#[test]
+fn user_shaped_kernels_use_only_non_aligned_block_barriers() {
     use coop_tests::TEST_KERNELS_PTX;
     for sm in [80, 90] {
         let ptx = TEST_KERNELS_PTX.get(sm).unwrap();
-        assert_eq!(
-            collective_opcodes(ptx, "lane_tests_around_a_barrier"),
-            ["bar.sync"],
-            "sm_{sm}"
+        for (kernel, ..) in coop_tests::user_shapes::kernels() {
+            let ops = collective_opcodes(ptx, kernel);
+            let barriers = ops.iter().filter(|o| o.starts_with("bar")).count();
+            assert!(barriers >= 1, "sm_{sm} {kernel}: no barrier in {ops:?}");
+            assert!(
+                ops.iter()
+                    .filter(|o| o.starts_with("bar"))
+                    .all(|o| o == "barrier.sync"),
+                "sm_{sm} {kernel}: {ops:?}"
+            );
+        }
+        let scans = collective_opcodes(ptx, "block_scans");
+        assert!(
+            scans.iter().filter(|o| *o == "barrier.sync").count() >= 4,
+            "sm_{sm} block_scans: {scans:?}"
         );
     }
 }

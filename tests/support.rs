@@ -7,6 +7,10 @@ pub mod device_reduce_cases;
 pub mod differential;
 #[path = "reductions.rs"]
 pub mod reductions;
+#[path = "user_shapes.rs"]
+pub mod user_shapes;
+#[path = "watchdog.rs"]
+pub mod watchdog;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -23,7 +27,11 @@ pub const REFERENCE_CU: &str = include_str!("reference/collectives.cu");
 /// Every PTX the workspace builds: `(name, sm, text)`.
 pub fn all_ptx() -> Vec<(&'static str, u32, &'static str)> {
     let mut all = Vec::new();
-    for set in [&EXAMPLES_PTX, &TEST_KERNELS_PTX] {
+    for set in [
+        &EXAMPLES_PTX,
+        &TEST_KERNELS_PTX,
+        &coop_host::reduce::KERNELS_PTX,
+    ] {
         for sm in set.targets() {
             all.push((set.name(), sm, set.get(sm).expect("listed target")));
         }

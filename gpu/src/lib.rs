@@ -4,7 +4,7 @@
 //! points with [`#[kernel]`](macro@kernel). The same source is compiled twice:
 //!
 //! * for `nvptx64-nvidia-cuda` by `coop_host::PtxBuilder`, where every call on
-//!   a handle lowers to one PTX instruction (`bar.sync`, `shfl.sync`,
+//!   a handle lowers to one PTX instruction (`barrier.sync`, `shfl.sync`,
 //!   `vote.sync`, `match.sync`, ...) with the member mask of the calling tile;
 //! * for the host, where `#[kernel]` also emits a typed descriptor of the
 //!   kernel that `coop_host` launches with checked argument types.

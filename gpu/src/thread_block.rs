@@ -66,7 +66,10 @@ pub fn this_thread_block() -> ThreadBlock {
 impl ThreadBlock {
     /// Waits until every thread of the block has reached this barrier, and
     /// makes their earlier writes to shared and global memory visible to the
-    /// whole block (`bar.sync 0`, CUDA's `__syncthreads()`).
+    /// whole block (CUDA's `__syncthreads()`). It lowers to `barrier.sync 0`,
+    /// the non-aligned form, which stays correct when the compiler copies
+    /// the call into both arms of a branch that splits a warp (see the
+    /// architecture page).
     ///
     /// Every thread of the block must reach the *same* call: a barrier inside
     /// a branch that only some threads take hangs the block or corrupts it.

@@ -557,7 +557,12 @@ where
     #[inline(always)]
     #[track_caller]
     pub fn all(&self, predicate: bool) -> bool {
-        backend::vote_all(self.mask, predicate, site!())
+        self.all_at(predicate, site!())
+    }
+
+    #[inline(always)]
+    pub(crate) fn all_at(&self, predicate: bool, site: Site) -> bool {
+        backend::vote_all(self.mask, predicate, site)
     }
 
     /// Bit `i` is set when `predicate` holds in the thread of rank `i`.

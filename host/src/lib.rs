@@ -46,7 +46,7 @@ mod ptx;
 pub mod reduce;
 
 pub use args::{CpuArg, CpuArgs, HostArg, KernelArgs};
-pub use coop_build::{BuildError, PtxBuilder};
+pub use coop_build::{convergence, BuildError, PtxBuilder};
 pub use cpu::Cpu;
 pub use device::{Buffer, Device, Program};
 pub use error::Error;

@@ -158,6 +158,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         }
     }
 
+    let limit_message = format!(
+        "kernel `{name_str}`: its `Shared<[E; N]>` parameters take more than \
+         coop::shared::MAX_STATIC_SHARED_BYTES (48 KiB less the 1056 bytes kept for block \
+         collectives) of static shared memory, which ptxas refuses (and with it every kernel \
+         of the crate); take the large array as a dynamic `Shared<[E]>` and size it at launch \
+         with `LaunchConfig::with_shared_memory`"
+    );
     let mut body_fn = func.clone();
     body_fn.sig.ident = body_name.clone();
     body_fn.vis = syn::Visibility::Inherited;
@@ -165,6 +172,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 
     Ok(quote! {
         #(#shared_decls)*
+
+        const _: () = ::core::assert!(
+            0 #(+ #static_bytes)* <= ::coop::shared::MAX_STATIC_SHARED_BYTES,
+            #limit_message
+        );
 
         #[doc(hidden)]
         #[inline(always)]

@@ -16,8 +16,8 @@ core::arch::global_asm!(
 extern "C" {
     #[link_name = "llvm.nvvm.read.ptx.sreg.laneid"]
     fn sreg_laneid() -> i32;
-    #[link_name = "llvm.nvvm.barrier.cta.sync.aligned.all"]
-    fn barrier_cta_sync_aligned_all(id: u32);
+    #[link_name = "llvm.nvvm.barrier.cta.sync.all"]
+    fn barrier_cta_sync_all(id: u32);
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn bar_warp_sync(mask: u32);
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
@@ -122,25 +122,22 @@ pub(crate) fn lane_id(_site: Site) -> u32 {
     unsafe { sreg_laneid() as u32 }
 }
 
+/// `barrier.sync 0`: the block barrier, without `.aligned`.
+///
+/// The non-aligned form lets the threads of one warp arrive at different
+/// instructions for the same barrier, so it stays correct when the
+/// compiler copies the barrier into both arms of a branch that splits a
+/// warp (LLVM's tail duplication and rustc's MIR passes both do this; the
+/// guarded-load, block-scan, guarded-store kernel in `docs/architecture.md`
+/// hung an H100 with `bar.sync`, which is `barrier.sync.aligned`). What
+/// the model asks of the caller, that every thread of the block reaches a
+/// barrier, is documented on `ThreadBlock::sync` and checked by the CPU
+/// backend; the PTX builder refuses PTX holding an aligned barrier.
 #[inline(always)]
 pub(crate) fn sync_block(_site: Site) {
-    // SAFETY: `bar.sync 0` (`barrier.sync.aligned`, CUDA's
-    // `__syncthreads()`); the divergence rule is the caller's contract,
-    // documented on `ThreadBlock::sync`.
-    //
-    // `.aligned` promises that all threads of the block execute this same
-    // instruction, which is the model's rule (two barriers in the two arms
-    // of a branch are an error, and the CPU backend reports them) and lets
-    // ptxas assume a converged warp after it: no divergence checks before
-    // the next shuffles (3 to 7 % of a block reduction). The promise also
-    // binds the compiler: rustc's MIR jump threading copies a barrier into
-    // both arms of a branch that splits a warp (`if lane == 0 { .. }
-    // sync(); if lane == 0 && .. { .. }` hung a block on an H200), so
-    // coop's PTX builder turns that pass off
-    // (`-Zmir-enable-passes=-JumpThreading`); LLVM does not duplicate
-    // `convergent` calls, and `tests/ptx.rs` checks the shape above keeps
-    // one barrier.
-    unsafe { barrier_cta_sync_aligned_all(0) }
+    // SAFETY: the barrier's only precondition, that every non-exited
+    // thread of the block arrives, is the caller's contract (see above).
+    unsafe { barrier_cta_sync_all(0) }
 }
 
 #[inline(always)]

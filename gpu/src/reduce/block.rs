@@ -148,7 +148,12 @@ pub(crate) fn reduce_into_warp0<T: Shuffle, O: Operator<T>>(
         store_if(lane == 0, stride, w, partial, site);
     }
     block.sync_at(site);
-    if w == 0 {
+    // `w == 0` through `vote.sync.all`: the same value (a warp's threads
+    // share `w`), but one that ptxas knows is the same in the whole warp,
+    // so warp 0's stage needs no reconvergence point after it. After a
+    // non-aligned barrier ptxas cannot assume a converged warp, and a plain
+    // `w == 0` costs a reconvergence barrier (BSSY/BSYNC) around the stage.
+    if warp.all_at(w == 0, site) {
         // Lane `l` takes what warp `l` wrote before the barrier: its 4
         // partials, or its one result.
         let mine = if small {

@@ -79,6 +79,25 @@ pub use raw::RawShared;
 use crate::backend::{self, site, SharedBase};
 use core::marker::PhantomData;
 
+/// The most static shared memory a kernel's `Shared<[E; N]>` parameters may
+/// take together, in bytes (each array rounded up to 16): CUDA's 48 KiB
+/// limit on a kernel's static shared memory, less the
+/// [`BLOCK_COLLECTIVE_SCRATCH_BYTES`] that coop keeps for block
+/// reductions and scans. `#[kernel]` refuses a kernel over it at compile
+/// time, for the GPU and the CPU backend alike (ptxas would reject the
+/// whole module, so that no kernel of the crate could load). More shared
+/// memory, up to the device's opt-in limit (227 KiB on sm_90), is
+/// reachable through a dynamic `Shared<[E]>` sized at launch.
+///
+/// ```
+/// assert_eq!(coop::shared::MAX_STATIC_SHARED_BYTES, 48 * 1024 - 1056);
+/// ```
+pub const MAX_STATIC_SHARED_BYTES: usize = 48 * 1024 - BLOCK_COLLECTIVE_SCRATCH_BYTES;
+
+/// Bytes of static shared memory that block reductions and scans use, in
+/// every kernel that calls one.
+pub const BLOCK_COLLECTIVE_SCRATCH_BYTES: usize = backend::BLOCK_SCRATCH_BYTES;
+
 /// Where an array lives and how many elements it has.
 #[derive(Clone, Copy)]
 pub(crate) struct Region {

@@ -4,12 +4,17 @@
 //! The kernel crate is built by a nested `cargo rustc` for
 //! `nvptx64-nvidia-cuda`, in its own target directory, with the settings
 //! device code needs (`-Zbuild-std=core`, `panic = "abort"`, fat LTO, one
-//! codegen unit, `--emit=asm`, and MIR jump threading off: it can copy a
-//! `bar.sync` into both arms of a branch that splits a warp, which hangs the
-//! block). With fat LTO every crate is merged into one
+//! codegen unit, `--emit=asm`). With fat LTO every crate is merged into one
 //! module, so the single `.s` file rustc writes is the PTX of the whole
 //! kernel crate. On a stable toolchain `RUSTC_BOOTSTRAP=1` unlocks the
 //! unstable flags this needs; nightly works as is.
+//!
+//! Each PTX is then checked for instructions that are only correct when
+//! every thread of a warp executes the very same instruction (see
+//! [`convergence`]): the compiler does not promise to keep that, and such a
+//! kernel can hang the GPU while the CPU backend runs it fine.
+
+pub mod convergence;
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -38,6 +43,7 @@ pub struct PtxBuilder {
     crate_dir: PathBuf,
     targets: Vec<u32>,
     watch: Vec<PathBuf>,
+    allow_convergence_dependent: bool,
 }
 
 /// Why the PTX build failed.
@@ -94,6 +100,22 @@ pub enum BuildError {
         /// Where the PTX was expected.
         path: PathBuf,
     },
+    /// The PTX holds instructions that need every thread of a warp to
+    /// execute the same instruction (see [`convergence`]).
+    #[error(
+        "the PTX of `{package}` (sm_{sm}) holds instructions that are correct only if every \
+         thread of a warp executes that very instruction, which rustc and LLVM do not promise \
+         (they may copy code into both arms of a branch):\n{}",
+        convergence::describe(findings)
+    )]
+    ConvergenceDependent {
+        /// The kernel crate.
+        package: String,
+        /// The SM target.
+        sm: u32,
+        /// Each such instruction, with its function and line.
+        findings: Vec<convergence::Finding>,
+    },
     /// Writing the output failed.
     #[error("could not write {path}: {source}")]
     Write {
@@ -125,7 +147,18 @@ impl PtxBuilder {
             crate_dir: base.join(crate_dir),
             targets: DEFAULT_TARGETS.to_vec(),
             watch: Vec::new(),
+            allow_convergence_dependent: false,
         }
+    }
+
+    /// Accepts PTX that holds convergence-dependent instructions
+    /// ([`convergence::check`]) instead of failing the build. Only for a
+    /// kernel crate whose own inline `asm!` uses such instructions (the
+    /// `.aligned` matrix instructions, say) where control flow is uniform
+    /// across each warp; coop itself never emits them.
+    pub fn allow_convergence_dependent(mut self) -> Self {
+        self.allow_convergence_dependent = true;
+        self
     }
 
     /// Builds for exactly these SM targets (`10 * major + minor`, e.g. 80,
@@ -190,6 +223,14 @@ impl PtxBuilder {
             } else {
                 self.build_one(&package, sm, &out_dir)?
             };
+            let findings = convergence::check(&ptx);
+            if !findings.is_empty() && !self.allow_convergence_dependent {
+                return Err(BuildError::ConvergenceDependent {
+                    package: package.clone(),
+                    sm,
+                    findings,
+                });
+            }
             std::fs::write(&dest, ptx).map_err(|source| BuildError::Write {
                 path: dest.clone(),
                 source,
@@ -235,10 +276,7 @@ impl PtxBuilder {
                 "-Zcrate-attr=feature(asm_experimental_arch)",
             ])
             .env("RUSTC_BOOTSTRAP", "1")
-            .env(
-                "CARGO_ENCODED_RUSTFLAGS",
-                format!("-Ctarget-cpu=sm_{sm}\x1f-Zmir-enable-passes=-JumpThreading"),
-            )
+            .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu=sm_{sm}"))
             .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", "true")
             .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
             .env("CARGO_PROFILE_RELEASE_LTO", "fat")

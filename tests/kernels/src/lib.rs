@@ -15,6 +15,8 @@
 use coop::prelude::*;
 use coop::{MatchKey, TileSize, ValidTileSize};
 
+pub mod user_shapes;
+
 /// The 12-byte user type of the suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Shuffle)]
 #[repr(C)]
@@ -514,8 +516,8 @@ pub fn block_collectives_chain(block: ThreadBlock, input: &[u32], out: Out<u32>)
 
 /// The same lane test before and after a block barrier: the shape in which
 /// a compiler that threads jumps copies the barrier into both arms of a
-/// branch that splits a warp. `tests/ptx.rs` checks that the PTX keeps one
-/// barrier.
+/// branch that splits a warp. The GPU suite checks that it finishes (the
+/// barrier is non-aligned, so a copy is harmless).
 #[kernel]
 pub fn lane_tests_around_a_barrier(block: ThreadBlock, input: &[u32], out: Out<u32>) {
     let r = block.thread_rank();

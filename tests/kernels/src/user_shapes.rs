@@ -1,0 +1,173 @@
+//! Kernels shaped the way users write them: a guarded load, one or two
+//! block collectives, a guarded store. The guard (`i < len`) splits warps,
+//! and the compiler is free to copy everything between the two guards into
+//! both arms of the first one, barriers included (it did, and an aligned
+//! barrier hung an H100). Every block collective is here, alone and in
+//! back-to-back pairs, in three guard placements:
+//!
+//! * `*_both`: load and store guarded by `i < input.len()`;
+//! * `*_before`: only the load guarded; the output has a pair of words for
+//!   every thread of the grid;
+//! * `*_after`: only the store guarded, by `2 i < out.len()`; the input has
+//!   a word for every thread of the grid.
+//!
+//! Thread `i` (its rank in the grid) writes the two words its collective
+//! returns to `out[2 i]` and `out[2 i + 1]`. `coop_tests::user_shapes` has
+//! the host reference of each collective.
+
+use coop::prelude::*;
+use coop::shared::{ByRank, Shared};
+
+/// The largest block, and the shared array every kernel here binds.
+pub const MAX_BLOCK: usize = 1024;
+
+/// What each kernel's collective computes from the calling thread's value,
+/// `x`; the block's shared array `s` for the collectives that publish.
+#[inline(always)]
+fn collective(
+    which: Collective,
+    block: &ThreadBlock,
+    x: u32,
+    s: Shared<[u32; MAX_BLOCK]>,
+) -> [u32; 2] {
+    let t = block.thread_rank() as usize;
+    let b = block.num_threads() as usize;
+    match which {
+        Collective::Sync => {
+            block.sync();
+            [x, !x]
+        }
+        Collective::Reduce => [reduce(block, x, op::Sum), 0],
+        Collective::ReduceWide => {
+            let r = reduce(block, x as u64 * 0x1_0000_0001, op::Sum);
+            [r as u32, (r >> 32) as u32]
+        }
+        Collective::InclusiveScan => [inclusive_scan(block, x, op::Sum), 0],
+        Collective::ExclusiveScan => [exclusive_scan(block, x, op::Sum), 0],
+        Collective::Scans => [
+            inclusive_scan(block, x, op::Sum),
+            exclusive_scan(block, x, op::Sum),
+        ],
+        Collective::ReduceThenScan => {
+            let m = reduce(block, x, op::Max);
+            [m, exclusive_scan(block, x ^ m, op::Sum)]
+        }
+        Collective::Publish => {
+            let mine = s.own(ByRank::new());
+            mine.write(t, x);
+            let all = mine.publish(block);
+            [all.get((t + 1) % b), all.get(b - 1 - t)]
+        }
+        Collective::PublishTwice => {
+            let mine = s.own(ByRank::new());
+            mine.write(t, x);
+            let all = mine.publish(block);
+            let y = all.get((t + 1) % b);
+            let mine = all.own(block, ByRank::new());
+            mine.write(t, y.wrapping_mul(2).wrapping_add(1));
+            let all = mine.publish(block);
+            [y, all.get((t + 2) % b)]
+        }
+        Collective::PublishThenReduce => {
+            let mine = s.own(ByRank::new());
+            mine.write(t, x);
+            let all = mine.publish(block);
+            let y = all.get(b - 1 - t);
+            [y, reduce(block, y, op::Min)]
+        }
+    }
+}
+
+/// The block collectives the kernels exercise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collective {
+    /// `block.sync()`: `[x, !x]`.
+    Sync,
+    /// `reduce(&block, x, Sum)` of `u32` (one `redux.sync` per warp):
+    /// `[sum, 0]`.
+    Reduce,
+    /// `reduce` of the `u64` `x * (2^32 + 1)` (butterfly shuffles):
+    /// `[low word, high word]`.
+    ReduceWide,
+    /// `inclusive_scan(&block, x, Sum)`: `[scan, 0]`.
+    InclusiveScan,
+    /// `exclusive_scan(&block, x, Sum)`: `[scan, 0]`.
+    ExclusiveScan,
+    /// Both scans back to back: `[inclusive, exclusive]`.
+    Scans,
+    /// `m = reduce(Max)`, then `exclusive_scan(x ^ m, Sum)`: `[m, scan]`.
+    ReduceThenScan,
+    /// `s[t] = x`, `publish`: `[s[(t + 1) % b], s[b - 1 - t]]`.
+    Publish,
+    /// `s[t] = x`, `publish`, `y = s[(t + 1) % b]`, `own`,
+    /// `s[t] = 2 y + 1`, `publish`: `[y, s[(t + 2) % b]]`.
+    PublishTwice,
+    /// `s[t] = x`, `publish`, `y = s[b - 1 - t]`, `reduce(y, Min)`:
+    /// `[y, min]`.
+    PublishThenReduce,
+}
+
+macro_rules! user_shaped {
+    ($($which:ident: $both:ident, $before:ident, $after:ident;)*) => {$(
+        /// Guarded load and store (see the module docs).
+        #[kernel]
+        pub fn $both(block: ThreadBlock, input: &[u32], out: Out<u32>, s: Shared<[u32; MAX_BLOCK]>) {
+            let i = this_grid().thread_rank();
+            let x = if i < input.len() { input[i] } else { 0 };
+            let r = collective(Collective::$which, &block, x, s);
+            if i < input.len() {
+                out.write(2 * i, r[0]);
+                out.write(2 * i + 1, r[1]);
+            }
+        }
+
+        /// Guarded load only (see the module docs).
+        #[kernel]
+        pub fn $before(block: ThreadBlock, input: &[u32], out: Out<u32>, s: Shared<[u32; MAX_BLOCK]>) {
+            let i = this_grid().thread_rank();
+            let x = if i < input.len() { input[i] } else { 0 };
+            let r = collective(Collective::$which, &block, x, s);
+            out.write(2 * i, r[0]);
+            out.write(2 * i + 1, r[1]);
+        }
+
+        /// Guarded store only (see the module docs).
+        #[kernel]
+        pub fn $after(block: ThreadBlock, input: &[u32], out: Out<u32>, s: Shared<[u32; MAX_BLOCK]>) {
+            let i = this_grid().thread_rank();
+            let r = collective(Collective::$which, &block, input[i], s);
+            if 2 * i < out.len() {
+                out.write(2 * i, r[0]);
+                out.write(2 * i + 1, r[1]);
+            }
+        }
+    )*};
+}
+
+user_shaped! {
+    Sync: shape_sync_both, shape_sync_before, shape_sync_after;
+    Reduce: shape_reduce_both, shape_reduce_before, shape_reduce_after;
+    ReduceWide: shape_reduce_wide_both, shape_reduce_wide_before, shape_reduce_wide_after;
+    InclusiveScan: shape_inclusive_scan_both, shape_inclusive_scan_before, shape_inclusive_scan_after;
+    ExclusiveScan: shape_exclusive_scan_both, shape_exclusive_scan_before, shape_exclusive_scan_after;
+    Scans: shape_scans_both, shape_scans_before, shape_scans_after;
+    ReduceThenScan: shape_reduce_then_scan_both, shape_reduce_then_scan_before, shape_reduce_then_scan_after;
+    Publish: shape_publish_both, shape_publish_before, shape_publish_after;
+    PublishTwice: shape_publish_twice_both, shape_publish_twice_before, shape_publish_twice_after;
+    PublishThenReduce: shape_publish_then_reduce_both, shape_publish_then_reduce_before, shape_publish_then_reduce_after;
+}
+
+/// The kernel that hung an H100, as its user wrote it: a per-block
+/// inclusive and exclusive scan of `u32`, with a guarded load and a
+/// guarded store.
+#[kernel]
+pub fn block_scans(block: ThreadBlock, input: &[u32], inclusive: Out<u32>, exclusive: Out<u32>) {
+    let i = this_grid().thread_rank();
+    let x = if i < input.len() { input[i] } else { 0 };
+    let inc = inclusive_scan(&block, x, op::Sum);
+    let exc = exclusive_scan(&block, x, op::Sum);
+    if i < input.len() {
+        inclusive.write(i, inc);
+        exclusive.write(i, exc);
+    }
+}
