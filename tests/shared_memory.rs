@@ -3,7 +3,7 @@
 //! `file:line`s, and a corrected kernel that passes), the bank-conflict
 //! counter against known answers, ownership errors, and launch limits.
 
-use coop::emulator::{AccessKind, EmulationError, Violation};
+use coop::cpu::{AccessKind, EmulationError, Violation};
 use coop::prelude::*;
 use coop::shared::{ByRank, ColumnMajor, RowMajor, Shared};
 use coop_host::{Cpu, Error, LaunchConfig, LaunchProblem, Report};

@@ -33,7 +33,7 @@ pub const KERNELS: [&str; 5] = [
 
 /// Transactions per request of the store and the load sites of a launch.
 fn store_load(report: &Report) -> (f64, f64) {
-    use coop::emulator::AccessKind;
+    use coop::cpu::AccessKind;
     let of = |kind: AccessKind| {
         report
             .shared

@@ -1,3 +1,5 @@
+//! `Dim3`: the three-dimensional extents and indices of a launch.
+
 /// A three-dimensional extent or index, as CUDA's `dim3`/`uint3`.
 ///
 /// Block and grid shapes, thread and block indices all use it. Unused
@@ -43,6 +45,20 @@ impl Dim3 {
     /// ```
     pub const fn linearize(self, index: Dim3) -> u64 {
         index.x as u64 + self.x as u64 * (index.y as u64 + self.y as u64 * index.z as u64)
+    }
+
+    /// [`linearize`](Self::linearize) in 32 bits, for a thread's rank in a
+    /// block (at most 1024 threads, so it cannot overflow; 32-bit
+    /// arithmetic is what the GPU does cheaply).
+    #[inline(always)]
+    pub(crate) const fn linearize_u32(self, index: Dim3) -> u32 {
+        index.x + self.x * (index.y + self.y * index.z)
+    }
+
+    /// [`volume`](Self::volume) in 32 bits, for a block's thread count.
+    #[inline(always)]
+    pub(crate) const fn volume_u32(self) -> u32 {
+        self.x * self.y * self.z
     }
 }
 

@@ -1,4 +1,6 @@
-use crate::backend::{self, site};
+//! The grid: every thread of a launch, for indexing (`Grid`, `this_grid`).
+
+use crate::backend::{site, Registers, Target};
 use crate::Dim3;
 
 /// All threads of a launch, for indexing (CUDA's `grid_group`, without
@@ -53,6 +55,7 @@ pub struct Grid {
 /// # Ok::<(), coop_host::Error>(())
 /// ```
 #[inline(always)]
+#[doc(alias = "cg::this_grid")]
 pub fn this_grid() -> Grid {
     Grid { _private: () }
 }
@@ -78,10 +81,10 @@ impl Grid {
     #[inline(always)]
     #[track_caller]
     pub fn thread_rank(&self) -> usize {
-        let t = backend::thread_index(site!());
-        let bd = backend::block_dim(site!());
-        let in_block = (t.x + bd.x * (t.y + bd.y * t.z)) as usize;
-        self.block_rank() * (bd.x * bd.y * bd.z) as usize + in_block
+        let t = Target::thread_index(site!());
+        let bd = Target::block_dim(site!());
+        let in_block = bd.linearize_u32(t) as usize;
+        self.block_rank() * bd.volume_u32() as usize + in_block
     }
 
     /// Threads in the launch: blocks times threads per block.
@@ -102,9 +105,10 @@ impl Grid {
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "size")]
     pub fn num_threads(&self) -> usize {
-        let bd = backend::block_dim(site!());
-        self.num_blocks() * (bd.x * bd.y * bd.z) as usize
+        let bd = Target::block_dim(site!());
+        self.num_blocks() * bd.volume_u32() as usize
     }
 
     /// The calling thread's block, linearised with `x` fastest.
@@ -126,9 +130,9 @@ impl Grid {
     #[inline(always)]
     #[track_caller]
     pub fn block_rank(&self) -> usize {
-        let b = backend::block_index(site!());
-        let g = backend::grid_dim(site!());
-        b.x as usize + g.x as usize * (b.y as usize + g.y as usize * b.z as usize)
+        let b = Target::block_index(site!());
+        let g = Target::grid_dim(site!());
+        g.linearize(b) as usize
     }
 
     /// Blocks in the launch.
@@ -150,8 +154,8 @@ impl Grid {
     #[inline(always)]
     #[track_caller]
     pub fn num_blocks(&self) -> usize {
-        let g = backend::grid_dim(site!());
-        g.x as usize * g.y as usize * g.z as usize
+        let g = Target::grid_dim(site!());
+        g.volume() as usize
     }
 
     /// The calling thread's block index (CUDA's `blockIdx`).
@@ -172,8 +176,9 @@ impl Grid {
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "blockIdx")]
     pub fn block_index(&self) -> Dim3 {
-        backend::block_index(site!())
+        Target::block_index(site!())
     }
 
     /// The grid's shape in blocks (CUDA's `gridDim`).
@@ -195,8 +200,9 @@ impl Grid {
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "gridDim")]
     pub fn dim_blocks(&self) -> Dim3 {
-        backend::grid_dim(site!())
+        Target::grid_dim(site!())
     }
 
     /// The shape of every block (CUDA's `blockDim`).
@@ -218,6 +224,6 @@ impl Grid {
     #[inline(always)]
     #[track_caller]
     pub fn dim_threads(&self) -> Dim3 {
-        backend::block_dim(site!())
+        Target::block_dim(site!())
     }
 }

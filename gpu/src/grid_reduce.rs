@@ -374,15 +374,17 @@ fn strided<T: Vectorized, O: Operator<T>>(input: &[T], op: O, block: &ThreadBloc
     // Four independent accumulators keep four loads in flight per thread.
     let (mut a0, mut a1, mut a2, mut a3) =
         (op.identity(), op.identity(), op.identity(), op.identity());
-    // SAFETY (each call): `i = base + t` with `base + tile <= len` and
-    // `t < bt`, so `i + 3 * bt < len`.
-    let four = |i: usize| unsafe {
-        (
-            *body.get_unchecked(i),
-            *body.get_unchecked(i + bt),
-            *body.get_unchecked(i + 2 * bt),
-            *body.get_unchecked(i + 3 * bt),
-        )
+    let four = |i: usize| {
+        // SAFETY: each call passes `i = base + t` with `base + tile <= len`
+        // and `t < bt`, so `i + 3 * bt < len`.
+        unsafe {
+            (
+                *body.get_unchecked(i),
+                *body.get_unchecked(i + bt),
+                *body.get_unchecked(i + 2 * bt),
+                *body.get_unchecked(i + 3 * bt),
+            )
+        }
     };
     if base + tile <= len {
         // Software-pipelined: the next tile's loads are issued before this

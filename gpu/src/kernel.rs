@@ -208,6 +208,8 @@ pub unsafe trait KernelParam: Sized {
     unsafe fn from_abi(word0: Self::Word0, word1: Self::Word1) -> Self;
 }
 
+// SAFETY: `Slice<T>` pushes a device pointer and an element count, which
+// `from_abi` reads back as the same two words.
 unsafe impl<T: Copy> KernelParam for &[T] {
     type Word0 = *const T;
     type Word1 = usize;
@@ -223,6 +225,8 @@ unsafe impl<T: Copy> KernelParam for &[T] {
     }
 }
 
+// SAFETY: `OutSlice<T>` pushes a device pointer and an element count,
+// which `from_abi` reads back as the same two words.
 unsafe impl<T: Copy> KernelParam for Out<'_, T> {
     type Word0 = *mut T;
     type Word1 = usize;
@@ -239,6 +243,7 @@ unsafe impl<T: Copy> KernelParam for Out<'_, T> {
 
 macro_rules! value_params {
     ($($t:ty),*) => {$(
+        // SAFETY: `Value<T>` pushes the number itself and no second word.
         unsafe impl KernelParam for $t {
             type Word0 = $t;
             type Word1 = NoWord;

@@ -41,19 +41,33 @@
     allow(internal_features)
 )]
 #![warn(missing_docs)]
+#![deny(
+    unsafe_op_in_unsafe_fn,
+    clippy::undocumented_unsafe_blocks,
+    clippy::missing_safety_doc
+)]
 
 mod backend;
-mod dim;
 #[cfg(not(target_arch = "nvptx64"))]
-pub mod emulator;
+pub mod cpu;
+mod dim;
+/// The CPU backend under its former name.
+#[cfg(not(target_arch = "nvptx64"))]
+#[deprecated(since = "0.1.0", note = "the CPU backend is `coop::cpu`")]
+pub mod emulator {
+    pub use crate::cpu::*;
+}
 mod grid;
 pub mod grid_reduce;
+mod group;
 pub mod kernel;
 mod matching;
 pub mod matrix;
 pub mod memory;
 pub mod op;
 pub mod prelude;
+#[cfg(target_arch = "nvptx64")]
+mod ptx;
 mod reduce;
 pub mod shared;
 mod shuffle;
@@ -102,6 +116,7 @@ pub use coop_macros::kernel;
 pub use coop_macros::Shuffle;
 pub use dim::Dim3;
 pub use grid::{this_grid, Grid};
+pub use group::{SyncGroup, ThreadGroup};
 pub use kernel::{Kernel, KernelParam, Out};
 pub use matching::MatchKey;
 pub use reduce::{exclusive_scan, inclusive_scan, reduce, Group};
@@ -134,6 +149,9 @@ pub mod guide {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::backend::Redux;
+    pub use crate::backend::{
+        coop_bind_static_shared, coop_declare_static_shared, static_shared_array,
+    };
     pub use crate::shuffle::words_of;
     pub use core;
 }

@@ -1,4 +1,7 @@
-use crate::backend::{self, Site};
+//! `MatchKey`: the values `match_any` and `match_all` compare across a
+//! tile, bit for bit, as one or two 32-bit words.
+
+use crate::backend::{Site, Target, WarpCollectives};
 
 /// A value that `match_any` and `match_all` can compare across a tile:
 /// integers and floats of 8 to 64 bits, `bool` and `char`, compared bit for
@@ -45,12 +48,12 @@ macro_rules! match_key {
             #[inline(always)]
             fn match_any(self, mask: u32, site: Site) -> u32 {
                 let $v = self;
-                backend::$any(mask, $to as $bits, site)
+                Target::$any(mask, $to as $bits, site)
             }
             #[inline(always)]
             fn match_all(self, mask: u32, site: Site) -> (u32, bool) {
                 let $v = self;
-                backend::$all(mask, $to as $bits, site)
+                Target::$all(mask, $to as $bits, site)
             }
         }
     )*};

@@ -39,22 +39,26 @@
 //! there; shared-memory ordering between threads of a block comes from
 //! barriers, which the race detector checks.
 
-use crate::backend::{self, site, FenceScope};
+use crate::backend::{site, FenceScope, Fences, Target};
 
 /// Orders the calling thread's writes as seen by the threads of its block
 /// (`membar.cta`; CUDA's `__threadfence_block`). See the [module](self).
 #[inline(always)]
 #[track_caller]
+#[doc(alias = "__threadfence_block")]
+#[doc(alias = "membar.cta")]
 pub fn fence_block() {
-    backend::fence(FenceScope::Block, site!())
+    Target::fence(FenceScope::Block, site!())
 }
 
 /// Orders the calling thread's writes as seen by every thread of the
 /// device (`membar.gl`; CUDA's `__threadfence`). See the [module](self).
 #[inline(always)]
 #[track_caller]
+#[doc(alias = "__threadfence")]
+#[doc(alias = "membar.gl")]
 pub fn fence_device() {
-    backend::fence(FenceScope::Device, site!())
+    Target::fence(FenceScope::Device, site!())
 }
 
 /// Orders the calling thread's writes as seen by the device, the host and
@@ -62,6 +66,8 @@ pub fn fence_device() {
 /// [module](self).
 #[inline(always)]
 #[track_caller]
+#[doc(alias = "__threadfence_system")]
+#[doc(alias = "membar.sys")]
 pub fn fence_system() {
-    backend::fence(FenceScope::System, site!())
+    Target::fence(FenceScope::System, site!())
 }

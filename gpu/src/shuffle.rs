@@ -1,3 +1,5 @@
+//! `Shuffle`: the values that move between lanes, as 32-bit words.
+
 /// A value that a shuffle can move between the lanes of a tile.
 ///
 /// Shuffles move 32-bit words, so a `Shuffle` type is plain data of at most
@@ -68,6 +70,8 @@ pub unsafe trait Shuffle: Copy {
 
 macro_rules! shuffle_via_u32 {
     ($($t:ty),*) => {$(
+        // SAFETY: an integer of at most 32 bits goes through one word and
+        // back losslessly (the conversions are truncations of the same bits).
         unsafe impl Shuffle for $t {
             const WORDS: usize = 1;
             #[inline(always)]
@@ -81,6 +85,7 @@ shuffle_via_u32!(u8, i8, u16, i16, u32, i32);
 
 macro_rules! shuffle_via_u64 {
     ($($t:ty),*) => {$(
+        // SAFETY: a 64-bit integer is exactly its two words, low then high.
         unsafe impl Shuffle for $t {
             const WORDS: usize = 2;
             #[inline(always)]
@@ -97,6 +102,7 @@ shuffle_via_u64!(u64, i64, usize, isize);
 
 macro_rules! shuffle_via_u128 {
     ($($t:ty),*) => {$(
+        // SAFETY: a 128-bit integer is exactly its four words, low first.
         unsafe impl Shuffle for $t {
             const WORDS: usize = 4;
             #[inline(always)]
@@ -115,6 +121,7 @@ macro_rules! shuffle_via_u128 {
 }
 shuffle_via_u128!(u128, i128);
 
+// SAFETY: a float moves as its bits; every bit pattern is an `f32`.
 unsafe impl Shuffle for f32 {
     const WORDS: usize = 1;
     #[inline(always)]
@@ -123,6 +130,7 @@ unsafe impl Shuffle for f32 {
     }
 }
 
+// SAFETY: as for `f32`, through `u64`'s two words.
 unsafe impl Shuffle for f64 {
     const WORDS: usize = 2;
     #[inline(always)]
@@ -131,6 +139,8 @@ unsafe impl Shuffle for f64 {
     }
 }
 
+// SAFETY: one word; any non-zero word rebuilds `true`, so no invalid
+// `bool` can be made.
 unsafe impl Shuffle for bool {
     const WORDS: usize = 1;
     #[inline(always)]
@@ -139,6 +149,8 @@ unsafe impl Shuffle for bool {
     }
 }
 
+// SAFETY: one word; a word that is not a `char` becomes U+FFFD instead
+// of an invalid `char`.
 unsafe impl Shuffle for char {
     const WORDS: usize = 1;
     #[inline(always)]
@@ -150,6 +162,8 @@ unsafe impl Shuffle for char {
 
 macro_rules! shuffle_arrays {
     ($t:ty: $($n:literal),*) => {$(
+        // SAFETY: an array is its elements' words in order, each element
+        // rebuilt by its own (sound) `Shuffle` impl.
         unsafe impl Shuffle for [$t; $n] {
             const WORDS: usize = $n * <$t as Shuffle>::WORDS;
             #[inline(always)]

@@ -1,4 +1,8 @@
-use crate::backend::{self, site};
+//! The block: `ThreadBlock`, its ranks and its barrier, the tiles carved
+//! from it, and the `WarpOnly` methods that exist only to explain why a
+//! block cannot shuffle.
+
+use crate::backend::{site, Barriers, Registers, Target};
 use crate::tile::{TileSize, TiledPartition, ValidTileSize};
 use crate::Dim3;
 
@@ -59,6 +63,7 @@ pub struct ThreadBlock {
 /// # Ok::<(), coop_host::Error>(())
 /// ```
 #[inline(always)]
+#[doc(alias = "cg::this_thread_block")]
 pub fn this_thread_block() -> ThreadBlock {
     ThreadBlock { _private: () }
 }
@@ -99,13 +104,15 @@ impl ThreadBlock {
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__syncthreads")]
+    #[doc(alias = "barrier.sync")]
     pub fn sync(&self) {
         self.sync_at(site!())
     }
 
     #[inline(always)]
     pub(crate) fn sync_at(&self, site: crate::backend::Site) {
-        backend::sync_block(site)
+        Target::sync_block(site)
     }
 
     /// The calling thread's rank in the block, `0..num_threads()`, with `x`
@@ -129,9 +136,9 @@ impl ThreadBlock {
     #[inline(always)]
     #[track_caller]
     pub fn thread_rank(&self) -> u32 {
-        let t = backend::thread_index(site!());
-        let d = backend::block_dim(site!());
-        t.x + d.x * (t.y + d.y * t.z)
+        let t = Target::thread_index(site!());
+        let d = Target::block_dim(site!());
+        d.linearize_u32(t)
     }
 
     /// Threads in the block: the product of the block's three dimensions.
@@ -152,9 +159,10 @@ impl ThreadBlock {
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "size")]
     pub fn num_threads(&self) -> u32 {
-        let d = backend::block_dim(site!());
-        d.x * d.y * d.z
+        let d = Target::block_dim(site!());
+        d.volume_u32()
     }
 
     /// The block's index in the grid (CUDA's `blockIdx`).
@@ -178,8 +186,9 @@ impl ThreadBlock {
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "blockIdx")]
     pub fn group_index(&self) -> Dim3 {
-        backend::block_index(site!())
+        Target::block_index(site!())
     }
 
     /// The calling thread's index in the block (CUDA's `threadIdx`).
@@ -201,8 +210,9 @@ impl ThreadBlock {
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "threadIdx")]
     pub fn thread_index(&self) -> Dim3 {
-        backend::thread_index(site!())
+        Target::thread_index(site!())
     }
 
     /// The block's shape (CUDA's `blockDim`).
@@ -228,8 +238,9 @@ impl ThreadBlock {
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "blockDim")]
     pub fn dim_threads(&self) -> Dim3 {
-        backend::block_dim(site!())
+        Target::block_dim(site!())
     }
 
     /// Splits the block into tiles of `N` consecutive threads by rank.
@@ -263,6 +274,7 @@ impl ThreadBlock {
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "cg::tiled_partition")]
     pub fn tiled_partition<const N: u32>(&self) -> TiledPartition<N>
     where
         TileSize<N>: ValidTileSize,
@@ -278,10 +290,9 @@ impl ThreadBlock {
     where
         TileSize<N>: ValidTileSize,
     {
-        let t = backend::thread_index(site);
-        let d = backend::block_dim(site);
-        let rank = t.x + d.x * (t.y + d.y * t.z);
-        TiledPartition::from_parent(rank, d.x * d.y * d.z, site)
+        let t = Target::thread_index(site);
+        let d = Target::block_dim(site);
+        TiledPartition::from_parent(d.linearize_u32(t), d.volume_u32(), site)
     }
 }
 
@@ -322,6 +333,9 @@ pub mod warp_only {
     pub struct MatchAll<T>(core::marker::PhantomData<T>);
 }
 
+/// These methods exist only to fail: each needs `WarpOnly`, which nothing
+/// implements, so calling one on a block is a compile error that states the
+/// rule (see [`WarpOnly`]) instead of "no method named `shfl`".
 #[doc(hidden)]
 impl ThreadBlock {
     pub fn shfl<T>(&self, _value: T, _src_rank: u32) -> T

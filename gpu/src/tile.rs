@@ -1,4 +1,8 @@
-use crate::backend::{self, site, Site};
+//! Tiles: `TiledPartition<N>`, a group of `N` consecutive threads of a warp
+//! (N a power of two up to 32), and its warp collectives, each one PTX
+//! instruction with the tile's member mask; the tile-size rules as traits.
+
+use crate::backend::{site, Barriers, Registers, Site, Target, WarpCollectives};
 use crate::matching::MatchKey;
 use crate::shuffle::Shuffle;
 
@@ -171,8 +175,8 @@ where
     /// the parent's size.
     #[inline(always)]
     pub(crate) fn from_parent(parent_rank: u32, parent_size: u32, site: Site) -> Self {
-        backend::tile_created(N, parent_size, site);
-        let base_lane = backend::lane_id(site) & !(N - 1);
+        Target::tile_created(N, parent_size, site);
+        let base_lane = Target::lane_id(site) & !(N - 1);
         TiledPartition {
             mask: Self::BASE_MASK << base_lane,
             base_lane,
@@ -215,8 +219,10 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__syncwarp")]
+    #[doc(alias = "bar.warp.sync")]
     pub fn sync(&self) {
-        backend::sync_warp(self.mask, site!())
+        Target::sync_warp(self.mask, site!())
     }
 
     /// The calling thread's rank in the tile, `0..N`.
@@ -244,7 +250,7 @@ where
 
     #[inline(always)]
     pub(crate) fn thread_rank_at(&self, site: Site) -> u32 {
-        backend::lane_id(site) & (N - 1)
+        Target::lane_id(site) & (N - 1)
     }
 
     /// Threads in the tile: `N`.
@@ -266,6 +272,7 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "size")]
     pub fn num_threads(&self) -> u32 {
         N
     }
@@ -346,6 +353,7 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "cg::tiled_partition")]
     pub fn tiled_partition<const M: u32>(&self) -> TiledPartition<M>
     where
         TileSize<M>: ValidTileSize + SubTileOf<TileSize<N>>,
@@ -374,6 +382,8 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__shfl_sync")]
+    #[doc(alias = "shfl.sync.idx")]
     pub fn shfl<T: Shuffle>(&self, value: T, src_rank: u32) -> T {
         self.shfl_at(value, src_rank, site!())
     }
@@ -381,7 +391,7 @@ where
     #[inline(always)]
     pub(crate) fn shfl_at<T: Shuffle>(&self, value: T, src: u32, site: Site) -> T {
         let mask = self.mask;
-        value.map_words(|w| backend::shfl_idx(mask, w, src, Self::CLAMP_HIGH, site))
+        value.map_words(|w| Target::shfl_idx(mask, w, src, Self::CLAMP_HIGH, site))
     }
 
     /// The value held by the thread `delta` ranks below; threads with rank
@@ -416,6 +426,8 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__shfl_up_sync")]
+    #[doc(alias = "shfl.sync.up")]
     pub fn shfl_up<T: Shuffle>(&self, value: T, delta: u32) -> T {
         self.shfl_up_at(value, delta, site!())
     }
@@ -423,7 +435,7 @@ where
     #[inline(always)]
     pub(crate) fn shfl_up_at<T: Shuffle>(&self, value: T, delta: u32, site: Site) -> T {
         let mask = self.mask;
-        value.map_words(|w| backend::shfl_up(mask, w, delta, Self::CLAMP_LOW, site))
+        value.map_words(|w| Target::shfl_up(mask, w, delta, Self::CLAMP_LOW, site))
     }
 
     /// The value held by the thread `delta` ranks above; threads with rank
@@ -450,9 +462,11 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__shfl_down_sync")]
+    #[doc(alias = "shfl.sync.down")]
     pub fn shfl_down<T: Shuffle>(&self, value: T, delta: u32) -> T {
         let (mask, site) = (self.mask, site!());
-        value.map_words(|w| backend::shfl_down(mask, w, delta, Self::CLAMP_HIGH, site))
+        value.map_words(|w| Target::shfl_down(mask, w, delta, Self::CLAMP_HIGH, site))
     }
 
     /// The value held by the thread of rank `thread_rank() ^ (lane_mask %
@@ -489,6 +503,8 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__shfl_xor_sync")]
+    #[doc(alias = "shfl.sync.bfly")]
     pub fn shfl_xor<T: Shuffle>(&self, value: T, lane_mask: u32) -> T {
         self.shfl_xor_at(value, lane_mask, site!())
     }
@@ -498,11 +514,11 @@ where
         let mask = self.mask;
         if N == 32 {
             return value
-                .map_words(|w| backend::shfl_bfly(mask, w, lane_mask, Self::CLAMP_HIGH, site));
+                .map_words(|w| Target::shfl_bfly(mask, w, lane_mask, Self::CLAMP_HIGH, site));
         }
         let in_tile = lane_mask & (N - 1);
         let shuffled =
-            value.map_words(|w| backend::shfl_bfly(mask, w, in_tile, Self::CLAMP_HIGH, site));
+            value.map_words(|w| Target::shfl_bfly(mask, w, in_tile, Self::CLAMP_HIGH, site));
         if lane_mask & 31 < N {
             shuffled
         } else {
@@ -531,8 +547,10 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__any_sync")]
+    #[doc(alias = "vote.sync.any")]
     pub fn any(&self, predicate: bool) -> bool {
-        backend::vote_any(self.mask, predicate, site!())
+        Target::vote_any(self.mask, predicate, site!())
     }
 
     /// Whether `predicate` holds in every thread of the tile.
@@ -556,13 +574,15 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__all_sync")]
+    #[doc(alias = "vote.sync.all")]
     pub fn all(&self, predicate: bool) -> bool {
         self.all_at(predicate, site!())
     }
 
     #[inline(always)]
     pub(crate) fn all_at(&self, predicate: bool, site: Site) -> bool {
-        backend::vote_all(self.mask, predicate, site)
+        Target::vote_all(self.mask, predicate, site)
     }
 
     /// Bit `i` is set when `predicate` holds in the thread of rank `i`.
@@ -587,8 +607,10 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__ballot_sync")]
+    #[doc(alias = "vote.sync.ballot")]
     pub fn ballot(&self, predicate: bool) -> u32 {
-        (backend::vote_ballot(self.mask, predicate, site!()) & self.mask) >> self.base_lane
+        (Target::vote_ballot(self.mask, predicate, site!()) & self.mask) >> self.base_lane
     }
 
     /// Bit `i` is set when the thread of rank `i` holds the same `value` as
@@ -613,6 +635,8 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__match_any_sync")]
+    #[doc(alias = "match.any.sync")]
     pub fn match_any<T: MatchKey>(&self, value: T) -> u32 {
         (value.match_any(self.mask, site!()) & self.mask) >> self.base_lane
     }
@@ -639,6 +663,8 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__match_all_sync")]
+    #[doc(alias = "match.all.sync")]
     pub fn match_all<T: MatchKey>(&self, value: T) -> Option<u32> {
         let (lanes, all_equal) = value.match_all(self.mask, site!());
         if all_equal {

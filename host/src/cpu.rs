@@ -2,7 +2,7 @@ use crate::args::CpuArgs;
 use crate::gpu::DeviceLimits;
 use crate::launch::{KernelLimits, LaunchConfig};
 use crate::{Dim3, Error};
-use coop::emulator::{Emulator, Report};
+use coop::cpu::{Emulator, Report};
 use coop::kernel::params::ParamList;
 use coop::Kernel;
 

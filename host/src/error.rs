@@ -95,9 +95,9 @@ pub enum Error {
     },
 
     /// The CPU backend stopped the kernel at a broken rule (see
-    /// [`Violation`](coop::emulator::Violation)).
+    /// [`Violation`](coop::cpu::Violation)).
     #[error("{0}")]
-    Emulation(#[from] coop::emulator::EmulationError),
+    Emulation(#[from] coop::cpu::EmulationError),
 
     /// An argument lives on the other device than the launch.
     #[error(

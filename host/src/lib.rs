@@ -56,7 +56,7 @@ pub use module::Module;
 pub use ptx::PtxSet;
 
 pub use coop;
-pub use coop::emulator::{EmulationError, Report, Violation};
+pub use coop::cpu::{EmulationError, Report, Violation};
 pub use coop::Dim3;
 /// The CUDA driver bindings coop-host is built on, for buffers, streams and
 /// events.

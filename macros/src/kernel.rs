@@ -1,3 +1,8 @@
+//! `#[kernel]`: checks a kernel's signature and expands it to a PTX entry
+//! point (on nvptx64) and a typed host descriptor (elsewhere), both calling
+//! the user's body; static shared arrays through the target's
+//! `coop_declare_static_shared!` and `coop_bind_static_shared!`.
+
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -103,34 +108,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     host_args.push(quote! { unsafe { #bind::__bind_dynamic(#param) } });
                 } else {
                     let symbol = format!("coop_shared_{name_str}_{param}");
-                    let decl = format!(".shared .align {{align}} .b8 {symbol}[{{bytes}}];");
-                    let mov = format!("mov.u32 {{0}}, {symbol};");
                     let key = format!("{name_str}.{param}");
                     shared_decls.push(quote_spanned! {span=>
-                        #[cfg(target_arch = "nvptx64")]
-                        ::coop::__private::core::arch::global_asm!(
-                            #decl,
-                            align = const <#array as ::coop::shared::SharedArray>::ALIGN,
-                            bytes = const <#array as ::coop::shared::SharedArray>::BYTES,
-                        );
+                        ::coop::__private::coop_declare_static_shared!(#symbol, #array);
                     });
-                    call_args.push(quote! {{
-                        let window: u32;
-                        // SAFETY: reads the address of the array declared above.
-                        unsafe {
-                            ::coop::__private::core::arch::asm!(
-                                #mov,
-                                out(reg32) window,
-                                options(pure, nomem, nostack)
-                            );
-                        }
-                        // SAFETY: `window` is this kernel's own array, bound once per thread.
-                        unsafe { #bind::__bind_static(window) }
-                    }});
-                    host_args.push(quote! {
-                        // SAFETY: bound once per thread, inside a CPU launch.
-                        unsafe { #bind::__bind_static(#key, #param) }
-                    });
+                    let bind = quote_spanned! {span=>
+                        ::coop::__private::coop_bind_static_shared!(#symbol, #key, #param, #array)
+                    };
+                    call_args.push(bind.clone());
+                    host_args.push(bind);
                     static_bytes.push(quote_spanned! {span=>
                         <#array as ::coop::shared::SharedArray>::BYTES.next_multiple_of(16)
                     });

@@ -1,5 +1,6 @@
 //! Procedural macros of coop. Use them through the `coop` crate:
 //! `coop::kernel`, `coop::Shuffle`.
+#![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;
 

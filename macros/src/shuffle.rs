@@ -1,3 +1,6 @@
+//! `#[derive(Shuffle)]`: a struct of `Shuffle` fields without padding,
+//! moved as its fields' words.
+
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;

@@ -1,3 +1,6 @@
+//! `tile_sizes!`: generates the tile-size rules (`ValidTileSize`,
+//! `SubTileOf`) as trait impls for the sizes the hardware allows.
+
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::Parser;

@@ -12,7 +12,7 @@
 //! barrier of each call keeps the next block collective from overwriting
 //! slots that slower warps are still reading.
 
-use crate::backend::{self, Site};
+use crate::backend::{Scratch, Site, Target};
 use crate::op::Operator;
 use crate::{Shuffle, ThreadBlock};
 
@@ -29,11 +29,10 @@ const SMALL_SLOTS: u32 = 32 * PER_WARP;
 /// Byte offset of the total: past the partials of either layout.
 const TOTAL: u32 = 1024;
 
-/// Bytes of scratch that block reductions and scans need: partials, then a
-/// total of up to 32 bytes.
-pub(crate) const SCRATCH_BYTES: usize = TOTAL as usize + 32;
-
+// The partials of either layout fit below the total, and the total's 32
+// bytes fit in the backend's scratch.
 const _: () = assert!(SMALL_SLOTS * 2 * 4 <= TOTAL && 32 * 8 * 4 <= TOTAL);
+const _: () = assert!(TOTAL as usize + 32 <= crate::backend::BLOCK_SCRATCH_BYTES);
 
 /// Stores `value` in slot `i` (words `stride` apart) with `st.shared`, one
 /// 32-bit word at a time, in the threads where `pred` holds (predicated
@@ -42,7 +41,7 @@ const _: () = assert!(SMALL_SLOTS * 2 * 4 <= TOTAL && 32 * 8 * 4 <= TOTAL);
 fn store_if<T: Shuffle>(pred: bool, stride: u32, i: u32, value: T, site: Site) {
     let mut offset = i * 4;
     value.map_words(|w| {
-        backend::scratch_store_if(pred, offset, w, site);
+        Target::scratch_store_if(pred, offset, w, site);
         offset += stride * 4;
         w
     });
@@ -55,7 +54,7 @@ fn load<T: Shuffle>(stride: u32, i: u32, like: T, site: Site) -> T {
     let mut offset = i * 4;
     // The words were stored by `store_if` from a `T`: the `Shuffle` contract.
     like.map_words(|_| {
-        let w = backend::scratch_load(offset, site);
+        let w = Target::scratch_load(offset, site);
         offset += stride * 4;
         w
     })
@@ -69,7 +68,7 @@ fn load4<T: Shuffle>(stride: u32, i: u32, like: T, site: Site) -> [T; 4] {
     let mut words = [[0u32; 4]; 8];
     let mut n = 0;
     like.map_words(|w| {
-        words[n] = backend::scratch_load4(offset, site);
+        words[n] = Target::scratch_load4(offset, site);
         offset += stride * 4;
         n += 1;
         w
@@ -84,22 +83,33 @@ fn load4<T: Shuffle>(stride: u32, i: u32, like: T, site: Site) -> [T; 4] {
     })
 }
 
-/// Two stages with a barrier after each. Where the operator and type have a
-/// `redux.sync` (32-bit integers), one instruction reduces each warp and
-/// one more, in warp 0, the warps' results. Otherwise, for values of one or
-/// two words, each warp combines runs of 8 lanes (three butterfly steps,
-/// neighbours first, so each run's result is its lanes in rank order) and
-/// the first lane of each run stores the result: 4 per warp, up to 128 in
-/// all. After a barrier, lane `l` of warp 0 loads partials `4l..4l + 4`
-/// (one 16-byte load per word), folds them, and warp 0 combines its lanes
-/// in five steps; lane 0 stores the total. After a second barrier every
-/// thread reads it. Larger values reduce whole warps first, so that their
-/// partial results fit the scratch.
+/// Two stages with a barrier after each, in one of three variants chosen
+/// at compile time from the type and operator:
 ///
-/// In a kernel that does little else, a block reduction's time follows its
-/// instruction count, and most of a block's instructions are the first
-/// stage's shuffles, executed by every warp: stopping that stage after
-/// three steps of five costs warp 0 one load and three combines.
+/// - **redux** (32-bit integer sum, min, max, and, or, xor): one
+///   `redux.sync` reduces each warp; lane 0 stores the warp's result; after
+///   the barrier every lane of warp 0 loads one warp's result (lanes past
+///   the last warp select the identity) and one more `redux.sync` combines
+///   them.
+/// - **runs** (other values of one or two words): each warp combines runs
+///   of 8 lanes (three butterfly steps, neighbours first, so each run's
+///   result is its lanes in rank order) and the first lane of each run
+///   stores it: 4 per warp, up to 128 in all. After the barrier lane `l` of
+///   warp 0 loads partials `4l..4l + 4` (one 16-byte load per word), folds
+///   them, and warp 0 combines its lanes in five steps.
+/// - **warps** (larger values): each warp reduces fully (five steps) so
+///   that its one result fits the scratch; warp 0 combines them as above.
+///
+/// In all three, lane 0 stores the total and, after a second barrier,
+/// every thread reads it. Warp 0's test goes through `vote.sync.all` so
+/// that ptxas treats it as warp-uniform after the non-aligned barrier.
+///
+/// Performance: in a kernel that does little else, a block reduction's
+/// time follows its instruction count, and most instructions are the first
+/// stage's, executed by every warp; the runs variant stops that stage after
+/// three steps of five at the cost of one load and three combines in warp
+/// 0. Chapter 7 of the guide has the figures against CUB's `BlockReduce`
+/// and the variants measured and dropped.
 #[inline(always)]
 pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
@@ -165,10 +175,10 @@ pub(crate) fn reduce_into_warp0<T: Shuffle, O: Operator<T>>(
             }
         } else {
             // Every lane loads (slots 0..32 exist) and lanes past the last
-            // warp take the identity instead: a select, where a branch
-            // around the load split warp 0 just before its `redux.sync` or
-            // butterfly (i32 sums 1 to 5 % faster on an H200; for the
-            // small-value path above, the branch measured 1 to 2 % faster).
+            // warp take the identity instead: a select, not a branch around
+            // the load that would split warp 0 just before its `redux.sync`
+            // or butterfly (the runs variant above keeps its branch; both
+            // choices are measured in chapter 7 of the guide).
             let v = load(stride, lane, value, site);
             if lane < warps {
                 v

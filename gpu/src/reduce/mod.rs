@@ -15,7 +15,6 @@
 
 mod block;
 pub(crate) use block::reduce_into_warp0;
-pub(crate) use block::SCRATCH_BYTES;
 mod tile;
 
 use crate::backend::Site;
@@ -28,7 +27,7 @@ use crate::{Shuffle, ThreadBlock, TileSize, TiledPartition, ValidTileSize};
     message = "`{Self}` is not a group that coop can reduce or scan over",
     note = "reduce and scan over a `TiledPartition<N>` (from `block.tiled_partition::<N>()`) or over the whole `ThreadBlock`"
 )]
-pub trait Group: sealed::Sealed {
+pub trait Group: sealed::Sealed + crate::SyncGroup {
     #[doc(hidden)]
     fn reduce_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T;
     #[doc(hidden)]
@@ -100,6 +99,10 @@ impl Group for ThreadBlock {
 /// ```
 #[inline(always)]
 #[track_caller]
+#[doc(alias = "cg::reduce")]
+#[doc(alias = "redux.sync")]
+#[doc(alias = "BlockReduce")]
+#[doc(alias = "WarpReduce")]
 pub fn reduce<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) -> T {
     group.reduce_in(value, op, core::panic::Location::caller())
 }
@@ -122,6 +125,9 @@ pub fn reduce<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) 
 /// ```
 #[inline(always)]
 #[track_caller]
+#[doc(alias = "cg::inclusive_scan")]
+#[doc(alias = "BlockScan")]
+#[doc(alias = "WarpScan")]
 pub fn inclusive_scan<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) -> T {
     group.inclusive_scan_in(value, op, core::panic::Location::caller())
 }
@@ -148,6 +154,9 @@ pub fn inclusive_scan<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T,
 /// ```
 #[inline(always)]
 #[track_caller]
+#[doc(alias = "cg::exclusive_scan")]
+#[doc(alias = "BlockScan")]
+#[doc(alias = "WarpScan")]
 pub fn exclusive_scan<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) -> T {
     group.exclusive_scan_in(value, op, core::panic::Location::caller())
 }

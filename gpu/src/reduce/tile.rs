@@ -1,6 +1,6 @@
 //! Reductions and scans within one tile: register exchanges only.
 
-use crate::backend::{self, Site};
+use crate::backend::{Site, Target, WarpCollectives};
 use crate::op::Operator;
 use crate::{Shuffle, TileSize, TiledPartition, ValidTileSize};
 
@@ -20,7 +20,7 @@ where
         if let Some(redux) = op.redux() {
             // Only 32-bit integers have a `redux`: one word.
             let mask = tile.lane_mask();
-            return value.map_words(|w| backend::redux(redux, mask, w, site));
+            return value.map_words(|w| Target::redux(redux, mask, w, site));
         }
     }
     let mut v = value;

@@ -76,7 +76,7 @@ pub use ownership::{ByRank, ColumnMajor, Ownership, RowMajor};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;
 
-use crate::backend::{self, site, SharedBase};
+use crate::backend::{site, ElemShape, SharedBase, SharedMemory, Target};
 use core::marker::PhantomData;
 
 /// The most static shared memory a kernel's `Shared<[E; N]>` parameters may
@@ -96,7 +96,7 @@ pub const MAX_STATIC_SHARED_BYTES: usize = 48 * 1024 - BLOCK_COLLECTIVE_SCRATCH_
 
 /// Bytes of static shared memory that block reductions and scans use, in
 /// every kernel that calls one.
-pub const BLOCK_COLLECTIVE_SCRATCH_BYTES: usize = backend::BLOCK_SCRATCH_BYTES;
+pub const BLOCK_COLLECTIVE_SCRATCH_BYTES: usize = crate::backend::BLOCK_SCRATCH_BYTES;
 
 /// Where an array lives and how many elements it has.
 #[derive(Clone, Copy)]
@@ -136,39 +136,17 @@ pub struct Shared<A: SharedArray + ?Sized> {
 }
 
 impl<A: SharedArray + ?Sized> Shared<A> {
-    /// Binds the array declared by `#[kernel]` at shared-window address
-    /// `window`.
-    #[doc(hidden)]
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub unsafe fn __bind_static(window: u32) -> Self {
-        Self::bound(
-            SharedBase::from_window(window),
-            A::BYTES / core::mem::size_of::<A::Elem>(),
-        )
-    }
-
-    /// Binds the block's copy of the array `key` (named `name` in
-    /// diagnostics) of the running CPU launch.
-    #[doc(hidden)]
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[track_caller]
-    pub unsafe fn __bind_static(key: &'static str, name: &'static str) -> Self {
-        let base = backend::static_shared(key, name, A::BYTES, A::ALIGN, Self::shape(), site!());
-        Self::bound(base, A::BYTES / core::mem::size_of::<A::Elem>())
-    }
-
     /// Binds the launch's dynamic shared memory.
     #[doc(hidden)]
     #[inline(always)]
     #[track_caller]
     pub unsafe fn __bind_dynamic(name: &'static str) -> Self {
-        let (base, bytes) = backend::dynamic_shared(name, Self::shape(), site!());
+        let (base, bytes) = Target::dynamic_shared(name, Self::shape(), site!());
         Self::bound(base, bytes as usize / core::mem::size_of::<A::Elem>())
     }
 
     #[inline(always)]
-    fn bound(base: SharedBase, len: usize) -> Self {
+    pub(crate) fn bound(base: SharedBase, len: usize) -> Self {
         Shared {
             region: Region { base, len },
             _array: PhantomData,
@@ -177,8 +155,8 @@ impl<A: SharedArray + ?Sized> Shared<A> {
 
     /// Element size and row length, for the CPU backend's diagnostics.
     #[inline(always)]
-    fn shape() -> backend::ElemShape {
-        backend::ElemShape {
+    pub(crate) fn shape() -> ElemShape {
+        ElemShape {
             size: core::mem::size_of::<A::Elem>() as u32,
             cols: A::COLS as u32,
         }

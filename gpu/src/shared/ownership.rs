@@ -80,7 +80,7 @@ fn rem(a: usize, n: usize) -> usize {
 }
 
 fn rank(t: Dim3, d: Dim3) -> i64 {
-    (t.x + d.x * (t.y + d.y * t.z)) as i64
+    d.linearize_u32(t) as i64
 }
 
 impl<A: SharedArray<Index = usize> + ?Sized> Ownership<A> for ByRank {

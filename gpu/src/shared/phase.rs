@@ -5,7 +5,7 @@
 //! still be writing it.
 
 use super::{Ownership, RawShared, Region, SharedArray};
-use crate::backend::{self, site, Site};
+use crate::backend::{site, Faults, Registers, SharedMemory, Site, Target};
 use crate::{Dim3, ThreadBlock};
 use core::marker::PhantomData;
 
@@ -105,32 +105,6 @@ pub struct Published<A: SharedArray + ?Sized> {
     _array: PhantomData<*const A>,
 }
 
-/// On the GPU a failed check traps at once: the message would be dropped
-/// anyway, and a call to a formatting function costs the kernel registers
-/// and a stack frame even when it is never taken.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub(super) fn out_of_bounds<I>(_index: I, _len: usize, _cols: usize, _site: Site) -> ! {
-    backend::trap()
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-#[cold]
-#[inline(never)]
-pub(super) fn out_of_bounds<I: core::fmt::Debug>(
-    index: I,
-    len: usize,
-    cols: usize,
-    site: Site,
-) -> ! {
-    match len.checked_div(cols) {
-        None => panic!("coop: index {index:?} is outside a shared array of {len} elements (at {site})"),
-        Some(rows) => panic!(
-            "coop: index {index:?} is outside a shared array of {rows} rows of {cols} elements (at {site})"
-        ),
-    }
-}
-
 #[inline(always)]
 pub(super) fn element<A: SharedArray + ?Sized>(
     region: &Region,
@@ -139,31 +113,8 @@ pub(super) fn element<A: SharedArray + ?Sized>(
 ) -> u32 {
     match A::flat(index, region.len) {
         Some(i) => i,
-        None => out_of_bounds(index, region.len, A::COLS, site),
+        None => Target::shared_index_out_of_bounds(index, region.len, A::COLS, site),
     }
-}
-
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-fn not_owned<I>(_index: I, _thread: Dim3, _owner: impl FnOnce() -> Dim3, _site: Site) -> ! {
-    backend::trap()
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-#[cold]
-#[inline(never)]
-fn not_owned<I: core::fmt::Debug>(
-    index: I,
-    thread: Dim3,
-    owner: impl FnOnce() -> Dim3,
-    site: Site,
-) -> ! {
-    let owner = owner();
-    panic!(
-        "coop: thread {thread:?} writes element {index:?} of a shared array at {site}, but \
-         element {index:?} belongs to thread {owner:?} under this phase's ownership map: a \
-         thread writes only its own elements until the array is published"
-    )
 }
 
 /// What an [`Owned`] phase lacks: the barrier that lets a thread read
@@ -192,8 +143,8 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
         Owned {
             region,
             map,
-            thread: backend::thread_index(site),
-            dims: backend::block_dim(site),
+            thread: Target::thread_index(site),
+            dims: Target::block_dim(site),
             _array: PhantomData,
         }
     }
@@ -202,7 +153,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     fn owned_element(&self, index: A::Index, site: Site) -> u32 {
         let i = element::<A>(&self.region, index, site);
         if !self.map.owns(index, self.thread, self.dims) {
-            not_owned(
+            Target::shared_element_not_owned(
                 index,
                 self.thread,
                 || self.map.owner(index, self.dims),
@@ -274,7 +225,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     pub fn write(&self, index: A::Index, value: A::Elem) {
         let site = site!();
         let i = self.owned_element(index, site);
-        backend::shared_store(self.region.base, i, value, site);
+        Target::shared_store(self.region.base, i, value, site);
     }
 
     /// Reads element `index`, which the calling thread must own: its own
@@ -306,7 +257,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     pub fn read(&self, index: A::Index) -> A::Elem {
         let site = site!();
         let i = self.owned_element(index, site);
-        backend::shared_load(self.region.base, i, site)
+        Target::shared_load(self.region.base, i, site)
     }
 
     /// Writes the calling thread's `n`-th element
@@ -343,7 +294,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
         let site = site!();
         let index = self.map.nth(n, self.thread, self.dims);
         let i = element::<A>(&self.region, index, site);
-        backend::shared_store(self.region.base, i, value, site);
+        Target::shared_store(self.region.base, i, value, site);
     }
 
     /// Reads the calling thread's `n`-th element; see
@@ -354,7 +305,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
         let site = site!();
         let index = self.map.nth(n, self.thread, self.dims);
         let i = element::<A>(&self.region, index, site);
-        backend::shared_load(self.region.base, i, site)
+        Target::shared_load(self.region.base, i, site)
     }
 
     /// Writes the calling thread's first element ([`mine`](Self::mine)).
@@ -382,7 +333,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     pub fn set(&self, value: A::Elem) {
         let site = site!();
         let i = self.owned_element(self.mine(), site);
-        backend::shared_store(self.region.base, i, value, site);
+        Target::shared_store(self.region.base, i, value, site);
     }
 
     /// Not available: reading any element needs the barrier of
@@ -416,6 +367,8 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     /// See [`Owned`] for an example.
     #[inline(always)]
     #[track_caller]
+    #[doc(alias = "__syncthreads")]
+    #[doc(alias = "barrier.sync")]
     pub fn publish(self, block: &ThreadBlock) -> Published<A> {
         block.sync_at(site!());
         Published {
@@ -440,7 +393,7 @@ impl<A: SharedArray + ?Sized> Published<A> {
     pub fn get(&self, index: A::Index) -> A::Elem {
         let site = site!();
         let i = element::<A>(&self.region, index, site);
-        backend::shared_load(self.region.base, i, site)
+        Target::shared_load(self.region.base, i, site)
     }
 
     /// Elements in the array.

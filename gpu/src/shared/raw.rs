@@ -2,7 +2,7 @@
 
 use super::phase::element;
 use super::{Region, SharedArray};
-use crate::backend::{self, site};
+use crate::backend::{site, SharedMemory, Target};
 use core::marker::PhantomData;
 
 /// A shared array without phase checks: any thread may read or write any
@@ -90,7 +90,7 @@ impl<A: SharedArray + ?Sized> RawShared<A> {
     pub unsafe fn read(&self, index: A::Index) -> A::Elem {
         let site = site!();
         let i = element::<A>(&self.region, index, site);
-        backend::shared_load(self.region.base, i, site)
+        Target::shared_load(self.region.base, i, site)
     }
 
     /// Writes `value` to element `index` (panics outside the array).
@@ -104,7 +104,7 @@ impl<A: SharedArray + ?Sized> RawShared<A> {
     pub unsafe fn write(&self, index: A::Index, value: A::Elem) {
         let site = site!();
         let i = element::<A>(&self.region, index, site);
-        backend::shared_store(self.region.base, i, value, site);
+        Target::shared_store(self.region.base, i, value, site);
     }
 
     /// Elements in the array.

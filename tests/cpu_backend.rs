@@ -2,13 +2,13 @@
 //! kind, the threads involved and the `file:line` of the calls, and the
 //! corrected kernel passes. Runs without a GPU.
 
-use coop::emulator::{Arrival, EmulationError, Emulator, Violation};
+use coop::cpu::{Arrival, EmulationError, Emulator, Violation};
 use coop::prelude::*;
 use coop_host::{Cpu, Dim3, Error, LaunchConfig};
 
 /// The line of this file holding `marker` (in a comment next to a call).
 fn line_of(marker: &str) -> u32 {
-    let source = include_str!("emulator.rs");
+    let source = include_str!("cpu_backend.rs");
     let needle = format!("// {marker}\n");
     let (before, _) = source
         .split_once(&needle)
@@ -16,10 +16,10 @@ fn line_of(marker: &str) -> u32 {
     before.lines().count() as u32
 }
 
-fn at(site: Option<coop::emulator::Site>, marker: &str) {
+fn at(site: Option<coop::cpu::Site>, marker: &str) {
     let site = site.expect("a call site");
     assert!(
-        site.file().ends_with("emulator.rs"),
+        site.file().ends_with("cpu_backend.rs"),
         "site in {}",
         site.file()
     );
@@ -85,7 +85,7 @@ fn a_barrier_some_threads_returned_before_is_reported() {
         "{msg}"
     );
     assert!(
-        msg.contains("threads 0-15 at `ThreadBlock::sync` (tests/emulator.rs:"),
+        msg.contains("threads 0-15 at `ThreadBlock::sync` (tests/cpu_backend.rs:"),
         "{msg}"
     );
     assert!(
@@ -240,7 +240,7 @@ fn a_shuffle_reached_by_part_of_its_tile_is_reported() {
         ]
     );
     let msg = e.to_string();
-    assert!(msg.contains("`shfl` at tests/emulator.rs:"), "{msg}");
+    assert!(msg.contains("`shfl` at tests/cpu_backend.rs:"), "{msg}");
     assert!(msg.contains("names threads 0-31 of its tile"), "{msg}");
 
     Cpu::new()
@@ -255,8 +255,8 @@ fn a_shuffle_reached_by_part_of_its_tile_is_reported() {
     assert_eq!(out[20], 20);
 }
 
-fn coop_threads(r: std::ops::Range<u32>) -> coop::emulator::Threads {
-    coop::emulator::Threads::from_ranks(r)
+fn coop_threads(r: std::ops::Range<u32>) -> coop::cpu::Threads {
+    coop::cpu::Threads::from_ranks(r)
 }
 
 #[test]

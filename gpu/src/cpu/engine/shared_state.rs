@@ -2,9 +2,10 @@
 //! race detector that checks every access, and the bank model that counts
 //! how many shared-memory transactions each warp-wide access needs.
 
-use super::super::ElemShape;
-use super::Site;
-use crate::emulator::{AccessKind, SharedAccess, SharedSite, Violation};
+use crate::backend::ElemShape;
+use crate::backend::Site;
+use crate::cpu::diagnostics::Violation;
+use crate::cpu::report::{AccessKind, SharedAccess, SharedSite};
 use std::collections::HashMap;
 
 /// Where the CPU backend keeps an array: its memory and its index in the

@@ -1,8 +1,9 @@
 //! The emulated thread being run, and what it asks of its scheduler.
 
-use super::shared::BlockShared;
-use super::{Redux, Site};
-use crate::emulator::{AccessKind, Violation};
+use super::shared_state::BlockShared;
+use crate::backend::{Redux, Site};
+use crate::cpu::diagnostics::Violation;
+use crate::cpu::report::AccessKind;
 use crate::Dim3;
 use core::cell::Cell;
 use core::cell::RefCell;

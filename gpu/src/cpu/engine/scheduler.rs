@@ -6,9 +6,9 @@
 
 use super::lane::{self, LaneCtx, LaneInfo, Op, Request, VoteKind};
 use super::semantics::{lanes_where, shfl_source};
-use super::shared::{BlockShared, SiteTotals};
-use super::Site;
-use crate::emulator::{Arrival, Threads, Violation};
+use super::shared_state::{BlockShared, SiteTotals};
+use crate::backend::Site;
+use crate::cpu::diagnostics::{Arrival, Threads, Violation};
 use crate::Dim3;
 use core::cell::{Cell, RefCell};
 use corosensei::stack::DefaultStack;

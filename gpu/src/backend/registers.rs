@@ -1,0 +1,25 @@
+//! Where a thread is: the special registers of the launch geometry.
+
+use super::Site;
+use crate::Dim3;
+
+/// The launch geometry as the calling thread sees it. Reading it has no
+/// precondition inside a kernel; on the CPU backend, outside a launch, it
+/// is a usage error that names the call.
+pub(crate) trait Registers {
+    /// The thread's index in its block.
+    /// PTX: `mov.u32 %r, %tid.{x,y,z}`. CPU: the emulated thread's index.
+    fn thread_index(site: Site) -> Dim3;
+    /// The block's extent in threads.
+    /// PTX: `%ntid.{x,y,z}`. CPU: the launch's block shape.
+    fn block_dim(site: Site) -> Dim3;
+    /// The block's index in the grid.
+    /// PTX: `%ctaid.{x,y,z}`. CPU: the block being run.
+    fn block_index(site: Site) -> Dim3;
+    /// The grid's extent in blocks.
+    /// PTX: `%nctaid.{x,y,z}`. CPU: the launch's grid shape.
+    fn grid_dim(site: Site) -> Dim3;
+    /// The thread's lane in its warp.
+    /// PTX: `%laneid`. CPU: the thread's rank in the block modulo 32.
+    fn lane_id(site: Site) -> u32;
+}

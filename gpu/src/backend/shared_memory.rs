@@ -1,0 +1,41 @@
+//! Shared arrays: binding a kernel's arrays, and moving elements in and out
+//! of them.
+
+use super::Site;
+use crate::shared::SharedElem;
+
+/// A shared array's element size and row length (0 for 1-D), which the CPU
+/// backend names elements by.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(target_arch = "nvptx64", allow(dead_code))]
+pub(crate) struct ElemShape {
+    pub size: u32,
+    pub cols: u32,
+}
+
+/// Shared memory of the block.
+///
+/// Static arrays are declared and bound by macros the target defines
+/// (`coop_declare_static_shared!`, `coop_bind_static_shared!`), because
+/// PTX declares them as module-level symbols that only a macro at the
+/// kernel's definition can name; `#[kernel]` expands to both.
+pub(crate) trait SharedMemory {
+    /// Where an array lives: a shared-window address on the GPU, a block's
+    /// region on the CPU backend.
+    type Base: Copy;
+    /// The launch's dynamic shared memory and its size in bytes.
+    /// PTX: `mov.u32 %r, coop_dynamic_shared` and `%dynamic_smem_size`.
+    /// CPU: the block's dynamic region, sized by the launch.
+    fn dynamic_shared(name: &'static str, shape: ElemShape, site: Site) -> (Self::Base, u32);
+    /// Element `index` of the array at `base`.
+    /// PTX: one `ld.shared` of the element's width (8 to 128 bits) when its
+    /// alignment allows, else 32-bit words or bytes.
+    /// Precondition: `index` is inside the array (the handles check it).
+    /// CPU: the load, after the race detector and the bank model have seen
+    /// the access.
+    fn shared_load<E: SharedElem>(base: Self::Base, index: u32, site: Site) -> E;
+    /// Stores `value` to element `index` of the array at `base`, in the
+    /// widths of [`shared_load`](Self::shared_load). Precondition and CPU
+    /// checks as for the load.
+    fn shared_store<E: SharedElem>(base: Self::Base, index: u32, value: E, site: Site);
+}

@@ -1,0 +1,26 @@
+//! Barriers as collectives the scheduler completes, and the whole-tile
+//! check.
+
+use super::super::engine::lane::{self, Op, Request};
+use super::super::Cpu;
+use crate::backend::{Barriers, Site};
+
+impl Barriers for Cpu {
+    fn sync_block(site: Site) {
+        lane::collective(Op::BlockSync, site);
+    }
+
+    fn sync_warp(mask: u32, site: Site) {
+        lane::collective(Op::WarpSync { mask }, site);
+    }
+
+    fn tile_created(size: u32, parent_size: u32, site: Site) {
+        if !parent_size.is_multiple_of(size) {
+            lane::abort(Request::PartialTile {
+                size,
+                parent_size,
+                site,
+            });
+        }
+    }
+}

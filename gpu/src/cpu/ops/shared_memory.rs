@@ -1,0 +1,78 @@
+//! Shared arrays on the CPU: each block's copy of every array, bound by
+//! name, and loads and stores that the race detector and the bank model see
+//! first.
+
+use super::super::engine::lane;
+use super::super::engine::shared_state::SharedBase;
+use super::super::report::AccessKind;
+use super::super::Cpu;
+use crate::backend::{ElemShape, SharedMemory, Site};
+use crate::shared::{Shared, SharedArray, SharedElem};
+
+/// Nothing to declare on the CPU: each block allocates its arrays when its
+/// threads first bind them (`#[kernel]` expands to this macro).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __coop_declare_static_shared_cpu {
+    ($symbol:literal, $array:ty) => {};
+}
+
+/// The running block's copy of the static array `$key` (named `$name` in
+/// diagnostics), an expression `#[kernel]` expands to once per thread.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __coop_bind_static_shared_cpu {
+    ($symbol:literal, $key:literal, $name:literal, $array:ty) => {
+        // SAFETY: bound once per thread, inside a CPU launch.
+        unsafe { ::coop::__private::static_shared_array::<$array>($key, $name) }
+    };
+}
+
+/// The running block's copy of the static array `key`.
+///
+/// # Safety
+///
+/// Called once per thread for each of its kernel's arrays, inside a CPU
+/// launch, with the key and type `#[kernel]` gives that array.
+#[doc(hidden)]
+#[track_caller]
+pub unsafe fn static_shared_array<A: SharedArray>(
+    key: &'static str,
+    name: &'static str,
+) -> Shared<A> {
+    let site = crate::backend::site!();
+    lane::step(site, |_| ());
+    let base = lane::block_shared(|s| {
+        s.bind(
+            key,
+            name,
+            Some(A::BYTES as u32),
+            A::ALIGN as u32,
+            Shared::<A>::shape(),
+        )
+    });
+    Shared::bound(base, A::BYTES / core::mem::size_of::<A::Elem>())
+}
+
+impl SharedMemory for Cpu {
+    type Base = SharedBase;
+
+    fn dynamic_shared(name: &'static str, shape: ElemShape, site: Site) -> (SharedBase, u32) {
+        let bytes = lane::step(site, |l| l.dynamic_shared);
+        let base = lane::block_shared(|s| s.bind("coop:dynamic", name, None, 16, shape));
+        (base, bytes)
+    }
+
+    fn shared_load<E: SharedElem>(base: SharedBase, index: u32, site: Site) -> E {
+        lane::shared_access(base.region, index, AccessKind::Read, site);
+        // SAFETY: the phase handles bounds-check `index`; the region is
+        // 16-byte aligned and holds whole elements.
+        unsafe { (base.ptr as *const E).add(index as usize).read() }
+    }
+
+    fn shared_store<E: SharedElem>(base: SharedBase, index: u32, value: E, site: Site) {
+        lane::shared_access(base.region, index, AccessKind::Write, site);
+        // SAFETY: as for `shared_load`.
+        unsafe { (base.ptr as *mut E).add(index as usize).write(value) }
+    }
+}

@@ -1,0 +1,135 @@
+//! What every group of threads shares: [`ThreadGroup`] (its size and each
+//! thread's rank in it) and [`SyncGroup`] (a barrier for its threads).
+//!
+//! The groups, from the largest:
+//!
+//! ```text
+//!  Grid                  every thread of the launch      ThreadGroup
+//!   └─ ThreadBlock       the threads of one block        ThreadGroup + SyncGroup  (barrier.sync)
+//!       └─ TiledPartition<N>  N threads of one warp      ThreadGroup + SyncGroup  (bar.warp.sync)
+//!                             (N = 1, 2, 4, 8, 16, 32)   + warp collectives
+//! ```
+//!
+//! Every handle is a zero-sized token or a few registers; the methods cost
+//! the special-register reads or the one instruction they name. The grid
+//! has no `sync`: waiting for every block needs a cooperative launch.
+//! Reductions and scans run over any [`Group`](crate::Group) (a tile or a
+//! block).
+//!
+//! ```
+//! use coop::prelude::*;
+//! use coop::{SyncGroup, ThreadGroup};
+//!
+//! /// The same code for a tile and a block: every thread writes its rank
+//! /// in `group` after the group's barrier.
+//! fn ranks<G: SyncGroup>(group: &G) -> u32 {
+//!     group.sync();
+//!     group.thread_rank() as u32
+//! }
+//!
+//! #[kernel]
+//! pub fn both(block: ThreadBlock, out: Out<u32>) {
+//!     let r = block.thread_rank() as usize;
+//!     let tile = block.tiled_partition::<8>();
+//!     out.write(2 * r, ranks(&block));
+//!     out.write(2 * r + 1, ranks(&tile));
+//! }
+//!
+//! let mut out = vec![0u32; 64];
+//! coop_host::Cpu::new().launch(both, coop_host::LaunchConfig::new(1, 32), (&mut out,))?;
+//! assert_eq!(&out[18..20], &[9, 1]); // thread 9: rank 9 in the block, 1 in its tile of 8
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+
+use crate::{Grid, ThreadBlock, TileSize, TiledPartition, ValidTileSize};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for crate::Grid {}
+    impl Sealed for crate::ThreadBlock {}
+    impl<const N: u32> Sealed for crate::TiledPartition<N> where crate::TileSize<N>: crate::ValidTileSize
+    {}
+}
+
+/// A group of threads: its size, and the calling thread's rank in it
+/// (CUDA's `thread_group::size()` and `thread_rank()`).
+///
+/// Ranks and sizes are `u64` here, for every group; the handles' own
+/// methods give them as `u32` for a block or tile and `usize` for the grid.
+pub trait ThreadGroup: sealed::Sealed {
+    /// Threads in the group.
+    #[doc(alias = "size")]
+    fn num_threads(&self) -> u64;
+    /// The calling thread's rank in the group, from 0.
+    fn thread_rank(&self) -> u64;
+}
+
+/// A group whose threads can wait for each other (CUDA's
+/// `thread_group::sync()`).
+pub trait SyncGroup: ThreadGroup {
+    /// Every thread of the group waits until all have arrived; writes made
+    /// before become visible to the group. Every thread of the group must
+    /// reach the same call (see each handle's `sync`).
+    fn sync(&self);
+}
+
+impl ThreadGroup for Grid {
+    #[inline(always)]
+    #[track_caller]
+    fn num_threads(&self) -> u64 {
+        Grid::num_threads(self) as u64
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn thread_rank(&self) -> u64 {
+        Grid::thread_rank(self) as u64
+    }
+}
+
+impl ThreadGroup for ThreadBlock {
+    #[inline(always)]
+    #[track_caller]
+    fn num_threads(&self) -> u64 {
+        ThreadBlock::num_threads(self) as u64
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn thread_rank(&self) -> u64 {
+        ThreadBlock::thread_rank(self) as u64
+    }
+}
+
+impl SyncGroup for ThreadBlock {
+    #[inline(always)]
+    #[track_caller]
+    fn sync(&self) {
+        ThreadBlock::sync(self)
+    }
+}
+
+impl<const N: u32> ThreadGroup for TiledPartition<N>
+where
+    TileSize<N>: ValidTileSize,
+{
+    #[inline(always)]
+    #[track_caller]
+    fn num_threads(&self) -> u64 {
+        TiledPartition::num_threads(self) as u64
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn thread_rank(&self) -> u64 {
+        TiledPartition::thread_rank(self) as u64
+    }
+}
+
+impl<const N: u32> SyncGroup for TiledPartition<N>
+where
+    TileSize<N>: ValidTileSize,
+{
+    #[inline(always)]
+    #[track_caller]
+    fn sync(&self) {
+        TiledPartition::sync(self)
+    }
+}

@@ -1,0 +1,28 @@
+//! `membar.cta`, `membar.gl`, `membar.sys`.
+
+use super::Ptx;
+use crate::backend::{FenceScope, Fences, Site};
+
+#[allow(improper_ctypes)]
+extern "C" {
+    #[link_name = "llvm.nvvm.membar.cta"]
+    fn membar_cta();
+    #[link_name = "llvm.nvvm.membar.gl"]
+    fn membar_gl();
+    #[link_name = "llvm.nvvm.membar.sys"]
+    fn membar_sys();
+}
+
+impl Fences for Ptx {
+    #[inline(always)]
+    fn fence(scope: FenceScope, _site: Site) {
+        // SAFETY: fences have no preconditions.
+        unsafe {
+            match scope {
+                FenceScope::Block => membar_cta(),
+                FenceScope::Device => membar_gl(),
+                FenceScope::System => membar_sys(),
+            }
+        }
+    }
+}

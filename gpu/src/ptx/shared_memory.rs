@@ -1,0 +1,225 @@
+//! Shared arrays on the GPU: static arrays as module-level `.shared`
+//! symbols (declared and bound by the macros `#[kernel]` expands to), the
+//! launch's dynamic shared memory, and element loads and stores with
+//! `ld.shared`/`st.shared` on 32-bit shared-window addresses (generic loads
+//! and stores, which a Rust pointer would give, are slower).
+
+use super::Ptx;
+use crate::backend::{ElemShape, SharedMemory, Site};
+use crate::shared::{Shared, SharedArray, SharedElem};
+
+// The launch's dynamic shared memory (`extern __shared__` in CUDA): every
+// kernel that binds a `Shared<[E]>` sees it, after its static arrays.
+core::arch::global_asm!(".extern .shared .align 16 .b8 coop_dynamic_shared[];");
+
+/// A shared array's shared-window byte address.
+#[derive(Clone, Copy)]
+pub(crate) struct SharedBase(u32);
+
+/// Declares the static shared array `$symbol` of type `$array` as a
+/// module-level `.shared` symbol (an item; `#[kernel]` expands to it).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __coop_declare_static_shared_ptx {
+    ($symbol:literal, $array:ty) => {
+        ::coop::__private::core::arch::global_asm!(
+            concat!(".shared .align {align} .b8 ", $symbol, "[{bytes}];"),
+            align = const <$array as ::coop::shared::SharedArray>::ALIGN,
+            bytes = const <$array as ::coop::shared::SharedArray>::BYTES,
+        );
+    };
+}
+
+/// The `Shared<$array>` of the symbol `$symbol` declared by
+/// `coop_declare_static_shared!` (an expression; `#[kernel]` expands to it
+/// once per thread).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __coop_bind_static_shared_ptx {
+    ($symbol:literal, $key:literal, $name:literal, $array:ty) => {{
+        let window: u32;
+        // SAFETY: reads the address of the array declared for this kernel.
+        unsafe {
+            ::coop::__private::core::arch::asm!(
+                concat!("mov.u32 {0}, ", $symbol, ";"),
+                out(reg32) window,
+                options(pure, nomem, nostack)
+            );
+        }
+        // SAFETY: `window` is this kernel's own array, bound once per thread.
+        unsafe { ::coop::__private::static_shared_array::<$array>(window) }
+    }};
+}
+
+/// The static array whose shared-window address is `window`.
+///
+/// # Safety
+///
+/// `window` is the address of a `.shared` array declared for `A` by
+/// `coop_declare_static_shared!`, bound once per thread.
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn static_shared_array<A: SharedArray>(window: u32) -> Shared<A> {
+    Shared::bound(
+        SharedBase(window),
+        A::BYTES / core::mem::size_of::<A::Elem>(),
+    )
+}
+
+macro_rules! shared_word {
+    ($load:ident, $store:ident, $t:ty, $reg:ident, $ld:literal, $st:literal) => {
+        /// # Safety
+        ///
+        /// `address` is an in-bounds, aligned shared-window address.
+        #[inline(always)]
+        unsafe fn $load(address: u32) -> $t {
+            let v: $t;
+            // SAFETY: the caller passes an in-bounds, aligned shared address.
+            unsafe {
+                core::arch::asm!($ld, out($reg) v, in(reg32) address, options(readonly, nostack));
+            }
+            v
+        }
+
+        /// # Safety
+        ///
+        /// As for the load.
+        #[inline(always)]
+        unsafe fn $store(address: u32, v: $t) {
+            // SAFETY: as above.
+            unsafe {
+                core::arch::asm!($st, in(reg32) address, in($reg) v, options(nostack));
+            }
+        }
+    };
+}
+
+shared_word!(
+    ld_u8,
+    st_u8,
+    u16,
+    reg16,
+    "ld.shared.u8 {0}, [{1}];",
+    "st.shared.u8 [{0}], {1};"
+);
+shared_word!(
+    ld_u16,
+    st_u16,
+    u16,
+    reg16,
+    "ld.shared.u16 {0}, [{1}];",
+    "st.shared.u16 [{0}], {1};"
+);
+shared_word!(
+    ld_u32,
+    st_u32,
+    u32,
+    reg32,
+    "ld.shared.u32 {0}, [{1}];",
+    "st.shared.u32 [{0}], {1};"
+);
+shared_word!(
+    ld_u64,
+    st_u64,
+    u64,
+    reg64,
+    "ld.shared.u64 {0}, [{1}];",
+    "st.shared.u64 [{0}], {1};"
+);
+
+impl SharedMemory for Ptx {
+    type Base = SharedBase;
+
+    #[inline(always)]
+    fn dynamic_shared(_name: &'static str, _shape: ElemShape, _site: Site) -> (SharedBase, u32) {
+        let (address, bytes): (u32, u32);
+        // SAFETY: reads a symbol's address and a special register.
+        unsafe {
+            core::arch::asm!(
+                "mov.u32 {0}, coop_dynamic_shared;",
+                "mov.u32 {1}, %dynamic_smem_size;",
+                out(reg32) address,
+                out(reg32) bytes,
+                options(pure, nomem, nostack)
+            );
+        }
+        (SharedBase(address), bytes)
+    }
+
+    #[inline(always)]
+    fn shared_load<E: SharedElem>(base: SharedBase, index: u32, _site: Site) -> E {
+        let size = core::mem::size_of::<E>();
+        let align = core::mem::align_of::<E>();
+        let address = base.0 + index * size as u32;
+        let mut out = core::mem::MaybeUninit::<E>::uninit();
+        let p = out.as_mut_ptr() as *mut u8;
+        // SAFETY: callers bounds-check `index`; every store below fills `E`'s
+        // bytes exactly once, and `SharedElem` makes any bytes a valid `E`.
+        unsafe {
+            match (size, align) {
+                (1, _) => p.write(ld_u8(address) as u8),
+                (2, 2..) => (p as *mut u16).write(ld_u16(address)),
+                (4, 4..) => (p as *mut u32).write(ld_u32(address)),
+                (8, 8..) => (p as *mut u64).write(ld_u64(address)),
+                (16, 16..) => {
+                    let (a, b, c, d): (u32, u32, u32, u32);
+                    core::arch::asm!(
+                        "ld.shared.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];",
+                        out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d,
+                        in(reg32) address,
+                        options(readonly, nostack)
+                    );
+                    (p as *mut [u32; 4]).write([a, b, c, d]);
+                }
+                (_, 4..) => {
+                    for k in 0..size / 4 {
+                        (p.add(4 * k) as *mut u32).write(ld_u32(address + 4 * k as u32));
+                    }
+                }
+                _ => {
+                    for k in 0..size {
+                        p.add(k).write(ld_u8(address + k as u32) as u8);
+                    }
+                }
+            }
+            out.assume_init()
+        }
+    }
+
+    #[inline(always)]
+    fn shared_store<E: SharedElem>(base: SharedBase, index: u32, value: E, _site: Site) {
+        let size = core::mem::size_of::<E>();
+        let align = core::mem::align_of::<E>();
+        let address = base.0 + index * size as u32;
+        let p = &value as *const E as *const u8;
+        // SAFETY: callers bounds-check `index`; `SharedElem` types have no
+        // padding, so every byte read here is initialised.
+        unsafe {
+            match (size, align) {
+                (1, _) => st_u8(address, p.read() as u16),
+                (2, 2..) => st_u16(address, (p as *const u16).read()),
+                (4, 4..) => st_u32(address, (p as *const u32).read()),
+                (8, 8..) => st_u64(address, (p as *const u64).read()),
+                (16, 16..) => {
+                    let [a, b, c, d] = (p as *const [u32; 4]).read();
+                    core::arch::asm!(
+                        "st.shared.v4.u32 [{0}], {{{1}, {2}, {3}, {4}}};",
+                        in(reg32) address,
+                        in(reg32) a, in(reg32) b, in(reg32) c, in(reg32) d,
+                        options(nostack)
+                    );
+                }
+                (_, 4..) => {
+                    for k in 0..size / 4 {
+                        st_u32(address + 4 * k as u32, (p.add(4 * k) as *const u32).read());
+                    }
+                }
+                _ => {
+                    for k in 0..size {
+                        st_u8(address + k as u32, p.add(k).read() as u16);
+                    }
+                }
+            }
+        }
+    }
+}
