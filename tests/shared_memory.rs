@@ -228,7 +228,10 @@ pub fn write_someone_elses(block: ThreadBlock, buf: Shared<[u32; 32]>) {
 #[test]
 fn writing_an_element_owned_by_another_thread_panics_naming_the_owner() {
     let e = emulation_error(launch(write_someone_elses, 32, ()));
-    let Violation::Panic { thread, message } = &*e.violation else {
+    let Violation::Panic {
+        thread, message, ..
+    } = &*e.violation
+    else {
         panic!("{e}")
     };
     assert_eq!(*thread, 0);

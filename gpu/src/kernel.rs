@@ -6,6 +6,7 @@
 //! takes no PTX parameter), and names a marker type ([`KernelParam::Host`])
 //! that tells `coop_host` which host values may be passed for it.
 
+use crate::backend::{site, Faults, Target};
 use core::marker::PhantomData;
 
 /// The host-side description of a `#[kernel]` function: its PTX entry name
@@ -340,8 +341,9 @@ impl<T: Copy> Out<'_, T> {
     ///
     /// # Panics
     ///
-    /// When `index >= len()`; on the GPU a panic stops the kernel with `trap`
-    /// and the launch reports an error.
+    /// When `index >= len()`, naming the index, the length and the caller's
+    /// `file:line`; on the GPU the thread prints that report and stops the
+    /// kernel with `trap`, and the host's next wait returns an error.
     ///
     /// ```
     /// use coop::prelude::*;
@@ -359,13 +361,17 @@ impl<T: Copy> Out<'_, T> {
     ///
     /// // One thread too many: the write past the end is reported, not performed.
     /// let err = Cpu::new().launch(squares, LaunchConfig::new(1, 5), (&mut out,)).unwrap_err();
-    /// assert!(err.to_string().contains("thread 4 panicked: Out::write: index out of bounds"));
+    /// let report = err.to_string();
+    /// assert!(report.contains("thread 4 panicked at "), "{report}");
+    /// assert!(report.contains("Out::write: index 4 is out of bounds for a buffer of 4 elements"));
     /// # Ok::<(), coop_host::Error>(())
     /// ```
     #[inline(always)]
     #[track_caller]
     pub fn write(&self, index: usize, value: T) {
-        assert!(index < self.len, "Out::write: index out of bounds");
+        if index >= self.len {
+            Target::index_out_of_bounds(c"Out::write", index, self.len, site!());
+        }
         // SAFETY: in bounds, and the buffer is live for the launch.
         unsafe { self.ptr.add(index).write(value) }
     }

@@ -3,13 +3,21 @@
 
 use super::Site;
 use crate::Dim3;
+use core::ffi::CStr;
 use core::fmt::Debug;
 
-/// A check inside a handle failed. On the GPU the thread traps at once
-/// (PTX `trap`): a formatted message would cost every kernel registers and
-/// a stack frame even when never shown. The CPU backend panics with the
-/// message, which its launch reports with the thread and `file:line`.
+/// A check inside a handle failed, at `site` (the caller of the handle
+/// method). Both targets report the same words: "thread `t` panicked at
+/// `file:line:col`: `what`: index `i` is out of bounds for ... of `n`
+/// elements". The GPU prints the report with `vprintf` (the driver shows it
+/// on the host's standard output when the host next waits) and traps; the
+/// CPU backend panics with it, and its launch returns the report with the
+/// kernel and block. Every operation is `#[track_caller]` on the CPU, so
+/// that the panic's location is the kernel's line.
 pub(crate) trait Faults {
+    /// `index` lies outside a buffer of `len` elements; `what` names the
+    /// call (`c"Out::write"`).
+    fn index_out_of_bounds(what: &'static CStr, index: usize, len: usize, site: Site) -> !;
     /// `index` lies outside a shared array of `len` elements (`cols` per
     /// row for a 2-D array, 0 for 1-D).
     fn shared_index_out_of_bounds<I: Debug>(index: I, len: usize, cols: usize, site: Site) -> !;

@@ -6,6 +6,23 @@ use super::report::{SharedAccess, Site};
 use crate::Dim3;
 use core::fmt;
 
+/// Where a kernel thread panicked: a source file, line and column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PanicLocation {
+    /// The source file, as the compiler names it.
+    pub file: String,
+    /// The line, from 1.
+    pub line: u32,
+    /// The column, from 1.
+    pub column: u32,
+}
+
+impl fmt::Display for PanicLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
 /// A set of threads of one block, by rank (`x + y * dim.x + z * dim.x *
 /// dim.y`), shown as ranges: `threads 0-15, 20`.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -206,6 +223,9 @@ pub enum Violation {
         thread: u32,
         /// The panic's message.
         message: String,
+        /// Where in the source the panic was raised (the kernel's line for
+        /// coop's own checks, which are `#[track_caller]`).
+        location: Option<PanicLocation>,
     },
     /// The launch shape is empty or has more than 1024 threads per block.
     Shape {
@@ -323,9 +343,14 @@ impl fmt::Display for Violation {
                 f,
                 "`{call}` at {site}: thread {thread} reads thread {source}, outside its tile"
             ),
-            Violation::Panic { thread, message } => {
-                write!(f, "thread {thread} panicked: {message}")
-            }
+            Violation::Panic {
+                thread,
+                message,
+                location: Some(at),
+            } => write!(f, "thread {thread} panicked at {at}: {message}"),
+            Violation::Panic {
+                thread, message, ..
+            } => write!(f, "thread {thread} panicked: {message}"),
             Violation::Shape { grid, block } => write!(
                 f,
                 "cannot emulate a grid of {grid} blocks of {block} threads: every dimension \

@@ -43,7 +43,7 @@ mod launch;
 pub(crate) mod ops;
 mod report;
 
-pub use diagnostics::{Arrival, EmulationError, Threads, Violation};
+pub use diagnostics::{Arrival, EmulationError, PanicLocation, Threads, Violation};
 pub use launch::Emulator;
 pub use report::{AccessKind, Report, SharedAccess, SharedSite, Site};
 

@@ -532,3 +532,44 @@ pub fn lane_tests_around_a_barrier(block: ThreadBlock, input: &[u32], out: Out<u
         out.write((r + 1) as usize, v.wrapping_mul(3));
     }
 }
+
+/// Kernels that fault on purpose, one per kind of panic, for the fault
+/// reports of both backends (`tests/faults.rs`, `tests/gpu.rs`): thread
+/// `which` of block 0 breaks the rule, every other thread writes its rank.
+pub mod faults {
+    use coop::prelude::*;
+
+    /// Writes one element past the end of `out`.
+    #[kernel]
+    pub fn fault_out_of_bounds(grid: Grid, which: u32, out: Out<u32>) {
+        let i = grid.thread_rank();
+        if i == which as usize {
+            out.write(out.len(), 1); // fault: out of bounds
+        } else if i < out.len() {
+            out.write(i, i as u32);
+        }
+    }
+
+    /// Unwraps a `None`.
+    #[kernel]
+    pub fn fault_unwrap_none(grid: Grid, which: u32, input: &[u32], out: Out<u32>) {
+        let i = grid.thread_rank();
+        let found = input.iter().position(|&x| x == which);
+        if i == which as usize {
+            out.write(i, found.map(|p| p as u32).unwrap()); // fault: unwrap on None
+        } else if i < out.len() {
+            out.write(i, i as u32);
+        }
+    }
+
+    /// Panics with a message.
+    #[kernel]
+    pub fn fault_explicit_panic(grid: Grid, which: u32, out: Out<u32>) {
+        let i = grid.thread_rank();
+        if i == which as usize {
+            panic!("thread {which} gives up"); // fault: explicit panic
+        } else if i < out.len() {
+            out.write(i, i as u32);
+        }
+    }
+}

@@ -5,6 +5,7 @@
 //! thread scheduling, so a launch is deterministic.
 
 use super::lane::{self, LaneCtx, LaneInfo, Op, Request, VoteKind};
+use super::panics::Capture;
 use super::semantics::{lanes_where, shfl_source};
 use super::shared_state::{BlockShared, SiteTotals};
 use crate::backend::Site;
@@ -81,6 +82,8 @@ struct Block<'a> {
     shared: &'a RefCell<BlockShared>,
     stacks: &'a mut Stacks,
     body: &'a dyn Fn(),
+    /// Records where a thread panics while the block runs.
+    panics: Capture,
 }
 
 impl Drop for Block<'_> {
@@ -146,6 +149,7 @@ pub(crate) fn run_block(
         shared: &shared,
         stacks,
         body,
+        panics: Capture::start(),
     };
     let result = block.run(counts);
     counts.steps += block.lanes.iter().map(|l| l.ctx.steps.get()).sum::<u64>();
@@ -231,6 +235,7 @@ impl Block<'_> {
                 Err(Violation::Panic {
                     thread: rank,
                     message,
+                    location: self.panics.take(),
                 })
             }
         }

@@ -1,12 +1,22 @@
-//! Failed checks panic with a message naming the index, the array and the
-//! `file:line`; the launch reports the panic with the thread.
+//! Failed checks panic with a message naming the index and the length; the
+//! panics are `#[track_caller]`, so that the launch reports the kernel's
+//! `file:line` with the thread (the same words the GPU prints).
 
 use super::super::Cpu;
 use crate::backend::{Faults, Site};
 use crate::Dim3;
+use core::ffi::CStr;
 use core::fmt::Debug;
 
 impl Faults for Cpu {
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn index_out_of_bounds(what: &'static CStr, index: usize, len: usize, _site: Site) -> ! {
+        let what = what.to_str().unwrap_or("a coop buffer");
+        panic!("{what}: index {index} is out of bounds for a buffer of {len} elements")
+    }
+
     #[cold]
     #[inline(never)]
     fn shared_index_out_of_bounds<I: Debug>(index: I, len: usize, cols: usize, site: Site) -> ! {
