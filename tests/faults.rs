@@ -61,7 +61,7 @@ fn an_out_of_bounds_write_names_the_index_the_length_and_the_line() {
 
 #[test]
 fn an_unwrap_of_none_and_an_explicit_panic_name_their_line() {
-    let input = vec![0u32; 8];
+    let input = [0u32; 8];
     let mut out = vec![0u32; 128];
     let err = Cpu::new()
         .launch(
