@@ -24,7 +24,7 @@ use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, P
     label = "wrong argument type for this kernel parameter",
     note = "`Slice<T>` is a `&[T]` parameter: pass `&CudaSlice<T>` or `&CudaView<T>`; `OutSlice<T>` is an `Out<T>` parameter: pass `&mut CudaSlice<T>` or `&mut CudaViewMut<T>`; `Value<T>` is a number parameter: pass a `T` exactly, numbers are not converted (for an `f32` write `2.0f32`, not `2.0f64`)"
 )]
-pub unsafe trait HostArg<P> {
+pub unsafe trait GpuArg<P> {
     /// The second PTX word: the element count of a buffer, unused otherwise.
     fn len_word(&self) -> u64;
     /// Pushes the argument's PTX words; `len` is where `len_word` was stored.
@@ -36,7 +36,7 @@ pub unsafe trait HostArg<P> {
     }
 }
 
-unsafe impl<T> HostArg<Slice<T>> for &CudaSlice<T> {
+unsafe impl<T> GpuArg<Slice<T>> for &CudaSlice<T> {
     fn len_word(&self) -> u64 {
         self.len() as u64
     }
@@ -45,7 +45,7 @@ unsafe impl<T> HostArg<Slice<T>> for &CudaSlice<T> {
     }
 }
 
-unsafe impl<T> HostArg<Slice<T>> for &mut CudaSlice<T> {
+unsafe impl<T> GpuArg<Slice<T>> for &mut CudaSlice<T> {
     fn len_word(&self) -> u64 {
         self.len() as u64
     }
@@ -54,7 +54,7 @@ unsafe impl<T> HostArg<Slice<T>> for &mut CudaSlice<T> {
     }
 }
 
-unsafe impl<'v, T> HostArg<Slice<T>> for &CudaView<'v, T> {
+unsafe impl<'v, T> GpuArg<Slice<T>> for &CudaView<'v, T> {
     fn len_word(&self) -> u64 {
         self.len() as u64
     }
@@ -63,7 +63,7 @@ unsafe impl<'v, T> HostArg<Slice<T>> for &CudaView<'v, T> {
     }
 }
 
-unsafe impl<T> HostArg<OutSlice<T>> for &mut CudaSlice<T> {
+unsafe impl<T> GpuArg<OutSlice<T>> for &mut CudaSlice<T> {
     fn len_word(&self) -> u64 {
         self.len() as u64
     }
@@ -72,7 +72,7 @@ unsafe impl<T> HostArg<OutSlice<T>> for &mut CudaSlice<T> {
     }
 }
 
-unsafe impl<'v, T> HostArg<OutSlice<T>> for &mut CudaViewMut<'v, T> {
+unsafe impl<'v, T> GpuArg<OutSlice<T>> for &mut CudaViewMut<'v, T> {
     fn len_word(&self) -> u64 {
         self.len() as u64
     }
@@ -81,7 +81,7 @@ unsafe impl<'v, T> HostArg<OutSlice<T>> for &mut CudaViewMut<'v, T> {
     }
 }
 
-unsafe impl<T> HostArg<Slice<T>> for &Buffer<T> {
+unsafe impl<T> GpuArg<Slice<T>> for &Buffer<T> {
     fn len_word(&self) -> u64 {
         self.len() as u64
     }
@@ -95,7 +95,7 @@ unsafe impl<T> HostArg<Slice<T>> for &Buffer<T> {
     }
 }
 
-unsafe impl<T> HostArg<OutSlice<T>> for &mut Buffer<T> {
+unsafe impl<T> GpuArg<OutSlice<T>> for &mut Buffer<T> {
     fn len_word(&self) -> u64 {
         self.len() as u64
     }
@@ -111,7 +111,7 @@ unsafe impl<T> HostArg<OutSlice<T>> for &mut Buffer<T> {
 
 macro_rules! value_args {
     ($($t:ty),*) => {$(
-        unsafe impl HostArg<Value<$t>> for $t {
+        unsafe impl GpuArg<Value<$t>> for $t {
             fn len_word(&self) -> u64 {
                 0
             }
@@ -249,7 +249,7 @@ pub trait KernelArgs<P> {
 
 macro_rules! kernel_args {
     ($(($p:ident, $a:ident, $i:tt)),*) => {
-        impl<$($p, $a: HostArg<$p>),*> KernelArgs<($($p,)*)> for ($($a,)*) {
+        impl<$($p, $a: GpuArg<$p>),*> KernelArgs<($($p,)*)> for ($($a,)*) {
             fn len_words(&self) -> Vec<u64> {
                 vec![$(self.$i.len_word()),*]
             }

@@ -45,7 +45,7 @@ mod module;
 mod ptx;
 pub mod reduce;
 
-pub use args::{CpuArg, CpuArgs, HostArg, KernelArgs};
+pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
 pub use coop_build::{convergence, BuildError, PtxBuilder};
 pub use cpu::Cpu;
 pub use device::{Buffer, Device, Program};
