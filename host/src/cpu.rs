@@ -87,16 +87,17 @@ impl Cpu {
                 kernel: K::NAME,
                 problem,
             })?;
-        if let Some(argument) = args.first_off_host() {
-            return Err(Error::WrongDevice {
-                kernel: K::NAME,
-                device: "CPU",
-                argument,
-            });
-        }
-        let words = args.words();
-        // SAFETY: the words come from `args`, borrowed (mutably for outputs)
-        // for the whole call, and in host memory (checked above).
+        let words = args.words().map_err(|argument| Error::WrongDevice {
+            kernel: K::NAME,
+            device: "CPU",
+            argument,
+        })?;
+        // SAFETY: `launch_with_shared` needs the words of host buffers that
+        // stay alive and unaliased (but read-only ones) for the call, and of
+        // values. `args.words()` made them, and only because every argument
+        // is in host memory (`CpuArg` returns no words otherwise); `args` is
+        // owned by this call and not touched until the launch has returned,
+        // and an output is a `&mut` borrow, so no one else aliases it.
         let report = unsafe {
             self.emulator.launch_with_shared(
                 kernel,

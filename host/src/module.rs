@@ -1,4 +1,4 @@
-use crate::args::KernelArgs;
+use crate::args::{KernelArgs, PushWords};
 use crate::launch::{KernelLimits, LaunchConfig};
 use crate::{Error, Gpu};
 use coop::Kernel;
@@ -118,13 +118,11 @@ impl Module {
         config: LaunchConfig,
         mut args: A,
     ) -> Result<(), Error> {
-        if let Some(argument) = args.first_off_gpu() {
-            return Err(Error::WrongDevice {
-                kernel: K::NAME,
-                device: "GPU",
-                argument,
-            });
-        }
+        let mut words = args.gpu_words().map_err(|argument| Error::WrongDevice {
+            kernel: K::NAME,
+            device: "GPU",
+            argument,
+        })?;
         let (function, limits) = self.function(kernel)?;
         config
             .validate(self.gpu.limits(), &limits)
@@ -144,18 +142,23 @@ impl Module {
                     source,
                 })?;
         }
-        let lens = args.len_words();
         let stream = self.gpu.stream();
         let mut builder = stream.launch_builder(&function);
-        args.push_all(&mut builder, &lens);
+        words.push(&mut builder);
         let cfg = cudarc::driver::LaunchConfig {
             grid_dim: (config.grid.x, config.grid.y, config.grid.z),
             block_dim: (config.block.x, config.block.y, config.block.z),
             shared_mem_bytes: dynamic,
         };
-        // SAFETY: the argument words match the kernel's PTX parameters: both
-        // come from `K::Params` (`KernelArgs` on the host, `KernelParam` in
-        // the kernel), and the configuration was validated above.
+        // SAFETY: `launch` needs words that match the kernel's PTX parameters
+        // in number, order and type, of memory that outlives the launch. The
+        // words were pushed from `args.gpu_words()`, which exists only when
+        // every argument is in GPU memory; each `GpuArg<P>` pushes the words
+        // `KernelParam` reads for `P`, and `K::Params` lists the kernel's
+        // parameters, so they match its PTX entry point. The buffers are
+        // borrowed by `words` until this call returns, and cudarc frees
+        // device memory on the stream, after the work queued before. The
+        // configuration passed `validate` above.
         unsafe { builder.launch(cfg) }
             .map(drop)
             .map_err(|source| Error::Launch {
