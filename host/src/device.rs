@@ -1,3 +1,7 @@
+//! One API over both backends: [`Device`] is a GPU or the CPU backend,
+//! [`Buffer`] memory on either, and [`Program`] kernels ready to launch on
+//! either; a program written against them runs unchanged on both.
+
 use crate::args::{CpuArgs, KernelArgs};
 use crate::{Cpu, Error, Gpu, LaunchConfig, Module, PtxSet, Report};
 use coop::Kernel;

@@ -1,6 +1,8 @@
+//! PTX loaded on a GPU: [`Module`] finds its kernels by name, caches their
+//! limits and occupancy, and launches them with typed arguments.
+
 use crate::args::{KernelArgs, PushWords};
-use crate::launch::{KernelLimits, LaunchConfig};
-use crate::{Error, Gpu};
+use crate::{Error, Gpu, KernelLimits, LaunchConfig};
 use coop::Kernel;
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use cudarc::driver::{CudaFunction, CudaModule};
