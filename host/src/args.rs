@@ -101,6 +101,9 @@ impl<T: DeviceRepr> PushWords for ValueWord<T> {
     }
 }
 
+// SAFETY: `Slice<T>` reads a device pointer to `T`s and their count;
+// `DeviceSlice` pushes the slice's pointer and `len()`, and borrows the
+// slice, which keeps its memory allocated, for as long as the words live.
 unsafe impl<T> GpuArg<Slice<T>> for &CudaSlice<T> {
     type Words<'a>
         = DeviceSlice<&'a CudaSlice<T>>
@@ -114,6 +117,8 @@ unsafe impl<T> GpuArg<Slice<T>> for &CudaSlice<T> {
     }
 }
 
+// SAFETY: as for `&CudaSlice<T>`: the slice's pointer and `len()`, pushed
+// from a shared reborrow that keeps the slice allocated.
 unsafe impl<T> GpuArg<Slice<T>> for &mut CudaSlice<T> {
     type Words<'a>
         = DeviceSlice<&'a CudaSlice<T>>
@@ -127,6 +132,9 @@ unsafe impl<T> GpuArg<Slice<T>> for &mut CudaSlice<T> {
     }
 }
 
+// SAFETY: `Slice<T>` reads a device pointer to `T`s and their count; the
+// view's pointer and `len()` are those of the part of a slice it borrows,
+// which stays allocated while the view lives.
 unsafe impl<'v, T> GpuArg<Slice<T>> for &CudaView<'v, T> {
     type Words<'a>
         = DeviceSlice<&'a CudaView<'v, T>>
@@ -140,6 +148,9 @@ unsafe impl<'v, T> GpuArg<Slice<T>> for &CudaView<'v, T> {
     }
 }
 
+// SAFETY: `OutSlice<T>` reads a device pointer to `T`s and their count,
+// as `Slice<T>` does; the slice's pointer and `len()` are pushed from the
+// exclusive borrow, so nothing on the host aliases what the kernel writes.
 unsafe impl<T> GpuArg<OutSlice<T>> for &mut CudaSlice<T> {
     type Words<'a>
         = DeviceSlice<&'a mut CudaSlice<T>>
@@ -153,6 +164,8 @@ unsafe impl<T> GpuArg<OutSlice<T>> for &mut CudaSlice<T> {
     }
 }
 
+// SAFETY: as for `&mut CudaSlice<T>`: the view's pointer and `len()`,
+// pushed from the exclusive borrow of a view of an allocated slice.
 unsafe impl<'v, T> GpuArg<OutSlice<T>> for &mut CudaViewMut<'v, T> {
     type Words<'a>
         = DeviceSlice<&'a mut CudaViewMut<'v, T>>
@@ -166,6 +179,9 @@ unsafe impl<'v, T> GpuArg<OutSlice<T>> for &mut CudaViewMut<'v, T> {
     }
 }
 
+// SAFETY: a buffer on a GPU gives the words of its `CudaSlice`, as
+// `&CudaSlice<T>` does; one in host memory gives none, so no launch is
+// built from it.
 unsafe impl<T> GpuArg<Slice<T>> for &Buffer<T> {
     type Words<'a>
         = DeviceSlice<&'a CudaSlice<T>>
@@ -182,6 +198,9 @@ unsafe impl<T> GpuArg<Slice<T>> for &Buffer<T> {
     }
 }
 
+// SAFETY: a buffer on a GPU gives the words of its `CudaSlice`, as
+// `&mut CudaSlice<T>` does, from the exclusive borrow; one in host memory
+// gives none, so no launch is built from it.
 unsafe impl<T> GpuArg<OutSlice<T>> for &mut Buffer<T> {
     type Words<'a>
         = DeviceSlice<&'a mut CudaSlice<T>>
@@ -200,6 +219,8 @@ unsafe impl<T> GpuArg<OutSlice<T>> for &mut Buffer<T> {
 
 macro_rules! value_args {
     ($($t:ty),*) => {$(
+        // SAFETY: `Value<$t>` reads one word, the `$t` itself, which
+        // `ValueWord` holds and pushes; no memory is involved.
         unsafe impl GpuArg<Value<$t>> for $t {
             type Words<'a> = ValueWord<$t>;
             fn gpu_words(&mut self) -> Option<ValueWord<$t>> {
@@ -207,6 +228,7 @@ macro_rules! value_args {
             }
         }
 
+        // SAFETY: `Value<$t>`'s words are the value and `NoWord`.
         unsafe impl CpuArg<Value<$t>> for $t {
             fn words(&mut self) -> Option<($t, coop::kernel::NoWord)> {
                 Some((*self, coop::kernel::NoWord))
@@ -245,30 +267,42 @@ pub unsafe trait CpuArg<P: ParamMarker> {
     fn words(&mut self) -> Option<(P::Word0, P::Word1)>;
 }
 
+// SAFETY: `Slice<T>` reads a pointer to `T`s and their count: those of the
+// borrowed slice, which stays valid while `self` is borrowed and, being
+// shared, is only read.
 unsafe impl<T> CpuArg<Slice<T>> for &[T] {
     fn words(&mut self) -> Option<(*const T, usize)> {
         Some((self.as_ptr(), self.len()))
     }
 }
 
+// SAFETY: as for `&[T]`: the pointer and length of the vector's elements,
+// which the shared borrow keeps in place and unchanged.
 unsafe impl<T> CpuArg<Slice<T>> for &Vec<T> {
     fn words(&mut self) -> Option<(*const T, usize)> {
         Some((self.as_ptr(), self.len()))
     }
 }
 
+// SAFETY: `OutSlice<T>` reads a pointer to `T`s and their count: those of
+// the exclusively borrowed slice, which stays valid while `self` is
+// borrowed, with nothing else aliasing what the kernel writes.
 unsafe impl<T> CpuArg<OutSlice<T>> for &mut [T] {
     fn words(&mut self) -> Option<(*mut T, usize)> {
         Some((self.as_mut_ptr(), self.len()))
     }
 }
 
+// SAFETY: as for `&mut [T]`: the pointer and length of the vector's
+// elements, which the exclusive borrow keeps in place (it cannot grow).
 unsafe impl<T> CpuArg<OutSlice<T>> for &mut Vec<T> {
     fn words(&mut self) -> Option<(*mut T, usize)> {
         Some((self.as_mut_ptr(), self.len()))
     }
 }
 
+// SAFETY: a buffer in host memory gives its vector's words, as `&Vec<T>`
+// does; one on a GPU gives none, so no launch is made from it.
 unsafe impl<T> CpuArg<Slice<T>> for &Buffer<T> {
     fn words(&mut self) -> Option<(*const T, usize)> {
         match &**self {
@@ -278,6 +312,8 @@ unsafe impl<T> CpuArg<Slice<T>> for &Buffer<T> {
     }
 }
 
+// SAFETY: a buffer in host memory gives its vector's words, as
+// `&mut Vec<T>` does; one on a GPU gives none, so no launch is made from it.
 unsafe impl<T> CpuArg<OutSlice<T>> for &mut Buffer<T> {
     fn words(&mut self) -> Option<(*mut T, usize)> {
         match &mut **self {

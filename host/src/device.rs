@@ -120,8 +120,8 @@ impl Device {
             Device::Gpu(gpu) => gpu.zeros(len).map(Buffer::Gpu),
             Device::Cpu(_) => Ok(Buffer::Cpu(
                 (0..len)
-                    // SAFETY: `ValidAsZeroBits` promises that all-zero bytes
-                    // are a valid `T`.
+                    // SAFETY: `zeroed` needs all-zero bytes to be a valid
+                    // `T`, which `T: ValidAsZeroBits` promises.
                     .map(|_| unsafe { std::mem::zeroed() })
                     .collect(),
             )),

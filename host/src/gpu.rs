@@ -48,7 +48,10 @@ impl Gpu {
 
     /// Whether the CUDA driver library can be loaded on this machine.
     pub fn driver_present() -> bool {
-        // SAFETY: only tries to open the library.
+        // SAFETY: `is_culib_present` is unsafe because loading a shared
+        // library runs its initialisers. The libraries it tries are the CUDA
+        // driver's, whose initialisers are meant to run in any process that
+        // may use CUDA, and it calls nothing in them.
         unsafe { cudarc::driver::sys::is_culib_present() }
     }
 

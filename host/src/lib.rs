@@ -31,6 +31,11 @@
 //! In `build.rs`, [`PtxBuilder`] compiles the kernel crate for
 //! `nvptx64-nvidia-cuda`; [`include_ptx!`] embeds the result.
 #![warn(missing_docs)]
+#![deny(
+    unsafe_op_in_unsafe_fn,
+    clippy::undocumented_unsafe_blocks,
+    clippy::missing_safety_doc
+)]
 
 // `include_ptx!` expands to `::coop_host::...` paths, in this crate too.
 extern crate self as coop_host;

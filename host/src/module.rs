@@ -5,7 +5,7 @@ use crate::args::{KernelArgs, PushWords};
 use crate::{Error, Gpu, KernelLimits, LaunchConfig};
 use coop::Kernel;
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
-use cudarc::driver::{CudaFunction, CudaModule};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -38,7 +38,7 @@ impl Module {
                 module: name.to_string(),
                 sm,
                 source,
-                log: jit_error_log(ptx),
+                log: jit_error_log(gpu.context(), ptx),
             })?;
         Ok(Module {
             gpu,
@@ -200,12 +200,15 @@ impl Module {
     }
 }
 
-/// Loads `ptx` again with the JIT's error log switched on, and returns the
-/// log. Only called after a load failed, to explain it.
-fn jit_error_log(ptx: &str) -> String {
+/// Loads `ptx` again in `ctx` with the JIT's error log switched on, and
+/// returns the log. Only called after a load failed, to explain it.
+fn jit_error_log(ctx: &CudaContext, ptx: &str) -> String {
     let Ok(src) = std::ffi::CString::new(ptx) else {
         return String::new();
     };
+    if ctx.bind_to_thread().is_err() {
+        return String::new();
+    }
     let mut log = vec![0u8; 16 * 1024];
     let mut options = [
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
@@ -216,8 +219,12 @@ fn jit_error_log(ptx: &str) -> String {
         log.len() as *mut std::ffi::c_void,
     ];
     let mut module = std::ptr::null_mut();
-    // SAFETY: the options point at a live buffer of the stated size; the
-    // context is current (the failed load bound it to this thread).
+    // SAFETY: `cuModuleLoadDataEx` reads a NUL-terminated image and
+    // `options.len()` options with one value each, and writes the module
+    // handle and at most the stated number of log bytes. `src` is a
+    // `CString`; `options` and `values` are arrays of the same length; the
+    // log option points at `log`, alive to the end of this function, with
+    // its length as the size; `module` is a local handle.
     let result = unsafe {
         sys::cuModuleLoadDataEx(
             &mut module,
@@ -228,7 +235,8 @@ fn jit_error_log(ptx: &str) -> String {
         )
     };
     if result == sys::CUresult::CUDA_SUCCESS {
-        // SAFETY: the module was just loaded and is not used elsewhere.
+        // SAFETY: `cuModuleUnload` needs a loaded module that is not used
+        // after: `module` was loaded just above and is dropped here.
         unsafe { sys::cuModuleUnload(module) };
         return String::new();
     }
