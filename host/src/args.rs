@@ -1,141 +1,242 @@
-//! Host arguments for kernel parameters, checked at compile time.
+//! Launch arguments: the host values a launch passes for a kernel's
+//! parameters, checked against the parameters at compile time and against
+//! the launch's device at run time.
 //!
 //! A kernel's descriptor names its parameters as markers
 //! ([`coop::kernel::params`]); a launch takes a tuple of host values, and
-//! [`KernelArgs`] holds only when each value fits its parameter.
+//! [`KernelArgs`] (a GPU launch) or [`CpuArgs`] (the CPU backend) holds
+//! only when each value fits its parameter. A [`Buffer`] fits both, so
+//! which device it lives on is checked when the launch turns its arguments
+//! into words: a buffer of the other device gives no words, and the launch
+//! fails with [`Error::WrongDevice`](crate::Error::WrongDevice) naming it.
+//! No launch can be made from arguments with missing words.
 
 use crate::Buffer;
 use coop::kernel::params::{OutSlice, ParamList, ParamMarker, Slice, Value};
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, PushKernelArg};
 
-/// A host value that can be passed for a kernel parameter described by `P`.
+/// A host value that can be passed for a kernel parameter described by `P`
+/// in a GPU launch.
 ///
 /// | kernel parameter | `P` | host argument |
 /// |---|---|---|
-/// | `&[T]` | `Slice<T>` | `&CudaSlice<T>`, `&CudaView<T>`, `&mut CudaSlice<T>` |
-/// | `Out<T>` | `OutSlice<T>` | `&mut CudaSlice<T>`, `&mut CudaViewMut<T>` |
+/// | `&[T]` | `Slice<T>` | `&CudaSlice<T>`, `&CudaView<T>`, `&mut CudaSlice<T>`, `&Buffer<T>` |
+/// | `Out<T>` | `OutSlice<T>` | `&mut CudaSlice<T>`, `&mut CudaViewMut<T>`, `&mut Buffer<T>` |
 /// | `T` (a number) | `Value<T>` | `T`, exactly |
+///
+/// A [`Buffer`] of the CPU backend is refused at run time with
+/// [`Error::WrongDevice`](crate::Error::WrongDevice).
 ///
 /// # Safety
 ///
-/// `push` must push exactly the PTX words `coop::KernelParam` reads for `P`.
+/// The [`Words`](GpuArg::Words) that `gpu_words` returns must push exactly
+/// the PTX words `coop::KernelParam` reads for `P`, of GPU memory that stays
+/// valid while they borrow the argument.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a kernel parameter described by `{P}`",
     label = "wrong argument type for this kernel parameter",
     note = "`Slice<T>` is a `&[T]` parameter: pass `&CudaSlice<T>` or `&CudaView<T>`; `OutSlice<T>` is an `Out<T>` parameter: pass `&mut CudaSlice<T>` or `&mut CudaViewMut<T>`; `Value<T>` is a number parameter: pass a `T` exactly, numbers are not converted (for an `f32` write `2.0f32`, not `2.0f64`)"
 )]
-pub unsafe trait HostArg<P> {
-    /// The second PTX word: the element count of a buffer, unused otherwise.
-    fn len_word(&self) -> u64;
-    /// Pushes the argument's PTX words; `len` is where `len_word` was stored.
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64);
-    /// Whether the argument can go to a GPU launch (a [`Buffer`] of the CPU
-    /// cannot).
-    fn on_gpu(&self) -> bool {
-        true
+pub unsafe trait GpuArg<P> {
+    /// The argument's PTX words, ready to push onto a launch. Only
+    /// [`gpu_words`](GpuArg::gpu_words) makes them, and only for an
+    /// argument in GPU memory.
+    #[doc(hidden)]
+    type Words<'a>: PushWords
+    where
+        Self: 'a;
+    /// The argument's words, or `None` for a [`Buffer`] of the CPU backend,
+    /// which a GPU launch cannot take.
+    #[doc(hidden)]
+    fn gpu_words(&mut self) -> Option<Self::Words<'_>>;
+}
+
+/// PTX words ready to be pushed onto a GPU launch, borrowing the memory
+/// they point at for as long as the launch is being built.
+pub trait PushWords {
+    /// Pushes the words onto `args`, in order.
+    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>);
+}
+
+/// The two PTX words of a slice parameter: a device buffer, pushed as its
+/// pointer (cudarc records the launch's read or write of it for stream
+/// ordering), and its element count.
+#[derive(Debug)]
+pub struct DeviceSlice<B> {
+    buffer: B,
+    len: u64,
+}
+
+impl<T> PushWords for DeviceSlice<&CudaSlice<T>> {
+    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
+        args.arg(self.buffer).arg(&self.len);
     }
 }
 
-unsafe impl<T> HostArg<Slice<T>> for &CudaSlice<T> {
-    fn len_word(&self) -> u64 {
-        self.len() as u64
-    }
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64) {
-        args.arg(&**self).arg(len);
+impl<T> PushWords for DeviceSlice<&CudaView<'_, T>> {
+    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
+        args.arg(self.buffer).arg(&self.len);
     }
 }
 
-unsafe impl<T> HostArg<Slice<T>> for &mut CudaSlice<T> {
-    fn len_word(&self) -> u64 {
-        self.len() as u64
-    }
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64) {
-        args.arg(&**self).arg(len);
+impl<T> PushWords for DeviceSlice<&mut CudaSlice<T>> {
+    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
+        args.arg(&mut *self.buffer).arg(&self.len);
     }
 }
 
-unsafe impl<'v, T> HostArg<Slice<T>> for &CudaView<'v, T> {
-    fn len_word(&self) -> u64 {
-        self.len() as u64
-    }
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64) {
-        args.arg(&**self).arg(len);
+impl<T> PushWords for DeviceSlice<&mut CudaViewMut<'_, T>> {
+    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
+        args.arg(&mut *self.buffer).arg(&self.len);
     }
 }
 
-unsafe impl<T> HostArg<OutSlice<T>> for &mut CudaSlice<T> {
-    fn len_word(&self) -> u64 {
-        self.len() as u64
-    }
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64) {
-        args.arg(&mut **self).arg(len);
+/// The one PTX word of a number parameter: the value itself.
+#[derive(Debug)]
+pub struct ValueWord<T>(T);
+
+impl<T: DeviceRepr> PushWords for ValueWord<T> {
+    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
+        args.arg(&self.0);
     }
 }
 
-unsafe impl<'v, T> HostArg<OutSlice<T>> for &mut CudaViewMut<'v, T> {
-    fn len_word(&self) -> u64 {
-        self.len() as u64
-    }
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64) {
-        args.arg(&mut **self).arg(len);
+// SAFETY: `Slice<T>` reads a device pointer to `T`s and their count;
+// `DeviceSlice` pushes the slice's pointer and `len()`, and borrows the
+// slice, which keeps its memory allocated, for as long as the words live.
+unsafe impl<T> GpuArg<Slice<T>> for &CudaSlice<T> {
+    type Words<'a>
+        = DeviceSlice<&'a CudaSlice<T>>
+    where
+        Self: 'a;
+    fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
+        Some(DeviceSlice {
+            buffer: &**self,
+            len: self.len() as u64,
+        })
     }
 }
 
-unsafe impl<T> HostArg<Slice<T>> for &Buffer<T> {
-    fn len_word(&self) -> u64 {
-        self.len() as u64
+// SAFETY: as for `&CudaSlice<T>`: the slice's pointer and `len()`, pushed
+// from a shared reborrow that keeps the slice allocated.
+unsafe impl<T> GpuArg<Slice<T>> for &mut CudaSlice<T> {
+    type Words<'a>
+        = DeviceSlice<&'a CudaSlice<T>>
+    where
+        Self: 'a;
+    fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
+        Some(DeviceSlice {
+            len: self.len() as u64,
+            buffer: &**self,
+        })
     }
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64) {
-        if let Buffer::Gpu(slice) = &**self {
-            args.arg(slice).arg(len);
+}
+
+// SAFETY: `Slice<T>` reads a device pointer to `T`s and their count; the
+// view's pointer and `len()` are those of the part of a slice it borrows,
+// which stays allocated while the view lives.
+unsafe impl<'v, T> GpuArg<Slice<T>> for &CudaView<'v, T> {
+    type Words<'a>
+        = DeviceSlice<&'a CudaView<'v, T>>
+    where
+        Self: 'a;
+    fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
+        Some(DeviceSlice {
+            buffer: &**self,
+            len: self.len() as u64,
+        })
+    }
+}
+
+// SAFETY: `OutSlice<T>` reads a device pointer to `T`s and their count,
+// as `Slice<T>` does; the slice's pointer and `len()` are pushed from the
+// exclusive borrow, so nothing on the host aliases what the kernel writes.
+unsafe impl<T> GpuArg<OutSlice<T>> for &mut CudaSlice<T> {
+    type Words<'a>
+        = DeviceSlice<&'a mut CudaSlice<T>>
+    where
+        Self: 'a;
+    fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
+        Some(DeviceSlice {
+            len: self.len() as u64,
+            buffer: &mut **self,
+        })
+    }
+}
+
+// SAFETY: as for `&mut CudaSlice<T>`: the view's pointer and `len()`,
+// pushed from the exclusive borrow of a view of an allocated slice.
+unsafe impl<'v, T> GpuArg<OutSlice<T>> for &mut CudaViewMut<'v, T> {
+    type Words<'a>
+        = DeviceSlice<&'a mut CudaViewMut<'v, T>>
+    where
+        Self: 'a;
+    fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
+        Some(DeviceSlice {
+            len: self.len() as u64,
+            buffer: &mut **self,
+        })
+    }
+}
+
+// SAFETY: a buffer on a GPU gives the words of its `CudaSlice`, as
+// `&CudaSlice<T>` does; one in host memory gives none, so no launch is
+// built from it.
+unsafe impl<T> GpuArg<Slice<T>> for &Buffer<T> {
+    type Words<'a>
+        = DeviceSlice<&'a CudaSlice<T>>
+    where
+        Self: 'a;
+    fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
+        match &**self {
+            Buffer::Gpu(slice) => Some(DeviceSlice {
+                buffer: slice,
+                len: slice.len() as u64,
+            }),
+            Buffer::Cpu(_) => None,
         }
     }
-    fn on_gpu(&self) -> bool {
-        matches!(self, Buffer::Gpu(_))
-    }
 }
 
-unsafe impl<T> HostArg<OutSlice<T>> for &mut Buffer<T> {
-    fn len_word(&self) -> u64 {
-        self.len() as u64
-    }
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, len: &'a u64) {
-        if let Buffer::Gpu(slice) = &mut **self {
-            args.arg(slice).arg(len);
+// SAFETY: a buffer on a GPU gives the words of its `CudaSlice`, as
+// `&mut CudaSlice<T>` does, from the exclusive borrow; one in host memory
+// gives none, so no launch is built from it.
+unsafe impl<T> GpuArg<OutSlice<T>> for &mut Buffer<T> {
+    type Words<'a>
+        = DeviceSlice<&'a mut CudaSlice<T>>
+    where
+        Self: 'a;
+    fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
+        match &mut **self {
+            Buffer::Gpu(slice) => Some(DeviceSlice {
+                len: slice.len() as u64,
+                buffer: slice,
+            }),
+            Buffer::Cpu(_) => None,
         }
-    }
-    fn on_gpu(&self) -> bool {
-        matches!(self, Buffer::Gpu(_))
     }
 }
 
 macro_rules! value_args {
     ($($t:ty),*) => {$(
-        unsafe impl HostArg<Value<$t>> for $t {
-            fn len_word(&self) -> u64 {
-                0
-            }
-            fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>, _len: &'a u64) {
-                args.arg(&*self);
+        // SAFETY: `Value<$t>` reads one word, the `$t` itself, which
+        // `ValueWord` holds and pushes; no memory is involved.
+        unsafe impl GpuArg<Value<$t>> for $t {
+            type Words<'a> = ValueWord<$t>;
+            fn gpu_words(&mut self) -> Option<ValueWord<$t>> {
+                Some(ValueWord(*self))
             }
         }
 
+        // SAFETY: `Value<$t>`'s words are the value and `NoWord`.
         unsafe impl CpuArg<Value<$t>> for $t {
-            fn words(&mut self) -> ($t, coop::kernel::NoWord) {
-                (*self, coop::kernel::NoWord)
+            fn words(&mut self) -> Option<($t, coop::kernel::NoWord)> {
+                Some((*self, coop::kernel::NoWord))
             }
         }
     )*};
 }
 value_args!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
-
-// `Value<T>` words are pushed as `T`, which cudarc must accept.
-const _: fn() = || {
-    fn device_repr<T: DeviceRepr>() {}
-    device_repr::<u8>();
-    device_repr::<f64>();
-    device_repr::<usize>();
-};
 
 /// A host value that can be passed for a kernel parameter described by `P`
 /// in a launch on the CPU backend.
@@ -146,70 +247,79 @@ const _: fn() = || {
 /// | `Out<T>` | `OutSlice<T>` | `&mut [T]`, `&mut Vec<T>`, `&mut Buffer<T>` |
 /// | `T` (a number) | `Value<T>` | `T`, exactly |
 ///
+/// A [`Buffer`] on a GPU is refused at run time with
+/// [`Error::WrongDevice`](crate::Error::WrongDevice).
+///
 /// # Safety
 ///
-/// `words` must return the words of memory that stays valid for the launch:
-/// a buffer's pointer and length, or the value.
+/// The words `words` returns must be those `coop::KernelParam` reads for
+/// `P`: the value, or the pointer and length of host memory that stays
+/// valid, and unaliased where the kernel writes it, while `self` is
+/// borrowed.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a kernel parameter described by `{P}` on the CPU backend",
     label = "wrong argument type for this kernel parameter",
     note = "`Slice<T>` is a `&[T]` parameter: pass `&[T]`, `&Vec<T>` or `&Buffer<T>`; `OutSlice<T>` is an `Out<T>` parameter: pass `&mut [T]`, `&mut Vec<T>` or `&mut Buffer<T>`; `Value<T>` is a number parameter: pass a `T` exactly"
 )]
 pub unsafe trait CpuArg<P: ParamMarker> {
-    /// The two words the kernel reads.
-    fn words(&mut self) -> (P::Word0, P::Word1);
-    /// Whether the argument is in host memory (a [`Buffer`] of the GPU is
-    /// not).
-    fn in_host_memory(&self) -> bool {
-        true
-    }
+    /// The two words the kernel reads, or `None` for a [`Buffer`] on a GPU,
+    /// whose memory the CPU backend cannot read.
+    fn words(&mut self) -> Option<(P::Word0, P::Word1)>;
 }
 
+// SAFETY: `Slice<T>` reads a pointer to `T`s and their count: those of the
+// borrowed slice, which stays valid while `self` is borrowed and, being
+// shared, is only read.
 unsafe impl<T> CpuArg<Slice<T>> for &[T] {
-    fn words(&mut self) -> (*const T, usize) {
-        (self.as_ptr(), self.len())
+    fn words(&mut self) -> Option<(*const T, usize)> {
+        Some((self.as_ptr(), self.len()))
     }
 }
 
+// SAFETY: as for `&[T]`: the pointer and length of the vector's elements,
+// which the shared borrow keeps in place and unchanged.
 unsafe impl<T> CpuArg<Slice<T>> for &Vec<T> {
-    fn words(&mut self) -> (*const T, usize) {
-        (self.as_ptr(), self.len())
+    fn words(&mut self) -> Option<(*const T, usize)> {
+        Some((self.as_ptr(), self.len()))
     }
 }
 
+// SAFETY: `OutSlice<T>` reads a pointer to `T`s and their count: those of
+// the exclusively borrowed slice, which stays valid while `self` is
+// borrowed, with nothing else aliasing what the kernel writes.
 unsafe impl<T> CpuArg<OutSlice<T>> for &mut [T] {
-    fn words(&mut self) -> (*mut T, usize) {
-        (self.as_mut_ptr(), self.len())
+    fn words(&mut self) -> Option<(*mut T, usize)> {
+        Some((self.as_mut_ptr(), self.len()))
     }
 }
 
+// SAFETY: as for `&mut [T]`: the pointer and length of the vector's
+// elements, which the exclusive borrow keeps in place (it cannot grow).
 unsafe impl<T> CpuArg<OutSlice<T>> for &mut Vec<T> {
-    fn words(&mut self) -> (*mut T, usize) {
-        (self.as_mut_ptr(), self.len())
+    fn words(&mut self) -> Option<(*mut T, usize)> {
+        Some((self.as_mut_ptr(), self.len()))
     }
 }
 
+// SAFETY: a buffer in host memory gives its vector's words, as `&Vec<T>`
+// does; one on a GPU gives none, so no launch is made from it.
 unsafe impl<T> CpuArg<Slice<T>> for &Buffer<T> {
-    fn words(&mut self) -> (*const T, usize) {
+    fn words(&mut self) -> Option<(*const T, usize)> {
         match &**self {
-            Buffer::Cpu(v) => (v.as_ptr(), v.len()),
-            Buffer::Gpu(_) => (std::ptr::null(), 0),
+            Buffer::Cpu(v) => Some((v.as_ptr(), v.len())),
+            Buffer::Gpu(_) => None,
         }
-    }
-    fn in_host_memory(&self) -> bool {
-        matches!(self, Buffer::Cpu(_))
     }
 }
 
+// SAFETY: a buffer in host memory gives its vector's words, as
+// `&mut Vec<T>` does; one on a GPU gives none, so no launch is made from it.
 unsafe impl<T> CpuArg<OutSlice<T>> for &mut Buffer<T> {
-    fn words(&mut self) -> (*mut T, usize) {
+    fn words(&mut self) -> Option<(*mut T, usize)> {
         match &mut **self {
-            Buffer::Cpu(v) => (v.as_mut_ptr(), v.len()),
-            Buffer::Gpu(_) => (std::ptr::null_mut(), 0),
+            Buffer::Cpu(v) => Some((v.as_mut_ptr(), v.len())),
+            Buffer::Gpu(_) => None,
         }
-    }
-    fn in_host_memory(&self) -> bool {
-        matches!(self, Buffer::Cpu(_))
     }
 }
 
@@ -221,12 +331,10 @@ unsafe impl<T> CpuArg<OutSlice<T>> for &mut Buffer<T> {
     note = "pass one argument per kernel parameter other than `ThreadBlock`/`Grid`, in order, as a tuple (a single argument is written `(x,)`)"
 )]
 pub trait CpuArgs<P: ParamList> {
-    /// The words of every argument.
+    /// The words of every argument, or the position (0-based) of the first
+    /// argument not in host memory.
     #[doc(hidden)]
-    fn words(&mut self) -> P::Words;
-    /// The position of the first argument not in host memory.
-    #[doc(hidden)]
-    fn first_off_host(&self) -> Option<usize>;
+    fn words(&mut self) -> Result<P::Words, usize>;
 }
 
 /// A tuple of host arguments matching a kernel's parameter list `P`.
@@ -236,129 +344,160 @@ pub trait CpuArgs<P: ParamList> {
     note = "pass one argument per kernel parameter other than `ThreadBlock`/`Grid`, in order, as a tuple (a single argument is written `(x,)`)"
 )]
 pub trait KernelArgs<P> {
-    /// The second PTX word of each argument, in order.
+    /// The words of every argument, in order.
     #[doc(hidden)]
-    fn len_words(&self) -> Vec<u64>;
-    /// Pushes every argument.
+    type Words<'a>: PushWords
+    where
+        Self: 'a;
+    /// The words of every argument, or the position (0-based) of the first
+    /// argument not in GPU memory.
     #[doc(hidden)]
-    fn push_all<'a>(&'a mut self, args: &mut LaunchArgs<'a>, lens: &'a [u64]);
-    /// The position of the first argument that cannot go to the GPU.
-    #[doc(hidden)]
-    fn first_off_gpu(&self) -> Option<usize>;
+    fn gpu_words(&mut self) -> Result<Self::Words<'_>, usize>;
 }
 
 macro_rules! kernel_args {
-    ($(($p:ident, $a:ident, $i:tt)),*) => {
-        impl<$($p, $a: HostArg<$p>),*> KernelArgs<($($p,)*)> for ($($a,)*) {
-            fn len_words(&self) -> Vec<u64> {
-                vec![$(self.$i.len_word()),*]
+    ($(($p:ident, $a:ident, $w:ident, $i:tt)),*) => {
+        impl<$($p, $a: GpuArg<$p>),*> KernelArgs<($($p,)*)> for ($($a,)*) {
+            type Words<'a> = ($(<$a as GpuArg<$p>>::Words<'a>,)*) where Self: 'a;
+            fn gpu_words(&mut self) -> Result<Self::Words<'_>, usize> {
+                Ok(($(self.$i.gpu_words().ok_or::<usize>($i)?,)*))
             }
+        }
+
+        impl<$($w: PushWords),*> PushWords for ($($w,)*) {
             #[allow(unused_variables)]
-            fn push_all<'a>(&'a mut self, args: &mut LaunchArgs<'a>, lens: &'a [u64]) {
-                $(self.$i.push(args, &lens[$i]);)*
-            }
-            fn first_off_gpu(&self) -> Option<usize> {
-                <[bool]>::iter(&[$(self.$i.on_gpu()),*]).position(|on| !on)
+            fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
+                $(self.$i.push(args);)*
             }
         }
 
         impl<$($p: ParamMarker, $a: CpuArg<$p>),*> CpuArgs<($($p,)*)> for ($($a,)*) {
             #[allow(clippy::unused_unit)]
-            fn words(&mut self) -> <($($p,)*) as ParamList>::Words {
-                ($(self.$i.words(),)*)
-            }
-            fn first_off_host(&self) -> Option<usize> {
-                <[bool]>::iter(&[$(self.$i.in_host_memory()),*]).position(|on| !on)
+            fn words(&mut self) -> Result<<($($p,)*) as ParamList>::Words, usize> {
+                Ok(($(self.$i.words().ok_or::<usize>($i)?,)*))
             }
         }
     };
 }
 kernel_args!();
-kernel_args!((P0, A0, 0));
-kernel_args!((P0, A0, 0), (P1, A1, 1));
-kernel_args!((P0, A0, 0), (P1, A1, 1), (P2, A2, 2));
-kernel_args!((P0, A0, 0), (P1, A1, 1), (P2, A2, 2), (P3, A3, 3));
+kernel_args!((P0, A0, W0, 0));
+kernel_args!((P0, A0, W0, 0), (P1, A1, W1, 1));
+kernel_args!((P0, A0, W0, 0), (P1, A1, W1, 1), (P2, A2, W2, 2));
 kernel_args!(
-    (P0, A0, 0),
-    (P1, A1, 1),
-    (P2, A2, 2),
-    (P3, A3, 3),
-    (P4, A4, 4)
+    (P0, A0, W0, 0),
+    (P1, A1, W1, 1),
+    (P2, A2, W2, 2),
+    (P3, A3, W3, 3)
 );
 kernel_args!(
-    (P0, A0, 0),
-    (P1, A1, 1),
-    (P2, A2, 2),
-    (P3, A3, 3),
-    (P4, A4, 4),
-    (P5, A5, 5)
+    (P0, A0, W0, 0),
+    (P1, A1, W1, 1),
+    (P2, A2, W2, 2),
+    (P3, A3, W3, 3),
+    (P4, A4, W4, 4)
 );
 kernel_args!(
-    (P0, A0, 0),
-    (P1, A1, 1),
-    (P2, A2, 2),
-    (P3, A3, 3),
-    (P4, A4, 4),
-    (P5, A5, 5),
-    (P6, A6, 6)
+    (P0, A0, W0, 0),
+    (P1, A1, W1, 1),
+    (P2, A2, W2, 2),
+    (P3, A3, W3, 3),
+    (P4, A4, W4, 4),
+    (P5, A5, W5, 5)
 );
 kernel_args!(
-    (P0, A0, 0),
-    (P1, A1, 1),
-    (P2, A2, 2),
-    (P3, A3, 3),
-    (P4, A4, 4),
-    (P5, A5, 5),
-    (P6, A6, 6),
-    (P7, A7, 7)
+    (P0, A0, W0, 0),
+    (P1, A1, W1, 1),
+    (P2, A2, W2, 2),
+    (P3, A3, W3, 3),
+    (P4, A4, W4, 4),
+    (P5, A5, W5, 5),
+    (P6, A6, W6, 6)
 );
 kernel_args!(
-    (P0, A0, 0),
-    (P1, A1, 1),
-    (P2, A2, 2),
-    (P3, A3, 3),
-    (P4, A4, 4),
-    (P5, A5, 5),
-    (P6, A6, 6),
-    (P7, A7, 7),
-    (P8, A8, 8)
+    (P0, A0, W0, 0),
+    (P1, A1, W1, 1),
+    (P2, A2, W2, 2),
+    (P3, A3, W3, 3),
+    (P4, A4, W4, 4),
+    (P5, A5, W5, 5),
+    (P6, A6, W6, 6),
+    (P7, A7, W7, 7)
 );
 kernel_args!(
-    (P0, A0, 0),
-    (P1, A1, 1),
-    (P2, A2, 2),
-    (P3, A3, 3),
-    (P4, A4, 4),
-    (P5, A5, 5),
-    (P6, A6, 6),
-    (P7, A7, 7),
-    (P8, A8, 8),
-    (P9, A9, 9)
+    (P0, A0, W0, 0),
+    (P1, A1, W1, 1),
+    (P2, A2, W2, 2),
+    (P3, A3, W3, 3),
+    (P4, A4, W4, 4),
+    (P5, A5, W5, 5),
+    (P6, A6, W6, 6),
+    (P7, A7, W7, 7),
+    (P8, A8, W8, 8)
 );
 kernel_args!(
-    (P0, A0, 0),
-    (P1, A1, 1),
-    (P2, A2, 2),
-    (P3, A3, 3),
-    (P4, A4, 4),
-    (P5, A5, 5),
-    (P6, A6, 6),
-    (P7, A7, 7),
-    (P8, A8, 8),
-    (P9, A9, 9),
-    (P10, A10, 10)
+    (P0, A0, W0, 0),
+    (P1, A1, W1, 1),
+    (P2, A2, W2, 2),
+    (P3, A3, W3, 3),
+    (P4, A4, W4, 4),
+    (P5, A5, W5, 5),
+    (P6, A6, W6, 6),
+    (P7, A7, W7, 7),
+    (P8, A8, W8, 8),
+    (P9, A9, W9, 9)
 );
 kernel_args!(
-    (P0, A0, 0),
-    (P1, A1, 1),
-    (P2, A2, 2),
-    (P3, A3, 3),
-    (P4, A4, 4),
-    (P5, A5, 5),
-    (P6, A6, 6),
-    (P7, A7, 7),
-    (P8, A8, 8),
-    (P9, A9, 9),
-    (P10, A10, 10),
-    (P11, A11, 11)
+    (P0, A0, W0, 0),
+    (P1, A1, W1, 1),
+    (P2, A2, W2, 2),
+    (P3, A3, W3, 3),
+    (P4, A4, W4, 4),
+    (P5, A5, W5, 5),
+    (P6, A6, W6, 6),
+    (P7, A7, W7, 7),
+    (P8, A8, W8, 8),
+    (P9, A9, W9, 9),
+    (P10, A10, W10, 10)
 );
+kernel_args!(
+    (P0, A0, W0, 0),
+    (P1, A1, W1, 1),
+    (P2, A2, W2, 2),
+    (P3, A3, W3, 3),
+    (P4, A4, W4, 4),
+    (P5, A5, W5, 5),
+    (P6, A6, W6, 6),
+    (P7, A7, W7, 7),
+    (P8, A8, W8, 8),
+    (P9, A9, W9, 9),
+    (P10, A10, W10, 10),
+    (P11, A11, W11, 11)
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_buffer_in_host_memory_gives_a_gpu_launch_no_words() {
+        let input = Buffer::Cpu(vec![1.0f32, 2.0]);
+        let mut out = Buffer::Cpu(vec![0.0f32; 2]);
+        let mut args = (2.0f32, &input, &mut out);
+        let words = KernelArgs::<(Value<f32>, Slice<f32>, OutSlice<f32>)>::gpu_words(&mut args);
+        assert_eq!(words.err(), Some(1), "the first argument off the GPU");
+    }
+
+    #[test]
+    fn a_buffer_in_host_memory_gives_the_cpu_backend_its_words() {
+        let input = Buffer::Cpu(vec![1.0f32, 2.0, 3.0]);
+        let mut out = Buffer::Cpu(vec![0.0f32; 2]);
+        let mut args = (&input, 7u32, &mut out);
+        let ((input_ptr, input_len), (value, _), (_, out_len)) =
+            CpuArgs::<(Slice<f32>, Value<u32>, OutSlice<f32>)>::words(&mut args).unwrap();
+        assert_eq!((input_len, value, out_len), (3, 7, 2));
+        let Buffer::Cpu(host) = &input else {
+            unreachable!()
+        };
+        assert_eq!(input_ptr, host.as_ptr());
+    }
+}

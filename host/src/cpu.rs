@@ -1,7 +1,8 @@
+//! The CPU backend as a device: [`Cpu`] launches `#[kernel]`s on host
+//! memory through coop's emulator, with a GPU launch's checks.
+
 use crate::args::CpuArgs;
-use crate::gpu::DeviceLimits;
-use crate::launch::{KernelLimits, LaunchConfig};
-use crate::{Dim3, Error};
+use crate::{DeviceLimits, Error, KernelLimits, LaunchConfig};
 use coop::cpu::{Emulator, Report};
 use coop::kernel::params::ParamList;
 use coop::Kernel;
@@ -49,18 +50,10 @@ impl Cpu {
         Cpu { emulator }
     }
 
-    /// The limits launches are checked against: those of an sm_90 GPU.
+    /// The limits launches are checked against:
+    /// [`DeviceLimits::cpu_backend`], those of an sm_90 GPU.
     pub fn limits(&self) -> DeviceLimits {
-        DeviceLimits {
-            name: "coop CPU backend".into(),
-            sm: 90,
-            max_threads_per_block: 1024,
-            max_block_dim: Dim3::new(1024, 1024, 64),
-            max_grid_dim: Dim3::new(i32::MAX as u32, 65535, 65535),
-            max_shared_per_block: 48 * 1024,
-            max_shared_per_block_optin: 227 * 1024,
-            multiprocessors: 1,
-        }
+        DeviceLimits::cpu_backend()
     }
 
     /// Launches `kernel` with `args`, one per non-handle parameter in order,
@@ -77,26 +70,29 @@ impl Cpu {
         A: CpuArgs<K::Params>,
         K::Params: ParamList,
     {
+        let limits = self.limits();
+        // Kernels have no register limit here: the device's limit is theirs.
         let kernel_limits = KernelLimits {
-            max_threads_per_block: 1024,
+            max_threads_per_block: limits.max_threads_per_block,
             static_shared_bytes: K::STATIC_SHARED_BYTES as u32,
         };
         config
-            .validate(&self.limits(), &kernel_limits)
+            .validate(&limits, &kernel_limits)
             .map_err(|problem| Error::InvalidLaunch {
                 kernel: K::NAME,
                 problem,
             })?;
-        if let Some(argument) = args.first_off_host() {
-            return Err(Error::WrongDevice {
-                kernel: K::NAME,
-                device: "CPU",
-                argument,
-            });
-        }
-        let words = args.words();
-        // SAFETY: the words come from `args`, borrowed (mutably for outputs)
-        // for the whole call, and in host memory (checked above).
+        let words = args.words().map_err(|argument| Error::WrongDevice {
+            kernel: K::NAME,
+            device: "CPU",
+            argument,
+        })?;
+        // SAFETY: `launch_with_shared` needs the words of host buffers that
+        // stay alive and unaliased (but read-only ones) for the call, and of
+        // values. `args.words()` made them, and only because every argument
+        // is in host memory (`CpuArg` returns no words otherwise); `args` is
+        // owned by this call and not touched until the launch has returned,
+        // and an output is a `&mut` borrow, so no one else aliases it.
         let report = unsafe {
             self.emulator.launch_with_shared(
                 kernel,

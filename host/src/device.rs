@@ -1,3 +1,7 @@
+//! One API over both backends: [`Device`] is a GPU or the CPU backend,
+//! [`Buffer`] memory on either, and [`Program`] kernels ready to launch on
+//! either; a program written against them runs unchanged on both.
+
 use crate::args::{CpuArgs, KernelArgs};
 use crate::{Cpu, Error, Gpu, LaunchConfig, Module, PtxSet, Report};
 use coop::Kernel;
@@ -116,8 +120,8 @@ impl Device {
             Device::Gpu(gpu) => gpu.zeros(len).map(Buffer::Gpu),
             Device::Cpu(_) => Ok(Buffer::Cpu(
                 (0..len)
-                    // SAFETY: `ValidAsZeroBits` promises that all-zero bytes
-                    // are a valid `T`.
+                    // SAFETY: `zeroed` needs all-zero bytes to be a valid
+                    // `T`, which `T: ValidAsZeroBits` promises.
                     .map(|_| unsafe { std::mem::zeroed() })
                     .collect(),
             )),

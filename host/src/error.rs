@@ -1,3 +1,6 @@
+//! [`Error`]: everything that can go wrong on the host, from opening a GPU
+//! to a kernel's end, each with a message that says what to do.
+
 use crate::launch::LaunchProblem;
 use cudarc::driver::DriverError;
 

@@ -1,28 +1,10 @@
-use crate::{Dim3, Error, Module, PtxSet};
-use cudarc::driver::sys::CUdevice_attribute as Attr;
+//! One CUDA device opened through the driver: its context, the stream coop
+//! launches and copies on, and its limits; loading PTX on it and moving
+//! data to and from it.
+
+use crate::{DeviceLimits, Error, Module, PtxSet};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits};
 use std::sync::Arc;
-
-/// The limits a launch is checked against before the driver sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeviceLimits {
-    /// The device's name, as the driver reports it.
-    pub name: String,
-    /// Compute capability as `10 * major + minor` (80 for sm_80).
-    pub sm: u32,
-    /// Most threads in one block.
-    pub max_threads_per_block: u32,
-    /// Largest block extent in each dimension.
-    pub max_block_dim: Dim3,
-    /// Largest grid extent in each dimension.
-    pub max_grid_dim: Dim3,
-    /// Shared memory one block may use without opting in (bytes).
-    pub max_shared_per_block: u32,
-    /// Shared memory one block may use after opting in (bytes).
-    pub max_shared_per_block_optin: u32,
-    /// Streaming multiprocessors.
-    pub multiprocessors: u32,
-}
 
 /// One CUDA device, with the stream coop launches on.
 ///
@@ -55,7 +37,7 @@ impl Gpu {
         }
         let ctx = CudaContext::new(ordinal)
             .map_err(Error::driver(format!("opening CUDA device {ordinal}")))?;
-        let limits = Arc::new(read_limits(&ctx)?);
+        let limits = Arc::new(DeviceLimits::from_driver(&ctx)?);
         let stream = ctx.default_stream();
         Ok(Gpu {
             ctx,
@@ -66,7 +48,10 @@ impl Gpu {
 
     /// Whether the CUDA driver library can be loaded on this machine.
     pub fn driver_present() -> bool {
-        // SAFETY: only tries to open the library.
+        // SAFETY: `is_culib_present` is unsafe because loading a shared
+        // library runs its initialisers. The libraries it tries are the CUDA
+        // driver's, whose initialisers are meant to run in any process that
+        // may use CUDA, and it calls nothing in them.
         unsafe { cudarc::driver::sys::is_culib_present() }
     }
 
@@ -146,37 +131,4 @@ impl Gpu {
             "waiting for the GPU (a kernel launched earlier may have failed)",
         ))
     }
-}
-
-fn read_limits(ctx: &Arc<CudaContext>) -> Result<DeviceLimits, Error> {
-    let attr = |a: Attr| -> Result<u32, Error> {
-        ctx.attribute(a)
-            .map(|v| v.max(0) as u32)
-            .map_err(Error::driver(format!("reading device attribute {a:?}")))
-    };
-    let (major, minor) = ctx
-        .compute_capability()
-        .map_err(Error::driver("reading the compute capability"))?;
-    Ok(DeviceLimits {
-        name: ctx
-            .name()
-            .map_err(Error::driver("reading the device name"))?,
-        sm: (10 * major + minor).max(0) as u32,
-        max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-        max_block_dim: Dim3::new(
-            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
-            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
-            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
-        ),
-        max_grid_dim: Dim3::new(
-            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
-            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
-            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
-        ),
-        max_shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
-        max_shared_per_block_optin: attr(
-            Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-        )?,
-        multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
-    })
 }

@@ -1,5 +1,8 @@
-use crate::gpu::DeviceLimits;
-use crate::Dim3;
+//! The shape of a launch ([`LaunchConfig`]) and its check against the
+//! device's and the kernel's limits before the driver sees it
+//! ([`LaunchProblem`] says what was wrong).
+
+use crate::{DeviceLimits, Dim3, KernelLimits};
 
 /// The shape of a launch: blocks in the grid, threads in a block, and
 /// dynamic shared memory per block.
@@ -58,17 +61,8 @@ impl LaunchConfig {
     /// limits. `Ok` means the driver will not reject it for its shape.
     ///
     /// ```
-    /// use coop_host::{Dim3, DeviceLimits, KernelLimits, LaunchConfig, LaunchProblem};
-    /// let device = DeviceLimits {
-    ///     name: "example".into(),
-    ///     sm: 90,
-    ///     max_threads_per_block: 1024,
-    ///     max_block_dim: Dim3::new(1024, 1024, 64),
-    ///     max_grid_dim: Dim3::new(i32::MAX as u32, 65535, 65535),
-    ///     max_shared_per_block: 48 * 1024,
-    ///     max_shared_per_block_optin: 227 * 1024,
-    ///     multiprocessors: 132,
-    /// };
+    /// use coop_host::{DeviceLimits, KernelLimits, LaunchConfig, LaunchProblem};
+    /// let device = DeviceLimits::cpu_backend(); // those of an sm_90 GPU
     /// let kernel = KernelLimits { max_threads_per_block: 1024, static_shared_bytes: 0 };
     /// assert!(LaunchConfig::new(4, 256).validate(&device, &kernel).is_ok());
     /// assert!(matches!(
@@ -131,15 +125,6 @@ impl LaunchConfig {
 
 fn axes(d: Dim3, max: Dim3) -> [(char, u32, u32); 3] {
     [('x', d.x, max.x), ('y', d.y, max.y), ('z', d.z, max.z)]
-}
-
-/// What a compiled kernel allows, from the driver's function attributes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KernelLimits {
-    /// Most threads per block, given the kernel's register use.
-    pub max_threads_per_block: u32,
-    /// Shared memory the kernel declares statically (bytes).
-    pub static_shared_bytes: u32,
 }
 
 /// Why a launch configuration was refused before reaching the driver.
@@ -212,17 +197,9 @@ pub enum LaunchProblem {
 mod tests {
     use super::*;
 
-    fn h100() -> DeviceLimits {
-        DeviceLimits {
-            name: "test device".into(),
-            sm: 90,
-            max_threads_per_block: 1024,
-            max_block_dim: Dim3::new(1024, 1024, 64),
-            max_grid_dim: Dim3::new(2147483647, 65535, 65535),
-            max_shared_per_block: 49152,
-            max_shared_per_block_optin: 232448,
-            multiprocessors: 132,
-        }
+    /// An sm_90 GPU's launch limits.
+    fn sm_90() -> DeviceLimits {
+        DeviceLimits::cpu_backend()
     }
 
     const KERNEL: KernelLimits = KernelLimits {
@@ -232,7 +209,7 @@ mod tests {
 
     #[test]
     fn accepts_the_limits_themselves() {
-        let d = h100();
+        let d = sm_90();
         assert_eq!(LaunchConfig::new(1, 1024).validate(&d, &KERNEL), Ok(()));
         assert_eq!(
             LaunchConfig::new((2147483647, 65535, 65535), (16, 16, 4)).validate(&d, &KERNEL),
@@ -248,7 +225,7 @@ mod tests {
 
     #[test]
     fn names_each_broken_limit() {
-        let d = h100();
+        let d = sm_90();
         let check = |cfg: LaunchConfig| cfg.validate(&d, &KERNEL).unwrap_err();
         assert_eq!(
             check(LaunchConfig::new(0, 32)),
@@ -314,7 +291,7 @@ mod tests {
             static_shared_bytes: 0,
         };
         let e = LaunchConfig::new(1, 1024)
-            .validate(&h100(), &heavy)
+            .validate(&sm_90(), &heavy)
             .unwrap_err();
         assert!(
             e.to_string()

@@ -31,6 +31,11 @@
 //! In `build.rs`, [`PtxBuilder`] compiles the kernel crate for
 //! `nvptx64-nvidia-cuda`; [`include_ptx!`] embeds the result.
 #![warn(missing_docs)]
+#![deny(
+    unsafe_op_in_unsafe_fn,
+    clippy::undocumented_unsafe_blocks,
+    clippy::missing_safety_doc
+)]
 
 // `include_ptx!` expands to `::coop_host::...` paths, in this crate too.
 extern crate self as coop_host;
@@ -41,17 +46,19 @@ mod device;
 mod error;
 mod gpu;
 mod launch;
+mod limits;
 mod module;
 mod ptx;
 pub mod reduce;
 
-pub use args::{CpuArg, CpuArgs, HostArg, KernelArgs};
+pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
 pub use coop_build::{convergence, BuildError, PtxBuilder};
 pub use cpu::Cpu;
 pub use device::{Buffer, Device, Program};
 pub use error::Error;
-pub use gpu::{DeviceLimits, Gpu};
-pub use launch::{KernelLimits, LaunchConfig, LaunchProblem};
+pub use gpu::Gpu;
+pub use launch::{LaunchConfig, LaunchProblem};
+pub use limits::{DeviceLimits, KernelLimits};
 pub use module::Module;
 pub use ptx::PtxSet;
 

@@ -1,9 +1,11 @@
-use crate::args::KernelArgs;
-use crate::launch::{KernelLimits, LaunchConfig};
-use crate::{Error, Gpu};
+//! PTX loaded on a GPU: [`Module`] finds its kernels by name, caches their
+//! limits and occupancy, and launches them with typed arguments.
+
+use crate::args::{KernelArgs, PushWords};
+use crate::{Error, Gpu, KernelLimits, LaunchConfig};
 use coop::Kernel;
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
-use cudarc::driver::{CudaFunction, CudaModule};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -36,7 +38,7 @@ impl Module {
                 module: name.to_string(),
                 sm,
                 source,
-                log: jit_error_log(ptx),
+                log: jit_error_log(gpu.context(), ptx),
             })?;
         Ok(Module {
             gpu,
@@ -118,13 +120,11 @@ impl Module {
         config: LaunchConfig,
         mut args: A,
     ) -> Result<(), Error> {
-        if let Some(argument) = args.first_off_gpu() {
-            return Err(Error::WrongDevice {
-                kernel: K::NAME,
-                device: "GPU",
-                argument,
-            });
-        }
+        let mut words = args.gpu_words().map_err(|argument| Error::WrongDevice {
+            kernel: K::NAME,
+            device: "GPU",
+            argument,
+        })?;
         let (function, limits) = self.function(kernel)?;
         config
             .validate(self.gpu.limits(), &limits)
@@ -144,18 +144,23 @@ impl Module {
                     source,
                 })?;
         }
-        let lens = args.len_words();
         let stream = self.gpu.stream();
         let mut builder = stream.launch_builder(&function);
-        args.push_all(&mut builder, &lens);
+        words.push(&mut builder);
         let cfg = cudarc::driver::LaunchConfig {
             grid_dim: (config.grid.x, config.grid.y, config.grid.z),
             block_dim: (config.block.x, config.block.y, config.block.z),
             shared_mem_bytes: dynamic,
         };
-        // SAFETY: the argument words match the kernel's PTX parameters: both
-        // come from `K::Params` (`KernelArgs` on the host, `KernelParam` in
-        // the kernel), and the configuration was validated above.
+        // SAFETY: `launch` needs words that match the kernel's PTX parameters
+        // in number, order and type, of memory that outlives the launch. The
+        // words were pushed from `args.gpu_words()`, which exists only when
+        // every argument is in GPU memory; each `GpuArg<P>` pushes the words
+        // `KernelParam` reads for `P`, and `K::Params` lists the kernel's
+        // parameters, so they match its PTX entry point. The buffers are
+        // borrowed by `words` until this call returns, and cudarc frees
+        // device memory on the stream, after the work queued before. The
+        // configuration passed `validate` above.
         unsafe { builder.launch(cfg) }
             .map(drop)
             .map_err(|source| Error::Launch {
@@ -195,12 +200,15 @@ impl Module {
     }
 }
 
-/// Loads `ptx` again with the JIT's error log switched on, and returns the
-/// log. Only called after a load failed, to explain it.
-fn jit_error_log(ptx: &str) -> String {
+/// Loads `ptx` again in `ctx` with the JIT's error log switched on, and
+/// returns the log. Only called after a load failed, to explain it.
+fn jit_error_log(ctx: &CudaContext, ptx: &str) -> String {
     let Ok(src) = std::ffi::CString::new(ptx) else {
         return String::new();
     };
+    if ctx.bind_to_thread().is_err() {
+        return String::new();
+    }
     let mut log = vec![0u8; 16 * 1024];
     let mut options = [
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
@@ -211,8 +219,12 @@ fn jit_error_log(ptx: &str) -> String {
         log.len() as *mut std::ffi::c_void,
     ];
     let mut module = std::ptr::null_mut();
-    // SAFETY: the options point at a live buffer of the stated size; the
-    // context is current (the failed load bound it to this thread).
+    // SAFETY: `cuModuleLoadDataEx` reads a NUL-terminated image and
+    // `options.len()` options with one value each, and writes the module
+    // handle and at most the stated number of log bytes. `src` is a
+    // `CString`; `options` and `values` are arrays of the same length; the
+    // log option points at `log`, alive to the end of this function, with
+    // its length as the size; `module` is a local handle.
     let result = unsafe {
         sys::cuModuleLoadDataEx(
             &mut module,
@@ -223,7 +235,8 @@ fn jit_error_log(ptx: &str) -> String {
         )
     };
     if result == sys::CUresult::CUDA_SUCCESS {
-        // SAFETY: the module was just loaded and is not used elsewhere.
+        // SAFETY: `cuModuleUnload` needs a loaded module that is not used
+        // after: `module` was loaded just above and is dropped here.
         unsafe { sys::cuModuleUnload(module) };
         return String::new();
     }

@@ -1,3 +1,6 @@
+//! [`PtxSet`]: the PTX of one kernel crate, one text per SM target, and
+//! the choice of the text a device runs.
+
 /// The PTX of one kernel crate, built for one or more SM targets.
 ///
 /// Made by [`include_ptx!`](crate::include_ptx) from what
