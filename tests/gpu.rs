@@ -447,3 +447,145 @@ fn the_block_scan_kernel_that_hung_an_h100_finishes_and_scans() {
         coop_tests::user_shapes::check_block_scans(&input, &inclusive, &exclusive);
     }
 }
+
+/// The fault kernels of `coop-test-kernels`, each in a child process (a
+/// fault makes the process's context unusable until it recovers, and the
+/// GPU prints its report on the process's standard output): the device's
+/// report names the block, the thread and the kernel's `file:line`, the host
+/// error names the kernel and where it was launched, and after
+/// `Gpu::recover` a correct kernel runs.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn kernel_faults_report_where_and_the_gpu_recovers() {
+    let _watch = watch("the GPU test `kernel_faults_...`", TEST_LIMIT);
+    let source = include_str!("kernels/src/lib.rs");
+    let line_of = |marker: &str| {
+        let (before, _) = source.split_once(&format!("// {marker}\n")).unwrap();
+        before.lines().count()
+    };
+    for (kind, marker, what) in [
+        (
+            "out_of_bounds",
+            "fault: out of bounds",
+            "Out::write: index 100 is out of bounds for a buffer of 100 elements",
+        ),
+        ("unwrap_none", "fault: unwrap on None", "a panic"),
+        ("explicit_panic", "fault: explicit panic", "a panic"),
+    ] {
+        let out = watched(format!("the fault child `{kind}`"), TEST_LIMIT, || {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--ignored", "--exact", "fault_child", "--nocapture"])
+                .env("COOP_FAULT_KIND", kind)
+                .output()
+                .unwrap()
+        });
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        eprintln!("--- fault child `{kind}`:\n{stdout}");
+        let report = stdout
+            .lines()
+            .find(|l| l.starts_with("coop: block (1, 0, 0), thread 6 panicked at "))
+            .unwrap_or_else(|| panic!("no device report for `{kind}` in:\n{stdout}"));
+        assert!(
+            report.contains(&format!("kernels/src/lib.rs:{}:", line_of(marker))),
+            "{report}"
+        );
+        assert!(report.contains(what), "{report}");
+        assert!(
+            stdout.contains(&format!("host error: the kernel `fault_{kind}`"))
+                || stdout.contains(&format!("`fault_{kind}` (launched at tests/gpu.rs:")),
+            "{stdout}"
+        );
+        assert!(stdout.contains("fault child: recovered"), "{stdout}");
+        assert!(out.status.success(), "{stdout}");
+    }
+    // A kernel that never finishes: the wait with a time limit names it.
+    let out = watched("the fault child `spin`", TEST_LIMIT, || {
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--ignored", "--exact", "fault_child", "--nocapture"])
+            .env("COOP_FAULT_KIND", "spin")
+            .output()
+            .unwrap()
+    });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("--- fault child `spin`:\n{stdout}");
+    assert!(
+        stdout.contains("host error: the GPU was still busy after"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("`fault_spin` (launched at tests/gpu.rs:"),
+        "{stdout}"
+    );
+}
+
+/// The child process of `kernel_faults_report_where_and_the_gpu_recovers`:
+/// does nothing unless `COOP_FAULT_KIND` is set.
+#[test]
+#[ignore = "run by kernel_faults_report_where_and_the_gpu_recovers in a child process"]
+fn fault_child() {
+    let Ok(kind) = std::env::var("COOP_FAULT_KIND") else {
+        return;
+    };
+    use kernels::faults::{
+        fault_explicit_panic, fault_out_of_bounds, fault_spin, fault_unwrap_none,
+    };
+    let gpu = Gpu::new(0).unwrap();
+    if kind == "spin" {
+        let module = gpu.load(&TEST_KERNELS_PTX).unwrap();
+        let flag = gpu.zeros::<u32>(1).unwrap();
+        let mut out = gpu.zeros::<u32>(64).unwrap();
+        module
+            .launch(fault_spin, LaunchConfig::new(1, 64), (&flag, &mut out))
+            .unwrap();
+        let err = gpu
+            .synchronize_timeout(std::time::Duration::from_secs(2))
+            .unwrap_err();
+        println!("host error: {err}");
+        assert!(matches!(err, Error::Timeout { .. }), "{err}");
+        // The kernel cannot be stopped; ending the process ends it.
+        std::process::exit(0);
+    }
+    {
+        let module = gpu.load(&TEST_KERNELS_PTX).unwrap();
+        let mut out = gpu.zeros::<u32>(100).unwrap();
+        let input = gpu.upload(&[0u32; 8]).unwrap();
+        let config = LaunchConfig::new(2, 64);
+        match kind.as_str() {
+            "out_of_bounds" => module.launch(fault_out_of_bounds, config, (70, &mut out)),
+            "unwrap_none" => module.launch(fault_unwrap_none, config, (70, &input, &mut out)),
+            _ => module.launch(fault_explicit_panic, config, (70, &mut out)),
+        }
+        .unwrap();
+        let err = gpu
+            .synchronize_timeout(std::time::Duration::from_secs(10))
+            .unwrap_err();
+        println!("host error: {err}");
+        let Error::KernelFault { launches, .. } = &err else {
+            panic!("expected a kernel fault, got {err}")
+        };
+        assert_eq!(launches.len(), 1, "{err}");
+        assert_eq!(launches[0].kernel, format!("fault_{kind}"));
+        // The context is unusable until it recovers; recovering while a
+        // module or buffer of it is alive is refused.
+        assert!(matches!(
+            gpu.zeros::<u32>(4),
+            Err(Error::KernelFault { .. })
+        ));
+        let held = gpu.clone();
+        let err = held.recover().unwrap_err();
+        println!("recover with handles alive: {err}");
+        assert!(matches!(err, Error::ContextInUse { .. }), "{err}");
+    }
+    let gpu = gpu.recover().unwrap();
+    let module = gpu.load(&TEST_KERNELS_PTX).unwrap();
+    let mut out = gpu.zeros::<u32>(128).unwrap();
+    module
+        .launch(
+            fault_out_of_bounds,
+            LaunchConfig::new(2, 64),
+            (1000, &mut out),
+        )
+        .unwrap();
+    assert_eq!(gpu.download(&out).unwrap(), (0..128).collect::<Vec<u32>>());
+    println!("fault child: recovered");
+}

@@ -145,6 +145,7 @@ impl Program {
     /// Launches `kernel` with `args` (one per non-handle parameter, in
     /// order, checked against its signature at compile time): on the GPU
     /// asynchronously, on the CPU backend to completion.
+    #[track_caller]
     pub fn launch<K, A>(&self, kernel: K, config: LaunchConfig, args: A) -> Result<(), Error>
     where
         K: Kernel,
@@ -173,6 +174,7 @@ impl Program {
     /// assert_eq!(report.map(|r| r.block_barriers), Some(2));
     /// # Ok::<(), coop_host::Error>(())
     /// ```
+    #[track_caller]
     pub fn launch_reporting<K, A>(
         &self,
         kernel: K,

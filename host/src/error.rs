@@ -1,8 +1,11 @@
 //! [`Error`]: everything that can go wrong on the host, from opening a GPU
 //! to a kernel's end, each with a message that says what to do.
 
+use crate::fault::LaunchRecord;
 use crate::launch::LaunchProblem;
+use cudarc::driver::sys::CUresult;
 use cudarc::driver::DriverError;
+use std::time::Duration;
 
 /// Everything that can go wrong between finding a GPU and a kernel's end.
 ///
@@ -134,6 +137,67 @@ pub enum Error {
         /// The driver's error.
         source: DriverError,
     },
+
+    /// A kernel failed while running on the GPU: it trapped (a panic or a
+    /// failed coop check, which the GPU reported on standard output with
+    /// its block, thread and `file:line`) or accessed memory it must not.
+    /// The error is sticky: every later call on this `Gpu` fails the same
+    /// way until [`Gpu::recover`](crate::Gpu::recover).
+    #[error(
+        "a kernel failed on the GPU ({code:?}: {meaning}), seen while {during}; {}. The GPU \
+         context stays unusable: drop every module and buffer of this `Gpu` and call \
+         `Gpu::recover`. To tie a fault to one launch, set COOP_SYNC_LAUNCHES=1 or use \
+         `Gpu::with_synchronous_launches`; the CPU backend reproduces a panic with its full \
+         message",
+        launched(launches)
+    )]
+    KernelFault {
+        /// The launches since the last successful wait, oldest first: the
+        /// failed kernel is among them.
+        launches: Vec<LaunchRecord>,
+        /// The driver's code.
+        code: CUresult,
+        /// What the code usually means.
+        meaning: &'static str,
+        /// The call that saw the fault.
+        during: String,
+    },
+
+    /// Waiting for the GPU took longer than allowed.
+    #[error(
+        "the GPU was still busy after {waited:?}; {}. A kernel that never finishes usually \
+         waits at a barrier some threads skip: run it on the CPU backend, which names them",
+        launched(launches)
+    )]
+    Timeout {
+        /// The launches not yet finished, oldest first.
+        launches: Vec<LaunchRecord>,
+        /// How long coop waited.
+        waited: Duration,
+    },
+
+    /// `Gpu::recover` was called while other handles of the same context
+    /// (modules, buffers, clones of the `Gpu`) were alive.
+    #[error(
+        "`Gpu::recover` needs every other handle of the GPU's context dropped first: {handles} \
+         module(s), buffer(s) or `Gpu` clone(s) still hold it"
+    )]
+    ContextInUse {
+        /// Other handles that hold the context.
+        handles: usize,
+    },
+}
+
+/// "launched since the last successful wait: `a` (launched at ..), .."
+fn launched(launches: &[LaunchRecord]) -> String {
+    if launches.is_empty() {
+        return "no launch of coop's since the last successful wait".to_string();
+    }
+    let list: Vec<String> = launches.iter().map(ToString::to_string).collect();
+    format!(
+        "launched since the last successful wait: {}",
+        list.join(", ")
+    )
 }
 
 impl Error {

@@ -2,9 +2,14 @@
 //! launches and copies on, and its limits; loading PTX on it and moving
 //! data to and from it.
 
+use crate::fault::{self, InFlight, LaunchRecord};
 use crate::{DeviceLimits, Error, Module, PtxSet};
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{
+    sys, CudaContext, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, ValidAsZeroBits,
+};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// One CUDA device, with the stream coop launches on.
 ///
@@ -19,6 +24,17 @@ pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     limits: Arc<DeviceLimits>,
+    state: Arc<State>,
+}
+
+/// What the clones of one `Gpu` share besides the context.
+#[derive(Debug)]
+struct State {
+    ordinal: usize,
+    /// Launches not yet seen finish, for the error a fault becomes.
+    in_flight: InFlight,
+    /// Wait for every launch before returning from it.
+    synchronous: AtomicBool,
 }
 
 impl Gpu {
@@ -39,11 +55,110 @@ impl Gpu {
             .map_err(Error::driver(format!("opening CUDA device {ordinal}")))?;
         let limits = Arc::new(DeviceLimits::from_driver(&ctx)?);
         let stream = ctx.default_stream();
+        let synchronous = std::env::var_os("COOP_SYNC_LAUNCHES").is_some_and(|v| v != "0");
         Ok(Gpu {
             ctx,
             stream,
             limits,
+            state: Arc::new(State {
+                ordinal,
+                in_flight: InFlight::default(),
+                synchronous: AtomicBool::new(synchronous),
+            }),
         })
+    }
+
+    /// With `on`, every launch on this GPU (and its clones) waits for the
+    /// kernel to finish before it returns, so that a fault is reported by
+    /// the launch that caused it, naming that one kernel. Slower; for
+    /// finding a faulting kernel. The environment variable
+    /// `COOP_SYNC_LAUNCHES=1` turns it on for every `Gpu` a program opens.
+    ///
+    /// ```no_run
+    /// let gpu = coop_host::Gpu::new(0)?.with_synchronous_launches(true);
+    /// assert!(gpu.synchronous_launches());
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn with_synchronous_launches(self, on: bool) -> Gpu {
+        self.state.synchronous.store(on, Ordering::Relaxed);
+        self
+    }
+
+    /// Whether launches wait for their kernel (see
+    /// [`with_synchronous_launches`](Self::with_synchronous_launches)).
+    pub fn synchronous_launches(&self) -> bool {
+        self.state.synchronous.load(Ordering::Relaxed)
+    }
+
+    /// A working GPU again after a kernel fault ([`Error::KernelFault`]),
+    /// which leaves the context unusable: destroys the context and opens the
+    /// device anew, with the same settings.
+    ///
+    /// Every other handle of the context must be gone first (modules,
+    /// buffers, clones of this `Gpu`): their memory goes with the context.
+    /// Otherwise the call fails with [`Error::ContextInUse`] and `self` is
+    /// dropped; keep a clone to retry.
+    ///
+    /// ```no_run
+    /// use coop_host::{Error, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// // ... a launch faults; its module and buffers are dropped ...
+    /// let gpu = match gpu.synchronize() {
+    ///     Err(Error::KernelFault { .. }) => gpu.recover()?,
+    ///     other => { other?; gpu }
+    /// };
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn recover(self) -> Result<Gpu, Error> {
+        // The context is held by this `Gpu` and by its stream; each other
+        // holder (a buffer holds the stream, a module a `Gpu` clone) adds
+        // to the counts.
+        let others = (Arc::strong_count(&self.stream) - 1) + (Arc::strong_count(&self.ctx) - 2);
+        if others > 0 {
+            return Err(Error::ContextInUse { handles: others });
+        }
+        let ordinal = self.state.ordinal;
+        let synchronous = self.synchronous_launches();
+        let device = self.ctx.cu_device();
+        drop(self);
+        // Releasing the last handle destroys the primary context; resetting
+        // it makes sure, whatever else of the process retained it.
+        // SAFETY: `device` is a valid device ordinal's handle; no handle of
+        // coop's uses the context any more (counted above).
+        unsafe { sys::cuDevicePrimaryCtxReset_v2(device) }
+            .result()
+            .map_err(Error::driver(format!("resetting CUDA device {ordinal}")))?;
+        Ok(Gpu::new(ordinal)?.with_synchronous_launches(synchronous))
+    }
+
+    /// Maps a driver error: a kernel's fault becomes [`Error::KernelFault`]
+    /// naming the launches in flight, anything else [`Error::Driver`].
+    pub(crate) fn error(
+        &self,
+        during: impl Into<String>,
+    ) -> impl FnOnce(DriverError) -> Error + '_ {
+        let during = during.into();
+        move |e| match fault::meaning(e.0) {
+            Some(meaning) => Error::KernelFault {
+                launches: self.state.in_flight.snapshot(),
+                code: e.0,
+                meaning,
+                during,
+            },
+            None => Error::Driver {
+                action: during,
+                source: e,
+            },
+        }
+    }
+
+    /// Records a launch; waits for it in synchronous mode.
+    pub(crate) fn launched(&self, record: LaunchRecord) -> Result<(), Error> {
+        self.state.in_flight.push(record);
+        if self.synchronous_launches() {
+            self.synchronize()?;
+        }
+        Ok(())
     }
 
     /// Whether the CUDA driver library can be loaded on this machine.
@@ -100,10 +215,9 @@ impl Gpu {
 
     /// Copies `data` to a new device buffer.
     pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>, Error> {
-        self.stream.clone_htod(data).map_err(Error::driver(format!(
-            "copying {} elements to the GPU",
-            data.len()
-        )))
+        self.stream
+            .clone_htod(data)
+            .map_err(self.error(format!("copying {} elements to the GPU", data.len())))
     }
 
     /// A new device buffer of `len` zeroed elements.
@@ -111,24 +225,69 @@ impl Gpu {
         &self,
         len: usize,
     ) -> Result<CudaSlice<T>, Error> {
-        self.stream.alloc_zeros(len).map_err(Error::driver(format!(
-            "allocating {len} elements on the GPU"
-        )))
+        self.stream
+            .alloc_zeros(len)
+            .map_err(self.error(format!("allocating {len} elements on the GPU")))
     }
 
-    /// Waits for the stream and copies `buffer` back. Errors of kernels
-    /// launched before surface here.
+    /// Waits for the stream and copies `buffer` back. A fault of a kernel
+    /// launched before surfaces here as [`Error::KernelFault`].
     pub fn download<T: DeviceRepr, B: DevicePtr<T>>(&self, buffer: &B) -> Result<Vec<T>, Error> {
-        self.stream.clone_dtoh(buffer).map_err(Error::driver(
-            "copying results from the GPU (a kernel launched earlier may have failed)",
-        ))
+        let out = self
+            .stream
+            .clone_dtoh(buffer)
+            .map_err(self.error("copying results from the GPU"))?;
+        self.state.in_flight.clear();
+        Ok(out)
     }
 
-    /// Waits until all work on the stream has finished, reporting the first
-    /// failure of a kernel launched before.
+    /// Waits until all work on the stream has finished. A fault of a kernel
+    /// launched before surfaces here as [`Error::KernelFault`], naming the
+    /// launches since the last successful wait.
     pub fn synchronize(&self) -> Result<(), Error> {
-        self.stream.synchronize().map_err(Error::driver(
-            "waiting for the GPU (a kernel launched earlier may have failed)",
-        ))
+        self.stream
+            .synchronize()
+            .map_err(self.error("waiting for the GPU"))?;
+        self.state.in_flight.clear();
+        Ok(())
+    }
+
+    /// [`synchronize`](Self::synchronize), giving up after `limit` with
+    /// [`Error::Timeout`] naming the launches still in flight (a kernel
+    /// that never finishes cannot be stopped; the caller can report and
+    /// exit instead of hanging).
+    ///
+    /// ```no_run
+    /// let gpu = coop_host::Gpu::new(0)?;
+    /// gpu.synchronize_timeout(std::time::Duration::from_secs(5))?;
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn synchronize_timeout(&self, limit: Duration) -> Result<(), Error> {
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(20);
+        self.ctx
+            .bind_to_thread()
+            .map_err(self.error("waiting for the GPU"))?;
+        loop {
+            // SAFETY: the stream belongs to this context, which is bound to
+            // the calling thread and alive while `self` is.
+            match unsafe { sys::cuStreamQuery(self.stream.cu_stream()) } {
+                sys::CUresult::CUDA_SUCCESS => {
+                    self.state.in_flight.clear();
+                    return Ok(());
+                }
+                sys::CUresult::CUDA_ERROR_NOT_READY => {}
+                code => return Err(self.error("waiting for the GPU")(DriverError(code))),
+            }
+            let waited = start.elapsed();
+            if waited >= limit {
+                return Err(Error::Timeout {
+                    launches: self.state.in_flight.snapshot(),
+                    waited,
+                });
+            }
+            std::thread::sleep(pause.min(limit - waited));
+            pause = (pause * 2).min(Duration::from_millis(10));
+        }
     }
 }

@@ -2,12 +2,13 @@
 //! limits and occupancy, and launches them with typed arguments.
 
 use crate::args::{KernelArgs, PushWords};
-use crate::{Error, Gpu, KernelLimits, LaunchConfig};
+use crate::{Error, Gpu, KernelLimits, LaunchConfig, LaunchRecord};
 use coop::Kernel;
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
+use std::panic::Location;
 use std::sync::{Arc, Mutex};
 
 /// Loaded PTX: the kernels of one kernel crate on one device.
@@ -112,8 +113,12 @@ impl Module {
     /// device and kernel limits first; a bad one is refused with
     /// [`Error::InvalidLaunch`] naming the limit.
     ///
-    /// The launch is asynchronous: errors the kernel hits while running
-    /// surface at the next [`Gpu::synchronize`] or [`Gpu::download`].
+    /// The launch is asynchronous: a fault of the kernel while running
+    /// surfaces at the next wait ([`Gpu::synchronize`], [`Gpu::download`])
+    /// as [`Error::KernelFault`], which names this kernel and the caller's
+    /// line among the launches since the last successful wait (or at once,
+    /// with [`Gpu::with_synchronous_launches`]).
+    #[track_caller]
     pub fn launch<K: Kernel, A: KernelArgs<K::Params>>(
         &self,
         kernel: K,
@@ -161,12 +166,21 @@ impl Module {
         // borrowed by `words` until this call returns, and cudarc frees
         // device memory on the stream, after the work queued before. The
         // configuration passed `validate` above.
-        unsafe { builder.launch(cfg) }
-            .map(drop)
-            .map_err(|source| Error::Launch {
-                kernel: K::NAME,
-                source,
-            })
+        unsafe { builder.launch(cfg) }.map_err(|source| {
+            // A fault of an earlier kernel makes every call fail, this
+            // launch too: report it as that fault.
+            match self.gpu.error(format!("launching `{}`", K::NAME))(source) {
+                fault @ Error::KernelFault { .. } => fault,
+                _ => Error::Launch {
+                    kernel: K::NAME,
+                    source,
+                },
+            }
+        })?;
+        self.gpu.launched(LaunchRecord {
+            kernel: K::NAME,
+            at: Location::caller(),
+        })
     }
 
     fn function<K: Kernel>(&self, _kernel: K) -> Result<(CudaFunction, KernelLimits), Error> {

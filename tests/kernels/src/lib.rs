@@ -562,6 +562,16 @@ pub mod faults {
         }
     }
 
+    /// Never finishes: every thread waits for a flag nobody sets (a kernel
+    /// for the GPU's wait with a time limit; the CPU backend cannot stop a
+    /// loop that calls no coop method, so it is not run there).
+    #[kernel]
+    pub fn fault_spin(grid: Grid, flag: &[u32], out: Out<u32>) {
+        // SAFETY: `flag[0]` exists (the launch passes one element).
+        while unsafe { core::ptr::read_volatile(&flag[0]) } == 0 {}
+        out.write(grid.thread_rank(), 1);
+    }
+
     /// Panics with a message.
     #[kernel]
     pub fn fault_explicit_panic(grid: Grid, which: u32, out: Out<u32>) {
