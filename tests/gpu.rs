@@ -448,12 +448,13 @@ fn the_block_scan_kernel_that_hung_an_h100_finishes_and_scans() {
     }
 }
 
-/// The fault kernels of `coop-test-kernels`, each in a child process (a
-/// fault makes the process's context unusable until it recovers, and the
-/// GPU prints its report on the process's standard output): the device's
-/// report names the block, the thread and the kernel's `file:line`, the host
-/// error names the kernel and where it was launched, and after
-/// `Gpu::recover` a correct kernel runs.
+/// The fault kernels of `coop-test-kernels`, each in a child process (the
+/// CUDA driver refuses every further call in a process where a kernel
+/// faulted, and the GPU prints its report on the process's standard
+/// output): the device's report names the block, the thread and the
+/// kernel's `file:line`, the host error names the kernel and where it was
+/// launched, and this process, which did not fault, then runs a correct
+/// kernel on the same GPU.
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn kernel_faults_report_where_and_the_gpu_recovers() {
@@ -463,6 +464,23 @@ fn kernel_faults_report_where_and_the_gpu_recovers() {
         let (before, _) = source.split_once(&format!("// {marker}\n")).unwrap();
         before.lines().count()
     };
+    let child = |kind: &str| {
+        let out = watched(format!("the fault child `{kind}`"), TEST_LIMIT, || {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--ignored", "--exact", "fault_child", "--nocapture"])
+                .env("COOP_FAULT_KIND", kind)
+                .output()
+                .unwrap()
+        });
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        eprintln!(
+            "--- fault child `{kind}`:\n{stdout}\n--- its stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{stdout}");
+        stdout
+    };
+    let s = suite();
     for (kind, marker, what) in [
         (
             "out_of_bounds",
@@ -472,15 +490,7 @@ fn kernel_faults_report_where_and_the_gpu_recovers() {
         ("unwrap_none", "fault: unwrap on None", "a panic"),
         ("explicit_panic", "fault: explicit panic", "a panic"),
     ] {
-        let out = watched(format!("the fault child `{kind}`"), TEST_LIMIT, || {
-            std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--ignored", "--exact", "fault_child", "--nocapture"])
-                .env("COOP_FAULT_KIND", kind)
-                .output()
-                .unwrap()
-        });
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        eprintln!("--- fault child `{kind}`:\n{stdout}");
+        let stdout = child(kind);
         let report = stdout
             .lines()
             .find(|l| l.starts_with("coop: block (1, 0, 0), thread 6 panicked at "))
@@ -491,23 +501,26 @@ fn kernel_faults_report_where_and_the_gpu_recovers() {
         );
         assert!(report.contains(what), "{report}");
         assert!(
-            stdout.contains(&format!("host error: the kernel `fault_{kind}`"))
-                || stdout.contains(&format!("`fault_{kind}` (launched at tests/gpu.rs:")),
+            stdout.contains(&format!("`fault_{kind}` (launched at tests/gpu.rs:")),
             "{stdout}"
         );
-        assert!(stdout.contains("fault child: recovered"), "{stdout}");
-        assert!(out.status.success(), "{stdout}");
+        assert!(stdout.contains("fault child: done"), "{stdout}");
+        // The device is fine: this process runs a correct kernel on it.
+        let mut out = s.gpu.zeros::<u32>(128).unwrap();
+        s.coop
+            .launch(
+                kernels::faults::fault_out_of_bounds,
+                LaunchConfig::new(2, 64),
+                (1000, &mut out),
+            )
+            .unwrap();
+        assert_eq!(
+            s.gpu.download(&out).unwrap(),
+            (0..128).collect::<Vec<u32>>()
+        );
     }
     // A kernel that never finishes: the wait with a time limit names it.
-    let out = watched("the fault child `spin`", TEST_LIMIT, || {
-        std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--ignored", "--exact", "fault_child", "--nocapture"])
-            .env("COOP_FAULT_KIND", "spin")
-            .output()
-            .unwrap()
-    });
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    eprintln!("--- fault child `spin`:\n{stdout}");
+    let stdout = child("spin");
     assert!(
         stdout.contains("host error: the GPU was still busy after"),
         "{stdout}"
@@ -565,27 +578,14 @@ fn fault_child() {
         };
         assert_eq!(launches.len(), 1, "{err}");
         assert_eq!(launches[0].kernel, format!("fault_{kind}"));
-        // The context is unusable until it recovers; recovering while a
-        // module or buffer of it is alive is refused.
-        assert!(matches!(
-            gpu.zeros::<u32>(4),
-            Err(Error::KernelFault { .. })
-        ));
-        let held = gpu.clone();
-        let err = held.recover().unwrap_err();
-        println!("recover with handles alive: {err}");
-        assert!(matches!(err, Error::ContextInUse { .. }), "{err}");
+        // The driver refuses every further call in this process, a new
+        // `Gpu` included.
+        let again = gpu.zeros::<u32>(4).unwrap_err();
+        assert!(matches!(again, Error::KernelFault { .. }), "{again}");
     }
-    let gpu = gpu.recover().unwrap();
-    let module = gpu.load(&TEST_KERNELS_PTX).unwrap();
-    let mut out = gpu.zeros::<u32>(128).unwrap();
-    module
-        .launch(
-            fault_out_of_bounds,
-            LaunchConfig::new(2, 64),
-            (1000, &mut out),
-        )
-        .unwrap();
-    assert_eq!(gpu.download(&out).unwrap(), (0..128).collect::<Vec<u32>>());
-    println!("fault child: recovered");
+    drop(gpu);
+    let reopened = Gpu::new(0).unwrap_err();
+    println!("reopening: {reopened}");
+    assert!(matches!(reopened, Error::KernelFault { .. }), "{reopened}");
+    println!("fault child: done");
 }

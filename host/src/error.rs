@@ -141,14 +141,19 @@ pub enum Error {
     /// A kernel failed while running on the GPU: it trapped (a panic or a
     /// failed coop check, which the GPU reported on standard output with
     /// its block, thread and `file:line`) or accessed memory it must not.
-    /// The error is sticky: every later call on this `Gpu` fails the same
-    /// way until [`Gpu::recover`](crate::Gpu::recover).
+    ///
+    /// The error is sticky for the whole process: the CUDA driver refuses
+    /// every later call, a new `Gpu` or context included (measured on an
+    /// H100 with driver 580: creating a context fails with the same code).
+    /// The device itself is unharmed, and another process can use it at
+    /// once; a program that must survive a faulting kernel runs that work in
+    /// a child process.
     #[error(
-        "a kernel failed on the GPU ({code:?}: {meaning}), seen while {during}; {}. The GPU \
-         context stays unusable: drop every module and buffer of this `Gpu` and call \
-         `Gpu::recover`. To tie a fault to one launch, set COOP_SYNC_LAUNCHES=1 or use \
-         `Gpu::with_synchronous_launches`; the CPU backend reproduces a panic with its full \
-         message",
+        "a kernel failed on the GPU ({code:?}: {meaning}), seen while {during}; {}. The CUDA \
+         driver refuses every further call in this process after a kernel fault, a new `Gpu` \
+         included; the device itself is fine for a new process. To tie a fault to one launch, \
+         set COOP_SYNC_LAUNCHES=1 or use `Gpu::with_synchronous_launches`; the CPU backend \
+         reproduces a panic with its full message",
         launched(launches)
     )]
     KernelFault {
@@ -174,17 +179,6 @@ pub enum Error {
         launches: Vec<LaunchRecord>,
         /// How long coop waited.
         waited: Duration,
-    },
-
-    /// `Gpu::recover` was called while other handles of the same context
-    /// (modules, buffers, clones of the `Gpu`) were alive.
-    #[error(
-        "`Gpu::recover` needs every other handle of the GPU's context dropped first: {handles} \
-         module(s), buffer(s) or `Gpu` clone(s) still hold it"
-    )]
-    ContextInUse {
-        /// Other handles that hold the context.
-        handles: usize,
     },
 }
 

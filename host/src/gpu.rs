@@ -30,7 +30,6 @@ pub struct Gpu {
 /// What the clones of one `Gpu` share besides the context.
 #[derive(Debug)]
 struct State {
-    ordinal: usize,
     /// Launches not yet seen finish, for the error a fault becomes.
     in_flight: InFlight,
     /// Wait for every launch before returning from it.
@@ -51,8 +50,17 @@ impl Gpu {
         if ordinal >= count {
             return Err(Error::NoDevice { ordinal, count });
         }
-        let ctx = CudaContext::new(ordinal)
-            .map_err(Error::driver(format!("opening CUDA device {ordinal}")))?;
+        let ctx = CudaContext::new(ordinal).map_err(|e| match fault::meaning(e.0) {
+            // The driver refuses every new context in a process where a
+            // kernel has faulted.
+            Some(meaning) => Error::KernelFault {
+                launches: Vec::new(),
+                code: e.0,
+                meaning,
+                during: format!("opening CUDA device {ordinal}"),
+            },
+            None => Error::driver(format!("opening CUDA device {ordinal}"))(e),
+        })?;
         let limits = Arc::new(DeviceLimits::from_driver(&ctx)?);
         let stream = ctx.default_stream();
         let synchronous = std::env::var_os("COOP_SYNC_LAUNCHES").is_some_and(|v| v != "0");
@@ -61,7 +69,6 @@ impl Gpu {
             stream,
             limits,
             state: Arc::new(State {
-                ordinal,
                 in_flight: InFlight::default(),
                 synchronous: AtomicBool::new(synchronous),
             }),
@@ -88,47 +95,6 @@ impl Gpu {
     /// [`with_synchronous_launches`](Self::with_synchronous_launches)).
     pub fn synchronous_launches(&self) -> bool {
         self.state.synchronous.load(Ordering::Relaxed)
-    }
-
-    /// A working GPU again after a kernel fault ([`Error::KernelFault`]),
-    /// which leaves the context unusable: destroys the context and opens the
-    /// device anew, with the same settings.
-    ///
-    /// Every other handle of the context must be gone first (modules,
-    /// buffers, clones of this `Gpu`): their memory goes with the context.
-    /// Otherwise the call fails with [`Error::ContextInUse`] and `self` is
-    /// dropped; keep a clone to retry.
-    ///
-    /// ```no_run
-    /// use coop_host::{Error, Gpu};
-    /// let gpu = Gpu::new(0)?;
-    /// // ... a launch faults; its module and buffers are dropped ...
-    /// let gpu = match gpu.synchronize() {
-    ///     Err(Error::KernelFault { .. }) => gpu.recover()?,
-    ///     other => { other?; gpu }
-    /// };
-    /// # Ok::<(), coop_host::Error>(())
-    /// ```
-    pub fn recover(self) -> Result<Gpu, Error> {
-        // The context is held by this `Gpu` and by its stream; each other
-        // holder (a buffer holds the stream, a module a `Gpu` clone) adds
-        // to the counts.
-        let others = (Arc::strong_count(&self.stream) - 1) + (Arc::strong_count(&self.ctx) - 2);
-        if others > 0 {
-            return Err(Error::ContextInUse { handles: others });
-        }
-        let ordinal = self.state.ordinal;
-        let synchronous = self.synchronous_launches();
-        let device = self.ctx.cu_device();
-        drop(self);
-        // Releasing the last handle destroys the primary context; resetting
-        // it makes sure, whatever else of the process retained it.
-        // SAFETY: `device` is a valid device ordinal's handle; no handle of
-        // coop's uses the context any more (counted above).
-        unsafe { sys::cuDevicePrimaryCtxReset_v2(device) }
-            .result()
-            .map_err(Error::driver(format!("resetting CUDA device {ordinal}")))?;
-        Ok(Gpu::new(ordinal)?.with_synchronous_launches(synchronous))
     }
 
     /// Maps a driver error: a kernel's fault becomes [`Error::KernelFault`]

@@ -36,7 +36,7 @@ extern "C" {
 macro_rules! report_format {
     ($what:literal) => {
         concat!(
-            "coop: block (%u, %u, %u), thread %u panicked at %.*s:%u:%u: ",
+            "coop: block (%u, %u, %u), thread %u panicked at %s:%u:%u: ",
             $what,
             "\n\0"
         )
@@ -49,7 +49,6 @@ macro_rules! report_format {
 struct ReportArgs {
     block: [u32; 3],
     thread: u32,
-    file_len: i32,
     file: *const u8,
     line: u32,
     column: u32,
@@ -75,12 +74,21 @@ fn report(
     let block = Ptx::block_index(here);
     let t = Ptx::thread_index(here);
     let dims = Ptx::block_dim(here);
-    let file = at.file();
+    // `vprintf` takes NUL-terminated strings, which a `Location`'s file
+    // name is not: copy its last bytes into a buffer (in the thread's local
+    // memory, on this cold path only).
+    let file = at.file().as_bytes();
+    let mut name = [0u8; 128];
+    let n = file.len().min(name.len() - 1);
+    let mut k = 0;
+    while k < n {
+        name[k] = file[file.len() - n + k];
+        k += 1;
+    }
     let args = ReportArgs {
         block: [block.x, block.y, block.z],
         thread: dims.linearize_u32(t),
-        file_len: file.len() as i32,
-        file: file.as_ptr(),
+        file: name.as_ptr(),
         line: at.line(),
         column: at.column(),
         what: what.as_ptr() as *const u8,
@@ -88,9 +96,8 @@ fn report(
         b,
     };
     // SAFETY: `format` is NUL-terminated and its conversions match
-    // `ReportArgs` field by field (`%u` a u32, `%.*s` an i32 length then a
-    // pointer to that many bytes, `%s` a NUL-terminated string, `%llu` a
-    // u64).
+    // `ReportArgs` field by field (`%u` a u32, `%s` a pointer to a
+    // NUL-terminated string, `%llu` a u64); `name` outlives the call.
     unsafe {
         vprintf(format.as_ptr(), &args as *const ReportArgs as *const u8);
     }
