@@ -11,10 +11,9 @@ pub const THREADS: u32 = 256;
 /// The first launch deals the input's tiles to its blocks in turn (each
 /// thread of a block loads four 16-byte chunks of a tile): a small input
 /// gets one block per tile, a large one up to this many blocks per
-/// multiprocessor, several waves of them (a wave: as many blocks as the
-/// driver's occupancy figure says a multiprocessor runs at once; on sm_90,
-/// 8 blocks of [`THREADS`] of the 32-bit built-in kernels, 6 of the 64-bit
-/// ones). With several waves,
+/// multiprocessor, several waves of the built-in kernels (a wave: as many
+/// blocks as the driver's occupancy figure says a multiprocessor runs at
+/// once). With several waves,
 /// blocks that finish early (on a multiprocessor with a larger share of the
 /// memory's bandwidth, or whose tiles were in L2) make room for the others,
 /// and the launch ends with less of a tail than one wave of equal shares.
