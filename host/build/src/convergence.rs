@@ -202,8 +202,9 @@ fn why(opcode: &str) -> &'static str {
 mod tests {
     use super::*;
 
-    /// The shape that hung an H100: the body copied on `i < len`, each
-    /// copy with its own aligned barrier.
+    /// The shape that hangs a block: the body copied on `i < len`, each
+    /// copy with its own aligned barrier, so the threads of a warp that
+    /// take different sides wait at different barriers.
     const DUPLICATED_BODY: &str = r#"
 .visible .entry block_scans(
 	.param .u64 block_scans_param_0

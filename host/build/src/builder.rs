@@ -1,0 +1,291 @@
+//! [`PtxBuilder`]: the nested `cargo rustc` that compiles a kernel crate
+//! to PTX for each SM target, checks the PTX, and writes the files
+//! `include_ptx!` embeds.
+
+use crate::dep_info::dep_info_files;
+use crate::manifest::package_name;
+use crate::toolchain::check_rust_src;
+use crate::{convergence, BuildError};
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The SM targets built when none are named: Ampere (sm_80), which every
+/// GPU coop supports can run, and Hopper (sm_90).
+pub const DEFAULT_TARGETS: [u32; 2] = [80, 90];
+
+/// Builds a kernel crate to PTX, for use in a `build.rs`.
+///
+/// In the `build.rs` of the crate that launches the kernels:
+///
+/// ```no_run
+/// coop_build::PtxBuilder::new("kernels").build_or_exit();
+/// ```
+///
+/// and in that crate:
+///
+/// ```text
+/// static PTX: coop_host::PtxSet = coop_host::include_ptx!("my-kernels");
+/// ```
+#[derive(Clone, Debug)]
+pub struct PtxBuilder {
+    crate_dir: PathBuf,
+    targets: Vec<u32>,
+    watch: Vec<PathBuf>,
+    allow_convergence_dependent: bool,
+}
+
+impl PtxBuilder {
+    /// A builder for the kernel crate at `crate_dir`, relative to the
+    /// manifest directory of the crate whose build script runs it.
+    pub fn new(crate_dir: impl AsRef<Path>) -> Self {
+        let base = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        PtxBuilder {
+            crate_dir: base.join(crate_dir),
+            targets: DEFAULT_TARGETS.to_vec(),
+            watch: Vec::new(),
+            allow_convergence_dependent: false,
+        }
+    }
+
+    /// Accepts PTX that holds convergence-dependent instructions
+    /// ([`convergence::check`]) instead of failing the build. Only for a
+    /// kernel crate whose own inline `asm!` uses such instructions (the
+    /// `.aligned` matrix instructions, say) where control flow is uniform
+    /// across each warp; coop itself never emits them.
+    pub fn allow_convergence_dependent(mut self) -> Self {
+        self.allow_convergence_dependent = true;
+        self
+    }
+
+    /// Builds for exactly these SM targets (`10 * major + minor`, e.g. 80,
+    /// 86, 90) instead of the default sm_80 and sm_90. The environment
+    /// variable `COOP_PTX_TARGETS` (e.g. `80,90`) overrides both.
+    pub fn targets(mut self, targets: &[u32]) -> Self {
+        self.targets = targets.to_vec();
+        self
+    }
+
+    /// Also rebuilds when anything under `path` changes (relative to the
+    /// calling crate's manifest directory). The kernel crate itself is
+    /// always watched, as are the sources of its path dependencies.
+    pub fn watch(mut self, path: impl AsRef<Path>) -> Self {
+        let base = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        self.watch.push(base.join(path));
+        self
+    }
+
+    /// Builds, or reports the error to cargo and fails the build script.
+    pub fn build_or_exit(self) -> Vec<PathBuf> {
+        self.build().unwrap_or_else(|e| e.exit())
+    }
+
+    /// Builds the PTX for each target into `OUT_DIR` as
+    /// `<package>.sm_<N>.ptx`, writes `<package>.ptx.rs` for
+    /// `coop_host::include_ptx!`, and returns the PTX paths.
+    ///
+    /// When `DOCS_RS` is set (docs.rs has no GPU toolchain), it writes empty
+    /// PTX instead of building.
+    pub fn build(self) -> Result<Vec<PathBuf>, BuildError> {
+        let out_dir = PathBuf::from(
+            std::env::var_os("OUT_DIR").ok_or(BuildError::NotInBuildScript("OUT_DIR"))?,
+        );
+        let manifest = self.crate_dir.join("Cargo.toml");
+        let package = package_name(&manifest)?;
+        let targets = targets_from_env().unwrap_or(self.targets.clone());
+        if let Some(&bad) = targets.iter().find(|&&t| t < 70) {
+            return Err(BuildError::BadTarget(bad));
+        }
+        println!("cargo::rerun-if-env-changed=COOP_PTX_TARGETS");
+        println!("cargo::rerun-if-changed={}", manifest.display());
+        println!(
+            "cargo::rerun-if-changed={}",
+            self.crate_dir.join("src").display()
+        );
+        for w in &self.watch {
+            println!("cargo::rerun-if-changed={}", w.display());
+        }
+
+        let docs_rs = std::env::var_os("DOCS_RS").is_some();
+        if !docs_rs {
+            check_rust_src()?;
+        }
+        let mut paths = Vec::new();
+        for &sm in &targets {
+            let dest = out_dir.join(format!("{package}.sm_{sm}.ptx"));
+            let ptx = if docs_rs {
+                String::new()
+            } else {
+                self.build_one(&package, sm, &out_dir)?
+            };
+            let findings = convergence::check(&ptx);
+            if !findings.is_empty() && !self.allow_convergence_dependent {
+                return Err(BuildError::ConvergenceDependent {
+                    package: package.clone(),
+                    sm,
+                    findings,
+                });
+            }
+            std::fs::write(&dest, ptx).map_err(|source| BuildError::Write {
+                path: dest.clone(),
+                source,
+            })?;
+            paths.push(dest);
+        }
+        let mut rs = format!("::coop_host::PtxSet::new({package:?}, &[\n");
+        for (sm, path) in targets.iter().zip(&paths) {
+            let _ = writeln!(
+                rs,
+                "    ({sm}, include_str!({:?})),",
+                path.display().to_string()
+            );
+        }
+        rs.push_str("])\n");
+        let rs_path = out_dir.join(format!("{package}.ptx.rs"));
+        std::fs::write(&rs_path, rs).map_err(|source| BuildError::Write {
+            path: rs_path,
+            source,
+        })?;
+        Ok(paths)
+    }
+
+    fn build_one(&self, package: &str, sm: u32, out_dir: &Path) -> Result<String, BuildError> {
+        let target_dir = ptx_target_dir(out_dir)
+            .join(package)
+            .join(format!("sm_{sm}"));
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+        let mut cmd = Command::new(&cargo);
+        scrub_env(&mut cmd);
+        cmd.arg("rustc")
+            .arg("--manifest-path")
+            .arg(self.crate_dir.join("Cargo.toml"))
+            .args(["--lib", "--release", "--target", "nvptx64-nvidia-cuda"])
+            .args(["-Zbuild-std=core", "--crate-type", "cdylib"])
+            .arg("--target-dir")
+            .arg(&target_dir)
+            .args([
+                "--",
+                "--emit=asm",
+                "-Zcrate-attr=feature(abi_ptx)",
+                // `#[kernel]` declares shared arrays with `global_asm!`.
+                "-Zcrate-attr=feature(asm_experimental_arch)",
+            ])
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu=sm_{sm}"))
+            .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", "true")
+            .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
+            .env("CARGO_PROFILE_RELEASE_LTO", "fat")
+            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
+            .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+            .env("CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS", "false")
+            .env("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "false")
+            .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
+        let output = cmd.output().map_err(|source| BuildError::Spawn {
+            program: cargo.to_string_lossy().into_owned(),
+            source,
+        })?;
+        if !output.status.success() {
+            return Err(BuildError::Compile {
+                package: package.to_string(),
+                sm,
+                output: String::from_utf8_lossy(&output.stderr).into_owned(),
+            });
+        }
+        let release = target_dir.join("nvptx64-nvidia-cuda").join("release");
+        let lib = package.replace('-', "_");
+        // Cargo's dep-info lists every local source file of the crate and its
+        // path dependencies: watch them all.
+        if let Ok(dep_info) = std::fs::read_to_string(release.join(format!("lib{lib}.d"))) {
+            for file in dep_info_files(&dep_info) {
+                println!("cargo::rerun-if-changed={file}");
+            }
+        }
+        let asm = release.join("deps").join(format!("{lib}.s"));
+        std::fs::read_to_string(&asm).map_err(|_| BuildError::NoPtx {
+            package: package.to_string(),
+            path: asm,
+        })
+    }
+}
+
+/// `<workspace target>/coop-ptx`, found from `OUT_DIR`
+/// (`<target>/<profile>/build/<pkg>-<hash>/out`), so that the nested builds
+/// are cached across profiles and `cargo clean` removes them.
+fn ptx_target_dir(out_dir: &Path) -> PathBuf {
+    out_dir
+        .ancestors()
+        .find(|p| p.file_name().is_some_and(|n| n == "build"))
+        .and_then(|build| build.parent()?.parent())
+        .map(|target| target.join("coop-ptx"))
+        .unwrap_or_else(|| out_dir.join("coop-ptx"))
+}
+
+fn targets_from_env() -> Option<Vec<u32>> {
+    let v = std::env::var("COOP_PTX_TARGETS").ok()?;
+    let parsed: Vec<u32> = v
+        .split(',')
+        .filter_map(|s| s.trim().trim_start_matches("sm_").parse().ok())
+        .collect();
+    (!parsed.is_empty()).then_some(parsed)
+}
+
+/// Removes what the outer build set for its own compilation, which would
+/// otherwise leak into the nested one (flags, wrappers, target, jobserver).
+fn scrub_env(cmd: &mut Command) {
+    for (key, _) in std::env::vars_os() {
+        let Some(key) = key.to_str() else { continue };
+        let leaks = key.starts_with("CARGO_FEATURE_")
+            || key.starts_with("CARGO_CFG_")
+            || key.starts_with("CARGO_PKG_")
+            || key.starts_with("CARGO_MANIFEST_")
+            || key.starts_with("CARGO_PROFILE_")
+            || key.starts_with("CARGO_TARGET_")
+            || key.starts_with("CARGO_BUILD_")
+            || key.starts_with("CARGO_LLVM_COV")
+            || key.starts_with("DEP_")
+            || matches!(
+                key,
+                "RUSTFLAGS"
+                    | "RUSTDOCFLAGS"
+                    | "CARGO_ENCODED_RUSTFLAGS"
+                    | "CARGO_ENCODED_RUSTDOCFLAGS"
+                    | "RUSTC_WRAPPER"
+                    | "RUSTC_WORKSPACE_WRAPPER"
+                    | "CARGO_MAKEFLAGS"
+                    | "MAKEFLAGS"
+                    | "MFLAGS"
+                    | "CARGO_PRIMARY_PACKAGE"
+                    | "CARGO_CRATE_NAME"
+                    | "OUT_DIR"
+                    | "TARGET"
+                    | "HOST"
+                    | "PROFILE"
+                    | "DEBUG"
+                    | "OPT_LEVEL"
+                    | "NUM_JOBS"
+                    | "RUSTC_LINKER"
+                    | "CARGO_INCREMENTAL"
+                    | "LLVM_PROFILE_FILE"
+            );
+        if leaks {
+            cmd.env_remove(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_builds_go_next_to_the_profile_dirs() {
+        let out = Path::new("/w/target/debug/build/app-0123/out");
+        assert_eq!(ptx_target_dir(out), Path::new("/w/target/coop-ptx"));
+    }
+}

@@ -1,0 +1,110 @@
+//! [`BuildError`]: why building a kernel crate to PTX failed, and how a
+//! build script reports it to cargo.
+
+use crate::convergence;
+use std::path::PathBuf;
+
+/// Why the PTX build failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Not running inside a build script (no `OUT_DIR`).
+    #[error("PtxBuilder runs inside a build script: `{0}` is not set")]
+    NotInBuildScript(&'static str),
+    /// The kernel crate's manifest could not be read or has no package name.
+    #[error("cannot read the kernel crate at {path}: {reason}")]
+    BadManifest {
+        /// The manifest's path.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A target that is not an SM number coop can build for.
+    #[error("sm_{0} is not a target coop builds for: use 70 or higher (80 and 90 by default)")]
+    BadTarget(u32),
+    /// The Rust standard library's sources are missing.
+    #[error(
+        "the Rust source component is missing from toolchain `{toolchain}`: device code \
+         rebuilds `core` for nvptx64-nvidia-cuda, which needs it. Run:\n    \
+         rustup component add rust-src --toolchain {toolchain}"
+    )]
+    MissingRustSrc {
+        /// The toolchain in use.
+        toolchain: String,
+    },
+    /// A tool could not be started.
+    #[error("could not run `{program}`: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The nested build failed; `output` is what cargo printed.
+    #[error("building the kernel crate `{package}` for sm_{sm} failed:\n{output}")]
+    Compile {
+        /// The kernel crate.
+        package: String,
+        /// The SM target.
+        sm: u32,
+        /// cargo's output.
+        output: String,
+    },
+    /// The build succeeded but left no PTX where expected.
+    #[error("the build of `{package}` succeeded but wrote no PTX at {path}")]
+    NoPtx {
+        /// The kernel crate.
+        package: String,
+        /// Where the PTX was expected.
+        path: PathBuf,
+    },
+    /// The PTX holds instructions that need every thread of a warp to
+    /// execute the same instruction (see [`convergence`]).
+    #[error(
+        "the PTX of `{package}` (sm_{sm}) holds instructions that are correct only if every \
+         thread of a warp executes that very instruction, which rustc and LLVM do not promise \
+         (they may copy code into both arms of a branch):\n{}",
+        convergence::describe(findings)
+    )]
+    ConvergenceDependent {
+        /// The kernel crate.
+        package: String,
+        /// The SM target.
+        sm: u32,
+        /// Each such instruction, with its function and line.
+        findings: Vec<convergence::Finding>,
+    },
+    /// Writing the output failed.
+    #[error("could not write {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl BuildError {
+    /// Reports the error to cargo and ends the build script with a failure.
+    pub fn exit(&self) -> ! {
+        for line in self.to_string().lines() {
+            println!("cargo::error={line}");
+        }
+        std::process::exit(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_rust_src_says_what_to_install() {
+        let e = BuildError::MissingRustSrc {
+            toolchain: "stable-x86_64-unknown-linux-gnu".into(),
+        };
+        assert!(e
+            .to_string()
+            .contains("rustup component add rust-src --toolchain stable-x86_64-unknown-linux-gnu"));
+    }
+}

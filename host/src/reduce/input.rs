@@ -1,0 +1,63 @@
+//! [`Input`]: what a reduction reads, device memory of a GPU or host memory
+//! for the CPU backend, made from the buffers and slices either holds.
+
+use crate::Buffer;
+use cudarc::driver::{CudaSlice, CudaView};
+
+/// An input to reduce: a GPU buffer or view, or host memory for the CPU
+/// backend.
+#[derive(Debug)]
+pub enum Input<'a, T> {
+    /// On a GPU.
+    Gpu(CudaView<'a, T>),
+    /// In host memory.
+    Cpu(&'a [T]),
+}
+
+impl<T> Input<'_, T> {
+    /// Elements to reduce.
+    pub fn len(&self) -> usize {
+        match self {
+            Input::Gpu(v) => v.len(),
+            Input::Cpu(s) => s.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<'a, T> From<&'a Buffer<T>> for Input<'a, T> {
+    fn from(b: &'a Buffer<T>) -> Self {
+        match b {
+            Buffer::Gpu(s) => Input::Gpu(s.as_view()),
+            Buffer::Cpu(v) => Input::Cpu(v),
+        }
+    }
+}
+
+impl<'a, T> From<&'a CudaSlice<T>> for Input<'a, T> {
+    fn from(s: &'a CudaSlice<T>) -> Self {
+        Input::Gpu(s.as_view())
+    }
+}
+
+impl<'a, T> From<CudaView<'a, T>> for Input<'a, T> {
+    fn from(v: CudaView<'a, T>) -> Self {
+        Input::Gpu(v)
+    }
+}
+
+impl<'a, T> From<&'a [T]> for Input<'a, T> {
+    fn from(s: &'a [T]) -> Self {
+        Input::Cpu(s)
+    }
+}
+
+impl<'a, T> From<&'a Vec<T>> for Input<'a, T> {
+    fn from(v: &'a Vec<T>) -> Self {
+        Input::Cpu(v)
+    }
+}
