@@ -1,5 +1,5 @@
-//! Kernels of the reduction benchmark (`examples/reduce_bench.rs`), the
-//! same work as `examples/bench/cub_reduce.cu` does with CUB.
+//! Kernels of the reduction benchmark (`examples/bench/reduce_bench.rs`),
+//! the same work as `examples/bench/cub_reduce.cu` does with CUB.
 
 use coop::prelude::*;
 
