@@ -7,7 +7,7 @@
 //! Run: `cargo run --release --example dot` (add `-- --cpu` to force the
 //! CPU backend)
 
-use coop_examples::host::dot::run_dot_versions;
+use coop_examples::checks::dot::run_dot_versions;
 use coop_examples::{
     device_from_args, dot_blocks, dot_closed_form, DOT_N, DOT_THREADS_PER_BLOCK, PTX,
 };

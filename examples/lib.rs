@@ -1,8 +1,11 @@
-//! Shared pieces of coop's examples: the kernels' PTX and host references.
+//! Shared pieces of coop's examples: the kernels and their PTX, the dot
+//! product's and the tile tour's inputs, references and launches, the
+//! command-line switches (`--cpu`, `--quick`) and GPU timing. The other
+//! examples' inputs, references and checks are in [`checks`].
 
 pub use coop_example_kernels as kernels;
 
-pub mod host;
+pub mod checks;
 
 /// The PTX of `coop-example-kernels`, for sm_80 and sm_90.
 pub static PTX: coop_host::PtxSet = coop_host::include_ptx!("coop-example-kernels");

@@ -8,7 +8,7 @@
 //! Run: `cargo run --release --example shared_tiles` (add `-- --cpu` to
 //! force the CPU backend, which counts bank transactions)
 
-use coop_examples::host::shared_tiles::run_shared_tiles;
+use coop_examples::checks::shared_tiles::run_shared_tiles;
 use coop_examples::{device_from_args, PTX};
 
 fn main() {

@@ -7,7 +7,7 @@
 //! Run: `cargo run --release --example stencil` (add `-- --cpu` to force
 //! the CPU backend, `-- --quick` for the small input without timings)
 
-use coop_examples::host::stencil::{run_stencil, stencil_input};
+use coop_examples::checks::stencil::{run_stencil, stencil_input};
 use coop_examples::{device_from_args, PTX};
 use coop_host::Device;
 

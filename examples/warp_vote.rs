@@ -5,7 +5,7 @@
 //! Run: `cargo run --release --example warp_vote` (add `-- --cpu` to force
 //! the CPU backend)
 
-use coop_examples::host::warp_vote::{run_warp_vote, warp_vote_input};
+use coop_examples::checks::warp_vote::{run_warp_vote, warp_vote_input};
 use coop_examples::kernels::warp_vote::FIELDS;
 use coop_examples::{device_from_args, PTX};
 

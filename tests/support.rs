@@ -242,7 +242,7 @@ pub fn check_examples(device: &coop_host::Device) {
 
 /// The examples of the seed tutorials, each against its host reference.
 fn check_seed_examples(device: &coop_host::Device, program: &coop_host::Program) {
-    use coop_examples::host::{dot, shared_tiles, stencil, transpose, warp_vote};
+    use coop_examples::checks::{dot, shared_tiles, stencil, transpose, warp_vote};
     let expected = coop_examples::dot_closed_form(coop_examples::DOT_N);
     for v in dot::run_dot_versions(device, program).unwrap() {
         let error = ((v.result - expected) / expected).abs();

@@ -2,7 +2,8 @@
 //! `b[k] = (a[k-1] + 2 a[k] + a[k+1]) / 4` with zeros outside the array, in
 //! its device versions: every thread reading its three inputs from global
 //! memory, and a block staging its inputs and two halo cells in shared
-//! memory first. The host version is `coop_examples::smooth_host`.
+//! memory first. The host version is
+//! `coop_examples::checks::stencil::smooth_host`.
 
 use coop::prelude::*;
 use coop::shared::{ByRank, Shared};

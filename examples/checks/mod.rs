@@ -1,5 +1,6 @@
-//! The host side of each example: inputs, host references, launches and
-//! checks, shared by the example programs and the test suites.
+//! The checks of each example: its inputs, host references, launches and
+//! comparisons, shared by the example programs (which print the outcome)
+//! and the test suites (which assert it).
 
 pub mod dot;
 pub mod shared_tiles;
