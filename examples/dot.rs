@@ -1,8 +1,8 @@
-//! The seed dot product: N = 33 × 1024, 256 threads per block, at most 32
-//! blocks; checked against the closed form `2 * sum(i^2)`. Three versions
-//! of the block's reduction: warp shuffles, the seed's shared-memory tree,
-//! and `reduce`. Runs on the GPU when there is one, else on coop's CPU
-//! backend.
+//! The dot product of the shared-memory dot product tutorial: N = 33 ×
+//! 1024, 256 threads per block, at most 32 blocks; checked against the
+//! closed form `2 * sum(i^2)`. Three versions of the block's reduction:
+//! warp shuffles, the tutorial's shared-memory tree, and `reduce`. Runs on
+//! the GPU when there is one, else on coop's CPU backend.
 //!
 //! Run: `cargo run --release --example dot` (add `-- --cpu` to force the
 //! CPU backend)

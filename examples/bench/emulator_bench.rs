@@ -1,4 +1,5 @@
-//! How fast the CPU backend runs: the seed dot product (N = 33 × 1024, 32
+//! How fast the CPU backend runs: the `dot` example's warp-shuffle kernel
+//! on the shared-memory dot product tutorial's problem (N = 33 × 1024, 32
 //! blocks of 256 threads) and a warp-shuffle sum of 2^20 elements in blocks
 //! of 256 threads (4096 blocks). Prints the median of several runs.
 //!

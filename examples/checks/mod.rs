@@ -17,7 +17,8 @@ pub fn gpu_of(device: &coop_host::Device) -> Option<&coop_host::Gpu> {
     }
 }
 
-/// `sqrt(sum (got - want)^2 / sum want^2)`, the seed's error measure.
+/// `sqrt(sum (got - want)^2 / sum want^2)`, the smoothing-stencil
+/// tutorial's error measure.
 pub fn relative_error(got: &[f32], want: &[f32]) -> f64 {
     let (mut diff, mut norm) = (0.0f64, 0.0f64);
     for (&g, &w) in got.iter().zip(want) {
