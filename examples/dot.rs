@@ -1,13 +1,13 @@
-//! The seed dot product: N = 33 × 1024, 256 threads per block, at most 32
-//! blocks; checked against the closed form `2 * sum(i^2)`. Three versions
-//! of the block's reduction: warp shuffles, the seed's shared-memory tree,
-//! and `reduce`. Runs on the GPU when there is one, else on coop's CPU
-//! backend.
+//! The dot product of the shared-memory dot product tutorial: N = 33 ×
+//! 1024, 256 threads per block, at most 32 blocks; checked against the
+//! closed form `2 * sum(i^2)`. Three versions of the block's reduction:
+//! warp shuffles, the tutorial's shared-memory tree, and `reduce`. Runs on
+//! the GPU when there is one, else on coop's CPU backend.
 //!
 //! Run: `cargo run --release --example dot` (add `-- --cpu` to force the
 //! CPU backend)
 
-use coop_examples::host::dot::run_dot_versions;
+use coop_examples::checks::dot::run_dot_versions;
 use coop_examples::{
     device_from_args, dot_blocks, dot_closed_form, DOT_N, DOT_THREADS_PER_BLOCK, PTX,
 };

@@ -1,23 +1,26 @@
-//! Shared pieces of coop's examples: the kernels' PTX and host references.
+//! Shared pieces of coop's examples: the kernels and their PTX, the dot
+//! product's and the tile tour's inputs, references and launches, the
+//! command-line switches (`--cpu`, `--quick`) and GPU timing. The other
+//! examples' inputs, references and checks are in [`checks`].
 
 pub use coop_example_kernels as kernels;
 
-pub mod host;
+pub mod checks;
 
 /// The PTX of `coop-example-kernels`, for sm_80 and sm_90.
 pub static PTX: coop_host::PtxSet = coop_host::include_ptx!("coop-example-kernels");
 
-/// The seed's problem size: 33 × 1024 elements.
+/// The dot product tutorial's problem size: 33 × 1024 elements.
 pub const DOT_N: usize = 33 * 1024;
-/// The seed's block size.
+/// The dot product tutorial's block size.
 pub const DOT_THREADS_PER_BLOCK: u32 = 256;
 
-/// The seed's grid: enough blocks to cover `n`, at most 32.
+/// The dot product tutorial's grid: enough blocks to cover `n`, at most 32.
 pub fn dot_blocks(n: usize) -> u32 {
     (n.div_ceil(DOT_THREADS_PER_BLOCK as usize) as u32).min(32)
 }
 
-/// The seed's inputs: `a[i] = i`, `b[i] = 2i`.
+/// The dot product tutorial's inputs: `a[i] = i`, `b[i] = 2i`.
 pub fn dot_inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
     let a = (0..n).map(|i| i as f32).collect();
     let b = (0..n).map(|i| 2.0 * i as f32).collect();
@@ -78,8 +81,9 @@ pub fn device_from_args() -> coop_host::Device {
     }
 }
 
-/// The seed dot product on `device`: the sum of the per-warp partial
-/// results, in f64.
+/// The dot product of the shared-memory dot product tutorial on `device`,
+/// its block reduction done with warp shuffles ([`kernels::dot::dot`]): the
+/// sum of the per-warp partial results, in f64.
 pub fn run_dot(
     device: &coop_host::Device,
     program: &coop_host::Program,

@@ -1,14 +1,14 @@
-//! The last seed's 2-D shared tiles: row- and column-major writes and
-//! reads, dynamic shared memory, and padding, with one block of 32 x 32
-//! threads. Checks every kernel's output; on the CPU backend also prints
-//! the bank transactions per request of each kernel's shared store and
-//! load (1 without conflicts, 32 for a column of an unpadded tile), the
-//! figures the profiler reports on a GPU.
+//! The shared-memory banks tutorial's 2-D tiles: row- and column-major
+//! writes and reads, dynamic shared memory, and padding, with one block of
+//! 32 x 32 threads. Checks every kernel's output; on the CPU backend also
+//! prints the bank transactions per request of each kernel's shared store
+//! and load (1 without conflicts, 32 for a column of an unpadded tile),
+//! the figures the profiler reports on a GPU.
 //!
 //! Run: `cargo run --release --example shared_tiles` (add `-- --cpu` to
 //! force the CPU backend, which counts bank transactions)
 
-use coop_examples::host::shared_tiles::run_shared_tiles;
+use coop_examples::checks::shared_tiles::run_shared_tiles;
 use coop_examples::{device_from_args, PTX};
 
 fn main() {

@@ -1,13 +1,13 @@
-//! The second seed's 3-point smoothing stencil over 10 million floats:
-//! host, global-memory and shared-memory (with halo cells) versions, each
-//! checked against the host with the seed's relative error. Runs on the GPU
-//! when there is one (with kernel timings), else on coop's CPU backend
-//! (over 100,000 floats).
+//! The smoothing-stencil tutorial's 3-point stencil over 10 million
+//! floats: host, global-memory and shared-memory (with halo cells)
+//! versions, each checked against the host with the tutorial's relative
+//! error. Runs on the GPU when there is one (with kernel timings), else on
+//! coop's CPU backend (over 100,000 floats).
 //!
 //! Run: `cargo run --release --example stencil` (add `-- --cpu` to force
 //! the CPU backend, `-- --quick` for the small input without timings)
 
-use coop_examples::host::stencil::{run_stencil, stencil_input};
+use coop_examples::checks::stencil::{run_stencil, stencil_input};
 use coop_examples::{device_from_args, PTX};
 use coop_host::Device;
 

@@ -6,7 +6,7 @@
 //! Run: `cargo run --release --example transpose` (add `-- --cpu` to force
 //! the CPU backend, `-- --quick` for the small matrix without timings)
 
-use coop_examples::host::transpose::run_transpose;
+use coop_examples::checks::transpose::run_transpose;
 use coop_examples::{device_from_args, PTX};
 use coop_host::Device;
 

@@ -1,11 +1,12 @@
-//! The third seed's warp functions: `ballot`, `any`, `all`, and the four
-//! shuffles with the width rule, checked against CUDA's definitions
-//! computed on the host. Prints the first warp's values.
+//! The warp functions of the warp functions and cooperative groups
+//! tutorial: `ballot`, `any`, `all`, and the four shuffles with the width
+//! rule, checked against CUDA's definitions computed on the host. Prints
+//! the first warp's values.
 //!
 //! Run: `cargo run --release --example warp_vote` (add `-- --cpu` to force
 //! the CPU backend)
 
-use coop_examples::host::warp_vote::{run_warp_vote, warp_vote_input};
+use coop_examples::checks::warp_vote::{run_warp_vote, warp_vote_input};
 use coop_examples::kernels::warp_vote::FIELDS;
 use coop_examples::{device_from_args, PTX};
 

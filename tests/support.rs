@@ -217,8 +217,9 @@ impl Rng {
     }
 }
 
-/// Runs the examples' kernels (the seed dot product and the tile tour) on
-/// `device` and checks them against their host references.
+/// Runs the examples' kernels (the dot product and the tile tour, then
+/// the examples that follow the CUDA tutorials) on `device` and checks
+/// them against their host references.
 pub fn check_examples(device: &coop_host::Device) {
     use coop_examples::{dot_closed_form, run_dot, run_tile_tour, tile_tour_input, DOT_N};
     let program = device.load(&coop_examples::PTX).unwrap();
@@ -237,12 +238,13 @@ pub fn check_examples(device: &coop_host::Device) {
         let (got, want) = run_tile_tour(device, &program, n, &input).unwrap();
         assert_eq!(got, want, "tile tour {n}");
     }
-    check_seed_examples(device, &program);
+    check_tutorial_examples(device, &program);
 }
 
-/// The examples of the seed tutorials, each against its host reference.
-fn check_seed_examples(device: &coop_host::Device, program: &coop_host::Program) {
-    use coop_examples::host::{dot, shared_tiles, stencil, transpose, warp_vote};
+/// The examples that follow the CUDA tutorials, each against its host
+/// reference.
+fn check_tutorial_examples(device: &coop_host::Device, program: &coop_host::Program) {
+    use coop_examples::checks::{dot, shared_tiles, stencil, transpose, warp_vote};
     let expected = coop_examples::dot_closed_form(coop_examples::DOT_N);
     for v in dot::run_dot_versions(device, program).unwrap() {
         let error = ((v.result - expected) / expected).abs();
@@ -263,7 +265,8 @@ fn check_seed_examples(device: &coop_host::Device, program: &coop_host::Program)
     for run in shared_tiles::run_shared_tiles(device, program).unwrap() {
         assert_eq!(run.out, run.expected, "{}", run.name);
         if let Some((store, load)) = run.transactions {
-            // The seed's figures: 1 without conflicts, 32 down a column.
+            // The shared-memory banks tutorial's figures: 1 without
+            // conflicts, 32 down a column.
             let want = match run.name {
                 "set_row_read_row" | "set_row_read_col_pad" => (1.0, 1.0),
                 "set_col_read_col" => (32.0, 32.0),

@@ -1,6 +1,7 @@
 // CUB's side of the reduction benchmark, as a shared library that
-// examples/reduce_bench.rs loads (COOP_CUB_LIB=path/to/libcub_reduce.so) so
-// that coop and CUB are timed alternately in one process, on one stream:
+// examples/bench/reduce_bench.rs loads
+// (COOP_CUB_LIB=path/to/libcub_reduce.so) so that coop and CUB are timed
+// alternately in one process, on one stream:
 // every coop sample has a CUB sample next to it, and drift of the clocks
 // or the memory between the two sides cancels out.
 //

@@ -2,9 +2,9 @@
 # Runs the reduction benchmark on a GPU machine: builds CUB's side
 # (cub_reduce.cu) with nvcc as a shared library and runs coop's
 # reduce_bench with it, so that both are timed in turns in one process.
-# Needs the coop binary built beforehand (cargo build --release --example
-# reduce_bench) and passed as $1; extra environment (COOP_BENCH, ...) is
-# passed on.
+# Needs the coop binary built beforehand (cargo build --release -p
+# coop-bench --bin reduce_bench: target/release/reduce_bench) and passed as
+# $1; extra environment (COOP_BENCH, ...) is passed on.
 # Usage: examples/bench/run.sh path/to/reduce_bench [out.csv]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -1,10 +1,11 @@
-//! The dot product of the first seed tutorial ("CUDA by Example") three
-//! ways. Each thread first sums a grid-stride slice of `a[i] * b[i]`; then
+//! The dot product of the shared-memory dot product tutorial (after "CUDA
+//! by Example") three ways. Each thread first sums a grid-stride slice of
+//! `a[i] * b[i]`; then
 //!
 //! * [`dot`]: each warp adds up its 32 partial sums with `shfl_down`, and
 //!   lane 0 of every warp writes one partial result;
-//! * [`dot_shared_tree`]: the seed's shared-memory tree, one partial result
-//!   per block;
+//! * [`dot_shared_tree`]: the tutorial's shared-memory tree, one partial
+//!   result per block;
 //! * [`dot_reduce`]: [`reduce`] over the block, one partial result per
 //!   block.
 
@@ -49,14 +50,15 @@ pub fn dot(block: ThreadBlock, a: &[f32], b: &[f32], partial: Out<f32>) {
 /// Threads per block of [`dot_shared_tree`]: the size of its shared cache.
 pub const TREE_THREADS: usize = 256;
 
-/// The first seed's kernel as written there: each thread's grid-stride sum
-/// goes to its slot of a shared cache, and the block halves the active
-/// threads each round until slot 0 holds the block's sum, which goes to
-/// `partial[block]`. Launch with [`TREE_THREADS`] threads per block.
+/// The shared-memory dot product tutorial's kernel as written there: each
+/// thread's grid-stride sum goes to its slot of a shared cache, and the
+/// block halves the active threads each round until slot 0 holds the
+/// block's sum, which goes to `partial[block]`. Launch with
+/// [`TREE_THREADS`] threads per block.
 ///
 /// Each round reads two slots, then writes one: reading happens in a
 /// published phase and writing in an owned one, so every round costs two
-/// barriers where the seed's racy-looking version has one.
+/// barriers where the tutorial's racy-looking version has one.
 #[kernel]
 pub fn dot_shared_tree(
     block: ThreadBlock,

@@ -1,6 +1,6 @@
-//! The last seed's 2-D shared tiles: a 32 x 32 block writes its thread
-//! index into a 32 x 32 `i32` tile and reads it back, row-major or
-//! column-major, from a static or a dynamic array, with or without a
+//! The shared-memory banks tutorial's 2-D tiles: a 32 x 32 block writes
+//! its thread index into a 32 x 32 `i32` tile and reads it back, row-major
+//! or column-major, from a static or a dynamic array, with or without a
 //! padding column. Every kernel writes `out[idx]` for
 //! `idx = y * 32 + x`; what it reads differs:
 //!
@@ -19,7 +19,7 @@
 use coop::prelude::*;
 use coop::shared::{ByRank, ColumnMajor, RowMajor, Shared};
 
-/// The tile's side: the seed's `BDIMX` and `BDIMY`.
+/// The tile's side: the shared-memory banks tutorial's `BDIMX` and `BDIMY`.
 pub const DIM: usize = 32;
 
 fn index(block: &ThreadBlock) -> (usize, usize, usize) {

@@ -1,13 +1,15 @@
-//! The second seed's 3-point smoothing stencil,
+//! The smoothing-stencil tutorial's 3-point stencil,
 //! `b[k] = (a[k-1] + 2 a[k] + a[k+1]) / 4` with zeros outside the array, in
 //! its device versions: every thread reading its three inputs from global
 //! memory, and a block staging its inputs and two halo cells in shared
-//! memory first. The host version is `coop_examples::smooth_host`.
+//! memory first. The host version is
+//! `coop_examples::checks::stencil::smooth_host`.
 
 use coop::prelude::*;
 use coop::shared::{ByRank, Shared};
 
-/// Threads per block of [`smooth_shared`] (the seed's `BLOCK`).
+/// Threads per block of [`smooth_shared`] (the smoothing-stencil tutorial's
+/// `BLOCK`).
 pub const BLOCK: usize = 512;
 
 /// Each thread reads `a[k-1]`, `a[k]` and `a[k+1]` from global memory.

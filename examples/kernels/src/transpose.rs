@@ -1,7 +1,7 @@
-//! Matrix transpose through a shared tile, after the last seed's padding
-//! lesson: blocks of 32 x 4 threads move 32 x 32 tiles, each thread eight
-//! elements. Global reads and writes are both along rows (coalesced); the
-//! tile turns rows into columns. Launch each kernel over
+//! Matrix transpose through a shared tile, after the shared-memory banks
+//! tutorial's padded tile: blocks of 32 x 4 threads move 32 x 32 tiles,
+//! each thread eight elements. Global reads and writes are both along rows
+//! (coalesced); the tile turns rows into columns. Launch each kernel over
 //! `(cols / 32, rows / 32)` blocks (rounded up) of `(32, ROWS)` threads.
 //!
 //! 32 x 4 blocks keep more loads in flight per thread before the barrier

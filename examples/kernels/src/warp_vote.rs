@@ -1,7 +1,8 @@
-//! The third seed's warp functions, through a tile handle: votes
-//! (`ballot`, `any`, `all`) and the four shuffles with the seed's width
-//! rule (a tile of 2, 4, 8, 16 or 32 threads plays the role of `width`).
-//! Every thread writes [`FIELDS`] values.
+//! The warp functions of the warp functions and cooperative groups
+//! tutorial, through a tile handle: votes (`ballot`, `any`, `all`) and the
+//! four shuffles with the tutorial's width rule (a tile of 2, 4, 8, 16 or
+//! 32 threads plays the role of `width`). Every thread writes [`FIELDS`]
+//! values.
 
 use coop::prelude::*;
 

@@ -1,5 +1,6 @@
-//! The host side of each example: inputs, host references, launches and
-//! checks, shared by the example programs and the test suites.
+//! The checks of each example: its inputs, host references, launches and
+//! comparisons, shared by the example programs (which print the outcome)
+//! and the test suites (which assert it).
 
 pub mod dot;
 pub mod shared_tiles;
@@ -16,7 +17,8 @@ pub fn gpu_of(device: &coop_host::Device) -> Option<&coop_host::Gpu> {
     }
 }
 
-/// `sqrt(sum (got - want)^2 / sum want^2)`, the seed's error measure.
+/// `sqrt(sum (got - want)^2 / sum want^2)`, the smoothing-stencil
+/// tutorial's error measure.
 pub fn relative_error(got: &[f32], want: &[f32]) -> f64 {
     let (mut diff, mut norm) = (0.0f64, 0.0f64);
     for (&g, &w) in got.iter().zip(want) {

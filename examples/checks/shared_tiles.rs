@@ -1,6 +1,6 @@
-//! The last seed's 2-D shared tiles: five kernels, their outputs, and on
-//! the CPU backend the bank transactions per request of their shared
-//! stores and loads.
+//! The shared-memory banks tutorial's 2-D tiles: five kernels, their
+//! outputs, and on the CPU backend the bank transactions per request of
+//! their shared stores and loads.
 
 use crate::kernels::shared_tiles::{
     set_col_read_col, set_row_read_col, set_row_read_col_dyn, set_row_read_col_pad,
@@ -22,7 +22,8 @@ pub struct TileRun {
     pub transactions: Option<(f64, f64)>,
 }
 
-/// The kernels, in the seed's order.
+/// The kernels, in the order the shared-memory banks tutorial presents
+/// them.
 pub const KERNELS: [&str; 5] = [
     "set_row_read_row",
     "set_col_read_col",

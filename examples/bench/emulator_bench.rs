@@ -1,8 +1,9 @@
-//! How fast the CPU backend runs: the seed dot product (N = 33 × 1024, 32
+//! How fast the CPU backend runs: the `dot` example's warp-shuffle kernel
+//! on the shared-memory dot product tutorial's problem (N = 33 × 1024, 32
 //! blocks of 256 threads) and a warp-shuffle sum of 2^20 elements in blocks
 //! of 256 threads (4096 blocks). Prints the median of several runs.
 //!
-//! Run: `cargo run --release --example emulator_bench`
+//! Run: `cargo run --release -p coop-bench --bin emulator_bench`
 
 use coop_examples::{
     dot_blocks, dot_closed_form, dot_inputs, kernels, DOT_N, DOT_THREADS_PER_BLOCK,

@@ -1,5 +1,5 @@
-//! The second seed's 3-point smoothing stencil: host, global-memory and
-//! shared-memory versions.
+//! The smoothing-stencil tutorial's 3-point stencil: host, global-memory
+//! and shared-memory versions.
 
 use super::{gpu_of, relative_error};
 use crate::kernels::stencil::{smooth_global, smooth_shared, BLOCK};
@@ -7,8 +7,8 @@ use crate::time_gpu;
 use coop_host::{Device, Error, LaunchConfig, Program};
 use std::time::{Duration, Instant};
 
-/// `b[k] = (a[k-1] + 2 a[k] + a[k+1]) / 4`, zero outside `a`: the seed's
-/// host version.
+/// `b[k] = (a[k-1] + 2 a[k] + a[k+1]) / 4`, zero outside `a`: the
+/// smoothing-stencil tutorial's host version.
 pub fn smooth_host(a: &[f32]) -> Vec<f32> {
     let n = a.len();
     (0..n)
@@ -20,7 +20,8 @@ pub fn smooth_host(a: &[f32]) -> Vec<f32> {
         .collect()
 }
 
-/// The seed's input: pseudo-random values in [0, 1).
+/// The input, of the kind the smoothing-stencil tutorial uses:
+/// pseudo-random values in [0, 1).
 pub fn stencil_input(n: usize) -> Vec<f32> {
     let mut state = 0x2545_f491_4f6c_dd1du64;
     (0..n)
@@ -38,7 +39,8 @@ pub fn stencil_input(n: usize) -> Vec<f32> {
 pub struct StencilVersion {
     /// Which version.
     pub name: &'static str,
-    /// The seed's relative error against the host version.
+    /// The smoothing-stencil tutorial's relative error against the host
+    /// version.
     pub error: f64,
     /// Time per smoothing (median kernel time on a GPU; wall time of one
     /// call for the host version).

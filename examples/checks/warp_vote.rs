@@ -1,4 +1,5 @@
-//! The third seed's warp votes and shuffles, against a host reference.
+//! The warp functions and cooperative groups tutorial's votes and
+//! shuffles, against a host reference.
 
 use crate::kernels::warp_vote::{warp_vote, FIELDS};
 use coop_host::{Device, Error, LaunchConfig, Program};

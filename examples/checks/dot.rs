@@ -1,5 +1,6 @@
-//! The first seed's dot product in three versions: warp shuffles, the
-//! seed's shared-memory tree, and `reduce`.
+//! The shared-memory dot product tutorial's dot product in three
+//! versions: warp shuffles, the tutorial's shared-memory tree, and
+//! `reduce`.
 
 use super::gpu_of;
 use crate::kernels::dot::{dot, dot_reduce, dot_shared_tree, TREE_THREADS};
@@ -18,7 +19,7 @@ pub struct DotVersion {
     pub time: Option<Duration>,
 }
 
-/// Runs the three versions over the seed's inputs.
+/// Runs the three versions over the tutorial's inputs.
 pub fn run_dot_versions(device: &Device, program: &Program) -> Result<Vec<DotVersion>, Error> {
     assert_eq!(TREE_THREADS as u32, DOT_THREADS_PER_BLOCK);
     let (a, b) = dot_inputs(DOT_N);

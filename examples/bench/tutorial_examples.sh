@@ -1,9 +1,11 @@
 #!/bin/bash
-# Runs the seed examples on a GPU machine: timed runs, compute-sanitizer
-# (racecheck, synccheck, memcheck) on each, ncu's shared-memory counters for
-# the 2-D tile and transpose kernels, and the CUDA reference transpose.
+# Runs the examples that follow the CUDA tutorials (dot product, smoothing
+# stencil, warp functions, shared-memory banks) on a GPU machine: timed
+# runs, compute-sanitizer (racecheck, synccheck, memcheck) on each, ncu's
+# shared-memory counters for the 2-D tile and transpose kernels, and the
+# CUDA reference transpose.
 #
-# Usage: examples/bench/seed_examples.sh BIN_DIR OUT_DIR
+# Usage: examples/bench/tutorial_examples.sh BIN_DIR OUT_DIR
 #   BIN_DIR holds the release binaries of the examples dot, stencil,
 #   shared_tiles, transpose and warp_vote (cargo build --release -p
 #   coop-examples --examples; target/release/examples/). Needs nvcc,
@@ -17,7 +19,7 @@ examples="dot stencil shared_tiles transpose warp_vote"
 for e in $examples; do
   echo "== $e"
   "$D/$e"
-done > "$OUT/seed-examples.txt" 2>&1
+done > "$OUT/tutorial-examples.txt" 2>&1
 for e in $examples; do
   for tool in racecheck synccheck memcheck; do
     echo "== compute-sanitizer --tool $tool $e --quick"
