@@ -61,6 +61,7 @@ struct ReportArgs {
 /// thread's coordinates, the source location `at`, and the `%s` text `what` and numbers `a`
 /// and `b` its conversions name, then traps. Cold: only a failing check
 /// reaches it.
+#[cfg(not(coop_silent_panics))]
 #[cold]
 #[inline(never)]
 fn report(
@@ -74,21 +75,12 @@ fn report(
     let block = Ptx::block_index(here);
     let t = Ptx::thread_index(here);
     let dims = Ptx::block_dim(here);
-    // `vprintf` takes NUL-terminated strings, which a `Location`'s file
-    // name is not: copy its last bytes into a buffer (in the thread's local
-    // memory, on this cold path only).
-    let file = at.file().as_bytes();
-    let mut name = [0u8; 128];
-    let n = file.len().min(name.len() - 1);
-    let mut k = 0;
-    while k < n {
-        name[k] = file[file.len() - n + k];
-        k += 1;
-    }
     let args = ReportArgs {
         block: [block.x, block.y, block.z],
         thread: dims.linearize_u32(t),
-        file: name.as_ptr(),
+        // `vprintf` takes NUL-terminated strings: the file name as a C
+        // string (Rust 1.92 and later keep one for every location).
+        file: at.file_as_c_str().as_ptr() as *const u8,
         line: at.line(),
         column: at.column(),
         what: what.as_ptr() as *const u8,
@@ -97,10 +89,24 @@ fn report(
     };
     // SAFETY: `format` is NUL-terminated and its conversions match
     // `ReportArgs` field by field (`%u` a u32, `%s` a pointer to a
-    // NUL-terminated string, `%llu` a u64); `name` outlives the call.
+    // NUL-terminated string, `%llu` a u64).
     unsafe {
         vprintf(format.as_ptr(), &args as *const ReportArgs as *const u8);
     }
+    trap()
+}
+
+/// With `--cfg coop_silent_panics` (`PtxBuilder::silent_panics`): trap
+/// without a report, so that no kernel keeps a call on its panic path.
+#[cfg(coop_silent_panics)]
+#[inline(always)]
+fn report(
+    _format: &'static str,
+    _at: &core::panic::Location<'_>,
+    _what: &'static CStr,
+    _a: u64,
+    _b: u64,
+) -> ! {
     trap()
 }
 
@@ -149,6 +155,7 @@ impl Faults for Ptx {
 /// A Rust panic in device code (an index out of bounds of a slice, an
 /// `unwrap` of `None`, an explicit `panic!`) prints its location, then stops
 /// the kernel with `trap`.
+#[cfg(not(coop_silent_panics))]
 #[panic_handler]
 fn on_panic(info: &core::panic::PanicInfo<'_>) -> ! {
     let unknown = core::panic::Location::caller();
@@ -161,4 +168,12 @@ fn on_panic(info: &core::panic::PanicInfo<'_>) -> ! {
         0,
         0,
     )
+}
+
+/// With `--cfg coop_silent_panics`: a panic traps at once (LLVM then drops
+/// the calls to core's panic functions altogether).
+#[cfg(coop_silent_panics)]
+#[panic_handler]
+fn on_panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    trap()
 }

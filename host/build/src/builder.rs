@@ -34,6 +34,7 @@ pub struct PtxBuilder {
     targets: Vec<u32>,
     watch: Vec<PathBuf>,
     allow_convergence_dependent: bool,
+    silent_panics: bool,
 }
 
 impl PtxBuilder {
@@ -48,7 +49,20 @@ impl PtxBuilder {
             targets: DEFAULT_TARGETS.to_vec(),
             watch: Vec::new(),
             allow_convergence_dependent: false,
+            silent_panics: false,
         }
+    }
+
+    /// Builds the kernels so that a panic or a failed coop check traps
+    /// without printing its report (block, thread, `file:line`). By default
+    /// a kernel that can panic reports, which keeps a calling convention in
+    /// it: at least 24 registers, and a few per cent on the smallest,
+    /// launch-bound kernels (chapter 7 of the guide). coop builds its own
+    /// device-wide reduction kernels this way; the host still names a
+    /// faulting kernel in `Error::KernelFault`.
+    pub fn silent_panics(mut self) -> Self {
+        self.silent_panics = true;
+        self
     }
 
     /// Accepts PTX that holds convergence-dependent instructions
@@ -176,7 +190,14 @@ impl PtxBuilder {
                 "-Zcrate-attr=feature(asm_experimental_arch)",
             ])
             .env("RUSTC_BOOTSTRAP", "1")
-            .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu=sm_{sm}"))
+            .env(
+                "CARGO_ENCODED_RUSTFLAGS",
+                if self.silent_panics {
+                    format!("-Ctarget-cpu=sm_{sm}\x1f--cfg=coop_silent_panics")
+                } else {
+                    format!("-Ctarget-cpu=sm_{sm}")
+                },
+            )
             .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", "true")
             .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
             .env("CARGO_PROFILE_RELEASE_LTO", "fat")
