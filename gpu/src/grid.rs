@@ -1,6 +1,7 @@
 //! The grid: every thread of a launch, for indexing (`Grid`, `this_grid`).
 
-use crate::backend::{site, Registers, Target};
+use crate::backend::{site, Registers};
+use crate::target::Target;
 use crate::Dim3;
 
 /// All threads of a launch, for indexing (CUDA's `grid_group`, without

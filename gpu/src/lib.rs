@@ -65,12 +65,15 @@ mod matching;
 pub mod matrix;
 pub mod memory;
 pub mod op;
+mod out;
 pub mod prelude;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
 mod reduce;
 pub mod shared;
+mod shared_elem;
 mod shuffle;
+mod target;
 mod thread_block;
 mod tile;
 
@@ -117,8 +120,9 @@ pub use coop_macros::Shuffle;
 pub use dim::Dim3;
 pub use grid::{this_grid, Grid};
 pub use group::{SyncGroup, ThreadGroup};
-pub use kernel::{Kernel, KernelParam, Out};
+pub use kernel::{Kernel, KernelParam};
 pub use matching::MatchKey;
+pub use out::Out;
 pub use reduce::{exclusive_scan, inclusive_scan, reduce, Group};
 pub use shuffle::Shuffle;
 #[doc(hidden)]
@@ -149,9 +153,7 @@ pub mod guide {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::backend::Redux;
-    pub use crate::backend::{
-        coop_bind_static_shared, coop_declare_static_shared, static_shared_array,
-    };
     pub use crate::shuffle::words_of;
+    pub use crate::target::{coop_bind_static_shared, coop_declare_static_shared, StaticBinding};
     pub use core;
 }

@@ -1,7 +1,8 @@
 //! `MatchKey`: the values `match_any` and `match_all` compare across a
 //! tile, bit for bit, as one or two 32-bit words.
 
-use crate::backend::{Site, Target, WarpCollectives};
+use crate::backend::{Site, WarpCollectives};
+use crate::target::Target;
 
 /// A value that `match_any` and `match_all` can compare across a tile:
 /// integers and floats of 8 to 64 bits, `bool` and `char`, compared bit for

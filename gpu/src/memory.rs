@@ -39,7 +39,8 @@
 //! there; shared-memory ordering between threads of a block comes from
 //! barriers, which the race detector checks.
 
-use crate::backend::{site, FenceScope, Fences, Target};
+use crate::backend::{site, FenceScope, Fences};
+use crate::target::Target;
 
 /// Orders the calling thread's writes as seen by the threads of its block
 /// (`membar.cta`; CUDA's `__threadfence_block`). See the [module](self).

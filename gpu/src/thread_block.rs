@@ -2,7 +2,8 @@
 //! from it, and the `WarpOnly` methods that exist only to explain why a
 //! block cannot shuffle.
 
-use crate::backend::{site, Barriers, Registers, Target};
+use crate::backend::{site, Barriers, Registers};
+use crate::target::Target;
 use crate::tile::{TileSize, TiledPartition, ValidTileSize};
 use crate::Dim3;
 

@@ -2,9 +2,10 @@
 //! (N a power of two up to 32), and its warp collectives, each one PTX
 //! instruction with the tile's member mask; the tile-size rules as traits.
 
-use crate::backend::{site, Barriers, Registers, Site, Target, WarpCollectives};
+use crate::backend::{site, Barriers, Registers, Site, WarpCollectives};
 use crate::matching::MatchKey;
 use crate::shuffle::Shuffle;
+use crate::target::Target;
 
 /// A tile size `N`, as a type, so that the rules on `N` are trait bounds.
 ///

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //!  handles (ThreadBlock, TiledPartition, Grid, Shared, fences, reductions)
-//!      │  call  Target::op(.., site)
+//!      │  call  Target::op(.., site)            (Target: crate::target)
 //!      ▼
 //!  backend::Backend = Registers + Barriers + WarpCollectives + Scratch
 //!                     + SharedMemory + Fences + Faults          (this module)
@@ -17,9 +17,8 @@
 //! `barriers.rs`, ...), and each target implements it in a file of the same
 //! name (`ptx/barriers.rs`, `cpu/ops/barriers.rs`). The trait's docs say,
 //! for every operation, the PTX it lowers to, its operands, the caller's
-//! precondition, and what the CPU backend computes. [`Target`] is the
-//! target being compiled; it is the only place outside the two backends
-//! (and the `#[kernel]` entry point) that looks at `target_arch`.
+//! precondition, and what the CPU backend computes. This module names no
+//! target: `crate::target` picks the one being compiled.
 //!
 //! Every operation takes the [`Site`] of the handle method's caller: the
 //! PTX backend ignores it (nothing of it remains after inlining), the CPU
@@ -64,39 +63,3 @@ impl<T> Backend for T where
     T: Registers + Barriers + WarpCollectives + Scratch + SharedMemory + Fences + Faults
 {
 }
-
-/// The target being compiled: PTX on `nvptx64`, the CPU backend elsewhere.
-#[cfg(target_arch = "nvptx64")]
-pub(crate) type Target = crate::ptx::Ptx;
-/// The target being compiled: PTX on `nvptx64`, the CPU backend elsewhere.
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) type Target = crate::cpu::Cpu;
-
-/// Where the target keeps a shared array.
-pub(crate) type SharedBase = <Target as SharedMemory>::Base;
-
-const _: fn() = || {
-    fn implements_everything<B: Backend>() {}
-    implements_everything::<Target>();
-};
-
-/// What `#[kernel]` expands to for a static shared array, as the target
-/// does it: `coop_declare_static_shared!(symbol, A)` declares the array (an
-/// item), `coop_bind_static_shared!(symbol, key, name, A)` binds it (an
-/// expression, once per thread) through `static_shared_array`.
-#[cfg(not(target_arch = "nvptx64"))]
-pub use crate::{
-    __coop_bind_static_shared_cpu as coop_bind_static_shared,
-    __coop_declare_static_shared_cpu as coop_declare_static_shared,
-    cpu::ops::shared_memory::static_shared_array,
-};
-/// What `#[kernel]` expands to for a static shared array, as the target
-/// does it: `coop_declare_static_shared!(symbol, A)` declares the array (an
-/// item), `coop_bind_static_shared!(symbol, key, name, A)` binds it (an
-/// expression, once per thread) through `static_shared_array`.
-#[cfg(target_arch = "nvptx64")]
-pub use crate::{
-    __coop_bind_static_shared_ptx as coop_bind_static_shared,
-    __coop_declare_static_shared_ptx as coop_declare_static_shared,
-    ptx::shared_memory::static_shared_array,
-};

@@ -2,7 +2,7 @@
 //! of them.
 
 use super::Site;
-use crate::shared::SharedElem;
+use crate::shared_elem::SharedElem;
 
 /// A shared array's element size and row length (0 for 1-D), which the CPU
 /// backend names elements by.
@@ -15,14 +15,30 @@ pub(crate) struct ElemShape {
 
 /// Shared memory of the block.
 ///
-/// Static arrays are declared and bound by macros the target defines
-/// (`coop_declare_static_shared!`, `coop_bind_static_shared!`), because
-/// PTX declares them as module-level symbols that only a macro at the
-/// kernel's definition can name; `#[kernel]` expands to both.
+/// Static arrays are declared by a macro each target defines
+/// (`coop_declare_static_shared!`), because PTX declares them as
+/// module-level symbols that only code at the kernel's definition can name;
+/// its `coop_bind_static_shared!` makes the [`StaticBinding`](Self::StaticBinding)
+/// that [`static_shared`](Self::static_shared) takes. `#[kernel]` expands
+/// to both.
 pub(crate) trait SharedMemory {
     /// Where an array lives: a shared-window address on the GPU, a block's
     /// region on the CPU backend.
     type Base: Copy;
+    /// What names a static array (`crate::target::StaticBinding`): its
+    /// shared-window address on the GPU, its key and name on the CPU.
+    type StaticBinding;
+    /// The block's static array named by `binding`, of `bytes` bytes
+    /// aligned to `align`. PTX: the address `coop_bind_static_shared!` read
+    /// with `mov.u32 %r, <symbol>`, as is. CPU: the running block's copy of
+    /// the array, allocated when its first thread binds it.
+    fn static_shared(
+        binding: Self::StaticBinding,
+        bytes: usize,
+        align: usize,
+        shape: ElemShape,
+        site: Site,
+    ) -> Self::Base;
     /// The launch's dynamic shared memory and its size in bytes.
     /// PTX: `mov.u32 %r, coop_dynamic_shared` and `%dynamic_smem_size`.
     /// CPU: the block's dynamic region, sized by the launch.

@@ -6,7 +6,7 @@
 
 use super::Ptx;
 use crate::backend::{ElemShape, SharedMemory, Site};
-use crate::shared::{Shared, SharedArray, SharedElem};
+use crate::shared_elem::SharedElem;
 
 // The launch's dynamic shared memory (`extern __shared__` in CUDA): every
 // kernel that binds a `Shared<[E]>` sees it, after its static arrays.
@@ -47,23 +47,8 @@ macro_rules! __coop_bind_static_shared_ptx {
             );
         }
         // SAFETY: `window` is this kernel's own array, bound once per thread.
-        unsafe { ::coop::__private::static_shared_array::<$array>(window) }
+        unsafe { ::coop::shared::Shared::<$array>::__bind_static(window) }
     }};
-}
-
-/// The static array whose shared-window address is `window`.
-///
-/// # Safety
-///
-/// `window` is the address of a `.shared` array declared for `A` by
-/// `coop_declare_static_shared!`, bound once per thread.
-#[doc(hidden)]
-#[inline(always)]
-pub unsafe fn static_shared_array<A: SharedArray>(window: u32) -> Shared<A> {
-    Shared::bound(
-        SharedBase(window),
-        A::BYTES / core::mem::size_of::<A::Elem>(),
-    )
 }
 
 macro_rules! shared_word {
@@ -129,6 +114,18 @@ shared_word!(
 
 impl SharedMemory for Ptx {
     type Base = SharedBase;
+    type StaticBinding = u32;
+
+    #[inline(always)]
+    fn static_shared(
+        window: u32,
+        _bytes: usize,
+        _align: usize,
+        _shape: ElemShape,
+        _site: Site,
+    ) -> SharedBase {
+        SharedBase(window)
+    }
 
     #[inline(always)]
     fn dynamic_shared(_name: &'static str, _shape: ElemShape, _site: Site) -> (SharedBase, u32) {

@@ -12,8 +12,9 @@
 //! barrier of each call keeps the next block collective from overwriting
 //! slots that slower warps are still reading.
 
-use crate::backend::{Scratch, Site, Target};
+use crate::backend::{Scratch, Site};
 use crate::op::Operator;
+use crate::target::Target;
 use crate::{Shuffle, ThreadBlock};
 
 /// Lanes per run in the first stage of a block reduction of values of at

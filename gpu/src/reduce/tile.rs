@@ -1,7 +1,8 @@
 //! Reductions and scans within one tile: register exchanges only.
 
-use crate::backend::{Site, Target, WarpCollectives};
+use crate::backend::{Site, WarpCollectives};
 use crate::op::Operator;
+use crate::target::Target;
 use crate::{Shuffle, TileSize, TiledPartition, ValidTileSize};
 
 /// A butterfly of `log2(N)` shuffles, or one `redux.sync` where the

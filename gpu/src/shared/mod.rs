@@ -65,18 +65,18 @@
 //! shared values in registers across accesses, like CUDA's `volatile`).
 
 mod array;
-mod elem;
 mod ownership;
 mod phase;
 mod raw;
 
+pub use crate::shared_elem::SharedElem;
 pub use array::SharedArray;
-pub use elem::SharedElem;
 pub use ownership::{ByRank, ColumnMajor, Ownership, RowMajor};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;
 
-use crate::backend::{site, ElemShape, SharedBase, SharedMemory, Target};
+use crate::backend::{site, ElemShape, SharedMemory};
+use crate::target::{SharedBase, Target};
 use core::marker::PhantomData;
 
 /// The most static shared memory a kernel's `Shared<[E; N]>` parameters may
@@ -136,6 +136,22 @@ pub struct Shared<A: SharedArray + ?Sized> {
 }
 
 impl<A: SharedArray + ?Sized> Shared<A> {
+    /// Binds the static array `#[kernel]` declared for this parameter, as
+    /// the target's `coop_bind_static_shared!` names it.
+    ///
+    /// # Safety
+    ///
+    /// `binding` names the array declared for `A` by the kernel's
+    /// `coop_declare_static_shared!`, bound once per thread (inside a CPU
+    /// launch on the CPU backend).
+    #[doc(hidden)]
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn __bind_static(binding: crate::target::StaticBinding) -> Self {
+        let base = Target::static_shared(binding, A::BYTES, A::ALIGN, Self::shape(), site!());
+        Self::bound(base, A::BYTES / core::mem::size_of::<A::Elem>())
+    }
+
     /// Binds the launch's dynamic shared memory.
     #[doc(hidden)]
     #[inline(always)]

@@ -5,7 +5,8 @@
 //! still be writing it.
 
 use super::{Ownership, RawShared, Region, SharedArray};
-use crate::backend::{site, Faults, Registers, SharedMemory, Site, Target};
+use crate::backend::{site, Faults, Registers, SharedMemory, Site};
+use crate::target::Target;
 use crate::{Dim3, ThreadBlock};
 use core::marker::PhantomData;
 

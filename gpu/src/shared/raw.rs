@@ -2,7 +2,8 @@
 
 use super::phase::element;
 use super::{Region, SharedArray};
-use crate::backend::{site, SharedMemory, Target};
+use crate::backend::{site, SharedMemory};
+use crate::target::Target;
 use core::marker::PhantomData;
 
 /// A shared array without phase checks: any thread may read or write any

@@ -7,7 +7,7 @@ use super::super::engine::shared_state::SharedBase;
 use super::super::report::AccessKind;
 use super::super::Cpu;
 use crate::backend::{ElemShape, SharedMemory, Site};
-use crate::shared::{Shared, SharedArray, SharedElem};
+use crate::shared_elem::SharedElem;
 
 /// Nothing to declare on the CPU: each block allocates its arrays when its
 /// threads first bind them (`#[kernel]` expands to this macro).
@@ -24,38 +24,24 @@ macro_rules! __coop_declare_static_shared_cpu {
 macro_rules! __coop_bind_static_shared_cpu {
     ($symbol:literal, $key:literal, $name:literal, $array:ty) => {
         // SAFETY: bound once per thread, inside a CPU launch.
-        unsafe { ::coop::__private::static_shared_array::<$array>($key, $name) }
+        unsafe { ::coop::shared::Shared::<$array>::__bind_static(($key, $name)) }
     };
-}
-
-/// The running block's copy of the static array `key`.
-///
-/// # Safety
-///
-/// Called once per thread for each of its kernel's arrays, inside a CPU
-/// launch, with the key and type `#[kernel]` gives that array.
-#[doc(hidden)]
-#[track_caller]
-pub unsafe fn static_shared_array<A: SharedArray>(
-    key: &'static str,
-    name: &'static str,
-) -> Shared<A> {
-    let site = crate::backend::site!();
-    lane::step(site, |_| ());
-    let base = lane::block_shared(|s| {
-        s.bind(
-            key,
-            name,
-            Some(A::BYTES as u32),
-            A::ALIGN as u32,
-            Shared::<A>::shape(),
-        )
-    });
-    Shared::bound(base, A::BYTES / core::mem::size_of::<A::Elem>())
 }
 
 impl SharedMemory for Cpu {
     type Base = SharedBase;
+    type StaticBinding = (&'static str, &'static str);
+
+    fn static_shared(
+        (key, name): (&'static str, &'static str),
+        bytes: usize,
+        align: usize,
+        shape: ElemShape,
+        site: Site,
+    ) -> SharedBase {
+        lane::step(site, |_| ());
+        lane::block_shared(|s| s.bind(key, name, Some(bytes as u32), align as u32, shape))
+    }
 
     fn dynamic_shared(name: &'static str, shape: ElemShape, site: Site) -> (SharedBase, u32) {
         let bytes = lane::step(site, |l| l.dynamic_shared);

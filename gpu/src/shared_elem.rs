@@ -1,4 +1,6 @@
-//! Which values may live in shared memory.
+//! Which values may live in shared memory (`coop::shared::SharedElem`).
+//! Below both the shared-memory handles and the backends, which move
+//! these values in and out.
 
 /// A type that can be an element of a shared array: plain data, moved to
 /// and from shared memory as its bytes.

@@ -1,0 +1,198 @@
+//! `Out<T>`: a kernel's writable device buffer, with bounds-checked
+//! writes that report a fault on both targets, and its PTX encoding as a
+//! kernel parameter.
+
+use crate::backend::{site, Faults};
+use crate::kernel::{params, KernelParam};
+use crate::target::Target;
+use core::marker::PhantomData;
+
+/// A writable device buffer shared by every thread of a launch.
+///
+/// Threads write elements with [`write`](Self::write); the host reads the
+/// buffer after the launch. Each element should be written by at most one
+/// thread per launch: two threads writing the same element race, and which
+/// value remains is unspecified.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn iota(grid: Grid, out: Out<u32>) {
+///     let i = grid.thread_rank();
+///     if i < out.len() {
+///         out.write(i, i as u32);
+///     }
+/// }
+///
+/// let mut out = vec![0u32; 5];
+/// coop_host::Cpu::new().launch(iota, coop_host::LaunchConfig::new(1, 8), (&mut out,))?;
+/// assert_eq!(out, [0, 1, 2, 3, 4]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+pub struct Out<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _buffer: PhantomData<&'a [core::cell::UnsafeCell<T>]>,
+}
+
+impl<T: Copy> Out<'_, T> {
+    /// Elements in the buffer.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn fill(grid: Grid, out: Out<u8>) {
+    ///     let i = grid.thread_rank();
+    ///     if i < out.len() {
+    ///         out.write(i, 7);
+    ///     }
+    /// }
+    ///
+    /// let mut out = vec![0u8; 10]; // fewer elements than threads
+    /// Cpu::new().launch(fill, LaunchConfig::new(1, 32), (&mut out,))?;
+    /// assert_eq!(out, [7; 10]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer has no elements.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn count_if_any(grid: Grid, out: Out<u32>) {
+    ///     if !out.is_empty() && grid.thread_rank() == 0 {
+    ///         out.write(0, grid.num_threads() as u32);
+    ///     }
+    /// }
+    ///
+    /// let mut none: Vec<u32> = Vec::new();
+    /// Cpu::new().launch(count_if_any, LaunchConfig::new(1, 32), (&mut none,))?;
+    /// let mut one = vec![0u32];
+    /// Cpu::new().launch(count_if_any, LaunchConfig::new(1, 32), (&mut one,))?;
+    /// assert_eq!(one, [32]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Stores `value` at `index`.
+    ///
+    /// # Panics
+    ///
+    /// When `index >= len()`, naming the index, the length and the caller's
+    /// `file:line`; on the GPU the thread prints that report and stops the
+    /// kernel with `trap`, and the host's next wait returns an error.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn squares(grid: Grid, out: Out<u64>) {
+    ///     let i = grid.thread_rank();
+    ///     out.write(i, (i * i) as u64);
+    /// }
+    ///
+    /// let mut out = vec![0u64; 4];
+    /// Cpu::new().launch(squares, LaunchConfig::new(1, 4), (&mut out,))?;
+    /// assert_eq!(out, [0, 1, 4, 9]);
+    ///
+    /// // One thread too many: the write past the end is reported, not performed.
+    /// let err = Cpu::new().launch(squares, LaunchConfig::new(1, 5), (&mut out,)).unwrap_err();
+    /// let report = err.to_string();
+    /// assert!(report.contains("thread 4 panicked at "), "{report}");
+    /// assert!(report.contains("Out::write: index 4 is out of bounds for a buffer of 4 elements"));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn write(&self, index: usize, value: T) {
+        if index >= self.len {
+            Target::index_out_of_bounds(c"Out::write", index, self.len, site!());
+        }
+        // SAFETY: in bounds, and the buffer is live for the launch.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+
+    /// Stores `value` at `index` without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `index < len()`.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn ones(grid: Grid, out: Out<u32>) {
+    ///     let i = grid.thread_rank();
+    ///     if i < out.len() {
+    ///         // SAFETY: checked just above.
+    ///         unsafe { out.write_unchecked(i, 1) };
+    ///     }
+    /// }
+    ///
+    /// let mut out = vec![0u32; 3];
+    /// Cpu::new().launch(ones, LaunchConfig::new(1, 8), (&mut out,))?;
+    /// assert_eq!(out, [1, 1, 1]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    pub unsafe fn write_unchecked(&self, index: usize, value: T) {
+        // SAFETY: the caller keeps `index` in bounds.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+
+    /// The buffer's first element, for patterns `write` does not cover
+    /// (atomics, vector stores).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn pairs(grid: Grid, out: Out<u32>) {
+    ///     let i = grid.thread_rank();
+    ///     let pair = out.as_mut_ptr() as *mut [u32; 2];
+    ///     // SAFETY: `out` holds 2 * threads elements; thread i owns pair i.
+    ///     unsafe { pair.add(i).write([i as u32, 10 * i as u32]) };
+    /// }
+    ///
+    /// let mut out = vec![0u32; 6];
+    /// Cpu::new().launch(pairs, LaunchConfig::new(1, 3), (&mut out,))?;
+    /// assert_eq!(out, [0, 0, 1, 10, 2, 20]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn as_mut_ptr(&self) -> *mut T {
+        self.ptr
+    }
+}
+
+// SAFETY: `OutSlice<T>` pushes a device pointer and an element count,
+// which `from_abi` reads back as the same two words.
+unsafe impl<T: Copy> KernelParam for Out<'_, T> {
+    type Word0 = *mut T;
+    type Word1 = usize;
+    type Host = params::OutSlice<T>;
+    #[inline(always)]
+    unsafe fn from_abi(ptr: *mut T, len: usize) -> Self {
+        Out {
+            ptr,
+            len,
+            _buffer: PhantomData,
+        }
+    }
+}
