@@ -336,14 +336,27 @@ fn user_shaped_kernels_use_only_non_aligned_block_barriers() {
     use coop_tests::TEST_KERNELS_PTX;
     for sm in [80, 90] {
         let ptx = TEST_KERNELS_PTX.get(sm).unwrap();
-        for (kernel, ..) in coop_tests::user_shapes::kernels() {
+        for (kernel, which, _) in coop_tests::user_shapes::kernels() {
             let ops = collective_opcodes(ptx, kernel);
-            let barriers = ops.iter().filter(|o| o.starts_with("bar")).count();
-            assert!(barriers >= 1, "sm_{sm} {kernel}: no barrier in {ops:?}");
+            // `barrier.red` comes from inline asm, inside a `{ .. }` scope
+            // that `entry_instructions` skips: count it in the entry's text.
+            let body = &ptx[ptx.find(&format!(".entry {kernel}(")).unwrap()..];
+            let body = &body[..body.find("\n}\n").unwrap()];
+            let reductions = body.matches("barrier.red.").count();
+            assert!(
+                !body.contains("barrier.red.") || !body.contains(".aligned"),
+                "sm_{sm} {kernel}: an aligned barrier.red"
+            );
+            let barriers = ops.iter().filter(|o| o.starts_with("bar")).count() + reductions;
+            let block_level = which != coop_tests::kernels::user_shapes::Collective::TileLaneMasks;
+            assert!(
+                barriers >= 1 || !block_level,
+                "sm_{sm} {kernel}: no barrier in {ops:?}"
+            );
             assert!(
                 ops.iter()
                     .filter(|o| o.starts_with("bar"))
-                    .all(|o| o == "barrier.sync"),
+                    .all(|o| o == "barrier.sync" || o.starts_with("barrier.red.")),
                 "sm_{sm} {kernel}: {ops:?}"
             );
         }

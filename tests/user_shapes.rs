@@ -83,6 +83,18 @@ pub fn kernels() -> Vec<(&'static str, Collective, Guard)> {
             Before,
         ),
         ("shape_publish_then_reduce_after", PublishThenReduce, After),
+        ("shape_sync_count_both", SyncCount, Both),
+        ("shape_sync_count_before", SyncCount, Before),
+        ("shape_sync_count_after", SyncCount, After),
+        ("shape_sync_all_both", SyncAll, Both),
+        ("shape_sync_all_before", SyncAll, Before),
+        ("shape_sync_all_after", SyncAll, After),
+        ("shape_sync_any_both", SyncAny, Both),
+        ("shape_sync_any_before", SyncAny, Before),
+        ("shape_sync_any_after", SyncAny, After),
+        ("shape_lane_masks_both", TileLaneMasks, Both),
+        ("shape_lane_masks_before", TileLaneMasks, Before),
+        ("shape_lane_masks_after", TileLaneMasks, After),
     ]
 }
 
@@ -186,6 +198,10 @@ impl Case {
             shape_publish_twice_both shape_publish_twice_before shape_publish_twice_after
             shape_publish_then_reduce_both shape_publish_then_reduce_before
             shape_publish_then_reduce_after
+            shape_sync_count_both shape_sync_count_before shape_sync_count_after
+            shape_sync_all_both shape_sync_all_before shape_sync_all_after
+            shape_sync_any_both shape_sync_any_before shape_sync_any_after
+            shape_lane_masks_both shape_lane_masks_before shape_lane_masks_after
         );
         device.download(&out)
     }
@@ -318,6 +334,18 @@ pub fn reference(which: Collective, xs: &[u32]) -> Vec<u32> {
                 [y(t), y((t + 2) % b).wrapping_mul(2).wrapping_add(1)]
             }
             Collective::PublishThenReduce => [xs[b - 1 - t], xs.iter().copied().min().unwrap_or(0)],
+            Collective::SyncCount => [xs.iter().filter(|&&x| x & 1 == 1).count() as u32, 0],
+            Collective::SyncAll => [xs.iter().all(|&x| x & 0xf != 0xf) as u32, 0],
+            Collective::SyncAny => [xs.iter().any(|&x| x & 0x3f == 0x21) as u32, 0],
+            Collective::TileLaneMasks => {
+                let (tile, r) = (t - t % 8, t % 8);
+                let before = xs[tile..t].iter().filter(|&&x| x & 1 == 1).count() as u32;
+                let lt = (1u32 << r) - 1;
+                let eq = 1u32 << r;
+                let ge = 0xff & !lt;
+                let gt = 0xff & !(lt | eq);
+                [before, ge | (gt << 8) | ((lt | eq) << 16) | (eq << 24)]
+            }
         };
         out.extend(pair);
     }

@@ -192,6 +192,97 @@ where
         self.mask
     }
 
+    /// The tile's ranks below the caller's, as a mask of tile ranks (bit
+    /// `r` for rank `r`, as [`ballot`](Self::ballot) gives them): with a
+    /// ballot, `(ballot & lanemask_lt).count_ones()` is how many threads
+    /// before the caller voted yes, the caller's slot in a compacted output.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// Stream compaction within a tile of 8: each kept value's slot.
+    /// #[kernel]
+    /// pub fn slots(block: ThreadBlock, input: &[i32], out: Out<u32>) {
+    ///     let tile = block.tiled_partition::<8>();
+    ///     let r = block.thread_rank() as usize;
+    ///     let keep = input[r] > 0;
+    ///     let before = (tile.ballot(keep) & tile.lanemask_lt()).count_ones();
+    ///     out.write(r, if keep { before } else { u32::MAX });
+    /// }
+    ///
+    /// let input = [5, -1, 7, 8, -2, 0, 3, 1];
+    /// let mut out = vec![0u32; 8];
+    /// Cpu::new().launch(slots, LaunchConfig::new(1, 8), (&input[..], &mut out))?;
+    /// assert_eq!(out, [0, u32::MAX, 1, 2, u32::MAX, u32::MAX, 3, 4]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[doc(alias = "__lanemask_lt")]
+    #[doc(alias = "%lanemask_lt")]
+    #[inline(always)]
+    #[track_caller]
+    pub fn lanemask_lt(&self) -> u32 {
+        (1u32 << self.thread_rank()) - 1
+    }
+
+    /// The tile's ranks up to and including the caller's (see
+    /// [`lanemask_lt`](Self::lanemask_lt)).
+    ///
+    /// ```
+    /// # use coop::prelude::*;
+    /// # use coop_host::{Cpu, LaunchConfig};
+    /// #[kernel]
+    /// pub fn masks(block: ThreadBlock, out: Out<u32>) {
+    ///     let tile = block.tiled_partition::<4>();
+    ///     let r = block.thread_rank() as usize;
+    ///     out.write(4 * r, tile.lanemask_lt());
+    ///     out.write(4 * r + 1, tile.lanemask_le());
+    ///     out.write(4 * r + 2, tile.lanemask_ge());
+    ///     out.write(4 * r + 3, tile.lanemask_gt());
+    /// }
+    /// let mut out = vec![0u32; 32];
+    /// Cpu::new().launch(masks, LaunchConfig::new(1, 8), (&mut out,))?;
+    /// // Thread 6 is rank 2 of the tile of threads 4-7.
+    /// assert_eq!(&out[24..28], &[0b0011, 0b0111, 0b1100, 0b1000]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[doc(alias = "__lanemask_le")]
+    #[doc(alias = "%lanemask_le")]
+    #[inline(always)]
+    #[track_caller]
+    pub fn lanemask_le(&self) -> u32 {
+        self.lanemask_lt() | self.lanemask_eq()
+    }
+
+    /// Only the caller's tile rank (see [`lanemask_lt`](Self::lanemask_lt)).
+    #[doc(alias = "__lanemask_eq")]
+    #[doc(alias = "%lanemask_eq")]
+    #[inline(always)]
+    #[track_caller]
+    pub fn lanemask_eq(&self) -> u32 {
+        1u32 << self.thread_rank()
+    }
+
+    /// The tile's ranks from the caller's up (see
+    /// [`lanemask_lt`](Self::lanemask_lt)).
+    #[doc(alias = "__lanemask_ge")]
+    #[doc(alias = "%lanemask_ge")]
+    #[inline(always)]
+    #[track_caller]
+    pub fn lanemask_ge(&self) -> u32 {
+        Self::BASE_MASK & !self.lanemask_lt()
+    }
+
+    /// The tile's ranks above the caller's (see
+    /// [`lanemask_lt`](Self::lanemask_lt)).
+    #[doc(alias = "__lanemask_gt")]
+    #[doc(alias = "%lanemask_gt")]
+    #[inline(always)]
+    #[track_caller]
+    pub fn lanemask_gt(&self) -> u32 {
+        Self::BASE_MASK & !self.lanemask_le()
+    }
+
     /// Waits until every thread of the tile has arrived (`bar.warp.sync`),
     /// ordering their memory accesses.
     ///

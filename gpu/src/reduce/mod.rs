@@ -16,6 +16,7 @@
 mod block;
 pub(crate) use block::reduce_into_warp0;
 mod tile;
+mod votes;
 
 use crate::backend::Site;
 use crate::op::Operator;

@@ -14,6 +14,7 @@
 //! | instruction | why it is refused |
 //! |---|---|
 //! | `bar.sync`, `bar.red`, `bar.arrive` | the `bar` forms are defined as the `.aligned` `barrier` forms |
+//! | `barrier.red` (also without `.aligned`) | a warp split between two copies got a wrong reduction on an H100 (measured) |
 //! | any `*.aligned` (`barrier.sync.aligned`, `mma.sync.aligned`, ...) | `.aligned` requires every thread of the warp to execute the same instruction |
 //! | `shfl`, `vote` without `.sync` | the pre-Volta forms assume a converged warp |
 //!
@@ -179,13 +180,21 @@ fn dependent(opcode: &str) -> bool {
     let parts: Vec<&str> = opcode.split('.').collect();
     match parts.first() {
         Some(&"bar") => parts.get(1) != Some(&"warp"),
+        // `barrier.red` even without `.aligned`: measured on an H100, a
+        // thread whose warp the compiler had split between two copies got a
+        // wrong reduction.
+        Some(&"barrier") => parts.contains(&"red") || parts.contains(&"aligned"),
         Some(&"shfl") | Some(&"vote") => !parts.contains(&"sync"),
         _ => parts.contains(&"aligned"),
     }
 }
 
 fn why(opcode: &str) -> &'static str {
-    if opcode.starts_with("bar.") {
+    if opcode.starts_with("barrier.red") || opcode.starts_with("barrier.cta.red") {
+        "`barrier.red` gives a wrong reduction to a warp the compiler split between two copies \
+         of it (measured on an H100); use a block reduction (coop's `ThreadBlock::sync_count`, \
+         `reduce`)"
+    } else if opcode.starts_with("bar.") {
         "`bar` is the `.aligned` barrier: every thread of each warp must execute this very \
          instruction, and the compiler may copy it into two paths; use `barrier.sync` \
          (coop's `ThreadBlock::sync`)"
@@ -280,6 +289,19 @@ $L__BB0_3:
 	ret;
 }";
         assert_eq!(check(ptx), []);
+    }
+
+    #[test]
+    fn a_non_aligned_barrier_reduction_is_refused_too() {
+        let ptx = "
+.visible .entry votes()
+{
+	{ .reg .pred p; setp.ne.u32 p, %r1, 0; barrier.red.popc.u32 %r2, 0, p; }
+	ret;
+}";
+        let found = check(ptx);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].reason().contains("wrong reduction"));
     }
 
     #[test]

@@ -75,6 +75,15 @@ fn collective(
             let y = all.get(b - 1 - t);
             [y, reduce(block, y, op::Min)]
         }
+        Collective::SyncCount => [block.sync_count(x & 1 == 1), 0],
+        Collective::SyncAll => [block.sync_all(x & 0xf != 0xf) as u32, 0],
+        Collective::SyncAny => [block.sync_any(x & 0x3f == 0x21) as u32, 0],
+        Collective::TileLaneMasks => {
+            let tile = block.tiled_partition::<8>();
+            let before = (tile.ballot(x & 1 == 1) & tile.lanemask_lt()).count_ones();
+            let masks = tile.lanemask_ge() | (tile.lanemask_gt() << 8) | (tile.lanemask_le() << 16);
+            [before, masks | (tile.lanemask_eq() << 24)]
+        }
     }
 }
 
@@ -105,6 +114,16 @@ pub enum Collective {
     /// `s[t] = x`, `publish`, `y = s[b - 1 - t]`, `reduce(y, Min)`:
     /// `[y, min]`.
     PublishThenReduce,
+    /// `block.sync_count(x odd)`: `[count, 0]`.
+    SyncCount,
+    /// `block.sync_all(x & 0xf != 0xf)`: `[all, 0]`.
+    SyncAll,
+    /// `block.sync_any(x & 0x3f == 0x21)`: `[any, 0]`.
+    SyncAny,
+    /// In a tile of 8: how many lanes before the caller have `x` odd
+    /// (`ballot & lanemask_lt`), and the `ge | gt << 8 | le << 16 | eq << 24`
+    /// masks.
+    TileLaneMasks,
 }
 
 macro_rules! user_shaped {
@@ -155,6 +174,10 @@ user_shaped! {
     Publish: shape_publish_both, shape_publish_before, shape_publish_after;
     PublishTwice: shape_publish_twice_both, shape_publish_twice_before, shape_publish_twice_after;
     PublishThenReduce: shape_publish_then_reduce_both, shape_publish_then_reduce_before, shape_publish_then_reduce_after;
+    SyncCount: shape_sync_count_both, shape_sync_count_before, shape_sync_count_after;
+    SyncAll: shape_sync_all_both, shape_sync_all_before, shape_sync_all_after;
+    SyncAny: shape_sync_any_both, shape_sync_any_before, shape_sync_any_after;
+    TileLaneMasks: shape_lane_masks_both, shape_lane_masks_before, shape_lane_masks_after;
 }
 
 /// The kernel that hung an H100, as its user wrote it: a per-block
