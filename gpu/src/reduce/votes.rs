@@ -14,7 +14,9 @@ impl ThreadBlock {
     /// count of 0 when the compiler had split its warp between two copies of
     /// the instruction (a guarded load before it), and coop emits nothing
     /// that such a copy breaks. Writes made before the call are visible to
-    /// the whole block after it, as with `sync`.
+    /// the whole block after it, as with `sync`. Like every block
+    /// reduction, it needs a block of whole warps (a multiple of 32
+    /// threads); the CPU backend reports any other block.
     ///
     /// ```
     /// use coop::prelude::*;
@@ -95,10 +97,11 @@ impl ThreadBlock {
     ///     rounds.write(t, n);
     /// }
     ///
-    /// let start = [0, 3, 1, 2];
-    /// let mut rounds = vec![0u32; 4];
-    /// Cpu::new().launch(countdown, LaunchConfig::new(1, 4), (&start[..], &mut rounds))?;
-    /// assert_eq!(rounds, [3; 4]); // every thread loops until the last is done
+    /// let mut start = vec![0u32; 32];
+    /// start[1..4].copy_from_slice(&[3, 1, 2]);
+    /// let mut rounds = vec![0u32; 32];
+    /// Cpu::new().launch(countdown, LaunchConfig::new(1, 32), (&start[..], &mut rounds))?;
+    /// assert_eq!(rounds, [3; 32]); // every thread loops until the last is done
     /// # Ok::<(), coop_host::Error>(())
     /// ```
     #[doc(alias = "__syncthreads_or")]
