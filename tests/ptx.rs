@@ -150,6 +150,9 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
             // path (core's panic entry points, the formatting functions
             // their arguments name, coop's fault report) run only when a
             // thread is about to trap, and may.
+            // One pass over ptxas's report: each kernel's properties (its
+            // spills, and for the examples its registers) follow
+            // `Function properties for <kernel>`.
             let entry_names: Vec<&str> = log
                 .lines()
                 .filter_map(|l| l.split("Compiling entry function '").nth(1))
@@ -160,11 +163,26 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
             for line in log.lines() {
                 if let Some(f) = line.split("Function properties for ").nth(1) {
                     function = f.trim();
-                } else if line.contains("spill")
+                    continue;
+                }
+                if !entry_names.contains(&function) {
+                    continue;
+                }
+                if line.contains("spill")
                     && !line.contains("0 bytes spill stores, 0 bytes spill loads")
-                    && entry_names.contains(&function)
                 {
                     spills.push(format!("{function}: {}", line.trim()));
+                }
+                // The examples' kernels fit 32 registers (full occupancy at
+                // 2048 threads a multiprocessor), the panic path included:
+                // a fault report that raised every kernel that can panic to
+                // 50 registers once cost the block reduction 25 %.
+                if let Some(rest) = line.split("Used ").nth(1) {
+                    let used: u32 = rest.split(' ').next().unwrap().parse().unwrap();
+                    assert!(
+                        name != "coop-example-kernels" || used <= 32,
+                        "{function} uses {used} registers on sm_{arch}"
+                    );
                 }
             }
             assert!(
@@ -172,25 +190,7 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
                 "{name} spills on sm_{arch}:\n{}",
                 spills.join("\n")
             );
-            // The examples' kernels fit 32 registers (full occupancy at
-            // 2048 threads a multiprocessor), the panic path included: a
-            // fault report that raised every kernel that can panic to 50
-            // registers once cost the block reduction 25 %.
-            if name == "coop-example-kernels" {
-                let mut entry = "";
-                for line in log.lines() {
-                    if let Some(rest) = line.split("Compiling entry function '").nth(1) {
-                        entry = rest.split('\'').next().unwrap_or("");
-                    } else if let Some(rest) = line.split("Used ").nth(1) {
-                        let used: u32 = rest.split(' ').next().unwrap().parse().unwrap();
-                        assert!(used <= 32, "{entry} uses {used} registers on sm_{arch}");
-                    }
-                }
-            }
-            let entries = log
-                .lines()
-                .filter(|l| l.contains("Compiling entry function"))
-                .count();
+            let entries = entry_names.len();
             assert!(entries > 0, "ptxas saw no kernels in {name}:\n{log}");
             checked += entries;
         }
