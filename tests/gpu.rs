@@ -589,3 +589,35 @@ fn fault_child() {
     assert!(matches!(reopened, Error::KernelFault { .. }), "{reopened}");
     println!("fault child: done");
 }
+
+/// Sharded reductions and element-wise all-reduce over every GPU of the
+/// machine (joined by NCCL), and over GPU 0 alone through NCCL's one-rank
+/// path, against host references.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn sharded_reductions_over_the_gpus_match_host_references() {
+    use coop_host::multi::Devices;
+    let _watch = watch(
+        "the GPU test `sharded_reductions_over_the_gpus_match_host_references`",
+        TEST_LIMIT,
+    );
+    let all = Devices::all_gpus().unwrap_or_else(|e| panic!("no GPU set: {e}"));
+    let mut sets = vec![Devices::gpus(&[0]).unwrap()];
+    if all.count() > 1 {
+        sets.push(all);
+        // The reverse order: rank 0 is not GPU 0.
+        let reversed: Vec<usize> = (0..sets[1].count()).rev().collect();
+        sets.push(Devices::gpus(&reversed).unwrap());
+    } else {
+        drop(all);
+    }
+    for devices in &sets {
+        let programs = devices.load(&TEST_KERNELS_PTX).unwrap();
+        let runs = coop_tests::multi_cases::check_all(devices, &programs);
+        eprintln!(
+            "{runs} sharded reductions checked on {} (NCCL: {})",
+            devices.describe(),
+            devices.uses_nccl()
+        );
+    }
+}

@@ -5,6 +5,8 @@
 pub mod device_reduce_cases;
 #[path = "differential.rs"]
 pub mod differential;
+#[path = "multi_cases.rs"]
+pub mod multi_cases;
 #[path = "reductions.rs"]
 pub mod reductions;
 #[path = "user_shapes.rs"]

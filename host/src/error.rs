@@ -168,6 +168,41 @@ pub enum Error {
         during: String,
     },
 
+    /// The NCCL library (`libnccl.so`), which joins the GPUs of a
+    /// [`multi::Devices`](crate::multi::Devices) set, could not be loaded.
+    #[error(
+        "no NCCL: libnccl.so could not be loaded, and {gpus} GPUs need it to combine their \
+         results. Install NCCL (the libnccl2 and libnccl-dev packages, or the nvidia-nccl-cu12 \
+         wheel) and put the folder holding libnccl.so on LD_LIBRARY_PATH (with only \
+         libnccl.so.2 there, link libnccl.so to it); one GPU works without NCCL"
+    )]
+    NoNccl {
+        /// GPUs in the set asked for.
+        gpus: usize,
+    },
+
+    /// An NCCL call failed.
+    #[error("NCCL error while {action}: {code} ({meaning})")]
+    Nccl {
+        /// What coop was doing.
+        action: String,
+        /// NCCL's result code, as NCCL names it.
+        code: String,
+        /// What the code usually means.
+        meaning: &'static str,
+    },
+
+    /// Shards that do not fit the call: one buffer a device, each on its
+    /// own device, and the same length where the call combines them
+    /// element by element.
+    #[error("`{call}`: {problem}")]
+    Shards {
+        /// The call.
+        call: &'static str,
+        /// What was wrong, and what is allowed.
+        problem: String,
+    },
+
     /// Waiting for the GPU took longer than allowed.
     #[error(
         "the GPU was still busy after {waited:?}; {}. A kernel that never finishes usually \

@@ -49,6 +49,7 @@ mod gpu;
 mod launch;
 mod limits;
 mod module;
+pub mod multi;
 mod ptx;
 pub mod reduce;
 

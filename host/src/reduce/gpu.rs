@@ -5,13 +5,13 @@ use super::plan::{Sizing, Strategy, THREADS};
 use super::{ReductionParams, KERNELS_PTX};
 use crate::{Error, Gpu, Module};
 use coop::Kernel;
-use cudarc::driver::{CudaSlice, CudaView};
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr};
 use std::any::TypeId;
 use std::sync::{Mutex, MutexGuard};
 
 /// A [`Reducer`](super::Reducer) on a GPU: the device, the module of the
 /// built-in kernels, and the scratch kept between calls.
-pub(super) struct GpuReducer {
+pub(crate) struct GpuReducer {
     gpu: Gpu,
     module: Box<Module>,
     scratch: Mutex<Scratch>,
@@ -34,7 +34,7 @@ struct Scratch {
 
 impl GpuReducer {
     /// Loads the built-in kernels on `gpu`.
-    pub fn new(gpu: &Gpu) -> Result<Self, Error> {
+    pub(super) fn new(gpu: &Gpu) -> Result<Self, Error> {
         Ok(GpuReducer {
             gpu: gpu.clone(),
             module: Box::new(gpu.load(&KERNELS_PTX)?),
@@ -43,13 +43,13 @@ impl GpuReducer {
     }
 
     /// The device's name, for `Debug`.
-    pub fn device_name(&self) -> &str {
+    pub(super) fn device_name(&self) -> &str {
         &self.gpu.limits().name
     }
 
     /// Runs the built-in kernels of `module` from now on; fails when it was
     /// loaded on another GPU.
-    pub fn set_module(&mut self, module: Module) -> Result<(), Error> {
+    pub(super) fn set_module(&mut self, module: Module) -> Result<(), Error> {
         if self.gpu.context().cu_ctx() != module.gpu().context().cu_ctx() {
             return Err(Error::Unavailable {
                 call: "Reducer::with_module",
@@ -72,7 +72,7 @@ impl GpuReducer {
     /// `kernel` must store the reduction of its input, a valid `T`, in its
     /// `partials` as `coop::grid_reduce::reduce_grid` and `reduce_blocks`
     /// do: the total is read back as a `T`.
-    pub unsafe fn reduce<T, K>(
+    pub(super) unsafe fn reduce<T, K>(
         &self,
         module: Option<&Module>,
         kernel: K,
@@ -85,13 +85,7 @@ impl GpuReducer {
         K::Params: ReductionParams<T>,
     {
         let mut scratch = self.lock_scratch();
-        self.launch(
-            &mut scratch,
-            module.unwrap_or(&self.module),
-            kernel,
-            input,
-            sizing,
-        )?;
+        self.launch(&mut scratch, module, kernel, input, sizing)?;
         // SAFETY: `total` needs a `T` stored in the final slot if the last
         // reduction was of `T`: the launches just queued are of `T`, and
         // their kernel stores its total there (this function's
@@ -106,8 +100,9 @@ impl GpuReducer {
     ///
     /// As for [`reduce`](Self::reduce): `kernel` stores the reduction of
     /// its input, a valid `T`, in its `partials`.
-    pub unsafe fn enqueue<T, K>(
+    pub(super) unsafe fn enqueue<T, K>(
         &self,
+        module: Option<&Module>,
         kernel: K,
         input: CudaView<'_, T>,
         sizing: &Sizing,
@@ -118,7 +113,60 @@ impl GpuReducer {
         K::Params: ReductionParams<T>,
     {
         let mut scratch = self.lock_scratch();
-        self.launch(&mut scratch, &self.module, kernel, input, sizing)
+        self.launch(&mut scratch, module, kernel, input, sizing)
+    }
+
+    /// Calls `f` with the slot where the last queued reduction, of `T`,
+    /// leaves its total, for work queued after it on the GPU's stream (an
+    /// NCCL collective combining the totals of several GPUs in place).
+    /// Fails as [`result`](Self::result) does when no reduction of `T` was
+    /// queued last.
+    ///
+    /// # Safety
+    ///
+    /// As for [`result`](Self::result): the last queued reduction's kernel
+    /// stores a valid `T` in its final slot. What `f` queues must leave a
+    /// valid `T` there.
+    pub(crate) unsafe fn with_total_mut<T: Copy + 'static, R>(
+        &self,
+        f: impl FnOnce(&mut CudaViewMut<'_, T>) -> R,
+    ) -> Result<R, Error> {
+        let mut scratch = self.lock_scratch();
+        scratch.check_total::<T>()?;
+        let slots = scratch
+            .slots
+            .as_mut()
+            .expect("a queued reduction has its slots");
+        let count = slots.len() / std::mem::size_of::<T>();
+        // SAFETY: `transmute_mut` needs the bytes read as `T` through the
+        // view to be valid `T`s; only the final slot is lent out, where the
+        // last reduction, of `T` (checked above), stores its total (this
+        // function's precondition). The slots start 256-byte aligned.
+        let mut all = unsafe { slots.transmute_mut::<T>(count) }
+            .expect("`count` values of `T` fit the slots");
+        Ok(f(&mut all.slice_mut(count - 1..)))
+    }
+
+    /// A new one-element buffer holding the total of the last queued
+    /// reduction, of `T`, copied on the GPU once the reduction (and what
+    /// was queued after it) has finished; the host does not wait.
+    ///
+    /// # Safety
+    ///
+    /// As for [`result`](Self::result).
+    pub(crate) unsafe fn copy_total<T: DeviceRepr + Copy + 'static>(
+        &self,
+    ) -> Result<CudaSlice<T>, Error> {
+        // SAFETY: this function's precondition is `with_total_mut`'s, and
+        // the closure only reads the slot.
+        unsafe {
+            self.with_total_mut::<T, _>(|total| {
+                self.gpu
+                    .stream()
+                    .clone_dtod(&*total)
+                    .map_err(self.gpu.error("copying a reduction's total on the GPU"))
+            })
+        }?
     }
 
     /// The total of the last queued reduction, once it has finished; `T`
@@ -129,7 +177,7 @@ impl GpuReducer {
     /// Every reduction queued on this reducer had a kernel that stores the
     /// reduction of its input, a valid value of its type, in its
     /// `partials`.
-    pub unsafe fn result<T: Copy + 'static>(&self) -> Result<T, Error> {
+    pub(crate) unsafe fn result<T: Copy + 'static>(&self) -> Result<T, Error> {
         // SAFETY: `total` needs a `T` in the final slot if the last
         // reduction was of `T`, which its kernel stored there (this
         // function's precondition).
@@ -141,11 +189,12 @@ impl GpuReducer {
     }
 
     /// Queues the launches of the reduction of `input` with `kernel` from
-    /// `module`, following `sizing`'s plan, into `scratch`.
+    /// `module` (or the reducer's own), following `sizing`'s plan, into
+    /// `scratch`.
     fn launch<T, K>(
         &self,
         scratch: &mut Scratch,
-        module: &Module,
+        module: Option<&Module>,
         kernel: K,
         input: CudaView<'_, T>,
         sizing: &Sizing,
@@ -155,6 +204,7 @@ impl GpuReducer {
         K: Kernel,
         K::Params: ReductionParams<T>,
     {
+        let module = module.unwrap_or(&self.module);
         let resident = module.resident_blocks(kernel, THREADS, 0)?;
         let plan = sizing.plan::<T>(
             input.len(),
@@ -239,16 +289,10 @@ impl Scratch {
         Ok((slots, tickets))
     }
 
-    /// The value in the final slot as a `T`, once the launches before have
-    /// finished. Fails with [`Error::Unavailable`] when no reduction has
-    /// been queued, or the last was of another type.
-    ///
-    /// # Safety
-    ///
-    /// The kernel of the last reduction queued must have stored a valid
-    /// value of its type in the final slot.
-    unsafe fn total<T: Copy + 'static>(&self, gpu: &Gpu) -> Result<T, Error> {
-        let (Some(slots), Some((type_id, name))) = (self.slots.as_ref(), self.total) else {
+    /// Fails with [`Error::Unavailable`] when no reduction has been queued,
+    /// or the last was of another type than `T`.
+    fn check_total<T: 'static>(&self) -> Result<(), Error> {
+        let (Some(_), Some((type_id, name))) = (self.slots.as_ref(), self.total) else {
             return Err(Error::Unavailable {
                 call: "Reducer::result",
                 reason: "nothing has been reduced with this Reducer yet: call enqueue first".into(),
@@ -264,6 +308,23 @@ impl Scratch {
                 ),
             });
         }
+        Ok(())
+    }
+
+    /// The value in the final slot as a `T`, once the launches before have
+    /// finished. Fails with [`Error::Unavailable`] when no reduction has
+    /// been queued, or the last was of another type.
+    ///
+    /// # Safety
+    ///
+    /// The kernel of the last reduction queued must have stored a valid
+    /// value of its type in the final slot.
+    unsafe fn total<T: Copy + 'static>(&self, gpu: &Gpu) -> Result<T, Error> {
+        self.check_total::<T>()?;
+        let slots = self
+            .slots
+            .as_ref()
+            .expect("a queued reduction has its slots");
         let size = std::mem::size_of::<T>();
         let count = slots.len() / size;
         let bytes = gpu.download(&slots.slice((count - 1) * size..count * size))?;

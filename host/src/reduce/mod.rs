@@ -45,6 +45,7 @@ mod plan;
 mod reducer;
 
 pub use builtin::{Builtin, KERNELS_PTX};
+pub(crate) use gpu::GpuReducer;
 pub use input::Input;
 pub use params::ReductionParams;
 pub use plan::{DEFAULT_BLOCKS_PER_SM, MIN_TILES_PER_BLOCK, THREADS};

@@ -9,6 +9,7 @@ use super::{Builtin, Input, ReductionParams};
 use crate::{Cpu, Device, Error, Module};
 use coop::op::{Max, Min, Sum};
 use coop::Kernel;
+use cudarc::driver::CudaView;
 
 /// Device-wide reductions on one device, keeping the loaded kernels and the
 /// scratch for partial results between calls.
@@ -132,7 +133,7 @@ impl Reducer {
             // SAFETY: `enqueue` needs a kernel that stores its reduction:
             // `T::KERNEL` is a built-in kernel, which calls `reduce_grid`.
             (Backend::Gpu(gpu), Input::Gpu(view)) => unsafe {
-                gpu.enqueue(T::KERNEL, view, &self.sizing)
+                gpu.enqueue(None, T::KERNEL, view, &self.sizing)
             },
             (Backend::Gpu(_), Input::Cpu(_)) => Err(wrong_device::<T::Kernel>("GPU")),
             (Backend::Cpu(_), _) => Err(Error::Unavailable {
@@ -204,19 +205,108 @@ impl Reducer {
         K: Kernel,
         K::Params: ReductionParams<T>,
     {
-        match (&self.backend, input) {
+        self.dispatch::<K, _, _>(
+            input,
             // SAFETY: `GpuReducer::reduce` needs a kernel that stores its
             // reduction, as this function's caller promised.
-            (Backend::Gpu(gpu), Input::Gpu(view)) => unsafe {
-                gpu.reduce(module, kernel, view, &self.sizing)
-            },
+            |gpu, view| unsafe { gpu.reduce(module, kernel, view, &self.sizing) },
             // SAFETY: `cpu::reduce` needs a `T` valid as all-zero bytes, as
             // this function's caller promised.
-            (Backend::Cpu(cpu), Input::Cpu(slice)) => unsafe {
-                cpu::reduce(cpu, kernel, slice, &self.sizing)
-            },
+            |cpu, slice| unsafe { cpu::reduce(cpu, kernel, slice, &self.sizing) },
+        )
+    }
+}
+
+impl Reducer {
+    /// Sends `input` to `gpu` or `cpu`, whichever backend the reducer is
+    /// on; an input of the other device is [`Error::WrongDevice`] for
+    /// kernel `K`.
+    fn dispatch<'a, K: Kernel, T, R>(
+        &self,
+        input: Input<'a, T>,
+        gpu: impl FnOnce(&GpuReducer, CudaView<'a, T>) -> Result<R, Error>,
+        cpu: impl FnOnce(&Cpu, &'a [T]) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        match (&self.backend, input) {
+            (Backend::Gpu(g), Input::Gpu(view)) => gpu(g, view),
+            (Backend::Cpu(c), Input::Cpu(slice)) => cpu(c, slice),
             (Backend::Gpu(_), Input::Cpu(_)) => Err(wrong_device::<K>("GPU")),
             (Backend::Cpu(_), Input::Gpu(_)) => Err(wrong_device::<K>("CPU")),
+        }
+    }
+}
+
+/// A reduction started by [`Reducer::start`]: queued on a GPU, or already
+/// done on the CPU backend.
+pub(crate) enum Started<T> {
+    /// Queued on the GPU; [`Reducer::finish`] waits and reads the total.
+    Queued,
+    /// Done on the CPU backend.
+    Done(T),
+}
+
+/// For [`multi::Reducer`](crate::multi::Reducer): a reduction started on
+/// each device of a set first and finished after, so that the GPUs work at
+/// once, and the totals combined where they lie.
+impl Reducer {
+    /// Starts reducing `input` with `kernel` (from `module`, or the
+    /// reducer's own): queues it on a GPU, runs it on the CPU backend.
+    ///
+    /// # Safety
+    ///
+    /// As for [`run`](Self::run): `kernel` stores the reduction of its
+    /// input, a valid `T`, and all-zero bytes are a valid `T`.
+    pub(crate) unsafe fn start<T, K>(
+        &self,
+        module: Option<&Module>,
+        kernel: K,
+        input: Input<'_, T>,
+    ) -> Result<Started<T>, Error>
+    where
+        T: Copy + 'static,
+        K: Kernel,
+        K::Params: ReductionParams<T>,
+    {
+        self.dispatch::<K, _, _>(
+            input,
+            // SAFETY: `enqueue` needs a kernel that stores its reduction,
+            // as this function's caller promised.
+            |gpu, view| unsafe {
+                gpu.enqueue(module, kernel, view, &self.sizing)
+                    .map(|()| Started::Queued)
+            },
+            |cpu, slice| {
+                // SAFETY: `cpu::reduce` needs a `T` valid as all-zero bytes,
+                // as this function's caller promised.
+                unsafe { cpu::reduce(cpu, kernel, slice, &self.sizing) }.map(Started::Done)
+            },
+        )
+    }
+
+    /// The total of a reduction [`start`](Self::start)ed last on this
+    /// reducer, once it has finished.
+    ///
+    /// # Safety
+    ///
+    /// As for [`start`](Self::start), for the reduction `started` is of.
+    pub(crate) unsafe fn finish<T: Copy + 'static>(&self, started: Started<T>) -> Result<T, Error> {
+        match (&self.backend, started) {
+            (_, Started::Done(total)) => Ok(total),
+            // SAFETY: `result` needs the queued reductions' kernels to store
+            // their totals, as this function's caller promised of the last;
+            // the earlier ones were queued by this type's safe calls, whose
+            // kernels do.
+            (Backend::Gpu(gpu), Started::Queued) => unsafe { gpu.result::<T>() },
+            (Backend::Cpu(_), Started::Queued) => unreachable!("the CPU backend queues nothing"),
+        }
+    }
+
+    /// The GPU reducer, for work on the total of the last queued reduction
+    /// where it lies; `None` on the CPU backend.
+    pub(crate) fn gpu(&self) -> Option<&GpuReducer> {
+        match &self.backend {
+            Backend::Gpu(gpu) => Some(gpu),
+            Backend::Cpu(_) => None,
         }
     }
 }

@@ -1,0 +1,191 @@
+//! The sharded reduction on the GPUs of one machine: an `f32` sum of `N`
+//! elements already resident, split evenly over 1, 2, ... GPUs, against
+//! the same sum on one GPU without NCCL, and NCCL's own element-wise
+//! all-reduce of the same bytes as the anchor (what combining the data,
+//! rather than the totals, would cost).
+//!
+//! ```text
+//! cargo build --release -p coop-bench --bin multi_bench
+//! NCCL_NVLS_ENABLE=0 target/release/multi_bench            # 2^28..2^32, every GPU count
+//! COOP_MULTI_SIZES=28,30 COOP_MULTI_ROUNDS=10 target/release/multi_bench
+//! ```
+//!
+//! Each figure is the median wall-clock time of one call, from the host's
+//! call to the total back on the host (launches, NCCL, the copy back), over
+//! the rounds, after one untimed call. Prints CSV: `log2_n, gpus, what,
+//! median_us, gb_per_s, speedup_vs_one_gpu, relative_error`.
+
+use coop::op::Sum;
+use coop_host::multi::{Devices, Reducer, Shards};
+use coop_host::{reduce, Buffer, Error, Gpu};
+use std::time::{Duration, Instant};
+
+/// Elements copied to a GPU per transfer while filling the shards.
+const FILL_CHUNK: usize = 1 << 24;
+
+fn main() -> Result<(), Error> {
+    let sizes: Vec<u32> = env_list("COOP_MULTI_SIZES").unwrap_or_else(|| (28..=32).collect());
+    let rounds: usize = std::env::var("COOP_MULTI_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(20);
+    let all = Devices::all_gpus()?;
+    let counts: Vec<usize> = env_list("COOP_MULTI_GPUS")
+        .map(|c: Vec<u32>| c.into_iter().map(|c| c as usize).collect())
+        .unwrap_or_else(|| (1..=all.count()).collect());
+    println!("# {}", all.describe());
+    println!("# {rounds} rounds a figure, median; wall clock of one call, host to host");
+    drop(all);
+    println!("log2_n,gpus,what,median_us,gb_per_s,speedup_vs_one_gpu,relative_error");
+    for &log2 in &sizes {
+        let n = 1usize << log2;
+        let bytes = (n * 4) as f64;
+        // One GPU, no NCCL: the baseline.
+        let gpu = Gpu::new(0)?;
+        let single = fill(&gpu, n)?;
+        let reducer = reduce::Reducer::new(&coop_host::Device::Gpu(gpu.clone()))?;
+        let (base, total) = median(rounds, || reducer.sum(&single))?;
+        row(
+            log2,
+            1,
+            "coop one GPU (no NCCL)",
+            base,
+            bytes,
+            base,
+            total,
+            n,
+        );
+        drop((single, reducer, gpu));
+        for &count in &counts {
+            let devices = Devices::gpus(&(0..count).collect::<Vec<_>>())?;
+            let shards = shards(&devices, n)?;
+            let reducer = Reducer::new(&devices)?;
+            let (t, total) = median(rounds, || reducer.sum(&shards))?;
+            row(
+                log2,
+                count,
+                "coop multi::Reducer::sum",
+                t,
+                bytes,
+                base,
+                total,
+                n,
+            );
+            if count > 1 {
+                // The same work with the totals copied to the host and
+                // added there, one single-GPU reducer a GPU.
+                let singles = devices
+                    .iter()
+                    .map(reduce::Reducer::new)
+                    .collect::<Result<Vec<_>, _>>()?;
+                let (t, total) = median(rounds, || {
+                    for (r, shard) in singles.iter().zip(&shards) {
+                        r.enqueue::<Sum, f32>(shard)?;
+                    }
+                    singles.iter().map(|r| r.result::<f32>()).sum()
+                })?;
+                row(
+                    log2,
+                    count,
+                    "coop per GPU + host add",
+                    t,
+                    bytes,
+                    base,
+                    total,
+                    n,
+                );
+                drop(singles);
+                let mut data = shards;
+                let (t, _) = median(rounds.min(5), || {
+                    devices.all_reduce(&mut data, Sum)?;
+                    devices.synchronize().map(|()| 0.0f32)
+                })?;
+                let per_gpu = bytes / count as f64;
+                println!(
+                    "{log2},{count},NCCL all-reduce of each GPU's {per_gpu:.0} bytes,{:.1},{:.1},,",
+                    t.as_secs_f64() * 1e6,
+                    per_gpu / t.as_secs_f64() / 1e9,
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Prints one row.
+#[allow(clippy::too_many_arguments)]
+fn row(
+    log2: u32,
+    gpus: usize,
+    what: &str,
+    t: Duration,
+    bytes: f64,
+    base: Duration,
+    total: f32,
+    n: usize,
+) {
+    println!(
+        "{log2},{gpus},{what},{:.1},{:.1},{:.3},{:.2e}",
+        t.as_secs_f64() * 1e6,
+        bytes / t.as_secs_f64() / 1e9,
+        base.as_secs_f64() / t.as_secs_f64(),
+        (total as f64 - n as f64).abs() / n as f64,
+    );
+}
+
+/// The median time of `rounds` calls of `f` after one untimed call, and
+/// the last value.
+fn median(
+    rounds: usize,
+    mut f: impl FnMut() -> Result<f32, Error>,
+) -> Result<(Duration, f32), Error> {
+    let mut value = f()?;
+    let mut times = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let start = Instant::now();
+        value = f()?;
+        times.push(start.elapsed());
+    }
+    times.sort();
+    Ok((times[times.len() / 2], value))
+}
+
+/// `n` ones on `gpu`.
+fn fill(gpu: &Gpu, n: usize) -> Result<coop_host::CudaSlice<f32>, Error> {
+    let mut buffer = gpu.zeros::<f32>(n)?;
+    let ones = vec![1.0f32; FILL_CHUNK.min(n)];
+    let mut start = 0;
+    while start < n {
+        let len = FILL_CHUNK.min(n - start);
+        let mut view = buffer.slice_mut(start..start + len);
+        gpu.stream()
+            .memcpy_htod(&ones[..len], &mut view)
+            .map_err(|e| Error::Driver {
+                action: "filling a shard".into(),
+                source: e,
+            })?;
+        start += len;
+    }
+    gpu.synchronize()?;
+    Ok(buffer)
+}
+
+/// `n` ones split evenly over `devices`.
+fn shards(devices: &Devices, n: usize) -> Result<Shards<f32>, Error> {
+    let count = devices.count();
+    let mut buffers = Vec::with_capacity(count);
+    for (rank, device) in devices.iter().enumerate() {
+        let len = n / count + usize::from(rank < n % count);
+        let coop_host::Device::Gpu(gpu) = device else {
+            unreachable!("a set of GPUs");
+        };
+        buffers.push(Buffer::Gpu(fill(gpu, len)?));
+    }
+    devices.shards(buffers)
+}
+
+/// A comma-separated list from the environment.
+fn env_list<T: std::str::FromStr>(name: &str) -> Option<Vec<T>> {
+    let text = std::env::var(name).ok()?;
+    text.split(',').map(|s| s.trim().parse().ok()).collect()
+}

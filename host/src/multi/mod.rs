@@ -1,0 +1,45 @@
+//! Several devices of one machine working on one array: [`Devices`] (a
+//! set of GPUs joined by NCCL, or emulated devices of the CPU backend),
+//! [`Shards`] (one buffer a device), and the collectives over them:
+//! [`Reducer`] for device-wide reductions of sharded arrays and
+//! [`Devices::all_reduce`] for element-wise all-reduce.
+//!
+//! ```text
+//!   Devices ── one Device a rank ── Shards<T>: shard i on device i
+//!      │
+//!      ├─ Reducer::sum/min/max   each GPU reduces its shard (coop's kernel),
+//!      │                         NCCL all-reduces the totals (1 element)
+//!      ├─ Reducer::reduce_with   your kernel per GPU, totals combined by coop
+//!      └─ Devices::all_reduce    NCCL all-reduce, element by element
+//! ```
+//!
+//! NCCL is loaded at run time, like the CUDA driver: a machine without it
+//! gets [`Error::NoNccl`](crate::Error::NoNccl) when it asks for several
+//! GPUs, and everything runs on the CPU backend with any number of
+//! emulated devices, with the same results (see [`Reducer`] for float
+//! sums). coop drives all GPUs from the calling thread, NCCL's
+//! single-process mode.
+//!
+//! ```
+//! use coop_host::multi::{Devices, Reducer};
+//!
+//! let devices = Devices::all_gpus().or_else(|_| Devices::cpu(2))?;
+//! println!("{}", devices.describe());
+//! let data: Vec<u32> = (0..100_000).collect();
+//! let shards = devices.scatter(&data)?; // one slice a device
+//! let reducer = Reducer::new(&devices)?;
+//! assert_eq!(reducer.max(&shards)?, 99_999);
+//! assert_eq!(reducer.sum(&shards)?, (0..100_000u32).fold(0, u32::wrapping_add));
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+
+mod all_reduce;
+mod devices;
+mod nccl;
+mod reducer;
+mod shards;
+
+pub use devices::Devices;
+pub use nccl::NcclOp;
+pub use reducer::Reducer;
+pub use shards::Shards;

@@ -1,0 +1,298 @@
+//! [`Reducer`] over a set of devices: each device reduces its shard with
+//! coop's device-wide reduction, then NCCL (or coop, for user operators)
+//! combines the totals.
+
+use super::devices::Members;
+use super::nccl::{self, NcclOp};
+use super::{Devices, Shards};
+use crate::reduce::{self, Builtin, Input, ReductionParams};
+use crate::{Buffer, Error, Program};
+use coop::op::{Max, Min, Operator, Sum};
+use coop::Kernel;
+use cudarc::nccl::NcclType;
+
+/// Device-wide reductions of arrays sharded over a [`Devices`] set.
+///
+/// Each device reduces its own shard with coop's one-launch reduction (see
+/// [`reduce`](crate::reduce)); all devices work at once, since a GPU's
+/// launches return before the kernel ends. The devices' totals are then
+/// combined:
+///
+/// - built-in operators ([`sum`](Self::sum), [`min`](Self::min),
+///   [`max`](Self::max)): by an NCCL all-reduce of one element on the GPUs,
+///   where the totals lie, so that only the result crosses to the host
+///   (the `all_` variants leave it on every GPU instead);
+/// - your own kernel and operator ([`reduce_with`](Self::reduce_with)):
+///   NCCL cannot run them, so coop copies the totals to the host and
+///   combines them there, in rank order.
+///
+/// On the CPU backend each emulated device reduces its shard with the same
+/// kernels, and the totals are combined in rank order. Integer results
+/// are exact and the same everywhere; so are float minima and maxima
+/// (NaN-ignoring), and float sums over one or two devices. A float sum
+/// over more than two GPUs is combined in NCCL's order, which may change
+/// its last bits against the CPU backend's.
+///
+/// ```
+/// use coop_host::multi::{Devices, Reducer};
+///
+/// let devices = Devices::cpu(2)?; // or Devices::all_gpus()?
+/// let data: Vec<i64> = (-500..500).collect();
+/// let shards = devices.scatter(&data)?;
+/// let reducer = Reducer::new(&devices)?;
+/// assert_eq!(reducer.sum(&shards)?, -500);
+/// assert_eq!(reducer.min(&shards)?, -500);
+/// assert_eq!(reducer.max(&shards)?, 499);
+/// // The total left on every device, for the next kernel there.
+/// let everywhere = reducer.all_sum(&shards)?;
+/// assert_eq!(devices.gather(&everywhere)?, [-500, -500]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+pub struct Reducer<'d> {
+    devices: &'d Devices,
+    reducers: Vec<reduce::Reducer>,
+}
+
+impl std::fmt::Debug for Reducer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reducer")
+            .field("devices", &self.devices.describe())
+            .finish()
+    }
+}
+
+impl<'d> Reducer<'d> {
+    /// Loads the built-in reduction kernels on every device of `devices`.
+    pub fn new(devices: &'d Devices) -> Result<Reducer<'d>, Error> {
+        let reducers = devices
+            .iter()
+            .map(reduce::Reducer::new)
+            .collect::<Result<_, _>>()?;
+        Ok(Reducer { devices, reducers })
+    }
+
+    /// The same reducer with each device's reducer set by `tune` (for
+    /// [`reduce::Reducer::with_blocks_per_sm`] and
+    /// [`with_tiles_per_block`](reduce::Reducer::with_tiles_per_block)).
+    pub fn tuned(mut self, tune: impl Fn(reduce::Reducer) -> reduce::Reducer) -> Self {
+        self.reducers = self.reducers.into_iter().map(tune).collect();
+        self
+    }
+
+    /// The sum of all shards (integers wrap).
+    pub fn sum<T>(&self, input: &Shards<T>) -> Result<T, Error>
+    where
+        T: Builtin<Sum> + NcclType,
+        Sum: Operator<T>,
+    {
+        self.on_host(Sum, input, "multi::Reducer::sum")
+    }
+
+    /// The minimum of all shards (floats: NaN-ignoring); for no input, the
+    /// type's maximum (integers) or NaN (floats).
+    pub fn min<T>(&self, input: &Shards<T>) -> Result<T, Error>
+    where
+        T: Builtin<Min> + NcclType,
+        Min: Operator<T>,
+    {
+        self.on_host(Min, input, "multi::Reducer::min")
+    }
+
+    /// The maximum of all shards (floats: NaN-ignoring); for no input, the
+    /// type's minimum (integers) or NaN (floats).
+    pub fn max<T>(&self, input: &Shards<T>) -> Result<T, Error>
+    where
+        T: Builtin<Max> + NcclType,
+        Max: Operator<T>,
+    {
+        self.on_host(Max, input, "multi::Reducer::max")
+    }
+
+    /// The sum of all shards, left on every device: one element a device,
+    /// ready for the kernels that use it (nothing crosses to the host; the
+    /// call does not wait for the GPUs).
+    pub fn all_sum<T>(&self, input: &Shards<T>) -> Result<Shards<T>, Error>
+    where
+        T: Builtin<Sum> + NcclType,
+        Sum: Operator<T>,
+    {
+        self.everywhere(Sum, input, "multi::Reducer::all_sum")
+    }
+
+    /// The minimum of all shards, left on every device (see
+    /// [`all_sum`](Self::all_sum)).
+    pub fn all_min<T>(&self, input: &Shards<T>) -> Result<Shards<T>, Error>
+    where
+        T: Builtin<Min> + NcclType,
+        Min: Operator<T>,
+    {
+        self.everywhere(Min, input, "multi::Reducer::all_min")
+    }
+
+    /// The maximum of all shards, left on every device (see
+    /// [`all_sum`](Self::all_sum)).
+    pub fn all_max<T>(&self, input: &Shards<T>) -> Result<Shards<T>, Error>
+    where
+        T: Builtin<Max> + NcclType,
+        Max: Operator<T>,
+    {
+        self.everywhere(Max, input, "multi::Reducer::all_max")
+    }
+
+    /// Reduces every shard with your own `kernel`, one of `programs` (the
+    /// set's [`load`](Devices::load), one a device), as
+    /// [`reduce::Reducer::reduce_with`] does on one device, and combines
+    /// the devices' totals with `op` on the host, in rank order: `op` must
+    /// be the operator the kernel reduces with.
+    ///
+    /// `T` is plain data: a `Shuffle` type, for which all-zero bytes are a
+    /// valid value.
+    pub fn reduce_with<T, K, O>(
+        &self,
+        programs: &[Program],
+        kernel: K,
+        op: O,
+        input: &Shards<T>,
+    ) -> Result<T, Error>
+    where
+        T: coop::Shuffle + 'static,
+        K: Kernel,
+        K::Params: ReductionParams<T>,
+        O: Operator<T>,
+    {
+        const CALL: &str = "multi::Reducer::reduce_with";
+        self.devices.check(input, CALL)?;
+        if programs.len() != self.devices.count() {
+            return Err(Error::Shards {
+                call: CALL,
+                problem: format!(
+                    "{} program(s) for a set of {} device(s); pass `devices.load(&PTX)?`, \
+                     one program a device",
+                    programs.len(),
+                    self.devices.count()
+                ),
+            });
+        }
+        let mut started = Vec::with_capacity(self.reducers.len());
+        for ((reducer, program), shard) in self.reducers.iter().zip(programs).zip(input) {
+            let module = match program {
+                Program::Gpu(module) => Some(module),
+                Program::Cpu(_) => None,
+            };
+            // SAFETY: `start` needs a kernel that stores its reduction and a
+            // `T` valid as all-zero bytes: `reduce_with`'s documented
+            // requirements, as for `reduce::Reducer::reduce_with` (a
+            // `Shuffle` type is plain data).
+            started.push(unsafe { reducer.start(module, kernel, Input::from(shard))? });
+        }
+        let mut total = op.identity();
+        for (reducer, started) in self.reducers.iter().zip(started) {
+            // SAFETY: as for `start` above, of the reduction just started.
+            total = op.combine(total, unsafe { reducer.finish(started)? });
+        }
+        Ok(total)
+    }
+
+    /// The combined total of the built-in reduction for `O`, on the host.
+    fn on_host<T, O>(&self, op: O, input: &Shards<T>, call: &'static str) -> Result<T, Error>
+    where
+        T: Builtin<O> + NcclType,
+        O: NcclOp + Operator<T>,
+    {
+        match self.builtin(op, input, call)? {
+            Some(total) => Ok(total),
+            // SAFETY: `result` needs the queued reductions' kernels to store
+            // valid `T`s: built-in kernels, and NCCL's combination of their
+            // totals. Rank 0 holds the combined total once NCCL is done.
+            None => unsafe { self.gpu(0).result::<T>() },
+        }
+    }
+
+    /// The combined total of the built-in reduction for `O`, one element on
+    /// every device.
+    fn everywhere<T, O>(
+        &self,
+        op: O,
+        input: &Shards<T>,
+        call: &'static str,
+    ) -> Result<Shards<T>, Error>
+    where
+        T: Builtin<O> + NcclType,
+        O: NcclOp + Operator<T>,
+    {
+        let buffers = match self.builtin(op, input, call)? {
+            Some(total) => (0..self.devices.count())
+                .map(|_| Buffer::Cpu(vec![total]))
+                .collect(),
+            None => (0..self.devices.count())
+                // SAFETY: `copy_total` needs a valid `T` in the final slot:
+                // the combination of the built-in kernels' totals.
+                .map(|rank| unsafe { self.gpu(rank).copy_total::<T>() }.map(Buffer::Gpu))
+                .collect::<Result<_, _>>()?,
+        };
+        Ok(Shards::new(buffers))
+    }
+
+    /// Reduces every shard with the built-in kernel for `O` and combines
+    /// the totals: in rank order on the CPU backend, returning the total;
+    /// on GPUs by an NCCL all-reduce queued after the kernels, which leaves
+    /// the total in every GPU's final slot (`None`).
+    fn builtin<T, O>(
+        &self,
+        op: O,
+        input: &Shards<T>,
+        call: &'static str,
+    ) -> Result<Option<T>, Error>
+    where
+        T: Builtin<O> + NcclType,
+        O: NcclOp + Operator<T>,
+    {
+        self.devices.check(input, call)?;
+        let mut started = Vec::with_capacity(self.reducers.len());
+        for (reducer, shard) in self.reducers.iter().zip(input) {
+            // SAFETY: `start` needs a kernel that stores its reduction and a
+            // `T` valid as all-zero bytes: `T::KERNEL` is a built-in kernel
+            // (it calls `reduce_grid`), and `Builtin` requires
+            // `ValidAsZeroBits`.
+            started.push(unsafe { reducer.start(None, T::KERNEL, Input::from(shard))? });
+        }
+        match self.devices.members() {
+            Members::Cpus(_) => {
+                let mut total = op.identity();
+                for (reducer, started) in self.reducers.iter().zip(started) {
+                    // SAFETY: as for `start` above.
+                    total = op.combine(total, unsafe { reducer.finish(started)? });
+                }
+                Ok(Some(total))
+            }
+            Members::Gpus { nccl: None, .. } => Ok(None),
+            Members::Gpus {
+                nccl: Some(nccl), ..
+            } => {
+                nccl.group("combining the GPUs' totals", |rank, comm| {
+                    // SAFETY: `with_total_mut` needs the last queued
+                    // reduction's kernel to store a valid `T`: the built-in
+                    // kernel just queued. NCCL's all-reduce leaves the
+                    // combination of valid `T`s, a valid `T`.
+                    unsafe {
+                        self.gpu(rank).with_total_mut::<T, _>(|total| {
+                            comm.all_reduce_in_place(total, &O::nccl())
+                                .map(drop)
+                                .map_err(nccl::error(format!(
+                                    "combining the totals on rank {rank}"
+                                )))
+                        })
+                    }?
+                })?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The GPU reducer of `rank`, in a set of GPUs.
+    fn gpu(&self, rank: usize) -> &crate::reduce::GpuReducer {
+        self.reducers[rank]
+            .gpu()
+            .expect("a set of GPUs has reducers on GPUs")
+    }
+}

@@ -1,0 +1,296 @@
+//! Reductions over a set of devices checked against host references, on
+//! any set: the CPU backend's emulated devices in CI, the GPUs of a machine
+//! (joined by NCCL) in `gpu.rs`. Sharded sums, minima and maxima of every
+//! built-in type, with shards empty, of one element and uneven; NaN in one
+//! shard or filling one; the totals left on every device; element-wise
+//! all-reduce; a user kernel and operator; and the errors of misplaced or
+//! mismatched shards.
+
+use crate::Rng;
+use coop::op::{Max, Min, Operator, Product, Sum};
+use coop_host::cudarc::driver::DeviceRepr;
+use coop_host::cudarc::nccl::NcclType;
+use coop_host::multi::{Devices, Reducer, Shards};
+use coop_host::reduce::Builtin;
+use coop_host::{Buffer, Error, Program};
+
+/// Lengths: fewer elements than devices, uneven splits, several blocks a
+/// shard.
+pub const LENGTHS: [usize; 8] = [0, 1, 2, 3, 7, 1023, 4097, 65_539];
+
+/// Host folds of `data` with `op`.
+fn fold<T: Copy, O: Operator<T>>(op: O, data: &[T]) -> T {
+    data.iter().fold(op.identity(), |a, &b| op.combine(a, b))
+}
+
+/// Checks `sum`, `min`, `max` and their `all_` variants of `T` over
+/// `devices` against the host fold; `make` draws values whose sums are
+/// exact (so that float sums compare bit for bit whatever the order).
+fn check_type<T>(devices: &Devices, reducer: &Reducer, make: fn(u64) -> T) -> usize
+where
+    T: Builtin<Sum> + Builtin<Min> + Builtin<Max> + NcclType + DeviceRepr,
+    T: PartialEq + std::fmt::Debug,
+    Sum: Operator<T>,
+    Min: Operator<T>,
+    Max: Operator<T>,
+{
+    let mut rng = Rng::new(0xD1CE + std::mem::size_of::<T>() as u64);
+    let mut runs = 0;
+    let name = std::any::type_name::<T>();
+    for &n in &LENGTHS {
+        let data: Vec<T> = (0..n).map(|_| make(rng.next_u64())).collect();
+        let shards = devices.scatter(&data).unwrap();
+        let want = (fold(Sum, &data), fold(Min, &data), fold(Max, &data));
+        let got = (
+            reducer.sum(&shards).unwrap(),
+            reducer.min(&shards).unwrap(),
+            reducer.max(&shards).unwrap(),
+        );
+        assert!(
+            same(&got.0, &want.0) && same(&got.1, &want.1) && same(&got.2, &want.2),
+            "{name}, {n} elements on {}: (sum, min, max) {got:?}, host {want:?}",
+            devices.describe()
+        );
+        let everywhere = [
+            devices.gather(&reducer.all_sum(&shards).unwrap()).unwrap(),
+            devices.gather(&reducer.all_min(&shards).unwrap()).unwrap(),
+            devices.gather(&reducer.all_max(&shards).unwrap()).unwrap(),
+        ];
+        for (got, want) in everywhere.iter().zip([want.0, want.1, want.2]) {
+            assert_eq!(got.len(), devices.count(), "{name}: one total a device");
+            assert!(
+                got.iter().all(|g| same(g, &want)),
+                "{name}, {n} elements: left on every device {got:?}, host {want:?}"
+            );
+        }
+        runs += 6;
+    }
+    runs
+}
+
+/// Equal, NaN equal to NaN.
+fn same<T: PartialEq>(a: &T, b: &T) -> bool {
+    #[allow(clippy::eq_op)]
+    let nan = |x: &T| x != x;
+    a == b || (nan(a) && nan(b))
+}
+
+/// Float minima and maxima ignore NaN across devices: a NaN in one shard,
+/// a shard of NaN only, and every shard NaN.
+fn check_nan(devices: &Devices, reducer: &Reducer) -> usize {
+    let k = devices.count();
+    let mut runs = 0;
+    for case in 0..3 {
+        let per = 5;
+        let mut data: Vec<f64> = (0..k * per).map(|i| i as f64 - 7.0).collect();
+        match case {
+            0 => data[k * per / 2] = f64::NAN,
+            1 => data[..per].iter_mut().for_each(|x| *x = f64::NAN),
+            _ => data.iter_mut().for_each(|x| *x = f64::NAN),
+        }
+        let shards = devices.scatter(&data).unwrap();
+        let (lo, hi) = (reducer.min(&shards).unwrap(), reducer.max(&shards).unwrap());
+        let numbers: Vec<f64> = data.iter().copied().filter(|x| !x.is_nan()).collect();
+        if numbers.is_empty() {
+            assert!(lo.is_nan() && hi.is_nan(), "all NaN: {lo} {hi}");
+        } else {
+            assert_eq!(lo, fold(Min, &numbers), "NaN case {case}: min");
+            assert_eq!(hi, fold(Max, &numbers), "NaN case {case}: max");
+        }
+        runs += 2;
+    }
+    runs
+}
+
+/// Element-wise all-reduce against the rank-order combination.
+fn check_all_reduce(devices: &Devices) -> usize {
+    let k = devices.count();
+    let mut rng = Rng::new(0xA11);
+    let mut runs = 0;
+    for len in [0usize, 1, 5, 1000, 70_001] {
+        let per_rank = |make: &mut dyn FnMut() -> f32| -> Vec<Vec<f32>> {
+            (0..k).map(|_| (0..len).map(|_| make()).collect()).collect()
+        };
+        let values = per_rank(&mut || (rng.below(64) as f32) - 32.0);
+        let mut shards = upload(devices, &values);
+        devices.all_reduce(&mut shards, Sum).unwrap();
+        let want: Vec<f32> = (0..len)
+            .map(|j| values.iter().fold(0.0, |a, v| a + v[j]))
+            .collect();
+        assert_eq!(
+            devices.gather(&shards).unwrap(),
+            want.repeat(k),
+            "f32 sum of {len}"
+        );
+
+        let mut values = per_rank(&mut || rng.below(1000) as f32 * 0.5);
+        if len > 0 {
+            values[0][0] = f32::NAN;
+            values[k - 1][len - 1] = f32::NAN;
+        }
+        let mut shards = upload(devices, &values);
+        devices.all_reduce(&mut shards, Min).unwrap();
+        let want: Vec<f32> = (0..len)
+            .map(|j| values.iter().fold(f32::NAN, |a, v| Min.combine(a, v[j])))
+            .collect();
+        let got = devices.gather(&shards).unwrap();
+        assert!(
+            got.iter().zip(want.repeat(k)).all(|(g, w)| same(g, &w)),
+            "f32 min of {len} with NaN"
+        );
+
+        let ints: Vec<Vec<i32>> = (0..k)
+            .map(|_| (0..len).map(|_| rng.next_u64() as i32 | 1).collect())
+            .collect();
+        let mut shards = upload(devices, &ints);
+        devices.all_reduce(&mut shards, Product).unwrap();
+        let want: Vec<i32> = (0..len)
+            .map(|j| ints.iter().fold(1i32, |a, v| a.wrapping_mul(v[j])))
+            .collect();
+        assert_eq!(
+            devices.gather(&shards).unwrap(),
+            want.repeat(k),
+            "i32 product of {len}"
+        );
+
+        let bytes: Vec<Vec<u8>> = (0..k)
+            .map(|_| (0..len).map(|_| rng.below(256) as u8).collect())
+            .collect();
+        let mut shards = upload(devices, &bytes);
+        devices.all_reduce(&mut shards, Max).unwrap();
+        let want: Vec<u8> = (0..len)
+            .map(|j| bytes.iter().map(|v| v[j]).max().unwrap_or(0))
+            .collect();
+        assert_eq!(
+            devices.gather(&shards).unwrap(),
+            want.repeat(k),
+            "u8 max of {len}"
+        );
+        runs += 4;
+    }
+    runs
+}
+
+/// One shard a device, shard `i` made of `values[i]`.
+fn upload<T: DeviceRepr + Clone>(devices: &Devices, values: &[Vec<T>]) -> Shards<T> {
+    let buffers = devices
+        .iter()
+        .zip(values)
+        .map(|(d, v)| d.upload(v).unwrap())
+        .collect();
+    devices.shards(buffers).unwrap()
+}
+
+/// A user kernel and operator (the closure sum of `coop-test-kernels`),
+/// the totals combined on the host.
+fn check_user_kernel(devices: &Devices, programs: &[Program], reducer: &Reducer) -> usize {
+    let mut rng = Rng::new(0x05E7);
+    let mut runs = 0;
+    for &n in &LENGTHS {
+        let data: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64).collect();
+        let shards = devices.scatter(&data).unwrap();
+        let want = data.iter().fold(0i64, |a, &b| a.wrapping_add(b));
+        for kernel_once in [false, true] {
+            let got = if kernel_once {
+                reducer.reduce_with(
+                    programs,
+                    crate::kernels::reduce_i64_closure_sum_once,
+                    Sum,
+                    &shards,
+                )
+            } else {
+                reducer.reduce_with(
+                    programs,
+                    crate::kernels::reduce_i64_closure_sum,
+                    Sum,
+                    &shards,
+                )
+            };
+            assert_eq!(got.unwrap(), want, "user kernel, {n} elements");
+            runs += 1;
+        }
+    }
+    runs
+}
+
+/// Misplaced and mismatched shards are typed errors naming what is wrong.
+fn check_errors(devices: &Devices, programs: &[Program], reducer: &Reducer) {
+    let k = devices.count();
+    let one_short: Vec<Buffer<u32>> = (0..k - 1)
+        .map(|r| devices.device(r).unwrap().upload(&[1u32]).unwrap())
+        .collect();
+    let err = devices.shards(one_short).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Shards {
+                call: "Devices::shards",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains(&format!("{} shard(s) for a set of {k}", k - 1)),
+        "{err}"
+    );
+
+    if k > 1 {
+        let buffers: Vec<Buffer<u32>> = (0..k)
+            .map(|r| {
+                devices
+                    .device(r)
+                    .unwrap()
+                    .upload(&vec![0u32; r + 1])
+                    .unwrap()
+            })
+            .collect();
+        let mut uneven = devices.shards(buffers).unwrap();
+        let err = devices.all_reduce(&mut uneven, Sum).unwrap_err();
+        assert!(err.to_string().contains("lengths differ"), "{err}");
+    }
+
+    if k > 1 {
+        let mut reversed: Vec<Buffer<u32>> = (0..k)
+            .map(|r| devices.device(r).unwrap().upload(&[1u32]).unwrap())
+            .collect();
+        reversed.reverse();
+        let on_gpus = matches!(devices.device(0), Some(coop_host::Device::Gpu(_)));
+        match devices.shards(reversed) {
+            Err(err) if on_gpus => assert!(err.to_string().contains("shard 0 is on GPU"), "{err}"),
+            Ok(_) if !on_gpus => {} // host memory is every emulated device's
+            other => panic!("reversed shards on {}: {other:?}", devices.describe()),
+        }
+    }
+
+    let shards = devices.scatter(&[1i64, 2, 3]).unwrap();
+    let err = reducer
+        .reduce_with(
+            &programs[..k - 1],
+            crate::kernels::reduce_i64_closure_sum,
+            Sum,
+            &shards,
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("program(s) for a set of"), "{err}");
+}
+
+/// Every check on `devices`; returns how many reductions ran.
+pub fn check_all(devices: &Devices, programs: &[Program]) -> usize {
+    let reducer = Reducer::new(devices).unwrap();
+    let mut runs = 0;
+    runs += check_type::<i32>(devices, &reducer, |b| b as i32);
+    runs += check_type::<u32>(devices, &reducer, |b| (b >> 9) as u32);
+    runs += check_type::<i64>(devices, &reducer, |b| b as i64);
+    runs += check_type::<u64>(devices, &reducer, |b| b.rotate_left(21));
+    // Integers of at most 2^4 in magnitude: every partial sum of up to
+    // 65 539 of them is exact in f32, in any order.
+    runs += check_type::<f32>(devices, &reducer, |b| (b % 33) as f32 - 16.0);
+    runs += check_type::<f64>(devices, &reducer, |b| (b % 2001) as f64 * 0.25 - 250.0);
+    runs += check_nan(devices, &reducer);
+    runs += check_all_reduce(devices);
+    runs += check_user_kernel(devices, programs, &reducer);
+    check_errors(devices, programs, &reducer);
+    runs
+}
