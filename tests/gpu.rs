@@ -621,3 +621,19 @@ fn sharded_reductions_over_the_gpus_match_host_references() {
         );
     }
 }
+
+/// Every atomic operation on device memory, for every element type, scope
+/// and ordering, against the host reference (as `tests/atomics.rs` on the
+/// CPU backend).
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn every_atomic_operation_matches_the_host_reference_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `every_atomic_operation_matches_the_host_reference_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let device = coop_host::Device::Gpu(suite().gpu.clone());
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let checked = coop_tests::atomics_cases::check_all(&device, &program);
+    eprintln!("atomics: {checked} (type, scope, ordering, slot set) cases on the GPU");
+}

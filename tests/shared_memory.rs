@@ -358,3 +358,97 @@ fn shared_memory_beyond_the_device_limit_is_a_launch_error_naming_it() {
     // Static arrays over 48 KiB are a compile error instead, on both
     // backends: `ui/shared_static_over_48k.rs`.
 }
+
+// ---------------------------------------------------------------------
+// The atomic phase: atomic updates are ordered with each other, a plain
+// access racing with one is reported, and an update of an element nobody
+// wrote reads uninitialised memory.
+
+#[kernel]
+pub fn atomic_counts(block: ThreadBlock, out: Out<u32>, bins: Shared<[u32; 4]>) {
+    let t = block.thread_rank() as usize;
+    let zero = bins.own(ByRank::new());
+    if t < 4 {
+        zero.write(t, 0);
+    }
+    let bins = zero.atomics(&block);
+    bins.add(t % 4, 1);
+    let old = bins.fetch_max(t % 4, 0); // max with 0: the count so far
+    let bins = bins.publish(&block);
+    if t < 4 {
+        out.write(t, bins.get(t));
+    }
+    let _ = old;
+}
+
+#[kernel]
+pub fn plain_write_during_atomics(block: ThreadBlock, bins: Shared<[u32; 4]>) {
+    let t = block.thread_rank() as usize;
+    let zero = bins.own(ByRank::new());
+    if t < 4 {
+        zero.write(t, 0);
+    }
+    let bins = zero.atomics(&block);
+    if t == 5 {
+        let raw = bins.into_raw();
+        // SAFETY: deliberately broken: races with the other threads' adds.
+        unsafe { raw.write(0, 9) }; // plain-during-atomics
+    } else {
+        bins.add(0, 1); // atomic-add
+    }
+}
+
+#[kernel]
+pub fn atomic_on_unwritten(block: ThreadBlock, bins: Shared<[u32; 64]>) {
+    let t = block.thread_rank() as usize;
+    let zero = bins.own(ByRank::new());
+    if t < 32 {
+        zero.write(t, 0); // elements 32..64 stay unwritten
+    }
+    let bins = zero.atomics(&block);
+    bins.add(63 - t, 1); // atomic-unwritten
+}
+
+#[test]
+fn atomic_updates_do_not_race_with_each_other() {
+    let mut out = vec![0u32; 4];
+    let report = launch(atomic_counts, 64, (&mut out,)).unwrap();
+    assert_eq!(out, [16; 4]);
+    assert_eq!(report.block_barriers, 2);
+}
+
+#[test]
+fn a_plain_access_racing_with_an_atomic_one_is_reported() {
+    let e = emulation_error(launch(plain_write_during_atomics, 64, ()));
+    let Violation::SharedRace {
+        array,
+        element,
+        first,
+        second,
+    } = &*e.violation
+    else {
+        panic!("{e}")
+    };
+    assert_eq!((*array, element.as_str()), ("bins", "[0]"));
+    let kinds = [first.kind, second.kind];
+    assert!(kinds.contains(&AccessKind::Atomic), "{e}");
+    assert!(kinds.contains(&AccessKind::Write), "{e}");
+    let lines = [first.site.line(), second.site.line()];
+    assert!(lines.contains(&line_of("plain-during-atomics")), "{e}");
+    assert!(lines.contains(&line_of("atomic-add")), "{e}");
+    assert!(e.to_string().contains("atomically updates"), "{e}");
+}
+
+#[test]
+fn an_atomic_update_of_an_unwritten_element_is_reported() {
+    let e = emulation_error(launch(atomic_on_unwritten, 64, ()));
+    let Violation::UninitializedRead {
+        element, access, ..
+    } = &*e.violation
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(element.as_str(), "[63]");
+    assert_eq!((access.thread, access.kind), (0, AccessKind::Atomic));
+    assert_eq!(access.site.line(), line_of("atomic-unwritten"));
+}

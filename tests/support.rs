@@ -1,6 +1,8 @@
 //! Shared helpers of coop's workspace tests: the PTX under test, finding
 //! CUDA tools, reading PTX, and deterministic inputs.
 
+#[path = "atomics_cases.rs"]
+pub mod atomics_cases;
 #[path = "device_reduce_cases.rs"]
 pub mod device_reduce_cases;
 #[path = "differential.rs"]
@@ -241,6 +243,25 @@ pub fn check_examples(device: &coop_host::Device) {
         assert_eq!(got, want, "tile tour {n}");
     }
     check_tutorial_examples(device, &program);
+    check_atomics_examples(device, &program);
+}
+
+/// The histogram and the compaction, on sizes that leave partial warps
+/// and blocks, uniform and skewed.
+fn check_atomics_examples(device: &coop_host::Device, program: &coop_host::Program) {
+    use coop_examples::checks::histogram::{histogram_input, run_compaction, run_histogram};
+    for (n, blocks, threads) in [(0, 1, 64), (1, 1, 32), (1000, 2, 96), (70_001, 5, 256)] {
+        for skewed in [false, true] {
+            let input = histogram_input(n, skewed);
+            let (got, want) = run_histogram(device, program, &input, blocks, threads).unwrap();
+            assert_eq!(got, want, "histogram of {n} bytes (skewed: {skewed})");
+        }
+        let input: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let (got, want) = run_compaction(device, program, &input, blocks, threads).unwrap();
+        assert_eq!(got, want, "compaction of {n}");
+    }
 }
 
 /// The examples that follow the CUDA tutorials, each against its host

@@ -3,6 +3,7 @@
 //! and the test suites (which assert it).
 
 pub mod dot;
+pub mod histogram;
 pub mod shared_tiles;
 pub mod stencil;
 pub mod transpose;

@@ -47,6 +47,7 @@
     clippy::missing_safety_doc
 )]
 
+pub mod atomic;
 mod backend;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod cpu;

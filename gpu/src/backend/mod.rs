@@ -2,11 +2,11 @@
 //! target, and the two targets that provide it.
 //!
 //! ```text
-//!  handles (ThreadBlock, TiledPartition, Grid, Shared, fences, reductions)
+//!  handles (ThreadBlock, TiledPartition, Grid, Shared, fences, atomics, reductions)
 //!      │  call  Target::op(.., site)            (Target: crate::target)
 //!      ▼
 //!  backend::Backend = Registers + Barriers + WarpCollectives + Scratch
-//!                     + SharedMemory + Fences + Faults          (this module)
+//!                     + SharedMemory + Fences + Faults + Atomics (this module)
 //!      │
 //!      ├── crate::ptx::Ptx   on nvptx64: one PTX instruction per operation
 //!      └── crate::cpu::Cpu   elsewhere: the CPU backend, which runs kernel
@@ -24,6 +24,7 @@
 //! PTX backend ignores it (nothing of it remains after inlining), the CPU
 //! backend names it in its diagnostics.
 
+mod atomics;
 mod barriers;
 mod faults;
 mod fences;
@@ -32,6 +33,8 @@ mod scratch;
 mod shared_memory;
 mod warp_collectives;
 
+pub(crate) use atomics::{Atomics, Rmw, Word};
+pub use atomics::{Ordering, Scope};
 pub(crate) use barriers::Barriers;
 pub(crate) use faults::Faults;
 pub(crate) use fences::{FenceScope, Fences};
@@ -55,11 +58,11 @@ pub(crate) use site;
 
 /// Everything a target provides.
 pub(crate) trait Backend:
-    Registers + Barriers + WarpCollectives + Scratch + SharedMemory + Fences + Faults
+    Registers + Barriers + WarpCollectives + Scratch + SharedMemory + Fences + Faults + Atomics
 {
 }
 
 impl<T> Backend for T where
-    T: Registers + Barriers + WarpCollectives + Scratch + SharedMemory + Fences + Faults
+    T: Registers + Barriers + WarpCollectives + Scratch + SharedMemory + Fences + Faults + Atomics
 {
 }

@@ -1,7 +1,7 @@
 //! Shared arrays: binding a kernel's arrays, and moving elements in and out
 //! of them.
 
-use super::Site;
+use super::{Rmw, Site, Word};
 use crate::shared_elem::SharedElem;
 
 /// A shared array's element size and row length (0 for 1-D), which the CPU
@@ -54,4 +54,41 @@ pub(crate) trait SharedMemory {
     /// widths of [`shared_load`](Self::shared_load). Precondition and CPU
     /// checks as for the load.
     fn shared_store<E: SharedElem>(base: Self::Base, index: u32, value: E, site: Site);
+    /// Atomically `element = op(element, value)` for element `index` of
+    /// the array at `base`, whose elements are of `word`'s type; returns
+    /// the old value (bits as for [`Atomics`](super::Atomics)). PTX:
+    /// `atom.relaxed.cta.shared.{op}.{type}` on the element's address (a
+    /// shared array is its block's: block scope, and the phases' barriers
+    /// order the rest). Precondition: `index` is inside the array; the
+    /// operation is one the word has. CPU: the race detector sees an atomic
+    /// access (ordered with other atomic ones, racing with plain accesses
+    /// no barrier separates it from), then the operation.
+    fn shared_atomic_rmw(
+        base: Self::Base,
+        index: u32,
+        word: Word,
+        op: Rmw,
+        value: u64,
+        site: Site,
+    ) -> u64;
+    /// The same with no result: PTX `red.relaxed.cta.shared.{op}.{type}`.
+    fn shared_atomic_reduce(
+        base: Self::Base,
+        index: u32,
+        word: Word,
+        op: Rmw,
+        value: u64,
+        site: Site,
+    );
+    /// Compare-and-swap of element `index` (bits compared); returns the
+    /// old value. PTX: `atom.relaxed.cta.shared.cas.b32/.b64`. CPU: as for
+    /// the read-modify-write.
+    fn shared_atomic_cas(
+        base: Self::Base,
+        index: u32,
+        word: Word,
+        expected: u64,
+        new: u64,
+        site: Site,
+    ) -> u64;
 }

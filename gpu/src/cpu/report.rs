@@ -87,6 +87,10 @@ pub enum AccessKind {
     Read,
     /// A store.
     Write,
+    /// An atomic read-modify-write (a shared array's atomic phase):
+    /// ordered with the other atomic accesses to the element, racing with
+    /// any plain access not separated from it by a barrier.
+    Atomic,
 }
 
 impl fmt::Display for AccessKind {
@@ -94,6 +98,7 @@ impl fmt::Display for AccessKind {
         f.write_str(match self {
             AccessKind::Read => "reads",
             AccessKind::Write => "writes",
+            AccessKind::Atomic => "atomically updates",
         })
     }
 }

@@ -11,6 +11,7 @@
 //! "Convergence"); the PTX builder refuses PTX that holds one that would
 //! not.
 
+mod atomics;
 mod barriers;
 mod faults;
 mod fences;

@@ -5,7 +5,7 @@
 //! and stores, which a Rust pointer would give, are slower).
 
 use super::Ptx;
-use crate::backend::{ElemShape, SharedMemory, Site};
+use crate::backend::{ElemShape, Rmw, SharedMemory, Site, Word};
 use crate::shared_elem::SharedElem;
 
 // The launch's dynamic shared memory (`extern __shared__` in CUDA): every
@@ -218,5 +218,48 @@ impl SharedMemory for Ptx {
                 }
             }
         }
+    }
+
+    #[inline(always)]
+    fn shared_atomic_rmw(
+        base: SharedBase,
+        index: u32,
+        word: Word,
+        op: Rmw,
+        value: u64,
+        _site: Site,
+    ) -> u64 {
+        let size = if word.wide() { 8 } else { 4 };
+        // SAFETY: the handles check `index` against the array and allow only
+        // the word's operations; elements are aligned to their size.
+        unsafe { Ptx::shared_rmw(base.0 + index * size, word, op, value) }
+    }
+
+    #[inline(always)]
+    fn shared_atomic_reduce(
+        base: SharedBase,
+        index: u32,
+        word: Word,
+        op: Rmw,
+        value: u64,
+        _site: Site,
+    ) {
+        let size = if word.wide() { 8 } else { 4 };
+        // SAFETY: as for `shared_atomic_rmw`.
+        unsafe { Ptx::shared_reduce(base.0 + index * size, word, op, value) }
+    }
+
+    #[inline(always)]
+    fn shared_atomic_cas(
+        base: SharedBase,
+        index: u32,
+        word: Word,
+        expected: u64,
+        new: u64,
+        _site: Site,
+    ) -> u64 {
+        let size = if word.wide() { 8 } else { 4 };
+        // SAFETY: as for `shared_atomic_rmw`.
+        unsafe { Ptx::shared_cas(base.0 + index * size, word, expected, new) }
     }
 }

@@ -65,12 +65,14 @@
 //! shared values in registers across accesses, like CUDA's `volatile`).
 
 mod array;
+mod atomic_phase;
 mod ownership;
 mod phase;
 mod raw;
 
 pub use crate::shared_elem::SharedElem;
 pub use array::SharedArray;
+pub use atomic_phase::{Atomics, PlainAccess};
 pub use ownership::{ByRank, ColumnMajor, Ownership, RowMajor};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;

@@ -383,9 +383,29 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     pub fn into_raw(self) -> RawShared<A> {
         RawShared::new(self.region)
     }
+
+    /// The array, for the next phase.
+    #[inline(always)]
+    pub(super) fn region(&self) -> Region {
+        self.region
+    }
 }
 
 impl<A: SharedArray + ?Sized> Published<A> {
+    #[inline(always)]
+    pub(super) fn new(region: Region) -> Self {
+        Published {
+            region,
+            _array: PhantomData,
+        }
+    }
+
+    /// The array, for the next phase.
+    #[inline(always)]
+    pub(super) fn region(&self) -> Region {
+        self.region
+    }
+
     /// Reads element `index` (panics outside the array).
     ///
     /// See [`Published`] for an example.

@@ -15,6 +15,7 @@
 use coop::prelude::*;
 use coop::{MatchKey, TileSize, ValidTileSize};
 
+pub mod atomics;
 pub mod user_shapes;
 
 /// The 12-byte user type of the suite.

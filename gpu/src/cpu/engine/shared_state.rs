@@ -164,7 +164,8 @@ impl BlockShared {
 
     fn conflict(&self, earlier: &Rec, now: &Rec) -> bool {
         let both_read = earlier.kind == AccessKind::Read && now.kind == AccessKind::Read;
-        !both_read && !self.ordered(earlier, now.thread)
+        let both_atomic = earlier.kind == AccessKind::Atomic && now.kind == AccessKind::Atomic;
+        !both_read && !both_atomic && !self.ordered(earlier, now.thread)
     }
 
     /// Checks and records an access of element `index` of `region` by
@@ -213,6 +214,22 @@ impl BlockShared {
                         *slot = Some(now);
                     }
                 }
+            }
+            AccessKind::Atomic => {
+                // An atomic update reads the element, then writes it.
+                if !state.written {
+                    return Err(Violation::UninitializedRead {
+                        array: self.regions[r].name,
+                        element: self.element_name(r, index),
+                        access: access_of(&now),
+                    });
+                }
+                for earlier in state.reads.iter().flatten().chain(&state.write) {
+                    if self.conflict(earlier, &now) {
+                        return Err(race(earlier));
+                    }
+                }
+                state.write = Some(now);
             }
             AccessKind::Write => {
                 for earlier in state.reads.iter().flatten().chain(&state.write) {

@@ -6,7 +6,8 @@ use super::super::engine::lane;
 use super::super::engine::shared_state::SharedBase;
 use super::super::report::AccessKind;
 use super::super::Cpu;
-use crate::backend::{ElemShape, SharedMemory, Site};
+use super::atomics;
+use crate::backend::{ElemShape, Rmw, SharedMemory, Site, Word};
 use crate::shared_elem::SharedElem;
 
 /// Nothing to declare on the CPU: each block allocates its arrays when its
@@ -61,4 +62,47 @@ impl SharedMemory for Cpu {
         // SAFETY: as for `shared_load`.
         unsafe { (base.ptr as *mut E).add(index as usize).write(value) }
     }
+
+    fn shared_atomic_rmw(
+        base: SharedBase,
+        index: u32,
+        word: Word,
+        op: Rmw,
+        value: u64,
+        site: Site,
+    ) -> u64 {
+        lane::shared_access(base.region, index, AccessKind::Atomic, site);
+        // SAFETY: as for `shared_load`; the element is of `word`'s width.
+        unsafe { atomics::rmw(element(base, index, word), word, op, value) }
+    }
+
+    fn shared_atomic_reduce(
+        base: SharedBase,
+        index: u32,
+        word: Word,
+        op: Rmw,
+        value: u64,
+        site: Site,
+    ) {
+        Self::shared_atomic_rmw(base, index, word, op, value, site);
+    }
+
+    fn shared_atomic_cas(
+        base: SharedBase,
+        index: u32,
+        word: Word,
+        expected: u64,
+        new: u64,
+        site: Site,
+    ) -> u64 {
+        lane::shared_access(base.region, index, AccessKind::Atomic, site);
+        // SAFETY: as for `shared_atomic_rmw`.
+        unsafe { atomics::cas(element(base, index, word), word, expected, new) }
+    }
+}
+
+/// Element `index`'s address in the array at `base`, of `word`'s width.
+fn element(base: SharedBase, index: u32, word: Word) -> *mut u8 {
+    let size = if word.wide() { 8 } else { 4 };
+    base.ptr.wrapping_add(index as usize * size)
 }
