@@ -165,20 +165,17 @@ pub fn time_gpu_interleaved(
         }
         gpu.synchronize().unwrap();
     }
-    let flags = Some(coop_host::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let start = gpu.context().new_event(flags).unwrap();
-    let end = gpu.context().new_event(flags).unwrap();
+    let mut timer = coop_host::Timer::new(gpu).unwrap();
     let n = sides.len();
     let mut times = vec![Vec::with_capacity(runs); n];
     for round in 0..runs {
         for k in 0..n {
             let s = (round + k) % n;
             before();
-            start.record(gpu.stream()).unwrap();
+            timer.start().unwrap();
             sides[s]();
-            end.record(gpu.stream()).unwrap();
-            end.synchronize().unwrap();
-            times[s].push(start.elapsed_ms(&end).unwrap());
+            let elapsed = timer.stop().unwrap();
+            times[s].push(elapsed.as_secs_f32() * 1e3);
         }
     }
     times

@@ -637,3 +637,30 @@ fn every_atomic_operation_matches_the_host_reference_on_the_gpu() {
     let checked = coop_tests::atomics_cases::check_all(&device, &program);
     eprintln!("atomics: {checked} (type, scope, ordering, slot set) cases on the GPU");
 }
+
+/// A `#[derive(DeviceCopy)]` struct of the kernel crate, uploaded, passed
+/// through a kernel and downloaded; and the GPU timer.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn user_structs_travel_and_the_timer_measures_gpu_work() {
+    let _watch = watch(
+        "the GPU test `user_structs_travel_and_the_timer_measures_gpu_work`",
+        TEST_LIMIT,
+    );
+    let gpu = suite().gpu.clone();
+    coop_tests::check_user_types(&coop_host::Device::Gpu(gpu.clone()));
+    let mut timer = coop_host::Timer::new(&gpu).unwrap();
+    let err = timer.stop().unwrap_err();
+    assert!(err.to_string().contains("was not started"), "{err}");
+    let data = gpu.zeros::<u8>(1 << 28).unwrap();
+    let (copy, elapsed) = gpu
+        .time(|| Ok(gpu.stream().clone_dtod(&data).unwrap()))
+        .unwrap();
+    drop(copy);
+    let rate = 2.0 * (1u64 << 28) as f64 / elapsed.as_secs_f64() / 1e9;
+    eprintln!("a 256 MiB device copy: {elapsed:?}, {rate:.0} GB/s");
+    assert!(
+        elapsed > std::time::Duration::ZERO && rate < 20_000.0,
+        "{elapsed:?}"
+    );
+}

@@ -94,3 +94,8 @@ fn kernels_refuse_to_run_outside_a_launch() {
         "names the CPU backend: {msg}"
     );
 }
+
+#[test]
+fn a_derived_device_copy_struct_goes_up_through_a_kernel_and_down() {
+    coop_tests::check_user_types(&coop_host::Device::cpu());
+}

@@ -8,7 +8,6 @@
 
 use crate::Rng;
 use coop::op::{Max, Min, Operator, Product, Sum};
-use coop_host::cudarc::driver::DeviceRepr;
 use coop_host::cudarc::nccl::NcclType;
 use coop_host::multi::{Devices, Reducer, Shards};
 use coop_host::reduce::Builtin;
@@ -28,7 +27,7 @@ fn fold<T: Copy, O: Operator<T>>(op: O, data: &[T]) -> T {
 /// exact (so that float sums compare bit for bit whatever the order).
 fn check_type<T>(devices: &Devices, reducer: &Reducer, make: fn(u64) -> T) -> usize
 where
-    T: Builtin<Sum> + Builtin<Min> + Builtin<Max> + NcclType + DeviceRepr,
+    T: Builtin<Sum> + Builtin<Min> + Builtin<Max> + NcclType,
     T: PartialEq + std::fmt::Debug,
     Sum: Operator<T>,
     Min: Operator<T>,
@@ -172,7 +171,7 @@ fn check_all_reduce(devices: &Devices) -> usize {
 }
 
 /// One shard a device, shard `i` made of `values[i]`.
-fn upload<T: DeviceRepr + Clone>(devices: &Devices, values: &[Vec<T>]) -> Shards<T> {
+fn upload<T: coop::DeviceCopy>(devices: &Devices, values: &[Vec<T>]) -> Shards<T> {
     let buffers = devices
         .iter()
         .zip(values)

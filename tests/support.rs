@@ -246,15 +246,72 @@ pub fn check_examples(device: &coop_host::Device) {
     check_atomics_examples(device, &program);
 }
 
+/// A user struct with `#[derive(DeviceCopy)]` goes up, through a kernel
+/// and down again on `device`, against the host's computation.
+pub fn check_user_types(device: &coop_host::Device) {
+    use kernels::user_types::{step_bodies, Body};
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let bodies: Vec<Body> = (0..1000u64)
+        .map(|i| Body {
+            position: [i as f32, 0.5, -1.0],
+            mass: 1.0 + (i % 5) as f32,
+            velocity: [0.25, i as f64 * 0.001, -2.0],
+            id: i,
+        })
+        .collect();
+    let input = device.upload(&bodies).unwrap();
+    let mut out = device.zeros::<Body>(bodies.len()).unwrap();
+    let mut energy = device.zeros::<f64>(bodies.len()).unwrap();
+    program
+        .launch(
+            step_bodies,
+            coop_host::LaunchConfig::new(4, 256),
+            (&input, 0.5f32, &mut out, &mut energy),
+        )
+        .unwrap();
+    let (got, got_energy) = (
+        device.download(&out).unwrap(),
+        device.download(&energy).unwrap(),
+    );
+    for (i, b) in bodies.iter().enumerate() {
+        let mut want = *b;
+        for k in 0..3 {
+            want.position[k] += 0.5 * b.velocity[k] as f32;
+        }
+        want.id *= 2;
+        let v = b.velocity;
+        let m = b.mass as f64;
+        assert_eq!(got[i], want, "body {i}");
+        assert_eq!(
+            got_energy[i],
+            m * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]),
+            "energy {i}"
+        );
+    }
+}
+
 /// The histogram and the compaction, on sizes that leave partial warps
 /// and blocks, uniform and skewed.
 fn check_atomics_examples(device: &coop_host::Device, program: &coop_host::Program) {
-    use coop_examples::checks::histogram::{histogram_input, run_compaction, run_histogram};
+    use coop_examples::checks::histogram::{
+        histogram_input, run_compaction, run_histogram, HISTOGRAM_VARIANTS,
+    };
     for (n, blocks, threads) in [(0, 1, 64), (1, 1, 32), (1000, 2, 96), (70_001, 5, 256)] {
         for skewed in [false, true] {
-            let input = histogram_input(n, skewed);
-            let (got, want) = run_histogram(device, program, &input, blocks, threads).unwrap();
-            assert_eq!(got, want, "histogram of {n} bytes (skewed: {skewed})");
+            // Offsets 0 and 3: an aligned start, and an unaligned head.
+            let input = histogram_input(n + 3, skewed);
+            for offset in [0, 3] {
+                let input = &input[..offset + n];
+                for variant in HISTOGRAM_VARIANTS {
+                    let (got, want) =
+                        run_histogram(device, program, variant, input, offset, blocks, threads)
+                            .unwrap();
+                    assert_eq!(
+                        got, want,
+                        "{variant} histogram of {n} bytes at offset {offset} (skewed: {skewed})"
+                    );
+                }
+            }
         }
         let input: Vec<u32> = (0..n as u32)
             .map(|i| i.wrapping_mul(2_654_435_761))

@@ -1,8 +1,11 @@
 //! The atomics examples: the 256-bin byte histogram and stream
 //! compaction, against host references.
 
-use crate::kernels::histogram::{compact_odd, histogram_256};
-use coop_host::{Device, Error, LaunchConfig, Program};
+use crate::kernels::histogram::{
+    compact_odd, histogram_256, histogram_256_bytewise, histogram_256_copies4,
+    histogram_256_one_set, histogram_256_per_warp, histogram_256_warp_aggregated,
+};
+use coop_host::{Buffer, Device, Error, LaunchConfig, Program};
 
 /// `n` bytes: uniform (a hash of the index) or skewed (three quarters
 /// one value, the rest uniform).
@@ -19,24 +22,57 @@ pub fn histogram_input(n: usize, skewed: bool) -> Vec<u8> {
         .collect()
 }
 
-/// The histogram of `input` on `device` (`blocks` of `threads`), and the
-/// host's.
+/// The histogram kernels: the one to use, and the two it was measured
+/// against.
+pub const HISTOGRAM_VARIANTS: [&str; 6] = [
+    "histogram_256",
+    "one-set",
+    "per-warp",
+    "copies4",
+    "warp-aggregated",
+    "bytewise",
+];
+
+/// The histogram of `input[offset..]` on `device` (`blocks` of
+/// `threads`) by the kernel `variant` names (one of
+/// [`HISTOGRAM_VARIANTS`]), and the host's. The input is uploaded whole
+/// and the kernel reads it from `offset` on, so that an offset that is not
+/// a multiple of 16 gives the kernel an unaligned head.
 pub fn run_histogram(
     device: &Device,
     program: &Program,
+    variant: &str,
     input: &[u8],
+    offset: usize,
     blocks: u32,
     threads: u32,
 ) -> Result<(Vec<u32>, Vec<u32>), Error> {
     let data = device.upload(input)?;
     let mut hist = device.zeros::<u32>(256)?;
-    program.launch(
-        histogram_256,
-        LaunchConfig::new(blocks, threads),
-        (&data, &mut hist),
-    )?;
+    let cfg = LaunchConfig::new(blocks, threads);
+    macro_rules! launch {
+        ($kernel:expr) => {
+            match (program, &data, &mut hist) {
+                (Program::Gpu(module), Buffer::Gpu(d), Buffer::Gpu(h)) => {
+                    module.launch($kernel, cfg, (&d.slice(offset..), h))?
+                }
+                (Program::Cpu(cpu), Buffer::Cpu(d), Buffer::Cpu(h)) => {
+                    cpu.launch($kernel, cfg, (&d[offset..], h)).map(drop)?
+                }
+                _ => unreachable!("the buffers come from the program's device"),
+            }
+        };
+    }
+    match variant {
+        "warp-aggregated" => launch!(histogram_256_warp_aggregated),
+        "bytewise" => launch!(histogram_256_bytewise),
+        "per-warp" => launch!(histogram_256_per_warp),
+        "copies4" => launch!(histogram_256_copies4),
+        "one-set" => launch!(histogram_256_one_set),
+        _ => launch!(histogram_256),
+    }
     let mut want = vec![0u32; 256];
-    for &b in input {
+    for &b in &input[offset..] {
         want[b as usize] += 1;
     }
     Ok((device.download(&hist)?, want))

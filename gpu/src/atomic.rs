@@ -154,6 +154,16 @@ pub struct AtomicOut<'a, T> {
     _buffer: PhantomData<&'a [core::cell::UnsafeCell<T>]>,
 }
 
+impl<T> Clone for AtomicOut<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+/// A view is a pointer, a length, a scope and an ordering: copying it makes
+/// another view of the same buffer.
+impl<T> Copy for AtomicOut<'_, T> {}
+
 impl<'a, T: AtomicElem> Out<'a, T> {
     /// The buffer's atomic view, at [`Scope::Device`] and
     /// [`Ordering::Relaxed`] (CUDA's `atomicAdd` and friends); see

@@ -18,6 +18,6 @@
 //! ```
 
 pub use crate::{
-    exclusive_scan, inclusive_scan, kernel, op, reduce, this_grid, this_thread_block, Dim3, Grid,
-    MatchKey, Out, Shuffle, ThreadBlock, TiledPartition,
+    exclusive_scan, inclusive_scan, kernel, op, reduce, this_grid, this_thread_block, DeviceCopy,
+    Dim3, Grid, MatchKey, Out, Shuffle, ThreadBlock, TiledPartition,
 };

@@ -4,8 +4,9 @@
 
 use crate::args::{CpuArgs, KernelArgs};
 use crate::{Cpu, Error, Gpu, LaunchConfig, Module, PtxSet, Report};
+use coop::DeviceCopy;
 use coop::Kernel;
-use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::CudaSlice;
 
 /// A GPU or the CPU backend, behind one API: the same program runs on
 /// either.
@@ -107,7 +108,7 @@ impl Device {
     }
 
     /// Copies `data` into a new buffer on the device.
-    pub fn upload<T: DeviceRepr + Clone>(&self, data: &[T]) -> Result<Buffer<T>, Error> {
+    pub fn upload<T: DeviceCopy>(&self, data: &[T]) -> Result<Buffer<T>, Error> {
         match self {
             Device::Gpu(gpu) => gpu.upload(data).map(Buffer::Gpu),
             Device::Cpu(_) => Ok(Buffer::Cpu(data.to_vec())),
@@ -115,13 +116,13 @@ impl Device {
     }
 
     /// A new buffer of `len` zeroed elements.
-    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<Buffer<T>, Error> {
+    pub fn zeros<T: DeviceCopy>(&self, len: usize) -> Result<Buffer<T>, Error> {
         match self {
             Device::Gpu(gpu) => gpu.zeros(len).map(Buffer::Gpu),
             Device::Cpu(_) => Ok(Buffer::Cpu(
                 (0..len)
                     // SAFETY: `zeroed` needs all-zero bytes to be a valid
-                    // `T`, which `T: ValidAsZeroBits` promises.
+                    // `T`, which `T: DeviceCopy` promises.
                     .map(|_| unsafe { std::mem::zeroed() })
                     .collect(),
             )),
@@ -129,7 +130,7 @@ impl Device {
     }
 
     /// The buffer's contents, after the launches before have finished.
-    pub fn download<T: DeviceRepr + Clone>(&self, buffer: &Buffer<T>) -> Result<Vec<T>, Error> {
+    pub fn download<T: DeviceCopy>(&self, buffer: &Buffer<T>) -> Result<Vec<T>, Error> {
         match (self, buffer) {
             (Device::Gpu(gpu), Buffer::Gpu(s)) => gpu.download(s),
             (_, Buffer::Cpu(v)) => Ok(v.clone()),

@@ -52,6 +52,7 @@ mod module;
 pub mod multi;
 mod ptx;
 pub mod reduce;
+mod timer;
 
 pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
 pub use coop_build::{convergence, BuildError, PtxBuilder};
@@ -64,6 +65,7 @@ pub use launch::{LaunchConfig, LaunchProblem};
 pub use limits::{DeviceLimits, KernelLimits};
 pub use module::Module;
 pub use ptx::PtxSet;
+pub use timer::Timer;
 
 pub use coop;
 pub use coop::cpu::{EmulationError, Report, Violation};

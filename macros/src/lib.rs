@@ -4,6 +4,7 @@
 
 use proc_macro::TokenStream;
 
+mod device_copy;
 mod kernel;
 mod shuffle;
 mod tile_sizes;
@@ -18,6 +19,17 @@ mod tile_sizes;
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Implements `coop::DeviceCopy` for a `#[repr(C)]` struct whose fields
+/// are all `DeviceCopy` and that has no padding bytes (and, on the host,
+/// cudarc's `DeviceRepr` and `ValidAsZeroBits`), checking all three when
+/// the crate is compiled.
+#[proc_macro_derive(DeviceCopy)]
+pub fn derive_device_copy(item: TokenStream) -> TokenStream {
+    device_copy::expand(item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

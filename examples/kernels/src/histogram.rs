@@ -1,20 +1,19 @@
 //! Atomics in practice: a 256-bin byte histogram (shared-memory atomics,
-//! warp-aggregated) and stream compaction through one warp-aggregated
-//! global counter.
+//! with the variants it was measured against) and stream compaction
+//! through one warp-aggregated global counter.
 
 use coop::prelude::*;
-use coop::shared::{ByRank, Shared};
+use coop::shared::{Atomics, ByRank, Shared};
 
-/// A 256-bin histogram of `input`, added to `hist` (which starts zeroed).
-///
-/// Each block counts into its own 256 bins in shared memory; a grid-stride
-/// loop gives every thread its bytes. Within a warp, the lanes holding the
-/// same byte agree on it with `match_any` and the lowest of them adds the
-/// group's count, one atomic where there were as many as lanes (a skewed
-/// input, where many lanes hold one value, is where this pays). At the end
-/// each block adds its non-zero bins to `hist` with global atomics.
-#[kernel]
-pub fn histogram_256(block: ThreadBlock, input: &[u8], hist: Out<u32>, bins: Shared<[u32; 256]>) {
+/// Sixteen input bytes, loaded with one 128-bit load.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct Chunk(pub [u32; 4]);
+
+/// Zeroes `bins` (each thread its elements under [`ByRank`]) and starts
+/// their atomic phase.
+#[inline(always)]
+fn zeroed_bins(block: &ThreadBlock, bins: Shared<[u32; 256]>) -> Atomics<[u32; 256]> {
     let threads = block.num_threads() as usize;
     let zero = bins.own(ByRank::new());
     let mut n = 0;
@@ -22,37 +21,300 @@ pub fn histogram_256(block: ThreadBlock, input: &[u8], hist: Out<u32>, bins: Sha
         zero.write_nth(n, 0);
         n += 1;
     }
-    let bins = zero.atomics(&block);
-    let warp = block.tiled_partition::<32>();
-    let grid = this_grid();
-    // Every lane of a warp runs the same number of rounds (the loop bound
-    // is rounded up to whole warps), so that `match_any` sees them all.
-    let stride = grid.num_threads();
-    let rounds = input.len().div_ceil(stride);
-    let mut i = grid.thread_rank();
-    for _ in 0..rounds {
-        // Lanes past the end match on 256, a value no byte has.
-        let key = if i < input.len() {
-            input[i] as u32
-        } else {
-            256
-        };
-        let same = warp.match_any(key);
-        let leader = same.trailing_zeros();
-        if key < 256 && warp.thread_rank() == leader {
-            bins.add(key as usize, same.count_ones());
-        }
-        i += stride;
-    }
-    let bins = bins.publish(&block);
+    zero.atomics(block)
+}
+
+/// Adds the block's non-zero bins to `hist` (global atomics), after the
+/// barrier that ends the counting.
+#[inline(always)]
+fn flush(block: &ThreadBlock, bins: Atomics<[u32; 256]>, hist: &Out<u32>) {
+    let bins = bins.publish(block);
     let mut b = block.thread_rank() as usize;
     while b < 256 {
         let count = bins.get(b);
         if count > 0 {
             hist.atomic().add(b, count);
         }
+        b += block.num_threads() as usize;
+    }
+}
+
+/// Calls `count(byte)` for each byte of `input` this thread takes: whole
+/// [`Chunk`]s in a grid-stride loop (128-bit loads), then the unaligned
+/// head and tail (fewer than 16 bytes each) on the grid's first threads.
+#[inline(always)]
+fn each_chunk(input: &[u8], mut count: impl FnMut(&[u8; 16])) -> (&[u8], &[u8]) {
+    let grid = this_grid();
+    // SAFETY: any bytes are a valid `Chunk`; `align_to` keeps the chunks in
+    // bounds and aligned.
+    let (head, body, tail) = unsafe { input.align_to::<Chunk>() };
+    let (g, stride) = (grid.thread_rank(), grid.num_threads());
+    let bytes_of = |chunk: Chunk| {
+        let mut bytes = [0u8; 16];
+        for (w, word) in chunk.0.iter().enumerate() {
+            bytes[4 * w..4 * w + 4].copy_from_slice(&word.to_le_bytes());
+        }
+        bytes
+    };
+    let mut i = g;
+    if i < body.len() {
+        // Software-pipelined: the next chunk's load is issued before this
+        // one's bytes are counted.
+        // SAFETY: `i < body.len()`.
+        let mut chunk = unsafe { *body.get_unchecked(i) };
+        i += stride;
+        while i < body.len() {
+            // SAFETY: `i < body.len()`.
+            let next = unsafe { *body.get_unchecked(i) };
+            count(&bytes_of(chunk));
+            chunk = next;
+            i += stride;
+        }
+        count(&bytes_of(chunk));
+    }
+    (head, tail)
+}
+
+/// [`histogram_256`] with one set of 256 bins a block: each block counts
+/// into its bins in shared memory (`red.shared.add`), reading 16 bytes a
+/// thread at a time; a run of equal bytes within those 16 is one update.
+/// The fastest on uniform bytes, and the slowest when many lanes of a warp
+/// hit one bin at once (see the performance guide).
+#[kernel]
+pub fn histogram_256_one_set(
+    block: ThreadBlock,
+    input: &[u8],
+    hist: Out<u32>,
+    bins: Shared<[u32; 256]>,
+) {
+    let bins = zeroed_bins(&block, bins);
+    let (head, tail) = each_chunk(input, |bytes| {
+        let (mut run, mut n) = (bytes[0], 1);
+        for &b in &bytes[1..] {
+            if b == run {
+                n += 1;
+            } else {
+                bins.add(run as usize, n);
+                (run, n) = (b, 1);
+            }
+        }
+        bins.add(run as usize, n);
+    });
+    let g = this_grid().thread_rank();
+    if g < head.len() {
+        bins.add(head[g] as usize, 1);
+    }
+    if g < tail.len() {
+        bins.add(tail[g] as usize, 1);
+    }
+    flush(&block, bins, &hist);
+}
+
+/// [`histogram_256`] with one set of 256 bins per warp of the block (up
+/// to 8 warps; warp `w` counts into set `w % 8`), added together at the
+/// end: warps no longer contend for a bin that many of their bytes fall
+/// into.
+#[kernel]
+pub fn histogram_256_per_warp(
+    block: ThreadBlock,
+    input: &[u8],
+    hist: Out<u32>,
+    bins: Shared<[u32; 2048]>,
+) {
+    let threads = block.num_threads() as usize;
+    let zero = bins.own(ByRank::new());
+    let mut n = 0;
+    while zero.mine() + n * threads < 2048 {
+        zero.write_nth(n, 0);
+        n += 1;
+    }
+    let bins = zero.atomics(&block);
+    let set = (block.thread_rank() as usize / 32 % 8) * 256;
+    let (head, tail) = each_chunk(input, |bytes| {
+        let (mut run, mut n) = (bytes[0], 1);
+        for &b in &bytes[1..] {
+            if b == run {
+                n += 1;
+            } else {
+                bins.add(set + run as usize, n);
+                (run, n) = (b, 1);
+            }
+        }
+        bins.add(set + run as usize, n);
+    });
+    let g = this_grid().thread_rank();
+    if g < head.len() {
+        bins.add(set + head[g] as usize, 1);
+    }
+    if g < tail.len() {
+        bins.add(set + tail[g] as usize, 1);
+    }
+    let bins = bins.publish(&block);
+    let mut b = block.thread_rank() as usize;
+    while b < 256 {
+        let mut count = 0;
+        for w in 0..8 {
+            count += bins.get(w * 256 + b);
+        }
+        if count > 0 {
+            hist.atomic().add(b, count);
+        }
         b += threads;
     }
+}
+
+// [`histogram_256`] with `$copies` sets of bins, lane `l` of a warp
+// counting into set `l % $copies`: a bin that many lanes of a warp hit at
+// once (skewed data) takes `$copies` addresses, in different banks (the
+// sets are 257 words apart), so fewer updates of one address wait for
+// each other. The sets are added together at the end.
+macro_rules! histogram_copies {
+    ($(#[$doc:meta])* $name:ident, $copies:literal, $words:literal) => {
+        $(#[$doc])*
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            input: &[u8],
+            hist: Out<u32>,
+            bins: Shared<[u32; $words]>,
+        ) {
+            let threads = block.num_threads() as usize;
+            let zero = bins.own(ByRank::new());
+            let mut n = 0;
+            while zero.mine() + n * threads < $words {
+                zero.write_nth(n, 0);
+                n += 1;
+            }
+            let bins = zero.atomics(&block);
+            let set = (block.thread_rank() as usize % 32 % $copies) * 257;
+            let (head, tail) = each_chunk(input, |bytes| {
+                let (mut run, mut n) = (bytes[0], 1);
+                for &b in &bytes[1..] {
+                    if b == run {
+                        n += 1;
+                    } else {
+                        bins.add(set + run as usize, n);
+                        (run, n) = (b, 1);
+                    }
+                }
+                bins.add(set + run as usize, n);
+            });
+            let g = this_grid().thread_rank();
+            if g < head.len() {
+                bins.add(set + head[g] as usize, 1);
+            }
+            if g < tail.len() {
+                bins.add(set + tail[g] as usize, 1);
+            }
+            let bins = bins.publish(&block);
+            let mut b = block.thread_rank() as usize;
+            while b < 256 {
+                let mut count = 0;
+                for c in 0..$copies {
+                    count += bins.get(c * 257 + b);
+                }
+                if count > 0 {
+                    hist.atomic().add(b, count);
+                }
+                b += threads;
+            }
+        }
+    };
+}
+
+histogram_copies!(
+    /// [`histogram_256`] with 4 sets of bins instead of 8 (for comparison).
+    histogram_256_copies4,
+    4,
+    1028
+);
+histogram_copies!(
+    /// A 256-bin histogram of `input`, added to `hist` (which starts
+    /// zeroed): the one to use.
+    ///
+    /// Each block counts into shared memory (`red.shared.add`), reading 16
+    /// bytes a thread at a time with one 128-bit load (the next load issued
+    /// before these bytes are counted); a run of equal bytes within the 16
+    /// is one update. The block keeps 8 sets of the 256 bins, lane `l` of a
+    /// warp counting into set `l % 8`, 257 words apart: when many lanes of
+    /// a warp hit one bin at once (skewed data), their updates go to 8
+    /// addresses in 8 different banks instead of queueing on one. At the
+    /// end each block adds its sets together and its non-zero bins to
+    /// `hist` with global atomics.
+    histogram_256,
+    8,
+    2056
+);
+
+/// [`histogram_256`] with warp aggregation: for each of its 16 bytes, the
+/// lanes of a warp holding the same value agree on it with `match_any`,
+/// and the lowest of them adds the group's count: one shared atomic where
+/// there were as many as lanes, at the price of a `match.any` for every
+/// byte. Every lane of a warp runs the same number of rounds (lanes past
+/// the end match on a value no byte has), as `match_any` needs.
+#[kernel]
+pub fn histogram_256_warp_aggregated(
+    block: ThreadBlock,
+    input: &[u8],
+    hist: Out<u32>,
+    bins: Shared<[u32; 256]>,
+) {
+    let bins = zeroed_bins(&block, bins);
+    let warp = block.tiled_partition::<32>();
+    let grid = this_grid();
+    // SAFETY: as in `each_chunk`.
+    let (head, body, tail) = unsafe { input.align_to::<Chunk>() };
+    let (g, stride) = (grid.thread_rank(), grid.num_threads());
+    let rounds = body.len().div_ceil(stride);
+    let mut i = g;
+    for _ in 0..rounds {
+        let chunk = if i < body.len() {
+            body[i].0
+        } else {
+            [u32::MAX; 4]
+        };
+        for word in chunk {
+            for k in 0..4 {
+                // 256 + byte for lanes past the end: matches no real byte.
+                let key = if i < body.len() {
+                    (word >> (8 * k)) & 255
+                } else {
+                    256
+                };
+                let same = warp.match_any(key);
+                if key < 256 && warp.thread_rank() == same.trailing_zeros() {
+                    bins.add(key as usize, same.count_ones());
+                }
+            }
+        }
+        i += stride;
+    }
+    if g < head.len() {
+        bins.add(head[g] as usize, 1);
+    }
+    if g < tail.len() {
+        bins.add(tail[g] as usize, 1);
+    }
+    flush(&block, bins, &hist);
+}
+
+/// [`histogram_256`] reading one byte a thread at a time and updating
+/// one bin per byte: the simplest kernel, for comparison.
+#[kernel]
+pub fn histogram_256_bytewise(
+    block: ThreadBlock,
+    input: &[u8],
+    hist: Out<u32>,
+    bins: Shared<[u32; 256]>,
+) {
+    let bins = zeroed_bins(&block, bins);
+    let grid = this_grid();
+    let mut i = grid.thread_rank();
+    while i < input.len() {
+        bins.add(input[i] as usize, 1);
+        i += grid.num_threads();
+    }
+    flush(&block, bins, &hist);
 }
 
 /// Copies the elements of `input` that satisfy `keep` (here: odd values)

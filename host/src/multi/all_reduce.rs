@@ -7,7 +7,7 @@ use super::nccl::{self, NcclOp};
 use super::{Devices, Shards};
 use crate::{Buffer, Error};
 use coop::op::Operator;
-use cudarc::driver::DeviceRepr;
+use coop::DeviceCopy;
 use cudarc::nccl::NcclType;
 
 impl Devices {
@@ -48,7 +48,7 @@ impl Devices {
     /// ```
     pub fn all_reduce<T, O>(&self, shards: &mut Shards<T>, op: O) -> Result<(), Error>
     where
-        T: NcclType + DeviceRepr + Copy,
+        T: NcclType + DeviceCopy,
         O: NcclOp + Operator<T>,
     {
         const CALL: &str = "Devices::all_reduce";

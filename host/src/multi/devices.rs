@@ -4,7 +4,7 @@
 use super::nccl::{self, Nccl};
 use super::Shards;
 use crate::{Buffer, Cpu, Device, Error, Gpu, Program, PtxSet};
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use coop::DeviceCopy;
 
 /// A set of devices that work on one sharded array: GPUs of this machine,
 /// joined by NCCL when there are several, or emulated devices of the CPU
@@ -181,7 +181,7 @@ impl Devices {
     /// Splits `data` into one contiguous shard a device, in rank order, and
     /// uploads each to its device. The shards differ in length by at most
     /// one element: the first `data.len() % count` take one more.
-    pub fn scatter<T: DeviceRepr + Clone>(&self, data: &[T]) -> Result<Shards<T>, Error> {
+    pub fn scatter<T: DeviceCopy>(&self, data: &[T]) -> Result<Shards<T>, Error> {
         let count = self.count();
         let (base, extra) = (data.len() / count, data.len() % count);
         let mut start = 0;
@@ -195,7 +195,7 @@ impl Devices {
     }
 
     /// Shards of `len` zeroed elements on every device.
-    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<Shards<T>, Error> {
+    pub fn zeros<T: DeviceCopy>(&self, len: usize) -> Result<Shards<T>, Error> {
         let buffers = self
             .devices
             .iter()
@@ -215,7 +215,7 @@ impl Devices {
 
     /// The shards' contents, concatenated in rank order, once the work
     /// before on every device has finished.
-    pub fn gather<T: DeviceRepr + Clone>(&self, shards: &Shards<T>) -> Result<Vec<T>, Error> {
+    pub fn gather<T: DeviceCopy>(&self, shards: &Shards<T>) -> Result<Vec<T>, Error> {
         self.check(shards, "Devices::gather")?;
         let mut out = Vec::with_capacity(shards.len());
         for (device, shard) in self.devices.iter().zip(shards) {

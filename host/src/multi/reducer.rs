@@ -253,7 +253,7 @@ impl<'d> Reducer<'d> {
             // SAFETY: `start` needs a kernel that stores its reduction and a
             // `T` valid as all-zero bytes: `T::KERNEL` is a built-in kernel
             // (it calls `reduce_grid`), and `Builtin` requires
-            // `ValidAsZeroBits`.
+            // `DeviceCopy` (valid as zeros).
             started.push(unsafe { reducer.start(None, T::KERNEL, Input::from(shard))? });
         }
         match self.devices.members() {

@@ -4,8 +4,8 @@
 use crate::PtxSet;
 use coop::kernel::params::{OutSlice, Slice};
 use coop::op::{Max, Min, Sum};
+use coop::DeviceCopy;
 use coop::Kernel;
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 
 /// The PTX of the built-in reduction kernels (`coop-host-kernels`), which
 /// [`Reducer::new`](super::Reducer::new) loads; load it yourself to pass the
@@ -15,7 +15,7 @@ pub static KERNELS_PTX: PtxSet = crate::include_ptx!("coop-host-kernels");
 
 /// A type with a built-in reduction kernel for the operator `O`: `f32`,
 /// `f64`, `i32`, `u32`, `i64` and `u64` for [`Sum`], [`Min`] and [`Max`].
-pub trait Builtin<O>: Copy + DeviceRepr + ValidAsZeroBits + 'static {
+pub trait Builtin<O>: DeviceCopy {
     /// The kernel: one launch (`coop::grid_reduce::reduce_grid`).
     type Kernel: Kernel<Params = (Slice<Self>, OutSlice<Self>, OutSlice<u32>)>;
     /// Its descriptor.

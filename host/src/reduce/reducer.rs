@@ -72,7 +72,7 @@ impl Reducer {
     pub fn sum<'a, T: Builtin<Sum>>(&self, input: impl Into<Input<'a, T>>) -> Result<T, Error> {
         // SAFETY: `run` needs a kernel that stores its reduction and a `T`
         // valid as all-zero bytes: `T::KERNEL` is a built-in kernel, which
-        // calls `reduce_grid`, and `Builtin` requires `ValidAsZeroBits`.
+        // calls `reduce_grid`, and `Builtin` requires `DeviceCopy` (valid as zeros).
         unsafe { self.run(None, T::KERNEL, input.into()) }
     }
 

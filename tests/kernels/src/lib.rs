@@ -17,9 +17,10 @@ use coop::{MatchKey, TileSize, ValidTileSize};
 
 pub mod atomics;
 pub mod user_shapes;
+pub mod user_types;
 
 /// The 12-byte user type of the suite.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Shuffle)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Shuffle, DeviceCopy)]
 #[repr(C)]
 pub struct Triple {
     /// Stored as bits so that equality is bitwise.
@@ -228,7 +229,7 @@ rank_kernels! {
 // Reductions and scans: lowering checks (PTX) and property tests.
 
 /// A 2x2 integer matrix: its product is associative but not commutative.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Shuffle)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Shuffle, DeviceCopy)]
 #[repr(C)]
 pub struct Mat2(pub [i32; 4]);
 
