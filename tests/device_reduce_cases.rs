@@ -177,15 +177,13 @@ pub fn check_user_kernels(device: &Device, reducer: &Reducer, module: Option<&Mo
             kernels::MatMul.combine(a, b)
         });
         let mats = |kernel_once: bool| match device {
-            Device::Gpu(gpu) => {
-                let words: Vec<u32> = data.iter().flat_map(|m| m.0.map(|x| x as u32)).collect();
-                let buf = gpu.upload(&words).unwrap();
-                // SAFETY: Mat2 is four i32s.
-                let view = unsafe { buf.transmute::<Mat2>(n) }.unwrap();
+            Device::Gpu(_) => {
+                // `Mat2` derives `DeviceCopy`: uploaded like a number.
+                let buf = device.upload(&data).unwrap();
                 if kernel_once {
-                    reducer.reduce_with(module, kernels::reduce_mat2_product_once, Input::Gpu(view))
+                    reducer.reduce_with(module, kernels::reduce_mat2_product_once, &buf)
                 } else {
-                    reducer.reduce_with(module, kernels::reduce_mat2_product, Input::Gpu(view))
+                    reducer.reduce_with(module, kernels::reduce_mat2_product, &buf)
                 }
                 .unwrap()
             }

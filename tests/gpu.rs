@@ -664,3 +664,40 @@ fn user_structs_travel_and_the_timer_measures_gpu_work() {
         "{elapsed:?}"
     );
 }
+
+/// `coop::math` on the GPU: the accurate functions give the CPU backend's
+/// bits, and every function is within its documented bound.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn math_functions_match_the_cpu_backend_and_their_bounds_on_the_gpu() {
+    use coop_tests::math_cases;
+    let _watch = watch(
+        "the GPU test `math_functions_match_the_cpu_backend_and_their_bounds_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let gpu = coop_host::Device::Gpu(suite().gpu.clone());
+    let cpu = coop_host::Device::cpu();
+    let n = 1 << 16;
+    let on_gpu = math_cases::measure(&gpu, &gpu.load(&TEST_KERNELS_PTX).unwrap(), n);
+    let on_cpu = math_cases::measure(&cpu, &cpu.load(&TEST_KERNELS_PTX).unwrap(), n);
+    math_cases::print(&gpu, &on_gpu);
+    let mut problems = Vec::new();
+    for (g, c) in on_gpu.iter().zip(&on_cpu) {
+        if g.flavour != "f32 fast" && g.bits != c.bits {
+            let differ = g.bits.iter().zip(&c.bits).filter(|(a, b)| a != b).count();
+            problems.push(format!(
+                "{} {}: {differ} results differ from the CPU backend's",
+                g.flavour, g.name
+            ));
+        }
+        if g.max_ulps > math_cases::bound(g.flavour, g.name)
+            || g.max_abs > math_cases::fast_abs_bound(g.name)
+        {
+            problems.push(format!(
+                "{} {}: {} ulp, {:e} absolute: over the bound",
+                g.flavour, g.name, g.max_ulps, g.max_abs
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}

@@ -7,6 +7,8 @@ pub mod atomics_cases;
 pub mod device_reduce_cases;
 #[path = "differential.rs"]
 pub mod differential;
+#[path = "math_cases.rs"]
+pub mod math_cases;
 #[path = "multi_cases.rs"]
 pub mod multi_cases;
 #[path = "reductions.rs"]

@@ -164,7 +164,7 @@ pub struct NoWord;
 
 /// A type that can be a parameter of a `#[kernel]` function.
 ///
-/// Implemented for `&[T]` (read-only buffers), [`Out<T>`] (writable
+/// Implemented for `&[T]` (read-only buffers), [`Out<T>`](crate::Out) (writable
 /// buffers) and the primitive numbers (values). The handles `ThreadBlock`
 /// and `Grid` are parameters too, but are made on the device and take no
 /// argument.

@@ -17,6 +17,7 @@
 //! # Ok::<(), coop_host::Error>(())
 //! ```
 
+pub use crate::math::Math;
 pub use crate::{
     exclusive_scan, inclusive_scan, kernel, op, reduce, this_grid, this_thread_block, DeviceCopy,
     Dim3, Grid, MatchKey, Out, Shuffle, ThreadBlock, TiledPartition,

@@ -6,7 +6,8 @@
 //!      │  call  Target::op(.., site)            (Target: crate::target)
 //!      ▼
 //!  backend::Backend = Registers + Barriers + WarpCollectives + Scratch
-//!                     + SharedMemory + Fences + Faults + Atomics (this module)
+//!                     + SharedMemory + Fences + Faults + Atomics + FloatUnits
+//!                                                               (this module)
 //!      │
 //!      ├── crate::ptx::Ptx   on nvptx64: one PTX instruction per operation
 //!      └── crate::cpu::Cpu   elsewhere: the CPU backend, which runs kernel
@@ -28,6 +29,7 @@ mod atomics;
 mod barriers;
 mod faults;
 mod fences;
+mod float_units;
 mod registers;
 mod scratch;
 mod shared_memory;
@@ -38,6 +40,7 @@ pub use atomics::{Ordering, Scope};
 pub(crate) use barriers::Barriers;
 pub(crate) use faults::Faults;
 pub(crate) use fences::{FenceScope, Fences};
+pub(crate) use float_units::{FloatUnits, ToInteger};
 pub(crate) use registers::Registers;
 pub(crate) use scratch::{Scratch, BLOCK_SCRATCH_BYTES};
 pub(crate) use shared_memory::{ElemShape, SharedMemory};
@@ -58,11 +61,27 @@ pub(crate) use site;
 
 /// Everything a target provides.
 pub(crate) trait Backend:
-    Registers + Barriers + WarpCollectives + Scratch + SharedMemory + Fences + Faults + Atomics
+    Registers
+    + Barriers
+    + WarpCollectives
+    + Scratch
+    + SharedMemory
+    + Fences
+    + Faults
+    + Atomics
+    + FloatUnits
 {
 }
 
 impl<T> Backend for T where
-    T: Registers + Barriers + WarpCollectives + Scratch + SharedMemory + Fences + Faults + Atomics
+    T: Registers
+        + Barriers
+        + WarpCollectives
+        + Scratch
+        + SharedMemory
+        + Fences
+        + Faults
+        + Atomics
+        + FloatUnits
 {
 }

@@ -195,7 +195,7 @@ pub enum Violation {
         site: Site,
     },
     /// A thread used up its step budget: it spins forever, or the budget
-    /// is too small for the kernel ([`Emulator::with_step_budget`]).
+    /// is too small for the kernel ([`Emulator::with_step_budget`](crate::cpu::Emulator::with_step_budget)).
     OutOfSteps {
         /// The thread.
         thread: u32,

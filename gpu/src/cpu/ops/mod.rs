@@ -10,6 +10,7 @@ mod atomics;
 mod barriers;
 mod faults;
 mod fences;
+mod float_units;
 mod registers;
 mod scratch;
 pub(crate) mod shared_memory;
