@@ -123,7 +123,22 @@ fn slices_are_pointer_and_length_parameters_loaded_from_global_memory() {
 
 #[test]
 fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
-    let ptxas = find_cuda_tool("ptxas", "PTXAS").unwrap_or_else(|e| panic!("{e}"));
+    // ptxas is not part of a Rust toolchain: without it this test says so
+    // and passes, unless COOP_REQUIRE_PTXAS=1 (set by `.ci/run`), so that CI
+    // can never silently stop running it.
+    let ptxas = match find_cuda_tool("ptxas", "PTXAS") {
+        Ok(ptxas) => ptxas,
+        Err(e) if std::env::var_os("COOP_REQUIRE_PTXAS").is_none_or(|v| v != "1") => {
+            eprintln!(
+                "SKIPPED every_ptx_assembles_for_sm_80_and_sm_90_without_spills: {e}\n\
+                 (install ptxas, e.g. `pip install nvidia-cuda-nvcc-cu12`, or set PTXAS; \
+                 COOP_REQUIRE_PTXAS=1 makes its absence a failure)"
+            );
+            println!("cargo:warning=SKIPPED: ptxas not found");
+            return;
+        }
+        Err(e) => panic!("{e} (COOP_REQUIRE_PTXAS=1)"),
+    };
     let dir = std::env::temp_dir().join(format!("coop-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut checked = 0;
@@ -366,4 +381,60 @@ fn user_shaped_kernels_use_only_non_aligned_block_barriers() {
             "sm_{sm} block_scans: {scans:?}"
         );
     }
+}
+
+/// coop-host ships the PTX of its own kernels as text (`host/ptx/`), so
+/// that its users build no device code of coop-host's. The files must be
+/// what the sources give: this test rebuilds them (`tests/build.rs`) and
+/// compares, ignoring only the crate hashes inside mangled symbol names
+/// (which depend on where the sources lie on disk). With `COOP_BLESS=1`
+/// it rewrites the shipped files instead.
+#[test]
+fn coop_hosts_shipped_ptx_is_what_its_kernel_sources_give() {
+    let fresh = [
+        (
+            80,
+            include_str!(concat!(env!("OUT_DIR"), "/coop-host-kernels.sm_80.ptx")),
+        ),
+        (
+            90,
+            include_str!(concat!(env!("OUT_DIR"), "/coop-host-kernels.sm_90.ptx")),
+        ),
+    ];
+    let shipped_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/ptx");
+    let bless = std::env::var_os("COOP_BLESS").is_some_and(|v| v == "1");
+    for (sm, fresh) in fresh {
+        let path = shipped_dir.join(format!("coop-host-kernels.sm_{sm}.ptx"));
+        if bless {
+            std::fs::write(&path, fresh).unwrap();
+            continue;
+        }
+        let shipped = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            without_crate_hashes(&shipped) == without_crate_hashes(fresh),
+            "{} is stale: it differs from a build of host/kernels with this \
+             toolchain. Regenerate it with `COOP_BLESS=1 cargo test -p coop-tests \
+             --test ptx coop_hosts_shipped_ptx` (and commit the files)",
+            path.display()
+        );
+    }
+}
+
+/// `ptx` with every crate hash of a v0-mangled name (`Cs<base62>_`)
+/// replaced by `Cs_`.
+fn without_crate_hashes(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    let mut rest = ptx;
+    while let Some(i) = rest.find("Cs") {
+        out.push_str(&rest[..i + 2]);
+        rest = &rest[i + 2..];
+        let hash = rest
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        if rest[hash..].starts_with('_') && hash > 0 {
+            rest = &rest[hash..];
+        }
+    }
+    out.push_str(rest);
+    out
 }

@@ -146,6 +146,7 @@ impl AtomicWrapping for u32 {}
 /// Each operation takes an index and panics outside the buffer, naming
 /// the index, the length and the caller's `file:line`, as [`Out::write`]
 /// does.
+#[must_use = "an atomic view does nothing until one of its operations is called"]
 pub struct AtomicOut<'a, T> {
     ptr: *mut T,
     len: usize,

@@ -63,7 +63,8 @@
 pub unsafe trait DeviceCopy: Copy + 'static + sealed_host::HostRepr {}
 
 /// On the host, what cudarc needs to move a type: its `DeviceRepr` and
-/// `ValidAsZeroBits`; nothing on the GPU.
+/// `ValidAsZeroBits`; nothing on the GPU. Implemented by
+/// `#[derive(DeviceCopy)]`, never by hand.
 #[doc(hidden)]
 pub mod sealed_host {
     #[cfg(not(target_arch = "nvptx64"))]

@@ -33,13 +33,14 @@
 //!
 //! The rules of the model (tile sizes, which groups may shuffle, which types
 //! move between lanes) are trait bounds, so breaking one is a compile error
-//! that names the rule; see `docs/` for the guide.
+//! that names the rule; see [`guide`] for the guide.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(abi_ptx, stdarch_nvptx, link_llvm_intrinsics, asm_experimental_arch),
     allow(internal_features)
 )]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![deny(
     unsafe_op_in_unsafe_fn,
@@ -50,11 +51,13 @@
 pub mod atomic;
 mod backend;
 #[cfg(not(target_arch = "nvptx64"))]
+#[cfg_attr(docsrs, doc(cfg(not(target_arch = "nvptx64"))))]
 pub mod cpu;
 mod device_copy;
 mod dim;
 /// The CPU backend under its former name.
 #[cfg(not(target_arch = "nvptx64"))]
+#[cfg_attr(docsrs, doc(cfg(not(target_arch = "nvptx64"))))]
 #[deprecated(since = "0.1.0", note = "the CPU backend is `coop::cpu`")]
 pub mod emulator {
     pub use crate::cpu::*;
@@ -136,23 +139,25 @@ pub use tile::{SubTileOf, TileSize, TiledPartition, ValidTileSize};
 
 /// The guide's chapters, in reading order; their examples run as doctests.
 pub mod guide {
-    #[doc = include_str!("../../docs/guide/01-execution-model.md")]
+    #[doc = include_str!("../guide/00-first-kernel-crate.md")]
+    pub mod first_kernel_crate {}
+    #[doc = include_str!("../guide/01-execution-model.md")]
     pub mod execution_model {}
-    #[doc = include_str!("../../docs/guide/02-barriers.md")]
+    #[doc = include_str!("../guide/02-barriers.md")]
     pub mod barriers {}
-    #[doc = include_str!("../../docs/guide/03-shared-memory.md")]
+    #[doc = include_str!("../guide/03-shared-memory.md")]
     pub mod shared_memory {}
-    #[doc = include_str!("../../docs/guide/04-warp-collectives.md")]
+    #[doc = include_str!("../guide/04-warp-collectives.md")]
     pub mod warp_collectives {}
-    #[doc = include_str!("../../docs/guide/05-reductions.md")]
+    #[doc = include_str!("../guide/05-reductions.md")]
     pub mod reductions {}
-    #[doc = include_str!("../../docs/guide/06-without-a-gpu.md")]
+    #[doc = include_str!("../guide/06-without-a-gpu.md")]
     pub mod without_a_gpu {}
-    #[doc = include_str!("../../docs/guide/07-performance.md")]
+    #[doc = include_str!("../guide/07-performance.md")]
     pub mod performance {}
-    #[doc = include_str!("../../docs/guide/08-device-memory.md")]
+    #[doc = include_str!("../guide/08-device-memory.md")]
     pub mod device_memory {}
-    #[doc = include_str!("../../docs/guide/09-math.md")]
+    #[doc = include_str!("../guide/09-math.md")]
     pub mod math {}
 }
 

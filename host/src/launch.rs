@@ -17,6 +17,7 @@ use crate::{DeviceLimits, Dim3, KernelLimits};
 /// assert_eq!(with_smem.shared_memory_bytes, 4096);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "a launch configuration does nothing until passed to a launch"]
 pub struct LaunchConfig {
     /// Blocks in the grid.
     pub grid: Dim3,

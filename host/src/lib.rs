@@ -30,6 +30,7 @@
 //!
 //! In `build.rs`, [`PtxBuilder`] compiles the kernel crate for
 //! `nvptx64-nvidia-cuda`; [`include_ptx!`] embeds the result.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![deny(
     unsafe_op_in_unsafe_fn,
@@ -49,6 +50,8 @@ mod gpu;
 mod launch;
 mod limits;
 mod module;
+#[cfg(feature = "multi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "multi")))]
 pub mod multi;
 mod ptx;
 pub mod reduce;

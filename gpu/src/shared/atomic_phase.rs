@@ -67,6 +67,7 @@ use core::marker::PhantomData;
 ///     out.write(t, bins.get(0)); // error: a plain read during the atomic phase
 /// }
 /// ```
+#[must_use = "a shared array's phase is how its elements are reached: dropping it leaves the array unreachable until the kernel ends"]
 pub struct Atomics<A: SharedArray + ?Sized> {
     region: Region,
     _array: PhantomData<*const A>,

@@ -50,6 +50,7 @@ use core::marker::PhantomData;
 ///     out.write(r, mine.get((r + 1) % 64)); // error: read before `publish`
 /// }
 /// ```
+#[must_use = "a shared array's phase is how its elements are reached: dropping it leaves the array unreachable until the kernel ends"]
 pub struct Owned<A: SharedArray + ?Sized, M: Ownership<A>> {
     region: Region,
     map: M,
@@ -101,6 +102,7 @@ pub struct Owned<A: SharedArray + ?Sized, M: Ownership<A>> {
 ///     mine.set(2); // `mine` was moved into `publish`
 /// }
 /// ```
+#[must_use = "a shared array's phase is how its elements are reached: dropping it leaves the array unreachable until the kernel ends"]
 pub struct Published<A: SharedArray + ?Sized> {
     region: Region,
     _array: PhantomData<*const A>,

@@ -4,7 +4,7 @@
 
 use crate::dep_info::dep_info_files;
 use crate::manifest::package_name;
-use crate::toolchain::check_rust_src;
+use crate::toolchain::{check_rust_src, check_rustc_version};
 use crate::{convergence, BuildError};
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -29,6 +29,7 @@ pub const DEFAULT_TARGETS: [u32; 2] = [80, 90];
 /// static PTX: coop_host::PtxSet = coop_host::include_ptx!("my-kernels");
 /// ```
 #[derive(Clone, Debug)]
+#[must_use = "a PtxBuilder builds nothing until `build` or `build_or_exit` is called"]
 pub struct PtxBuilder {
     crate_dir: PathBuf,
     targets: Vec<u32>,
@@ -116,6 +117,10 @@ impl PtxBuilder {
             return Err(BuildError::BadTarget(bad));
         }
         println!("cargo::rerun-if-env-changed=COOP_PTX_TARGETS");
+        println!("cargo::rerun-if-env-changed=COOP_PTX_QUIET");
+        // An empty PTX written for docs.rs must not be reused by a normal
+        // build.
+        println!("cargo::rerun-if-env-changed=DOCS_RS");
         println!("cargo::rerun-if-changed={}", manifest.display());
         println!(
             "cargo::rerun-if-changed={}",
@@ -127,8 +132,10 @@ impl PtxBuilder {
 
         let docs_rs = std::env::var_os("DOCS_RS").is_some();
         if !docs_rs {
+            check_rustc_version()?;
             check_rust_src()?;
         }
+        let started = std::time::Instant::now();
         let mut paths = Vec::new();
         for &sm in &targets {
             let dest = out_dir.join(format!("{package}.sm_{sm}.ptx"));
@@ -165,6 +172,17 @@ impl PtxBuilder {
             path: rs_path,
             source,
         })?;
+        if !docs_rs && std::env::var_os("COOP_PTX_QUIET").is_none() {
+            // The one line a PTX build prints (cargo shows a build script's
+            // output only as warnings): what was built, and how long it took.
+            let sms: Vec<String> = targets.iter().map(|sm| format!("sm_{sm}")).collect();
+            println!(
+                "cargo::warning=coop: built the PTX of `{package}` for {} in {:.1} s \
+                 (COOP_PTX_QUIET=1 hides this line)",
+                sms.join(", "),
+                started.elapsed().as_secs_f64()
+            );
+        }
         Ok(paths)
     }
 

@@ -32,6 +32,19 @@ pub enum BuildError {
         /// The toolchain in use.
         toolchain: String,
     },
+    /// The compiler is older than coop's floor.
+    #[error(
+        "{found} (LLVM {llvm}) is too old to build coop kernels: they need rustc 1.92 or \
+         later, built on LLVM 21 or later (older compilers emit PTX that ptxas rejects). \
+         Run `rustup update stable`, or use the toolchain this project pins in \
+         rust-toolchain.toml"
+    )]
+    OldToolchain {
+        /// `rustc -vV`'s first line.
+        found: String,
+        /// The LLVM major version.
+        llvm: String,
+    },
     /// A tool could not be started.
     #[error("could not run `{program}`: {source}")]
     Spawn {
@@ -86,10 +99,15 @@ pub enum BuildError {
 
 impl BuildError {
     /// Reports the error to cargo and ends the build script with a failure.
+    ///
+    /// The whole message goes to the build script's standard error, which
+    /// cargo prints as it is under `--- stderr`; cargo's own error line
+    /// (prefixed with the package) carries only its first line.
     pub fn exit(&self) -> ! {
-        for line in self.to_string().lines() {
-            println!("cargo::error={line}");
-        }
+        let message = self.to_string();
+        eprintln!("{message}");
+        let first = message.lines().next().unwrap_or("the PTX build failed");
+        println!("cargo::error={first} (the whole message is under `--- stderr` below)");
         std::process::exit(1)
     }
 }

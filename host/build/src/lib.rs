@@ -24,3 +24,4 @@ mod toolchain;
 
 pub use builder::{PtxBuilder, DEFAULT_TARGETS};
 pub use error::BuildError;
+pub use toolchain::{MIN_LLVM, MIN_RUSTC};

@@ -11,7 +11,18 @@ use coop::Kernel;
 /// [`Reducer::new`](super::Reducer::new) loads; load it yourself to pass the
 /// module to [`Reducer::with_module`](super::Reducer::with_module) or
 /// [`Reducer::reduce_with`](super::Reducer::reduce_with).
-pub static KERNELS_PTX: PtxSet = crate::include_ptx!("coop-host-kernels");
+///
+/// The PTX ships with the crate as text (`host/ptx/`), built by
+/// `coop_build::PtxBuilder` with the pinned toolchain, so that a user's
+/// build compiles no device code of coop-host's; a workspace test rebuilds
+/// it from `coop-host-kernels` and fails if the two differ.
+pub static KERNELS_PTX: PtxSet = PtxSet::new(
+    "coop-host-kernels",
+    &[
+        (80, include_str!("../../ptx/coop-host-kernels.sm_80.ptx")),
+        (90, include_str!("../../ptx/coop-host-kernels.sm_90.ptx")),
+    ],
+);
 
 /// A type with a built-in reduction kernel for the operator `O`: `f32`,
 /// `f64`, `i32`, `u32`, `i64` and `u64` for [`Sum`], [`Min`] and [`Max`].

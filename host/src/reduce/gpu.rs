@@ -5,7 +5,9 @@ use super::plan::{Sizing, Strategy, THREADS};
 use super::{ReductionParams, KERNELS_PTX};
 use crate::{Error, Gpu, Module};
 use coop::Kernel;
-use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr};
+use cudarc::driver::{CudaSlice, CudaView};
+#[cfg(feature = "multi")]
+use cudarc::driver::{CudaViewMut, DeviceRepr};
 use std::any::TypeId;
 use std::sync::{Mutex, MutexGuard};
 
@@ -127,6 +129,7 @@ impl GpuReducer {
     /// As for [`result`](Self::result): the last queued reduction's kernel
     /// stores a valid `T` in its final slot. What `f` queues must leave a
     /// valid `T` there.
+    #[cfg(feature = "multi")]
     pub(crate) unsafe fn with_total_mut<T: Copy + 'static, R>(
         &self,
         f: impl FnOnce(&mut CudaViewMut<'_, T>) -> R,
@@ -154,6 +157,7 @@ impl GpuReducer {
     /// # Safety
     ///
     /// As for [`result`](Self::result).
+    #[cfg(feature = "multi")]
     pub(crate) unsafe fn copy_total<T: DeviceRepr + Copy + 'static>(
         &self,
     ) -> Result<CudaSlice<T>, Error> {

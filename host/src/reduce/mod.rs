@@ -45,6 +45,7 @@ mod plan;
 mod reducer;
 
 pub use builtin::{Builtin, KERNELS_PTX};
+#[cfg(feature = "multi")]
 pub(crate) use gpu::GpuReducer;
 pub use input::Input;
 pub use params::ReductionParams;

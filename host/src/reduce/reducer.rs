@@ -238,6 +238,7 @@ impl Reducer {
 
 /// A reduction started by [`Reducer::start`]: queued on a GPU, or already
 /// done on the CPU backend.
+#[cfg(feature = "multi")]
 pub(crate) enum Started<T> {
     /// Queued on the GPU; [`Reducer::finish`] waits and reads the total.
     Queued,
@@ -248,6 +249,7 @@ pub(crate) enum Started<T> {
 /// For [`multi::Reducer`](crate::multi::Reducer): a reduction started on
 /// each device of a set first and finished after, so that the GPUs work at
 /// once, and the totals combined where they lie.
+#[cfg(feature = "multi")]
 impl Reducer {
     /// Starts reducing `input` with `kernel` (from `module`, or the
     /// reducer's own): queues it on a GPU, runs it on the CPU backend.
