@@ -4,32 +4,16 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields};
+use syn::DeriveInput;
 
 pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let input: DeriveInput = syn::parse2(input)?;
     let name = &input.ident;
-    if !input.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(
-            &input.generics,
-            "#[derive(DeviceCopy)] supports structs without generic parameters; \
-             for a generic type, implement `coop::DeviceCopy` by hand",
-        ));
-    }
-    let fields = match &input.data {
-        Data::Struct(s) => match &s.fields {
-            Fields::Named(f) => f.named.iter().map(|f| &f.ty).collect::<Vec<_>>(),
-            Fields::Unnamed(f) => f.unnamed.iter().map(|f| &f.ty).collect(),
-            Fields::Unit => Vec::new(),
-        },
-        _ => {
-            return Err(syn::Error::new_spanned(
-                name,
-                "#[derive(DeviceCopy)] supports structs only: an enum or a union can hold \
-                 byte patterns that are not valid values; copy a `u32` code instead",
-            ))
-        }
-    };
+    let fields = crate::fields::struct_fields(
+        &input,
+        "DeviceCopy",
+        "an enum or a union can hold byte patterns that are not valid values; copy a `u32` code instead",
+    )?;
     let c_layout = input.attrs.iter().any(|a| {
         a.path().is_ident("repr")
             && a.parse_nested_meta(|m| {

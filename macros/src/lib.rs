@@ -5,6 +5,7 @@
 use proc_macro::TokenStream;
 
 mod device_copy;
+mod fields;
 mod kernel;
 mod shuffle;
 mod tile_sizes;

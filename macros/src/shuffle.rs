@@ -4,32 +4,16 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields};
+use syn::DeriveInput;
 
 pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let input: DeriveInput = syn::parse2(input)?;
     let name = &input.ident;
-    if !input.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(
-            &input.generics,
-            "#[derive(Shuffle)] supports structs without generic parameters; \
-             for a generic type, implement `coop::Shuffle` by hand",
-        ));
-    }
-    let fields = match &input.data {
-        Data::Struct(s) => match &s.fields {
-            Fields::Named(f) => f.named.iter().map(|f| &f.ty).collect::<Vec<_>>(),
-            Fields::Unnamed(f) => f.unnamed.iter().map(|f| &f.ty).collect(),
-            Fields::Unit => Vec::new(),
-        },
-        _ => {
-            return Err(syn::Error::new_spanned(
-                name,
-                "#[derive(Shuffle)] supports structs only: an enum's unused bytes \
-                 are padding, which a shuffle cannot move",
-            ))
-        }
-    };
+    let fields = crate::fields::struct_fields(
+        &input,
+        "Shuffle",
+        "an enum's unused bytes are padding, which a shuffle cannot move",
+    )?;
     let too_big = format!(
         "`{name}` is larger than 32 bytes: a shuffle moves at most 32 bytes \
          (8 words); split the value or shuffle its fields one by one"

@@ -10,35 +10,6 @@ use coop::shared::{Atomics, ByRank, Shared};
 #[repr(C, align(16))]
 pub struct Chunk(pub [u32; 4]);
 
-/// Zeroes `bins` (each thread its elements under [`ByRank`]) and starts
-/// their atomic phase.
-#[inline(always)]
-fn zeroed_bins(block: &ThreadBlock, bins: Shared<[u32; 256]>) -> Atomics<[u32; 256]> {
-    let threads = block.num_threads() as usize;
-    let zero = bins.own(ByRank::new());
-    let mut n = 0;
-    while zero.mine() + n * threads < 256 {
-        zero.write_nth(n, 0);
-        n += 1;
-    }
-    zero.atomics(block)
-}
-
-/// Adds the block's non-zero bins to `hist` (global atomics), after the
-/// barrier that ends the counting.
-#[inline(always)]
-fn flush(block: &ThreadBlock, bins: Atomics<[u32; 256]>, hist: &Out<u32>) {
-    let bins = bins.publish(block);
-    let mut b = block.thread_rank() as usize;
-    while b < 256 {
-        let count = bins.get(b);
-        if count > 0 {
-            hist.atomic().add(b, count);
-        }
-        b += block.num_threads() as usize;
-    }
-}
-
 /// Calls `count(byte)` for each byte of `input` this thread takes: whole
 /// [`Chunk`]s in a grid-stride loop (128-bit loads), then the unaligned
 /// head and tail (fewer than 16 bytes each) on the grid's first threads.
@@ -75,61 +46,28 @@ fn each_chunk(input: &[u8], mut count: impl FnMut(&[u8; 16])) -> (&[u8], &[u8]) 
     (head, tail)
 }
 
-/// [`histogram_256`] with one set of 256 bins a block: each block counts
-/// into its bins in shared memory (`red.shared.add`), reading 16 bytes a
-/// thread at a time; a run of equal bytes within those 16 is one update.
-/// The fastest on uniform bytes, and the slowest when many lanes of a warp
-/// hit one bin at once (see the performance guide).
-#[kernel]
-pub fn histogram_256_one_set(
-    block: ThreadBlock,
+/// The bins of a block: `sets` sets of 256 counters, `stride` words apart,
+/// in one shared array of `WORDS` words; the calling thread counts into
+/// the set starting at word `set`. Zeroes the array, counts this thread's
+/// bytes (runs of equal bytes within a chunk as one update), and adds the
+/// sets' non-zero totals to `hist` (global atomics) after the barrier that
+/// ends the counting.
+#[inline(always)]
+fn histogram_in_sets<const WORDS: usize>(
+    block: &ThreadBlock,
     input: &[u8],
-    hist: Out<u32>,
-    bins: Shared<[u32; 256]>,
-) {
-    let bins = zeroed_bins(&block, bins);
-    let (head, tail) = each_chunk(input, |bytes| {
-        let (mut run, mut n) = (bytes[0], 1);
-        for &b in &bytes[1..] {
-            if b == run {
-                n += 1;
-            } else {
-                bins.add(run as usize, n);
-                (run, n) = (b, 1);
-            }
-        }
-        bins.add(run as usize, n);
-    });
-    let g = this_grid().thread_rank();
-    if g < head.len() {
-        bins.add(head[g] as usize, 1);
-    }
-    if g < tail.len() {
-        bins.add(tail[g] as usize, 1);
-    }
-    flush(&block, bins, &hist);
-}
-
-/// [`histogram_256`] with one set of 256 bins per warp of the block (up
-/// to 8 warps; warp `w` counts into set `w % 8`), added together at the
-/// end: warps no longer contend for a bin that many of their bytes fall
-/// into.
-#[kernel]
-pub fn histogram_256_per_warp(
-    block: ThreadBlock,
-    input: &[u8],
-    hist: Out<u32>,
-    bins: Shared<[u32; 2048]>,
+    hist: &Out<u32>,
+    bins: Shared<[u32; WORDS]>,
+    (sets, stride, set): (usize, usize, usize),
 ) {
     let threads = block.num_threads() as usize;
     let zero = bins.own(ByRank::new());
     let mut n = 0;
-    while zero.mine() + n * threads < 2048 {
+    while zero.mine() + n * threads < WORDS {
         zero.write_nth(n, 0);
         n += 1;
     }
-    let bins = zero.atomics(&block);
-    let set = (block.thread_rank() as usize / 32 % 8) * 256;
+    let bins = zero.atomics(block);
     let (head, tail) = each_chunk(input, |bytes| {
         let (mut run, mut n) = (bytes[0], 1);
         for &b in &bytes[1..] {
@@ -149,12 +87,12 @@ pub fn histogram_256_per_warp(
     if g < tail.len() {
         bins.add(set + tail[g] as usize, 1);
     }
-    let bins = bins.publish(&block);
+    let bins = bins.publish(block);
     let mut b = block.thread_rank() as usize;
     while b < 256 {
         let mut count = 0;
-        for w in 0..8 {
-            count += bins.get(w * 256 + b);
+        for c in 0..sets {
+            count += bins.get(c * stride + b);
         }
         if count > 0 {
             hist.atomic().add(b, count);
@@ -163,88 +101,91 @@ pub fn histogram_256_per_warp(
     }
 }
 
-// [`histogram_256`] with `$copies` sets of bins, lane `l` of a warp
-// counting into set `l % $copies`: a bin that many lanes of a warp hit at
-// once (skewed data) takes `$copies` addresses, in different banks (the
-// sets are 257 words apart), so fewer updates of one address wait for
-// each other. The sets are added together at the end.
-macro_rules! histogram_copies {
-    ($(#[$doc:meta])* $name:ident, $copies:literal, $words:literal) => {
-        $(#[$doc])*
-        #[kernel]
-        pub fn $name(
-            block: ThreadBlock,
-            input: &[u8],
-            hist: Out<u32>,
-            bins: Shared<[u32; $words]>,
-        ) {
-            let threads = block.num_threads() as usize;
-            let zero = bins.own(ByRank::new());
-            let mut n = 0;
-            while zero.mine() + n * threads < $words {
-                zero.write_nth(n, 0);
-                n += 1;
-            }
-            let bins = zero.atomics(&block);
-            let set = (block.thread_rank() as usize % 32 % $copies) * 257;
-            let (head, tail) = each_chunk(input, |bytes| {
-                let (mut run, mut n) = (bytes[0], 1);
-                for &b in &bytes[1..] {
-                    if b == run {
-                        n += 1;
-                    } else {
-                        bins.add(set + run as usize, n);
-                        (run, n) = (b, 1);
-                    }
-                }
-                bins.add(set + run as usize, n);
-            });
-            let g = this_grid().thread_rank();
-            if g < head.len() {
-                bins.add(set + head[g] as usize, 1);
-            }
-            if g < tail.len() {
-                bins.add(set + tail[g] as usize, 1);
-            }
-            let bins = bins.publish(&block);
-            let mut b = block.thread_rank() as usize;
-            while b < 256 {
-                let mut count = 0;
-                for c in 0..$copies {
-                    count += bins.get(c * 257 + b);
-                }
-                if count > 0 {
-                    hist.atomic().add(b, count);
-                }
-                b += threads;
-            }
-        }
-    };
+/// A 256-bin histogram of `input`, added to `hist` (which starts zeroed):
+/// the one to use.
+///
+/// Each block counts into shared memory (`red.shared.add`), reading 16
+/// bytes a thread at a time with one 128-bit load (the next load issued
+/// before these bytes are counted); a run of equal bytes within the 16 is
+/// one update. The block keeps 8 sets of the 256 bins, lane `l` of a warp
+/// counting into set `l % 8`, 257 words apart: when many lanes of a warp
+/// hit one bin at once (skewed data), their updates go to 8 addresses in 8
+/// different banks instead of queueing on one. At the end each block adds
+/// its sets together and its non-zero bins to `hist` with global atomics.
+#[kernel]
+pub fn histogram_256(block: ThreadBlock, input: &[u8], hist: Out<u32>, bins: Shared<[u32; 2056]>) {
+    let set = (block.thread_rank() as usize % 32 % 8) * 257;
+    histogram_in_sets(&block, input, &hist, bins, (8, 257, set));
 }
 
-histogram_copies!(
-    /// [`histogram_256`] with 4 sets of bins instead of 8 (for comparison).
-    histogram_256_copies4,
-    4,
-    1028
-);
-histogram_copies!(
-    /// A 256-bin histogram of `input`, added to `hist` (which starts
-    /// zeroed): the one to use.
-    ///
-    /// Each block counts into shared memory (`red.shared.add`), reading 16
-    /// bytes a thread at a time with one 128-bit load (the next load issued
-    /// before these bytes are counted); a run of equal bytes within the 16
-    /// is one update. The block keeps 8 sets of the 256 bins, lane `l` of a
-    /// warp counting into set `l % 8`, 257 words apart: when many lanes of
-    /// a warp hit one bin at once (skewed data), their updates go to 8
-    /// addresses in 8 different banks instead of queueing on one. At the
-    /// end each block adds its sets together and its non-zero bins to
-    /// `hist` with global atomics.
-    histogram_256,
-    8,
-    2056
-);
+/// [`histogram_256`] with 4 sets of bins instead of 8 (for comparison).
+#[kernel]
+pub fn histogram_256_copies4(
+    block: ThreadBlock,
+    input: &[u8],
+    hist: Out<u32>,
+    bins: Shared<[u32; 1028]>,
+) {
+    let set = (block.thread_rank() as usize % 32 % 4) * 257;
+    histogram_in_sets(&block, input, &hist, bins, (4, 257, set));
+}
+
+/// [`histogram_256`] with one set of 256 bins a block: the fastest on
+/// uniform bytes, and the slowest when many lanes of a warp hit one bin at
+/// once (see the performance guide).
+#[kernel]
+pub fn histogram_256_one_set(
+    block: ThreadBlock,
+    input: &[u8],
+    hist: Out<u32>,
+    bins: Shared<[u32; 256]>,
+) {
+    histogram_in_sets(&block, input, &hist, bins, (1, 256, 0));
+}
+
+/// [`histogram_256`] with one set of 256 bins per warp of the block (up
+/// to 8 warps; warp `w` counts into set `w % 8`): warps no longer contend
+/// for a bin that many of their bytes fall into, but the lanes of a warp
+/// still do.
+#[kernel]
+pub fn histogram_256_per_warp(
+    block: ThreadBlock,
+    input: &[u8],
+    hist: Out<u32>,
+    bins: Shared<[u32; 2048]>,
+) {
+    let set = (block.thread_rank() as usize / 32 % 8) * 256;
+    histogram_in_sets(&block, input, &hist, bins, (8, 256, set));
+}
+
+/// Zeroes 256 `bins` (each thread its elements under [`ByRank`]) and
+/// starts their atomic phase.
+#[inline(always)]
+fn zeroed_bins(block: &ThreadBlock, bins: Shared<[u32; 256]>) -> Atomics<[u32; 256]> {
+    let threads = block.num_threads() as usize;
+    let zero = bins.own(ByRank::new());
+    let mut n = 0;
+    while zero.mine() + n * threads < 256 {
+        zero.write_nth(n, 0);
+        n += 1;
+    }
+    zero.atomics(block)
+}
+
+/// Adds the block's non-zero bins to `hist` (global atomics), after the
+/// barrier that ends the counting.
+#[inline(always)]
+fn flush(block: &ThreadBlock, bins: Atomics<[u32; 256]>, hist: &Out<u32>) {
+    let bins = bins.publish(block);
+    let mut b = block.thread_rank() as usize;
+    while b < 256 {
+        let count = bins.get(b);
+        if count > 0 {
+            hist.atomic().add(b, count);
+        }
+        b += block.num_threads() as usize;
+    }
+}
 
 /// [`histogram_256`] with warp aggregation: for each of its 16 bytes, the
 /// lanes of a warp holding the same value agree on it with `match_any`,
