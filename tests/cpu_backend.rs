@@ -488,3 +488,28 @@ fn a_gpu_buffer_cannot_go_to_the_cpu_and_vice_versa() {
         .unwrap();
     assert_eq!(device.download(&out).unwrap()[..16], ranks(0..16)[..]);
 }
+
+/// A 2-D block's threads are named by their (x, y) index, as the kernel
+/// sees them, not by rank.
+#[kernel]
+pub fn top_half_waits(block: ThreadBlock) {
+    if block.thread_index().y < 8 {
+        block.sync(); // top-half-barrier
+    }
+}
+
+#[test]
+fn a_two_dimensional_block_names_threads_by_index() {
+    let err = Cpu::new()
+        .launch(top_half_waits, LaunchConfig::new(1, (16, 16)), ())
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("threads (0-15, 0-7) at `ThreadBlock::sync`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("threads (0-15, 8-15) returned from the kernel"),
+        "{message}"
+    );
+}

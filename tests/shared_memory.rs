@@ -236,10 +236,7 @@ fn writing_an_element_owned_by_another_thread_panics_naming_the_owner() {
     };
     assert_eq!(*thread, 0);
     assert!(message.contains("writes element 1"), "{message}");
-    assert!(
-        message.contains("belongs to thread Dim3 { x: 1, y: 0, z: 0 }"),
-        "{message}"
-    );
+    assert!(message.contains("belongs to thread (1, 0, 0)"), "{message}");
 }
 
 // ---------------------------------------------------------------------

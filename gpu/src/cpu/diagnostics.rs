@@ -24,9 +24,19 @@ impl fmt::Display for PanicLocation {
 }
 
 /// A set of threads of one block, by rank (`x + y * dim.x + z * dim.x *
-/// dim.y`), shown as ranges: `threads 0-15, 20`.
+/// dim.y`), shown as ranges: `threads 0-15, 20`. In a violation of a 2-D
+/// or 3-D block they are shown by their index in the block instead, as
+/// ranges per coordinate: `threads (0-15, 0-7)` for the first 8 rows of a
+/// 16-wide block.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Threads(Vec<u32>);
+pub struct Threads {
+    ranks: Vec<u32>,
+    /// The block's shape when it has more than one dimension, packed as
+    /// `x | y << 11 | z << 22` (CUDA's block extents fit: x, y up to 1024,
+    /// z up to 64); 0 for a 1-D block. Packed so that a `Violation` stays
+    /// small.
+    shape: u32,
+}
 
 impl Threads {
     /// A set of the given ranks.
@@ -42,12 +52,33 @@ impl Threads {
     pub(crate) fn new(mut ranks: Vec<u32>) -> Self {
         ranks.sort_unstable();
         ranks.dedup();
-        Threads(ranks)
+        Threads { ranks, shape: 0 }
+    }
+
+    /// The same set, named by index in a block of shape `dims` (by rank
+    /// when the block is 1-D).
+    ///
+    /// ```
+    /// use coop::cpu::Threads;
+    /// use coop::Dim3;
+    /// let top = Threads::from_ranks(0..128).in_block(Dim3::new(16, 16, 1));
+    /// assert_eq!(top.to_string(), "threads (0-15, 0-7)");
+    /// let some = Threads::from_ranks([0, 1, 17]).in_block(Dim3::new(16, 16, 1));
+    /// assert_eq!(some.to_string(), "threads (0-1, 0), (1, 1)");
+    /// ```
+    pub fn in_block(mut self, dims: Dim3) -> Self {
+        let fits = dims.x < 1 << 11 && dims.y < 1 << 11 && dims.z < 1 << 10;
+        self.shape = if fits && (dims.y > 1 || dims.z > 1) {
+            dims.x | dims.y << 11 | dims.z << 22
+        } else {
+            0
+        };
+        self
     }
 
     pub(crate) fn push(&mut self, rank: u32) {
-        if let Err(at) = self.0.binary_search(&rank) {
-            self.0.insert(at, rank);
+        if let Err(at) = self.ranks.binary_search(&rank) {
+            self.ranks.insert(at, rank);
         }
     }
 
@@ -58,7 +89,7 @@ impl Threads {
     /// assert_eq!(Threads::from_ranks([5, 1, 5]).ranks(), [1, 5]);
     /// ```
     pub fn ranks(&self) -> &[u32] {
-        &self.0
+        &self.ranks
     }
 
     /// Whether the set is empty.
@@ -69,37 +100,95 @@ impl Threads {
     /// assert!(!Threads::from_ranks([0]).is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.ranks.is_empty()
     }
 }
 
 impl fmt::Display for Threads {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.0.len() == 1 {
+        f.write_str(if self.ranks.len() == 1 {
             "thread "
         } else {
             "threads "
         })?;
-        let mut i = 0;
-        while i < self.0.len() {
-            let start = self.0[i];
-            let mut end = start;
-            while i + 1 < self.0.len() && self.0[i + 1] == end + 1 {
-                i += 1;
-                end += 1;
+        match self.shape {
+            0 => f.write_str(&ranges(&self.ranks)),
+            s => {
+                let dims = Dim3::new(s & 0x7ff, (s >> 11) & 0x7ff, s >> 22);
+                f.write_str(&by_index(&self.ranks, dims))
             }
-            if start != self.0[0] {
-                f.write_str(", ")?;
-            }
-            if start == end {
-                write!(f, "{start}")?;
-            } else {
-                write!(f, "{start}-{end}")?;
-            }
-            i += 1;
         }
-        Ok(())
     }
+}
+
+/// `0-3, 7`: the sorted `values` as ranges.
+fn ranges(values: &[u32]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < values.len() {
+        let (start, mut end) = (values[i], values[i]);
+        while i + 1 < values.len() && values[i + 1] == end + 1 {
+            i += 1;
+            end += 1;
+        }
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        if start == end {
+            out.push_str(&start.to_string());
+        } else {
+            out.push_str(&format!("{start}-{end}"));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The ranks as block indices: each row's x ranges, consecutive rows (and
+/// then planes) with the same ranges merged: `(0-15, 0-7)`, `(0-1, 0),
+/// (1, 1)`, `(0-7, 0-3, 1)`.
+fn by_index(ranks: &[u32], dims: Dim3) -> String {
+    // (z, y) -> the x values of that row.
+    let mut rows: Vec<((u32, u32), Vec<u32>)> = Vec::new();
+    for &r in ranks {
+        let (x, y, z) = (r % dims.x, (r / dims.x) % dims.y, r / (dims.x * dims.y));
+        match rows.last_mut() {
+            Some((key, xs)) if *key == (z, y) => xs.push(x),
+            _ => rows.push(((z, y), vec![x])),
+        }
+    }
+    // Merge runs of consecutive rows of one plane with the same x values.
+    let mut groups: Vec<(String, u32, u32, u32)> = Vec::new(); // (xs, y0, y1, z)
+    for ((z, y), xs) in rows {
+        let xs = ranges(&xs);
+        match groups.last_mut() {
+            Some((gx, _, y1, gz)) if *gx == xs && *gz == z && *y1 + 1 == y => *y1 = y,
+            _ => groups.push((xs, y, y, z)),
+        }
+    }
+    let span = |a: u32, b: u32| {
+        if a == b {
+            a.to_string()
+        } else {
+            format!("{a}-{b}")
+        }
+    };
+    groups
+        .iter()
+        .map(|(xs, y0, y1, z)| {
+            let xs = if xs.contains(", ") {
+                format!("{{{xs}}}")
+            } else {
+                xs.clone()
+            };
+            if dims.z > 1 {
+                format!("({xs}, {}, {z})", span(*y0, *y1))
+            } else {
+                format!("({xs}, {})", span(*y0, *y1))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Threads found at the same place: the same call at the same `site`, or
@@ -271,6 +360,35 @@ fn list(f: &mut fmt::Formatter<'_>, arrivals: &[Arrival]) -> fmt::Result {
         write!(f, "{a}")?;
     }
     Ok(())
+}
+
+impl Violation {
+    /// Names the threads of every set in the violation by their index in a
+    /// block of shape `dims` (see [`Threads::in_block`]).
+    pub(crate) fn in_block(mut self, dims: Dim3) -> Self {
+        let shape = |t: &mut Threads| *t = core::mem::take(t).in_block(dims);
+        match &mut self {
+            Violation::BarrierNotReached { waiting, exited } => {
+                waiting.iter_mut().for_each(|a| shape(&mut a.threads));
+                shape(exited);
+            }
+            Violation::DivergentBarriers { waiting } => {
+                waiting.iter_mut().for_each(|a| shape(&mut a.threads));
+            }
+            Violation::DivergentCollective {
+                group,
+                arrivals,
+                missing,
+                ..
+            } => {
+                shape(group);
+                arrivals.iter_mut().for_each(|a| shape(&mut a.threads));
+                shape(missing);
+            }
+            _ => {}
+        }
+        self
+    }
 }
 
 impl fmt::Display for Violation {

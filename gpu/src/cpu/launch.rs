@@ -216,7 +216,7 @@ impl Emulator {
                         &mut stacks,
                         &mut counts,
                     )
-                    .map_err(|v| fail(geometry.block, v))?;
+                    .map_err(|v| fail(geometry.block, v.in_block(block)))?;
                 }
             }
         }

@@ -40,8 +40,8 @@ impl Faults for Cpu {
     ) -> ! {
         let owner = owner();
         panic!(
-            "coop: thread {thread:?} writes element {index:?} of a shared array at {site}, but \
-             element {index:?} belongs to thread {owner:?} under this phase's ownership map: a \
+            "coop: thread {thread} writes element {index:?} of a shared array at {site}, but \
+             element {index:?} belongs to thread {owner} under this phase's ownership map: a \
              thread writes only its own elements until the array is published"
         )
     }
