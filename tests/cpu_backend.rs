@@ -513,3 +513,42 @@ fn a_two_dimensional_block_names_threads_by_index() {
         "{message}"
     );
 }
+
+/// A block collective called by part of the block is named as the user
+/// wrote it (`reduce`), at the user's line, not as the barrier inside it.
+#[kernel]
+pub fn half_block_reduces(block: ThreadBlock, out: Out<u32>) {
+    let t = block.thread_rank();
+    if t < 64 {
+        let total = reduce(&block, t, op::Sum); // half-reduce
+        out.write(t as usize, total);
+    }
+}
+
+#[test]
+fn a_block_collective_in_a_branch_is_named_as_written() {
+    let mut out = vec![0u32; 128];
+    let err = Cpu::new()
+        .launch(half_block_reduces, LaunchConfig::new(1, 128), (&mut out,))
+        .unwrap_err();
+    let message = err.to_string();
+    let line = include_str!("cpu_backend.rs")
+        .lines()
+        .position(|l| l.ends_with("// half-reduce"))
+        .unwrap()
+        + 1;
+    assert!(
+        message.contains(&format!(
+            "threads 0-63 at `reduce` (tests/cpu_backend.rs:{line}:"
+        )),
+        "{message}"
+    );
+    assert!(
+        message.contains("threads 64-127 returned from the kernel"),
+        "{message}"
+    );
+    assert!(
+        message.contains("move the call out of the branch"),
+        "{message}"
+    );
+}

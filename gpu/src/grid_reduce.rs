@@ -215,7 +215,7 @@ fn store_block_result<T: Shuffle, O: Operator<T>>(
     index: usize,
 ) {
     let site = core::panic::Location::caller();
-    if let Some(total) = reduce_into_warp0(block, value, op, site) {
+    if let Some(total) = reduce_into_warp0(block, value, op, "reduce_grid", site) {
         if block.thread_rank() == 0 {
             partials.write(index, total);
         }

@@ -113,7 +113,14 @@ impl ThreadBlock {
 
     #[inline(always)]
     pub(crate) fn sync_at(&self, site: crate::backend::Site) {
-        Target::sync_block(site)
+        Target::sync_block("ThreadBlock::sync", site)
+    }
+
+    /// The block barrier of the handle method `call` (a block collective,
+    /// a shared-memory phase change), which the CPU backend names.
+    #[inline(always)]
+    pub(crate) fn sync_named(&self, call: &'static str, site: crate::backend::Site) {
+        Target::sync_block(call, site)
     }
 
     /// The calling thread's rank in the block, `0..num_threads()`, with `x`

@@ -11,8 +11,10 @@ pub(crate) trait Barriers {
     /// compiler duplicates it). Precondition: every non-exited thread of
     /// the block arrives once. CPU: completes when every thread of the
     /// block has arrived; a thread that exits or waits at another kind of
-    /// collective instead is reported by name.
-    fn sync_block(site: Site);
+    /// collective instead is reported by name: `call`, the handle method
+    /// the barrier belongs to (`"ThreadBlock::sync"`, `"reduce"`,
+    /// `"publish"`, ...), which the PTX backend ignores.
+    fn sync_block(call: &'static str, site: Site);
     /// The threads of `mask` (the calling tile) wait for each other.
     /// PTX: `bar.warp.sync mask`. Precondition: the calling lane is in
     /// `mask`, and every lane of `mask` arrives. CPU: completes when every

@@ -400,7 +400,9 @@ impl fmt::Display for Violation {
                 write!(
                     f,
                     "; {exited} returned from the kernel. Every thread of a block must reach \
-                     each `ThreadBlock::sync`: move the barrier out of the branch"
+                     each block barrier (`ThreadBlock::sync`, and the one inside every block \
+                     collective and phase change: `reduce`, the scans, `publish`, `own`): \
+                     move the call out of the branch, or let every thread make it"
                 )
             }
             Violation::DivergentBarriers { waiting } => {
@@ -408,7 +410,8 @@ impl fmt::Display for Violation {
                 list(f, waiting)?;
                 write!(
                     f,
-                    ". All threads of a block must reach the same `ThreadBlock::sync` call"
+                    ". All threads of a block must reach the same block barrier call \
+                     (`ThreadBlock::sync`, a block collective, a phase change)"
                 )
             }
             Violation::DivergentCollective {

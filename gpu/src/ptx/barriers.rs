@@ -18,7 +18,7 @@ impl Barriers for Ptx {
     /// that split warps (the guarded-load, block-scan, guarded-store kernel
     /// of `docs/architecture.md` hung an H100 with the aligned `bar.sync`).
     #[inline(always)]
-    fn sync_block(_site: Site) {
+    fn sync_block(_call: &'static str, _site: Site) {
         // SAFETY: the barrier's only precondition, that every non-exited
         // thread of the block arrives, is the caller's contract (documented
         // on `ThreadBlock::sync`, checked by the CPU backend).

@@ -118,10 +118,10 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
     op: O,
     site: Site,
 ) -> T {
-    if let Some(total) = reduce_into_warp0(block, value, op, site) {
+    if let Some(total) = reduce_into_warp0(block, value, op, "reduce", site) {
         store_if(block.thread_rank() == 0, 1, TOTAL / 4, total, site);
     }
-    block.sync_at(site);
+    block.sync_named("reduce", site);
     // Written by warp 0 before the barrier; the next block collective writes
     // it only after its first barrier, which every reader must reach.
     load(1, TOTAL / 4, value, site)
@@ -137,6 +137,7 @@ pub(crate) fn reduce_into_warp0<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
     value: T,
     op: O,
+    call: &'static str,
     site: Site,
 ) -> Option<T> {
     let warp = block.tiled_partition_at::<32>(site);
@@ -158,7 +159,7 @@ pub(crate) fn reduce_into_warp0<T: Shuffle, O: Operator<T>>(
         let partial = super::tile::reduce(&warp, value, op, site);
         store_if(lane == 0, stride, w, partial, site);
     }
-    block.sync_at(site);
+    block.sync_named(call, site);
     // `w == 0` through `vote.sync.all`: the same value (a warp's threads
     // share `w`), but one that ptxas knows is the same in the whole warp,
     // so warp 0's stage needs no reconvergence point after it. After a
@@ -201,13 +202,14 @@ pub(super) fn scan<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
     value: T,
     op: O,
+    call: &'static str,
     site: Site,
 ) -> (T, T) {
     let warp = block.tiled_partition_at::<32>(site);
     let lane = warp.thread_rank_at(site);
     let inclusive = super::tile::inclusive_scan(&warp, value, op, site);
     store_if(lane == 31, 32, warp.meta_group_rank(), inclusive, site);
-    block.sync_at(site);
+    block.sync_named(call, site);
     let total = if lane < warp.meta_group_size() {
         // Written before the barrier by warp `lane`.
         load(32, lane, value, site)
@@ -221,7 +223,7 @@ pub(super) fn scan<T: Shuffle, O: Operator<T>>(
     let before_warp = if w == 0 { op.identity() } else { before_warp };
     let within = warp.shfl_up_at(inclusive, 1, site);
     let exclusive_in_warp = if lane == 0 { op.identity() } else { within };
-    block.sync_at(site);
+    block.sync_named(call, site);
     (
         op.combine(before_warp, inclusive),
         op.combine(before_warp, exclusive_in_warp),

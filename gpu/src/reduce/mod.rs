@@ -69,11 +69,11 @@ impl Group for ThreadBlock {
     }
     #[inline(always)]
     fn inclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
-        block::scan(self, value, op, site).0
+        block::scan(self, value, op, "inclusive_scan", site).0
     }
     #[inline(always)]
     fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
-        block::scan(self, value, op, site).1
+        block::scan(self, value, op, "exclusive_scan", site).1
     }
 }
 

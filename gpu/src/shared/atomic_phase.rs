@@ -114,7 +114,7 @@ impl<A: SharedArray + ?Sized> Atomics<A> {
     #[track_caller]
     #[doc(alias = "__syncthreads")]
     pub fn publish(self, block: &ThreadBlock) -> Published<A> {
-        block.sync_at(site!());
+        block.sync_named("Atomics::publish", site!());
         Published::new(self.region)
     }
 
@@ -124,7 +124,7 @@ impl<A: SharedArray + ?Sized> Atomics<A> {
     #[track_caller]
     pub fn own<M: Ownership<A>>(self, block: &ThreadBlock, map: M) -> Owned<A, M> {
         let site = site!();
-        block.sync_at(site);
+        block.sync_named("Atomics::own", site);
         Owned::new(self.region, map, site)
     }
 
@@ -399,7 +399,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     #[inline(always)]
     #[track_caller]
     pub fn atomics(self, block: &ThreadBlock) -> Atomics<A> {
-        block.sync_at(site!());
+        block.sync_named("Owned::atomics", site!());
         Atomics::new(self.region())
     }
 }
@@ -410,7 +410,7 @@ impl<A: SharedArray + ?Sized> Published<A> {
     #[inline(always)]
     #[track_caller]
     pub fn atomics(self, block: &ThreadBlock) -> Atomics<A> {
-        block.sync_at(site!());
+        block.sync_named("Published::atomics", site!());
         Atomics::new(self.region())
     }
 }

@@ -373,7 +373,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     #[doc(alias = "__syncthreads")]
     #[doc(alias = "barrier.sync")]
     pub fn publish(self, block: &ThreadBlock) -> Published<A> {
-        block.sync_at(site!());
+        block.sync_named("Owned::publish", site!());
         Published {
             region: self.region,
             _array: PhantomData,
@@ -486,7 +486,7 @@ impl<A: SharedArray + ?Sized> Published<A> {
     #[track_caller]
     pub fn own<M: Ownership<A>>(self, block: &ThreadBlock, map: M) -> Owned<A, M> {
         let site = site!();
-        block.sync_at(site);
+        block.sync_named("Published::own", site);
         Owned::new(self.region, map, site)
     }
 

@@ -42,7 +42,11 @@ pub(crate) enum VoteKind {
 /// A collective operation, with the calling thread's operands.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Op {
-    BlockSync,
+    /// A block barrier, of the handle method `call` (`ThreadBlock::sync`,
+    /// or a block collective's own barrier).
+    BlockSync {
+        call: &'static str,
+    },
     WarpSync {
         mask: u32,
     },
@@ -76,7 +80,7 @@ impl Op {
     /// barrier.
     pub fn warp_mask(&self) -> Option<u32> {
         match *self {
-            Op::BlockSync => None,
+            Op::BlockSync { .. } => None,
             Op::WarpSync { mask }
             | Op::Shfl { mask, .. }
             | Op::Vote { mask, .. }
@@ -88,7 +92,7 @@ impl Op {
     /// The handle method that issued it, for diagnostics.
     pub fn name(&self) -> &'static str {
         match *self {
-            Op::BlockSync => "ThreadBlock::sync",
+            Op::BlockSync { call } => call,
             Op::WarpSync { .. } => "TiledPartition::sync",
             Op::Shfl { mode, .. } => match mode {
                 ShflMode::Idx => "shfl",
@@ -111,7 +115,7 @@ impl Op {
     /// instruction and mask (operands may differ).
     pub fn same_collective(&self, other: &Op) -> bool {
         match (self, other) {
-            (Op::BlockSync, Op::BlockSync) => true,
+            (Op::BlockSync { .. }, Op::BlockSync { .. }) => true,
             (Op::WarpSync { mask: a }, Op::WarpSync { mask: b }) => a == b,
             (
                 Op::Shfl {

@@ -324,7 +324,7 @@ impl Block<'_> {
         };
         let lane_of = |m: usize| (m - warp_base) as u32;
         Ok(match *op {
-            Op::BlockSync => unreachable!("not a warp collective"),
+            Op::BlockSync { .. } => unreachable!("not a warp collective"),
             Op::WarpSync { .. } => vec![0; members.len()],
             Op::Shfl { mode, mask, .. } => {
                 let mut out = Vec::with_capacity(members.len());

@@ -6,8 +6,8 @@ use super::super::Cpu;
 use crate::backend::{Barriers, Site};
 
 impl Barriers for Cpu {
-    fn sync_block(site: Site) {
-        lane::collective(Op::BlockSync, site);
+    fn sync_block(call: &'static str, site: Site) {
+        lane::collective(Op::BlockSync { call }, site);
     }
 
     fn sync_warp(mask: u32, site: Site) {
