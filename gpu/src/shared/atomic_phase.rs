@@ -258,109 +258,45 @@ where
     }
 }
 
-impl<A: SharedArray + ?Sized> Atomics<A>
-where
-    A::Elem: AtomicElem,
-{
-    /// The smaller of the element and `value`, returning the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn fetch_min(&self, index: A::Index, value: A::Elem) -> A::Elem
-    where
-        A::Elem: AtomicInteger,
-    {
-        self.rmw(index, Rmw::Min, value, site!())
-    }
+/// The integer operations of the phase, each as a pair: `$fetch` returns
+/// the old value (`atom.shared`), `$red` does not (`red.shared`).
+macro_rules! integer_pairs {
+    ($($fetch:ident, $red:ident, $op:ident, $what:literal;)*) => {
+        impl<A: SharedArray + ?Sized> Atomics<A>
+        where
+            A::Elem: AtomicElem,
+        {
+            $(
+                #[doc = concat!($what, ", returning the old value (`atom.shared`).")]
+                #[inline(always)]
+                #[track_caller]
+                pub fn $fetch(&self, index: A::Index, value: A::Elem) -> A::Elem
+                where
+                    A::Elem: AtomicInteger,
+                {
+                    self.rmw(index, Rmw::$op, value, site!())
+                }
 
-    /// The smaller of the element and `value` (`red.shared.min`).
-    #[inline(always)]
-    #[track_caller]
-    pub fn min(&self, index: A::Index, value: A::Elem)
-    where
-        A::Elem: AtomicInteger,
-    {
-        self.reduce(index, Rmw::Min, value, site!())
-    }
+                #[doc = concat!($what, " (`red.shared`).")]
+                #[inline(always)]
+                #[track_caller]
+                pub fn $red(&self, index: A::Index, value: A::Elem)
+                where
+                    A::Elem: AtomicInteger,
+                {
+                    self.reduce(index, Rmw::$op, value, site!())
+                }
+            )*
+        }
+    };
+}
 
-    /// The larger of the element and `value`, returning the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn fetch_max(&self, index: A::Index, value: A::Elem) -> A::Elem
-    where
-        A::Elem: AtomicInteger,
-    {
-        self.rmw(index, Rmw::Max, value, site!())
-    }
-
-    /// The larger of the element and `value` (`red.shared.max`).
-    #[inline(always)]
-    #[track_caller]
-    pub fn max(&self, index: A::Index, value: A::Elem)
-    where
-        A::Elem: AtomicInteger,
-    {
-        self.reduce(index, Rmw::Max, value, site!())
-    }
-
-    /// `element & value`, returning the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn fetch_and(&self, index: A::Index, value: A::Elem) -> A::Elem
-    where
-        A::Elem: AtomicInteger,
-    {
-        self.rmw(index, Rmw::And, value, site!())
-    }
-
-    /// `element & value` (`red.shared.and`).
-    #[inline(always)]
-    #[track_caller]
-    pub fn and(&self, index: A::Index, value: A::Elem)
-    where
-        A::Elem: AtomicInteger,
-    {
-        self.reduce(index, Rmw::And, value, site!())
-    }
-
-    /// `element | value`, returning the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn fetch_or(&self, index: A::Index, value: A::Elem) -> A::Elem
-    where
-        A::Elem: AtomicInteger,
-    {
-        self.rmw(index, Rmw::Or, value, site!())
-    }
-
-    /// `element | value` (`red.shared.or`).
-    #[inline(always)]
-    #[track_caller]
-    pub fn or(&self, index: A::Index, value: A::Elem)
-    where
-        A::Elem: AtomicInteger,
-    {
-        self.reduce(index, Rmw::Or, value, site!())
-    }
-
-    /// `element ^ value`, returning the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn fetch_xor(&self, index: A::Index, value: A::Elem) -> A::Elem
-    where
-        A::Elem: AtomicInteger,
-    {
-        self.rmw(index, Rmw::Xor, value, site!())
-    }
-
-    /// `element ^ value` (`red.shared.xor`).
-    #[inline(always)]
-    #[track_caller]
-    pub fn xor(&self, index: A::Index, value: A::Elem)
-    where
-        A::Elem: AtomicInteger,
-    {
-        self.reduce(index, Rmw::Xor, value, site!())
-    }
+integer_pairs! {
+    fetch_min, min, Min, "The smaller of the element and `value`";
+    fetch_max, max, Max, "The larger of the element and `value`";
+    fetch_and, and, And, "`element & value`";
+    fetch_or, or, Or, "`element | value`";
+    fetch_xor, xor, Xor, "`element ^ value`";
 }
 
 impl<A: SharedArray + ?Sized> Atomics<A>

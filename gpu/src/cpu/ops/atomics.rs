@@ -139,13 +139,13 @@ impl Atomics for Cpu {
         word: Word,
         op: Rmw,
         value: u64,
-        _scope: Scope,
-        _ordering: Ordering,
+        scope: Scope,
+        ordering: Ordering,
         site: Site,
     ) {
-        lane::step(site, |_| ());
-        // SAFETY: the trait's precondition.
-        unsafe { rmw(ptr, word, op, value) };
+        // SAFETY: the trait's precondition, passed on; the result is the
+        // one `red` drops.
+        unsafe { Self::atomic_rmw(ptr, word, op, value, scope, ordering, site) };
     }
 
     unsafe fn atomic_cas(
