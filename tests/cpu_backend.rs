@@ -378,24 +378,53 @@ pub fn write_past_the_end(block: ThreadBlock, out: Out<u32>) {
 }
 
 #[test]
-fn a_panicking_thread_is_reported_with_its_message() {
+fn a_write_past_the_end_names_the_parameter_index_length_and_line() {
     let mut out = vec![0u32; 8];
     let e = emulation_error(Cpu::new().launch(
         write_past_the_end,
         LaunchConfig::new(1, 32),
         (&mut out,),
     ));
-    let Violation::Panic {
-        thread, message, ..
+    let Violation::OutOfBounds {
+        buffer,
+        call,
+        index,
+        len,
+        thread,
+        location: Some(at),
     } = &*e.violation
     else {
         panic!("{e}")
     };
-    assert_eq!(*thread, 8);
-    assert_eq!(
+    assert_eq!((buffer.as_str(), *call), ("out", "Out::write"));
+    assert_eq!((*index, *len, *thread), (8, 8, 8));
+    assert_eq!((at.file.as_str(), at.line), (file!(), 377));
+}
+
+#[kernel]
+pub fn unwrap_none(block: ThreadBlock, out: Out<u32>) {
+    let found = (0..4u32).find(|&x| x == block.thread_rank());
+    out.write(block.thread_rank() as usize, found.unwrap());
+}
+
+#[test]
+fn a_panicking_thread_is_reported_with_its_message_and_location() {
+    let mut out = vec![0u32; 32];
+    let e = emulation_error(Cpu::new().launch(unwrap_none, LaunchConfig::new(1, 32), (&mut out,)));
+    let Violation::Panic {
+        thread,
         message,
-        "Out::write: index 8 is out of bounds for a buffer of 8 elements"
-    );
+        location: Some(at),
+    } = &*e.violation
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(*thread, 4);
+    assert_eq!(message, "called `Option::unwrap()` on a `None` value");
+    assert_eq!((at.file.as_str(), at.line), (file!(), line!() - 17));
+    assert!(e
+        .to_string()
+        .contains(&format!("thread 4 panicked at {}:", file!())));
 }
 
 // ---------------------------------------------------------------------

@@ -1,8 +1,9 @@
 //! Kernel faults on the CPU backend: a write past the end of an `Out`, an
 //! `unwrap` of `None` and an explicit `panic!` each stop the launch with an
 //! error naming the kernel, the block, the thread, the kernel's
-//! `file:line:col` and the message; the GPU prints the same coordinates
-//! and location (`tests/gpu.rs`).
+//! `file:line:col` and the message (for an `Out`, its parameter name, the
+//! index and the length); the GPU prints the same coordinates and location
+//! (`tests/gpu.rs`).
 
 use coop::cpu::{PanicLocation, Violation};
 use coop_host::{Cpu, Error, LaunchConfig};
@@ -36,7 +37,7 @@ fn panic_of(err: Error) -> (String, u32, String, PanicLocation) {
 }
 
 #[test]
-fn an_out_of_bounds_write_names_the_index_the_length_and_the_line() {
+fn an_out_of_bounds_write_names_the_parameter_index_length_and_line() {
     let mut out = vec![0u32; 100];
     let err = Cpu::new()
         .launch(
@@ -45,16 +46,33 @@ fn an_out_of_bounds_write_names_the_index_the_length_and_the_line() {
             (70, &mut out),
         )
         .unwrap_err();
-    let (text, thread, message, at) = panic_of(err);
-    assert_eq!(thread, 6);
+    let Error::Emulation(e) = err else {
+        panic!("expected a CPU-backend report, got {err}")
+    };
+    let text = e.to_string();
+    let Violation::OutOfBounds {
+        buffer,
+        call,
+        index,
+        len,
+        thread,
+        location: Some(at),
+    } = &*e.violation
+    else {
+        panic!("expected an out-of-bounds access, got {text}")
+    };
+    assert_eq!(e.block, coop::Dim3::new(1, 0, 0), "{text}");
     assert_eq!(
-        message,
-        "Out::write: index 100 is out of bounds for a buffer of 100 elements"
+        (buffer.as_str(), *call, *index, *len, *thread),
+        ("out", "Out::write", 100, 100, 6)
     );
     assert!(at.file.ends_with("kernels/src/lib.rs"), "{at}");
     assert_eq!(at.line, line_of("fault: out of bounds"));
     assert!(
-        text.starts_with("kernel `fault_out_of_bounds`, block (1, 0, 0): thread 6 panicked at "),
+        text.starts_with(
+            "kernel `fault_out_of_bounds`, block (1, 0, 0): thread 6 indexes `out` out of \
+             bounds: `Out::write` at index 100, but `out` has 100 elements (at "
+        ),
         "{text}"
     );
 }

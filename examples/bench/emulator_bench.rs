@@ -5,6 +5,7 @@
 //!
 //! Run: `cargo run --release -p coop-bench --bin emulator_bench`
 
+use coop::cpu::Emulator;
 use coop_examples::{
     dot_blocks, dot_closed_form, dot_inputs, kernels, DOT_N, DOT_THREADS_PER_BLOCK,
 };
@@ -29,12 +30,16 @@ fn time(runs: usize, mut f: impl FnMut() -> Report) -> (Duration, Report) {
 }
 
 fn main() {
-    let cpu = Cpu::new();
-    println!(
-        "coop CPU backend on {} logical CPU(s); one OS thread runs every emulated thread",
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("coop CPU backend on {cores} logical CPU(s)");
+    for threads in [1, cores] {
+        println!("blocks on {threads} host thread(s):");
+        let cpu = Cpu::with_emulator(Emulator::new().with_host_threads(threads));
+        run(&cpu);
+    }
+}
 
+fn run(cpu: &Cpu) {
     let (a, b) = dot_inputs(DOT_N);
     let blocks = dot_blocks(DOT_N);
     let mut partial = vec![0f32; (blocks * DOT_THREADS_PER_BLOCK / 32) as usize];
@@ -50,24 +55,30 @@ fn main() {
     assert!(((c - dot_closed_form(DOT_N)) / dot_closed_form(DOT_N)).abs() < 1e-5);
     print_row("dot, N = 33 x 1024, 32 x 256 threads", t, &report);
 
-    let n = 1usize << 20;
-    let input: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25).collect();
-    let mut partial = vec![0f32; n / 32];
-    let (t, report) = time(5, || {
-        cpu.launch(
-            kernels::sum::warp_sums,
-            LaunchConfig::for_elements(n, 256),
-            (&input, &mut partial),
-        )
-        .expect("sum runs")
-    });
-    let total: f64 = partial.iter().map(|&p| p as f64).sum();
-    let expected: f64 = input.iter().map(|&x| x as f64).sum();
-    assert!(
-        (total - expected).abs() / expected < 1e-6,
-        "{total} vs {expected}"
-    );
-    print_row("sum, 2^20 elements, 4096 x 256 threads", t, &report);
+    for log in [20u32, 22] {
+        let n = 1usize << log;
+        let input: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25).collect();
+        let mut partial = vec![0f32; n / 32];
+        let (t, report) = time(5, || {
+            cpu.launch(
+                kernels::sum::warp_sums,
+                LaunchConfig::for_elements(n, 256),
+                (&input, &mut partial),
+            )
+            .expect("sum runs")
+        });
+        let total: f64 = partial.iter().map(|&p| p as f64).sum();
+        let expected: f64 = input.iter().map(|&x| x as f64).sum();
+        assert!(
+            (total - expected).abs() / expected < 1e-6,
+            "{total} vs {expected}"
+        );
+        print_row(
+            &format!("sum, 2^{log} elements, {} x 256 threads", n / 256),
+            t,
+            &report,
+        );
+    }
 }
 
 fn print_row(what: &str, t: Duration, r: &Report) {

@@ -38,6 +38,18 @@ pub trait Kernel: Copy {
     const STATIC_SHARED_BYTES: usize = 0;
     /// One marker from [`params`] per non-handle parameter, in order.
     type Params: params::ParamList;
+    /// The names of those parameters, in the same order, for diagnostics.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::Kernel;
+    ///
+    /// #[kernel]
+    /// pub fn scale(grid: Grid, factor: f32, input: &[f32], out: Out<f32>) {}
+    ///
+    /// assert_eq!(<scale as Kernel>::PARAM_NAMES, ["factor", "input", "out"]);
+    /// ```
+    const PARAM_NAMES: &'static [&'static str] = &[];
 
     /// Runs the kernel's body as the calling thread of the CPU backend.
     ///
@@ -99,16 +111,50 @@ pub mod params {
         type Word0: Copy;
         /// Second word ([`NoWord`](super::NoWord) for none).
         type Word1: Copy;
+
+        /// The buffer the words pass, for a buffer parameter: how the
+        /// CPU backend names a parameter in its diagnostics.
+        #[doc(hidden)]
+        fn buffer(_word0: Self::Word0, _word1: Self::Word1) -> Option<BufferWords> {
+            None
+        }
+    }
+
+    /// A buffer parameter's address, length, element size and whether the
+    /// kernel may write it.
+    #[doc(hidden)]
+    #[derive(Clone, Copy, Debug)]
+    pub struct BufferWords {
+        pub addr: usize,
+        pub len: usize,
+        pub elem: usize,
+        pub writable: bool,
     }
 
     impl<T> ParamMarker for Slice<T> {
         type Word0 = *const T;
         type Word1 = usize;
+        fn buffer(ptr: *const T, len: usize) -> Option<BufferWords> {
+            Some(BufferWords {
+                addr: ptr as usize,
+                len,
+                elem: core::mem::size_of::<T>(),
+                writable: false,
+            })
+        }
     }
 
     impl<T> ParamMarker for OutSlice<T> {
         type Word0 = *mut T;
         type Word1 = usize;
+        fn buffer(ptr: *mut T, len: usize) -> Option<BufferWords> {
+            Some(BufferWords {
+                addr: ptr as usize,
+                len,
+                elem: core::mem::size_of::<T>(),
+                writable: true,
+            })
+        }
     }
 
     impl<T: Copy> ParamMarker for Value<T> {
@@ -126,12 +172,21 @@ pub mod params {
     pub trait ParamList {
         /// `((Word0, Word1), ...)`, one pair per parameter.
         type Words: Copy;
+
+        /// Each parameter's buffer (`None` for a value), in order.
+        #[doc(hidden)]
+        fn buffers(words: Self::Words, each: &mut dyn FnMut(Option<BufferWords>));
     }
 
     macro_rules! param_lists {
         ($(($($p:ident),*)),*) => {$(
             impl<$($p: ParamMarker),*> ParamList for ($($p,)*) {
                 type Words = ($(($p::Word0, $p::Word1),)*);
+                #[allow(non_snake_case, unused_variables)]
+                fn buffers(words: Self::Words, each: &mut dyn FnMut(Option<BufferWords>)) {
+                    let ($($p,)*) = words;
+                    $(each($p::buffer($p.0, $p.1));)*
+                }
             }
         )*};
     }

@@ -2,7 +2,7 @@
 //! writes that report a fault on both targets, and its PTX encoding as a
 //! kernel parameter.
 
-use crate::backend::{site, Faults};
+use crate::backend::{site, Faults, GlobalMemory};
 use crate::kernel::{params, KernelParam};
 use crate::target::Target;
 use core::marker::PhantomData;
@@ -91,8 +91,14 @@ impl<T: Copy> Out<'_, T> {
     /// # Panics
     ///
     /// When `index >= len()`, naming the index, the length and the caller's
-    /// `file:line`; on the GPU the thread prints that report and stops the
-    /// kernel with `trap`, and the host's next wait returns an error.
+    /// `file:line`: on the GPU the thread prints that report and stops the
+    /// kernel with `trap`, and the host's next wait returns an error; the
+    /// CPU backend's launch returns `Violation::OutOfBounds`, which also
+    /// names the parameter.
+    ///
+    /// Two threads writing one element without a barrier between them (of
+    /// one block), or from two blocks, race: the CPU backend reports it
+    /// (`Violation::GlobalRace`).
     ///
     /// ```
     /// use coop::prelude::*;
@@ -111,16 +117,25 @@ impl<T: Copy> Out<'_, T> {
     /// // One thread too many: the write past the end is reported, not performed.
     /// let err = Cpu::new().launch(squares, LaunchConfig::new(1, 5), (&mut out,)).unwrap_err();
     /// let report = err.to_string();
-    /// assert!(report.contains("thread 4 panicked at "), "{report}");
-    /// assert!(report.contains("Out::write: index 4 is out of bounds for a buffer of 4 elements"));
+    /// assert!(
+    ///     report.contains("thread 4 indexes `out` out of bounds: `Out::write` at index 4, but `out` has 4 elements"),
+    ///     "{report}"
+    /// );
     /// # Ok::<(), coop_host::Error>(())
     /// ```
     #[inline(always)]
     #[track_caller]
     pub fn write(&self, index: usize, value: T) {
         if index >= self.len {
-            Target::index_out_of_bounds(c"Out::write", index, self.len, site!());
+            Target::index_out_of_bounds(
+                c"Out::write",
+                self.ptr as *const u8,
+                index,
+                self.len,
+                site!(),
+            );
         }
+        Target::global_access(self.ptr as *const u8, index, false, site!());
         // SAFETY: in bounds, and the buffer is live for the launch.
         unsafe { self.ptr.add(index).write(value) }
     }

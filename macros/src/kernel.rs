@@ -90,6 +90,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let mut call_args = Vec::new();
     let mut host_params = Vec::new();
     let mut word_pairs = Vec::new();
+    let mut param_names: Vec<String> = Vec::new();
     let mut host_args = Vec::new();
     let mut shared_decls = Vec::new();
     let mut static_bytes = Vec::new();
@@ -140,6 +141,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     <#st as ::coop::KernelParam>::Host
                 });
                 word_pairs.push(quote!((#w0, #w1)));
+                param_names.push(names[i].clone());
             }
         }
     }
@@ -193,6 +195,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             const NAME: &'static str = #name_str;
             const STATIC_SHARED_BYTES: usize = 0 #(+ #static_bytes)*;
             type Params = (#(#host_params,)*);
+            const PARAM_NAMES: &'static [&'static str] = &[#(#param_names),*];
 
             #[allow(non_snake_case)]
             unsafe fn run_lane(

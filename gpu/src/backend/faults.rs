@@ -15,9 +15,16 @@ use core::fmt::Debug;
 /// kernel and block. Every operation is `#[track_caller]` on the CPU, so
 /// that the panic's location is the kernel's line.
 pub(crate) trait Faults {
-    /// `index` lies outside a buffer of `len` elements; `what` names the
-    /// call (`c"Out::write"`).
-    fn index_out_of_bounds(what: &'static CStr, index: usize, len: usize, site: Site) -> !;
+    /// `index` lies outside the buffer of `len` elements that starts at
+    /// `base` (which the CPU backend names by its parameter); `what` names
+    /// the call (`c"Out::write"`).
+    fn index_out_of_bounds(
+        what: &'static CStr,
+        base: *const u8,
+        index: usize,
+        len: usize,
+        site: Site,
+    ) -> !;
     /// `index` lies outside a shared array of `len` elements (`cols` per
     /// row for a 2-D array, 0 for 1-D).
     fn shared_index_out_of_bounds<I: Debug>(index: I, len: usize, cols: usize, site: Site) -> !;

@@ -7,6 +7,7 @@
 //!      ▼
 //!  backend::Backend = Registers + Barriers + WarpCollectives + Scratch
 //!                     + SharedMemory + Fences + Faults + Atomics + FloatUnits
+//!                     + GlobalMemory
 //!                                                               (this module)
 //!      │
 //!      ├── crate::ptx::Ptx   on nvptx64: one PTX instruction per operation
@@ -30,6 +31,7 @@ mod barriers;
 mod faults;
 mod fences;
 mod float_units;
+mod global_memory;
 mod registers;
 mod scratch;
 mod shared_memory;
@@ -41,6 +43,7 @@ pub(crate) use barriers::Barriers;
 pub(crate) use faults::Faults;
 pub(crate) use fences::{FenceScope, Fences};
 pub(crate) use float_units::{FloatUnits, ToInteger};
+pub(crate) use global_memory::GlobalMemory;
 pub(crate) use registers::Registers;
 pub(crate) use scratch::{Scratch, BLOCK_SCRATCH_BYTES};
 pub(crate) use shared_memory::{ElemShape, SharedMemory};
@@ -70,6 +73,7 @@ pub(crate) trait Backend:
     + Faults
     + Atomics
     + FloatUnits
+    + GlobalMemory
 {
 }
 
@@ -83,5 +87,6 @@ impl<T> Backend for T where
         + Faults
         + Atomics
         + FloatUnits
+        + GlobalMemory
 {
 }

@@ -2,7 +2,7 @@
 //! calls they wait at, the `file:line` of each, and the error a launch
 //! returns.
 
-use super::report::{SharedAccess, Site};
+use super::report::{AccessKind, SharedAccess, Site};
 use crate::Dim3;
 use core::fmt;
 
@@ -102,6 +102,26 @@ impl Threads {
     pub fn is_empty(&self) -> bool {
         self.ranks.is_empty()
     }
+}
+
+/// Thread `rank` of a block of shape `dims`: `thread 5`, or `thread (5,
+/// 2)` in a 2-D or 3-D block.
+fn thread(rank: u32, dims: Dim3) -> String {
+    Threads::new(vec![rank]).in_block(dims).to_string()
+}
+
+/// One thread's access of an element of a global buffer, as a diagnostic
+/// names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GlobalAccess {
+    /// The thread's block.
+    pub block: Dim3,
+    /// The thread's rank in its block.
+    pub thread: u32,
+    /// What it did.
+    pub kind: AccessKind,
+    /// Where in the kernel's source.
+    pub site: Site,
 }
 
 impl fmt::Display for Threads {
@@ -350,7 +370,63 @@ pub enum Violation {
         /// The read.
         access: SharedAccess,
     },
+    /// Two threads touched one element of a global buffer (an `Out<T>`
+    /// parameter), at least one with a plain write, with nothing ordering
+    /// them: threads of one block between the same barriers, or threads of
+    /// two blocks (nothing orders blocks within a launch). Atomic accesses
+    /// do not race with each other.
+    GlobalRace {
+        /// The buffer's parameter name.
+        buffer: &'static str,
+        /// The element.
+        element: usize,
+        /// The access of the earlier block (or the earlier access in one
+        /// block).
+        first: GlobalAccess,
+        /// The other access.
+        second: GlobalAccess,
+    },
+    /// A thread indexed a kernel parameter's buffer past its end (an
+    /// `Out::write`, an atomic, or `input[i]` on a `&[T]` parameter).
+    OutOfBounds {
+        /// The buffer's parameter name; for a slice index, every `&[T]`
+        /// or `Out<T>` parameter of that length (`"input"`, `"a` or
+        /// `b"`).
+        buffer: String,
+        /// The operation (`"Out::write"`, `"AtomicOut::fetch_add"`,
+        /// `"index"`).
+        call: &'static str,
+        /// The index.
+        index: usize,
+        /// The buffer's length.
+        len: usize,
+        /// The thread.
+        thread: u32,
+        /// Where.
+        location: Option<PanicLocation>,
+    },
+    /// Threads spin: they keep reading the same few locations while no
+    /// thread of the block writes anything, and every other thread waits
+    /// at a collective or has returned, so nothing they wait for can
+    /// change.
+    SpinForever {
+        /// The spinning threads and the call of their loop at which they
+        /// were stopped.
+        spinning: Vec<Arrival>,
+        /// Where the other threads are.
+        others: Vec<Arrival>,
+        /// Reads each spinning thread made without anything changing.
+        reads: u64,
+        /// Whether a spinning thread reads global memory (another block
+        /// could only change it if blocks ran at once).
+        global: bool,
+    },
 }
+
+/// How to see through helper functions, at the end of the messages that
+/// name call sites.
+const HELPER: &str = ". (A call inside a helper function is named at the helper's line; mark \
+     the helper `#[track_caller]` to name the line that calls it)";
 
 fn list(f: &mut fmt::Formatter<'_>, arrivals: &[Arrival]) -> fmt::Result {
     for (i, a) in arrivals.iter().enumerate() {
@@ -385,14 +461,21 @@ impl Violation {
                 arrivals.iter_mut().for_each(|a| shape(&mut a.threads));
                 shape(missing);
             }
+            Violation::SpinForever {
+                spinning, others, ..
+            } => {
+                spinning.iter_mut().for_each(|a| shape(&mut a.threads));
+                others.iter_mut().for_each(|a| shape(&mut a.threads));
+            }
             _ => {}
         }
         self
     }
-}
 
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// The violation's description, naming single threads by their index
+    /// in a block of shape `dims`.
+    pub(crate) fn render(&self, f: &mut fmt::Formatter<'_>, dims: Dim3) -> fmt::Result {
+        let who = |rank: u32| thread(rank, dims);
         match self {
             Violation::BarrierNotReached { waiting, exited } => {
                 write!(f, "block barrier never reached by every thread: ")?;
@@ -411,7 +494,7 @@ impl fmt::Display for Violation {
                 write!(
                     f,
                     ". All threads of a block must reach the same block barrier call \
-                     (`ThreadBlock::sync`, a block collective, a phase change)"
+                     (`ThreadBlock::sync`, a block collective, a phase change){HELPER}"
                 )
             }
             Violation::DivergentCollective {
@@ -432,7 +515,7 @@ impl fmt::Display for Violation {
                 write!(
                     f,
                     ". Every thread of a tile must call each of its collectives: compute \
-                     in the branch, call the collective outside it"
+                     in the branch, call the collective outside it{HELPER}"
                 )
             }
             Violation::PartialTile {
@@ -442,9 +525,10 @@ impl fmt::Display for Violation {
                 site,
             } => write!(
                 f,
-                "thread {thread} made tiles of {tile_size} threads at {site} from a group of \
+                "{} made tiles of {tile_size} threads at {site} from a group of \
                  {parent_size} threads, which is not a multiple of {tile_size}: the last tile \
-                 would be partial. Use a block size that is a multiple of the tile size"
+                 would be partial. Use a block size that is a multiple of the tile size",
+                who(*thread)
             ),
             Violation::OutOfSteps {
                 thread,
@@ -452,8 +536,9 @@ impl fmt::Display for Violation {
                 site,
             } => write!(
                 f,
-                "thread {thread} took {steps} steps without finishing (last at {site}): it \
-                 spins forever, or needs a larger budget (Emulator::with_step_budget)"
+                "{} took {steps} steps without finishing (last at {site}): it \
+                 loops forever, or needs a larger budget (Emulator::with_step_budget)",
+                who(*thread)
             ),
             Violation::ReadOutsideGroup {
                 call,
@@ -462,16 +547,18 @@ impl fmt::Display for Violation {
                 site,
             } => write!(
                 f,
-                "`{call}` at {site}: thread {thread} reads thread {source}, outside its tile"
+                "`{call}` at {site}: {} reads {}, outside its tile",
+                who(*thread),
+                who(*source)
             ),
             Violation::Panic {
                 thread,
                 message,
                 location: Some(at),
-            } => write!(f, "thread {thread} panicked at {at}: {message}"),
+            } => write!(f, "{} panicked at {at}: {message}", who(*thread)),
             Violation::Panic {
-                thread, message, ..
-            } => write!(f, "thread {thread} panicked: {message}"),
+                thread: t, message, ..
+            } => write!(f, "{} panicked: {message}", who(*t)),
             Violation::Shape { grid, block } => write!(
                 f,
                 "cannot emulate a grid of {grid} blocks of {block} threads: every dimension \
@@ -485,11 +572,16 @@ impl fmt::Display for Violation {
                 second,
             } => write!(
                 f,
-                "data race on `{array}{element}` in shared memory: thread {} {} it at {}, then \
-                 thread {} {} it at {} with no barrier between them. Separate the two accesses \
-                 with a block barrier (`publish`, `own`, `ThreadBlock::sync`), or with \
+                "data race on `{array}{element}` in shared memory: {} {} it at {}, then {} {} \
+                 it at {} with no barrier between them. Separate the two accesses with a block \
+                 barrier (`publish`, `own`, `ThreadBlock::sync`), or with \
                  `TiledPartition::sync` when both threads are in one tile",
-                first.thread, first.kind, first.site, second.thread, second.kind, second.site
+                who(first.thread),
+                first.kind,
+                first.site,
+                who(second.thread),
+                second.kind,
+                second.site
             ),
             Violation::UninitializedRead {
                 array,
@@ -497,11 +589,116 @@ impl fmt::Display for Violation {
                 access,
             } => write!(
                 f,
-                "thread {} reads `{array}{element}` at {} before any thread of the block wrote \
-                 it: shared memory starts uninitialised",
-                access.thread, access.site
+                "{} {} `{array}{element}` at {} before any thread of the block wrote it: shared \
+                 memory starts uninitialised. Write it first, with a barrier (`publish`, \
+                 `ThreadBlock::sync`) between the write and the read when another thread writes it",
+                who(access.thread),
+                access.kind,
+                access.site
             ),
+            Violation::GlobalRace {
+                buffer,
+                element,
+                first,
+                second,
+            } if first.block == second.block => write!(
+                f,
+                "data race on `{buffer}[{element}]` in global memory: {} {} it at {}, then {} {} \
+                 it at {} with no barrier between them. Let one thread write each element, \
+                 separate the accesses with a block barrier, or make both atomic \
+                 (`Out::atomic`)",
+                who(first.thread),
+                first.kind,
+                first.site,
+                who(second.thread),
+                second.kind,
+                second.site
+            ),
+            Violation::GlobalRace {
+                buffer,
+                element,
+                first,
+                second,
+            } => write!(
+                f,
+                "data race on `{buffer}[{element}]` in global memory between blocks: block {}, \
+                 {} {} it at {}; block {}, {} {} it at {}. Nothing orders two blocks of a \
+                 launch: let one block write each element (index by the block, not only by \
+                 the thread), or make both accesses atomic (`Out::atomic`)",
+                first.block,
+                who(first.thread),
+                first.kind,
+                first.site,
+                second.block,
+                who(second.thread),
+                second.kind,
+                second.site
+            ),
+            Violation::OutOfBounds {
+                buffer,
+                call,
+                index,
+                len,
+                thread: t,
+                location,
+            } => {
+                write!(
+                    f,
+                    "{} indexes `{buffer}` out of bounds: `{call}` at index {index}, but `{buffer}` \
+                     has {len} element{}",
+                    who(*t),
+                    if *len == 1 { "" } else { "s" }
+                )?;
+                if let Some(at) = location {
+                    write!(f, " (at {at})")?;
+                }
+                write!(
+                    f,
+                    ". Guard the access with `if i < {buffer}.len()`, or launch no more threads \
+                     than elements"
+                )
+            }
+            Violation::SpinForever {
+                spinning,
+                others,
+                reads,
+                global,
+            } => {
+                list(f, spinning)?;
+                write!(
+                    f,
+                    " spin{}: {reads} reads of the same locations while no thread of the block \
+                     wrote anything",
+                    if spinning.len() == 1 && spinning[0].threads.ranks().len() == 1 {
+                        "s"
+                    } else {
+                        ""
+                    }
+                )?;
+                if !others.is_empty() {
+                    f.write_str(", and the others cannot write: ")?;
+                    list(f, others)?;
+                }
+                f.write_str(". What the loop waits for is never written")?;
+                if *global {
+                    f.write_str(
+                        "; the CPU backend runs each block to its end before a later one \
+                         starts, and a GPU need not run them at once either, so a block must \
+                         not wait for a later block",
+                    )?;
+                }
+                f.write_str(
+                    ". (A loop that ends by itself after more reads: raise \
+                     Emulator::with_spin_limit)",
+                )
+            }
         }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.render(f, Dim3::new(1, 1, 1))
     }
 }
 
@@ -535,17 +732,28 @@ pub struct EmulationError {
     pub kernel: &'static str,
     /// The block in which the rule was broken.
     pub block: Dim3,
+    /// The launch's block shape: single threads of a 2-D or 3-D block are
+    /// named by index, `thread (3, 1)`.
+    pub block_dim: Dim3,
     /// What happened.
     pub violation: Box<Violation>,
+    /// The seeded schedule under which it happened (schedule exploration,
+    /// `Emulator::with_schedules`); `None` for rank order.
+    pub schedule: Option<u64>,
 }
 
 impl fmt::Display for EmulationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "kernel `{}`, block {}: {}",
-            self.kernel, self.block, self.violation
-        )
+        write!(f, "kernel `{}`, block {}: ", self.kernel, self.block)?;
+        self.violation.render(f, self.block_dim)?;
+        if let Some(seed) = self.schedule {
+            write!(
+                f,
+                " [under schedule seed {seed}; replay it with \
+                 `Emulator::new().with_schedule_seed({seed})`]"
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -1,11 +1,18 @@
-//! The CPU backend's launcher: its settings ([`Emulator`]) and the loop
-//! that runs a grid's blocks one after the other through the engine.
+//! The CPU backend's launcher: its settings ([`Emulator`]), and the loop
+//! that runs a grid's blocks through the engine, on several host threads
+//! when the host has them, with the result and the first error the same as
+//! if the blocks ran one after the other.
 
 use super::diagnostics::{EmulationError, Violation};
-use super::engine::scheduler::{self, Counts, Geometry, Stacks};
+use super::engine::global_state::{Buffer, Buffers, LaunchGlobal};
+use super::engine::lane::LaunchShared;
+use super::engine::scheduler::{self, BlockRun, Counts, Geometry, Stacks};
 use super::report::{Report, SharedSite};
 use crate::kernel::params::ParamList;
 use crate::{Dim3, Kernel};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 
 /// Settings of the CPU backend.
 ///
@@ -18,6 +25,20 @@ use crate::{Dim3, Kernel};
 pub struct Emulator {
     step_budget: u64,
     stack_size: usize,
+    spin_limit: u64,
+    host_threads: Option<usize>,
+    schedules: Schedules,
+}
+
+/// Which schedules a launch runs under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Schedules {
+    /// Rank order only.
+    Default,
+    /// Rank order, then `count` seeded schedules from `first`.
+    Explore { first: u64, count: u32 },
+    /// The one seeded schedule `seed` (a replay).
+    Seed(u64),
 }
 
 impl Default for Emulator {
@@ -25,8 +46,41 @@ impl Default for Emulator {
         Emulator {
             step_budget: Self::DEFAULT_STEP_BUDGET,
             stack_size: Self::DEFAULT_STACK_SIZE,
+            spin_limit: Self::DEFAULT_SPIN_LIMIT,
+            host_threads: None,
+            schedules: Schedules::Default,
         }
     }
+}
+
+/// The launch's words, shared by the host threads that run its blocks.
+struct SyncWords<W>(W);
+
+// SAFETY: the words are those of buffers a GPU's blocks would share: each
+// thread reads the read-only ones and writes its own elements of the
+// writable ones (a race on them is reported, as on the GPU it is a bug).
+unsafe impl<W> Sync for SyncWords<W> {}
+// SAFETY: as above.
+unsafe impl<W> Send for SyncWords<W> {}
+
+impl<W: Copy> SyncWords<W> {
+    fn get(&self) -> W {
+        self.0
+    }
+}
+
+/// Blocks' outcomes, merged in block order.
+struct Merge {
+    /// The next block to merge.
+    next: u32,
+    pending: BTreeMap<u32, Result<super::engine::global_state::BlockGlobal, Violation>>,
+    global: LaunchGlobal,
+    error: Option<(Dim3, Violation)>,
+}
+
+/// The spin-detection slice, below which a spin limit is raised.
+fn lane_slice() -> u64 {
+    super::engine::lane::SPIN_SLICE
 }
 
 impl Emulator {
@@ -43,6 +97,17 @@ impl Emulator {
     /// assert_eq!(coop::cpu::Emulator::DEFAULT_STACK_SIZE, 256 * 1024);
     /// ```
     pub const DEFAULT_STACK_SIZE: usize = 256 * 1024;
+    /// Reads of the same few locations, with nothing written by any thread
+    /// of the block meanwhile and nothing else able to run, after which a
+    /// thread is reported as spinning forever: 2^16.
+    ///
+    /// ```
+    /// assert_eq!(coop::cpu::Emulator::DEFAULT_SPIN_LIMIT, 65_536);
+    /// ```
+    pub const DEFAULT_SPIN_LIMIT: u64 = 1 << 16;
+    /// Steps between two switches of thread under schedule exploration, on
+    /// average.
+    const PREEMPT_ONE_IN: u32 = 7;
 
     /// The default settings.
     ///
@@ -104,6 +169,118 @@ impl Emulator {
     /// ```
     pub fn with_stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = bytes.max(16 * 1024);
+        self
+    }
+
+    /// Reports threads as spinning forever once they have read the same few
+    /// locations `reads` times while no thread of their block wrote
+    /// anything and every other thread waits or has returned (see
+    /// [`Violation::SpinForever`]). A loop that legitimately reads one
+    /// element that often without any thread writing needs a larger limit.
+    ///
+    /// ```
+    /// use coop::cpu::{Emulator, Violation};
+    /// use coop::prelude::*;
+    /// use coop::shared::Shared;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn wait_for_flag(block: ThreadBlock, flag: Shared<[u32; 1]>) {
+    ///     let flag = flag.into_raw();
+    ///     if block.thread_rank() == 0 {
+    ///         // SAFETY: nobody else touches the flag; it is never set.
+    ///         unsafe { flag.write(0, 0) };
+    ///         while unsafe { flag.read(0) } == 0 {}
+    ///     }
+    /// }
+    ///
+    /// let cpu = Cpu::with_emulator(Emulator::new().with_spin_limit(1024));
+    /// let err = cpu.launch(wait_for_flag, LaunchConfig::new(1, 32), ()).unwrap_err();
+    /// let coop_host::Error::Emulation(e) = err else { panic!("{err}") };
+    /// let Violation::SpinForever { spinning, reads, .. } = &*e.violation else { panic!("{e}") };
+    /// assert_eq!(spinning[0].threads.ranks(), [0]);
+    /// assert_eq!(*reads, 1024);
+    /// ```
+    pub fn with_spin_limit(mut self, reads: u64) -> Self {
+        self.spin_limit = reads.max(lane_slice());
+        self
+    }
+
+    /// Runs the blocks of a launch on at most `threads` host threads (1:
+    /// one after the other). The default is the host's available
+    /// parallelism. The results and the first error reported are the same
+    /// whatever the number, unless blocks wait for each other.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn ids(grid: Grid, out: Out<u32>) {
+    ///     out.write(grid.thread_rank(), grid.thread_rank() as u32);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 64 * 8];
+    /// let one = Cpu::with_emulator(coop::cpu::Emulator::new().with_host_threads(1));
+    /// one.launch(ids, LaunchConfig::new(8, 64), (&mut out,))?;
+    /// assert!(out.iter().enumerate().all(|(i, &x)| x == i as u32));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn with_host_threads(mut self, threads: usize) -> Self {
+        self.host_threads = Some(threads.max(1));
+        self
+    }
+
+    /// Schedule exploration: runs each launch under rank order and then
+    /// under `count` more schedules, each interleaving the threads of every
+    /// block differently (switching threads at random handle-method calls,
+    /// and ordering them at random), to surface bugs that rank order hides:
+    /// a race between threads that rank order happens to keep apart, a
+    /// protocol that only works when one thread runs first. Writable
+    /// buffers are restored before each run, so the outputs are those of
+    /// the last run. A diagnostic names the schedule's seed; replay it with
+    /// [`with_schedule_seed`](Self::with_schedule_seed). Costs a launch per
+    /// schedule.
+    ///
+    /// ```
+    /// use coop::cpu::Emulator;
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn count(block: ThreadBlock, total: Out<u32>) {
+    ///     total.atomic().add(0, 1);
+    /// }
+    ///
+    /// let mut total = vec![0u32];
+    /// let cpu = Cpu::with_emulator(Emulator::new().with_schedules(8));
+    /// cpu.launch(count, LaunchConfig::new(2, 64), (&mut total,))?;
+    /// assert_eq!(total, [128]); // restored before each of the 9 runs
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn with_schedules(mut self, count: u32) -> Self {
+        self.schedules = match count {
+            0 => Schedules::Default,
+            count => Schedules::Explore { first: 1, count },
+        };
+        self
+    }
+
+    /// Runs each launch under the one seeded schedule `seed` (non-zero), as
+    /// a diagnostic of [`with_schedules`](Self::with_schedules) names it:
+    /// the same seed gives the same interleaving and the same diagnostic.
+    ///
+    /// ```
+    /// use coop::cpu::Emulator;
+    /// let replay = Emulator::new().with_schedule_seed(5);
+    /// # let _ = replay;
+    /// ```
+    pub fn with_schedule_seed(mut self, seed: u64) -> Self {
+        self.schedules = if seed == 0 {
+            Schedules::Default
+        } else {
+            Schedules::Seed(seed)
+        };
         self
     }
 
@@ -191,34 +368,182 @@ impl Emulator {
         let fail = |block: Dim3, violation| EmulationError {
             kernel: K::NAME,
             block,
+            block_dim: block,
             violation: Box::new(violation),
+            schedule: None,
         };
         if grid.volume() == 0 || block.volume() == 0 || block.volume() > 1024 {
             return Err(fail(Dim3::new(0, 0, 0), Violation::Shape { grid, block }));
         }
-        // SAFETY: the caller vouches for the words (see above).
-        let body = move || unsafe { K::run_lane(words) };
-        let mut stacks = Stacks::new(self.stack_size);
-        let mut counts = Counts::default();
-        for z in 0..grid.z {
-            for y in 0..grid.y {
-                for x in 0..grid.x {
-                    let geometry = Geometry {
-                        block: Dim3::new(x, y, z),
-                        block_dim: block,
-                        grid_dim: grid,
-                        dynamic_shared,
+        let mut list = Vec::new();
+        let mut names = K::PARAM_NAMES.iter();
+        <K::Params as ParamList>::buffers(words, &mut |b| {
+            let name = names.next().copied().unwrap_or("a buffer");
+            if let Some(words) = b {
+                list.push(Buffer { words, name });
+            }
+        });
+        let buffers = Buffers::new(list);
+        let words = SyncWords(words);
+        // SAFETY: the caller vouches for the words (see above); blocks may
+        // run on several host threads, each writing its own elements of the
+        // writable buffers, as a GPU's blocks do.
+        let body = move || unsafe { K::run_lane(words.get()) };
+        let seeds: Vec<u64> = match self.schedules {
+            Schedules::Default => vec![0],
+            Schedules::Seed(seed) => vec![seed],
+            Schedules::Explore { first, count } => core::iter::once(0)
+                .chain(first..first + count as u64)
+                .collect(),
+        };
+        // The writable buffers as the host passed them, restored before each
+        // run of schedule exploration.
+        let saved: Vec<(usize, Vec<u8>)> = if seeds.len() > 1 {
+            buffers
+                .writable()
+                .map(|b| {
+                    let bytes = b.words.len * b.words.elem;
+                    // SAFETY: a live host buffer of `len` elements.
+                    let data =
+                        unsafe { core::slice::from_raw_parts(b.words.addr as *const u8, bytes) };
+                    (b.words.addr, data.to_vec())
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut report = Report::default();
+        for (run, &seed) in seeds.iter().enumerate() {
+            if run > 0 {
+                for (addr, data) in &saved {
+                    // SAFETY: the same live buffer, not in use between runs.
+                    unsafe {
+                        core::ptr::copy_nonoverlapping(data.as_ptr(), *addr as *mut u8, data.len())
                     };
-                    scheduler::run_block(
-                        geometry,
-                        &body,
-                        self.step_budget,
-                        &mut stacks,
-                        &mut counts,
-                    )
-                    .map_err(|v| fail(geometry.block, v.in_block(block)))?;
                 }
             }
+            let shared = LaunchShared {
+                buffers: buffers.clone(),
+                progress: Default::default(),
+                budget: self.step_budget,
+                spin_limit: self.spin_limit,
+                preempt_one_in: if seed == 0 { 0 } else { Self::PREEMPT_ONE_IN },
+            };
+            report = self
+                .run_grid(&body, &shared, grid, block, dynamic_shared, seed)
+                .map_err(|error| {
+                    let (at, v) = *error;
+                    EmulationError {
+                        schedule: (seed != 0).then_some(seed),
+                        ..fail(at, v.in_block(block))
+                    }
+                })?;
+        }
+        Ok(report)
+    }
+
+    /// Runs every block of the grid once, under schedule `seed` (0: rank
+    /// order): on one host thread, or on several with the blocks merged in
+    /// order, so that the first error is the same.
+    fn run_grid(
+        &self,
+        body: &(dyn Fn() + Sync),
+        launch: &LaunchShared,
+        grid: Dim3,
+        block: Dim3,
+        dynamic_shared: u32,
+        seed: u64,
+    ) -> Result<Report, Box<(Dim3, Violation)>> {
+        let blocks = grid.volume();
+        let total = blocks.min(u32::MAX as u64) as u32;
+        let workers = self
+            .host_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .min(total as usize)
+            .max(1);
+        let state = Mutex::new(Merge {
+            next: 0,
+            pending: BTreeMap::new(),
+            global: LaunchGlobal::default(),
+            error: None,
+        });
+        let next = AtomicU32::new(0);
+        let merged = AtomicU32::new(0);
+        let stop = AtomicU32::new(u32::MAX);
+        let work = |counts: &mut Counts| -> Result<(), ()> {
+            let mut stacks = Stacks::new(self.stack_size);
+            loop {
+                let b = next.fetch_add(1, Ordering::Relaxed);
+                if b >= total || b > stop.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
+                let geometry = Geometry {
+                    block: super::engine::global_state::unrank(b, grid),
+                    block_dim: block,
+                    grid_dim: grid,
+                    dynamic_shared,
+                };
+                let earlier_done = || merged.load(Ordering::Acquire) >= b;
+                let outcome = scheduler::run_block(
+                    BlockRun {
+                        geometry,
+                        body,
+                        launch,
+                        seed: if seed == 0 {
+                            0
+                        } else {
+                            seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (b as u64 + 1)
+                        },
+                        earlier_done: &earlier_done,
+                    },
+                    &mut stacks,
+                    counts,
+                );
+                let mut guard = state.lock().unwrap_or_else(|e| e.into_inner());
+                let m = &mut *guard;
+                m.pending.insert(b, outcome);
+                while let Some(outcome) = m.pending.remove(&m.next) {
+                    let at = m.next;
+                    let global = &mut m.global;
+                    let result = outcome.and_then(|touched| {
+                        global.merge(&launch.buffers, grid, at, touched.summary())
+                    });
+                    if let Err(v) = result {
+                        m.error = Some((super::engine::global_state::unrank(at, grid), v));
+                        stop.store(at, Ordering::Relaxed);
+                        return Err(());
+                    }
+                    m.next += 1;
+                    merged.store(m.next, Ordering::Release);
+                }
+            }
+        };
+        let mut counts = Counts::default();
+        if workers == 1 {
+            let _ = work(&mut counts);
+        } else {
+            let per_worker: Vec<Counts> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut c = Counts::default();
+                            let _ = work(&mut c);
+                            c
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_default())
+                    .collect()
+            });
+            for c in per_worker {
+                counts.add(c);
+            }
+        }
+        let m = state.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Some(error) = m.error {
+            return Err(Box::new(error));
         }
         Ok(Report {
             blocks: grid.volume(),

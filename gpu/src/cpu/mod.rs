@@ -2,16 +2,19 @@
 //! thread, with the semantics of the GPU's instructions, and reports the
 //! rules of the model a kernel breaks instead of hanging.
 //!
-//! Every kernel thread runs as a coroutine on the calling OS thread. A
-//! block's threads run in rank order until each reaches a collective (a
-//! barrier, shuffle, vote or match) or returns; collectives whose whole
-//! group has arrived are then completed with the result the hardware gives,
-//! and the threads go on. When a collective can never complete (a thread
-//! returned before a barrier, two halves of a tile wait at different
-//! shuffles) the launch stops with an [`EmulationError`] naming the kernel,
-//! the block, the threads and the `file:line` of each call. Blocks run one
-//! after the other. Nothing depends on the host's scheduling, so the same
-//! launch gives the same results and the same diagnostics every time.
+//! Every kernel thread runs as a coroutine. A block's threads run warp by
+//! warp, each until it reaches a collective (a barrier, shuffle, vote or
+//! match) or returns; collectives whose whole group has arrived are then
+//! completed with the result the hardware gives, and the threads go on.
+//! When a collective can never complete (a thread returned before a
+//! barrier, two halves of a tile wait at different shuffles) the launch
+//! stops with an [`EmulationError`] naming the kernel, the block, the
+//! threads and the `file:line` of each call. Every shared and global
+//! access is checked for races against happens-before (barriers), every
+//! parameter index for bounds, and spins are found when nothing can change
+//! what they wait for. Blocks run on the host's cores, and what each did
+//! to global memory is merged in block order, so the same launch gives the
+//! same results and the same first diagnostic every time.
 //!
 //! Launch kernels on the CPU through `coop_host::Cpu` (or
 //! `coop_host::Device`), which checks argument types like a GPU launch;
@@ -20,14 +23,17 @@
 //! Its layers, each using only those below it:
 //!
 //! ```text
-//!  launch      Emulator: settings, runs a grid's blocks one after the other
+//!  launch      Emulator: settings, runs a grid's blocks on the host's
+//!              cores and merges their global-memory records in order
 //!  ops         the backend contract (crate::backend) for handle methods:
 //!              each operation reads the current thread's context or
 //!              suspends it with a request
 //!  engine      lane (the running thread's context, requests), scheduler
 //!              (a block's coroutines, completing collectives), semantics
-//!              (what each warp instruction returns), shared_state (the
-//!              block's shared arrays, race detector, bank model)
+//!              (what each warp instruction returns), races
+//!              (happens-before), shared_state (the block's shared arrays,
+//!              race detector, bank model), global_state (buffers by name,
+//!              races within and across blocks)
 //!  report,     what a launch returns: counts and shared-memory traffic,
 //!  diagnostics and the broken rule with its threads and sites
 //! ```
@@ -43,7 +49,7 @@ mod launch;
 pub(crate) mod ops;
 mod report;
 
-pub use diagnostics::{Arrival, EmulationError, PanicLocation, Threads, Violation};
+pub use diagnostics::{Arrival, EmulationError, GlobalAccess, PanicLocation, Threads, Violation};
 pub use launch::Emulator;
 pub use report::{AccessKind, Report, SharedAccess, SharedSite, Site};
 

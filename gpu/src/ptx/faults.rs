@@ -112,7 +112,13 @@ fn report(
 
 impl Faults for Ptx {
     #[inline(always)]
-    fn index_out_of_bounds(what: &'static CStr, index: usize, len: usize, site: Site) -> ! {
+    fn index_out_of_bounds(
+        what: &'static CStr,
+        _base: *const u8,
+        index: usize,
+        len: usize,
+        site: Site,
+    ) -> ! {
         report(
             report_format!("%s: index %llu is out of bounds for a buffer of %llu elements"),
             site,

@@ -16,6 +16,7 @@ mod barriers;
 mod faults;
 mod fences;
 mod float_units;
+mod global_memory;
 mod registers;
 mod scratch;
 pub(crate) mod shared_memory;

@@ -1,5 +1,6 @@
 //! The emulated thread being run, and what it asks of its scheduler.
 
+use super::global_state::{self, Buffers};
 use super::shared_state::BlockShared;
 use crate::backend::{Redux, Site};
 use crate::cpu::diagnostics::Violation;
@@ -7,6 +8,7 @@ use crate::cpu::report::AccessKind;
 use crate::Dim3;
 use core::cell::Cell;
 use core::cell::RefCell;
+use core::sync::atomic::{AtomicU64, Ordering};
 use corosensei::Yielder;
 
 /// Where a thread is in the launch.
@@ -179,11 +181,60 @@ pub(crate) enum Request {
     },
     /// The thread used up its step budget.
     OutOfSteps { steps: u64, site: Site },
+    /// The thread has read the same few locations `reads` times while
+    /// nothing in the block changed: let the others run.
+    Spin {
+        site: Site,
+        reads: u64,
+        global: bool,
+    },
+    /// Schedule exploration: let another thread run here.
+    Preempt,
     /// The thread broke a rule that stops the launch.
     Stop(Box<Violation>),
 }
 
 pub(crate) type LaneYielder = Yielder<u64, Request>;
+
+/// What every block of a launch shares.
+pub(crate) struct LaunchShared {
+    /// The launch's buffer parameters, by name.
+    pub buffers: Buffers,
+    /// Writes to global memory by every block so far (on a cache line of
+    /// its own: every host thread writes it).
+    pub progress: Progress,
+    /// Steps one thread may take.
+    pub budget: u64,
+    /// Reads of unchanging memory after which a spinning thread is
+    /// stopped.
+    pub spin_limit: u64,
+    /// With schedule exploration: one in how many steps lets another
+    /// thread run (0: never).
+    pub preempt_one_in: u32,
+}
+
+/// A counter alone on its cache line.
+#[repr(align(128))]
+#[derive(Default)]
+pub(crate) struct Progress(pub AtomicU64);
+
+/// Reads a thread made since anything in its block (or, for global
+/// memory, the launch) last changed, and of which locations.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SpinTrack {
+    reads: u64,
+    /// The progress counters when counting started.
+    seen: u64,
+    locations: [usize; SPIN_LOCATIONS],
+    used: u8,
+    global: bool,
+}
+
+/// How many distinct locations a spin loop may poll.
+const SPIN_LOCATIONS: usize = 4;
+
+/// A spinning thread lets the others run every this many reads.
+pub(crate) const SPIN_SLICE: u64 = 256;
 
 /// The context of one emulated thread.
 pub(crate) struct LaneCtx {
@@ -192,9 +243,35 @@ pub(crate) struct LaneCtx {
     pub scratch: *mut u8,
     /// The block's shared arrays and their race detector.
     pub shared: *const RefCell<BlockShared>,
+    /// What the launch's blocks share.
+    pub launch: *const LaunchShared,
     pub yielder: Cell<*const LaneYielder>,
     pub steps: Cell<u64>,
+    /// The launch's step budget and preemption rate, copied here so that
+    /// counting a step reads only this thread's context.
     pub budget: u64,
+    pub preempt_one_in: u32,
+    pub spin: Cell<SpinTrack>,
+    /// Schedule exploration's random state (xorshift), 0 when off.
+    pub rng: Cell<u64>,
+    /// Set while the block's end unwinds the thread's stack.
+    pub unwinding: Cell<bool>,
+}
+
+impl LaneCtx {
+    fn launch(&self) -> &LaunchShared {
+        // SAFETY: the launch outlives its blocks' lanes.
+        unsafe { &*self.launch }
+    }
+}
+
+/// The next value of a xorshift64 generator (never 0 from a non-zero
+/// state).
+pub(crate) fn xorshift(mut x: u64) -> u64 {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    x
 }
 
 std::thread_local! {
@@ -249,11 +326,60 @@ fn count_step(site: Site) -> &'static LaneCtx {
     if steps > ctx.budget {
         abort(Request::OutOfSteps { steps, site });
     }
+    if ctx.preempt_one_in != 0 {
+        let r = xorshift(ctx.rng.get());
+        ctx.rng.set(r);
+        if r.is_multiple_of(ctx.preempt_one_in as u64) {
+            suspend_ctx(ctx, Request::Preempt);
+        }
+    }
     ctx
 }
 
+/// Counts a read of `location` towards spin detection: after
+/// [`SPIN_SLICE`] reads of at most a few locations with nothing written in
+/// between, the thread lets the others run.
+fn note_read(ctx: &LaneCtx, location: usize, global: bool, site: Site) {
+    let progress = block_shared(|s| s.progress())
+        .wrapping_add(ctx.launch().progress.0.load(Ordering::Relaxed) << 32);
+    let mut t = ctx.spin.get();
+    if t.seen != progress {
+        t = SpinTrack {
+            seen: progress,
+            ..SpinTrack::default()
+        };
+    }
+    if !t.locations[..t.used as usize].contains(&location) {
+        if (t.used as usize) < SPIN_LOCATIONS {
+            t.locations[t.used as usize] = location;
+            t.used += 1;
+        } else {
+            // Reading ever new locations: a scan, not a spin.
+            t = SpinTrack {
+                seen: progress,
+                used: 1,
+                ..SpinTrack::default()
+            };
+            t.locations[0] = location;
+        }
+    }
+    t.reads += 1;
+    t.global |= global;
+    ctx.spin.set(t);
+    if t.reads.is_multiple_of(SPIN_SLICE) {
+        suspend(Request::Spin {
+            site,
+            reads: t.reads,
+            global: t.global,
+        });
+    }
+}
+
 fn suspend(request: Request) -> u64 {
-    let ctx = current();
+    suspend_ctx(current(), request)
+}
+
+fn suspend_ctx(ctx: &LaneCtx, request: Request) -> u64 {
     // SAFETY: the yielder was set when the lane's coroutine started and
     // lives as long as the coroutine, which is running now.
     let yielder = unsafe { &*ctx.yielder.get() };
@@ -274,19 +400,110 @@ pub(crate) fn block_shared<R>(f: impl FnOnce(&mut BlockShared) -> R) -> R {
 }
 
 /// Counts a step and checks an access of shared memory; a race stops the
-/// launch.
+/// launch. Reads and atomics count towards spin detection (an atomic that
+/// changes the element counts as a write through [`note_modified`]).
 pub(crate) fn shared_access(region: u32, index: u32, kind: AccessKind, site: Site) {
-    let rank = count_step(site).info.rank;
+    let ctx = count_step(site);
+    let rank = ctx.info.rank;
     let checked = block_shared(|s| s.access(region, index, kind, rank, site));
     if let Err(violation) = checked {
         abort(Request::Stop(Box::new(violation)));
     }
+    if kind != AccessKind::Write {
+        note_read(ctx, (region as usize) << 32 | index as usize, false, site);
+    }
+}
+
+/// Counts a step and checks an access of element `index` of the global
+/// buffer that starts at `addr` (an `Out<T>` parameter's); a race stops the
+/// launch. Atomics count towards spin detection.
+pub(crate) fn global_access(addr: usize, index: usize, kind: AccessKind, site: Site) {
+    let ctx = count_step(site);
+    let info = ctx.info;
+    let launch = ctx.launch();
+    let Some((buffer, _)) = launch.buffers.find(addr) else {
+        return; // a buffer the kernel made itself: not checked
+    };
+    let checked = block_shared(|s| s.global_access(buffer, index, kind, info.rank, site));
+    if let Err(pair) = checked {
+        let violation = global_state::block_race(&launch.buffers, info.block, buffer, index, pair);
+        abort(Request::Stop(Box::new(violation)));
+    }
+    match kind {
+        AccessKind::Write => note_modified(true),
+        _ => note_read(ctx, addr.wrapping_add(index), true, site),
+    }
+}
+
+/// An atomic (or write) changed memory: what spinning threads wait for.
+pub(crate) fn note_modified(global: bool) {
+    let ctx = current();
+    block_shared(|s| s.note_write());
+    if global {
+        ctx.launch().progress.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// `thread 5` in a 1-D block, `thread (5, 2)` in a 2-D one.
+pub(crate) fn thread_name(t: Dim3) -> String {
+    let d = current().info.block_dim;
+    let rank = t.x + d.x * (t.y + d.y * t.z);
+    crate::cpu::Threads::from_ranks([rank])
+        .in_block(d)
+        .to_string()
+}
+
+/// Stops the launch: the current thread failed a check of coop's at
+/// `site`, with `message` (a panic, located at the kernel's call).
+pub(crate) fn fail_at(message: String, site: Site) -> ! {
+    let thread = current().info.rank;
+    abort(Request::Stop(Box::new(Violation::Panic {
+        thread,
+        message,
+        location: Some(location_of(site)),
+    })))
+}
+
+fn location_of(site: Site) -> crate::cpu::PanicLocation {
+    crate::cpu::PanicLocation {
+        file: site.file().to_string(),
+        line: site.line(),
+        column: site.column(),
+    }
+}
+
+/// Stops the launch: the current thread indexed `buffer` out of bounds.
+pub(crate) fn out_of_bounds(
+    buffer: String,
+    call: &'static str,
+    index: usize,
+    len: usize,
+    site: Site,
+) -> ! {
+    let thread = current().info.rank;
+    abort(Request::Stop(Box::new(Violation::OutOfBounds {
+        buffer,
+        call,
+        index,
+        len,
+        thread,
+        location: Some(location_of(site)),
+    })))
+}
+
+/// The name of the launch's buffer that starts at `addr`.
+pub(crate) fn buffer_name(addr: usize) -> Option<&'static str> {
+    let launch = current().launch();
+    launch
+        .buffers
+        .find(addr)
+        .map(|(i, _)| launch.buffers.name(i))
 }
 
 /// Suspends the current lane at a collective; returns its result.
 pub(crate) fn collective(op: Op, site: Site) -> u64 {
-    count_step(site);
-    suspend(Request::Collective { op, site })
+    let ctx = count_step(site);
+    suspend_ctx(ctx, Request::Collective { op, site })
 }
 
 /// Reports a broken rule; the scheduler ends the launch and never resumes

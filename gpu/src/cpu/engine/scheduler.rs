@@ -4,7 +4,8 @@
 //! ever completing is reported. The order never depends on the host's
 //! thread scheduling, so a launch is deterministic.
 
-use super::lane::{self, LaneCtx, LaneInfo, Op, Request, VoteKind};
+use super::global_state::BlockGlobal;
+use super::lane::{self, LaneCtx, LaneInfo, LaunchShared, Op, Request, VoteKind};
 use super::panics::Capture;
 use super::semantics::{lanes_where, shfl_source};
 use super::shared_state::{BlockShared, SiteTotals};
@@ -14,9 +15,13 @@ use crate::Dim3;
 use core::cell::{Cell, RefCell};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::any::Any;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-type LaneCoroutine = Coroutine<u64, Request, (), DefaultStack>;
+/// A thread's coroutine: resumed with a collective's result, suspends with
+/// a request, returns the payload of its panic if it panicked (caught
+/// inside, so that a resume needs no `catch_unwind` of its own).
+type LaneCoroutine = Coroutine<u64, Request, Option<Box<dyn Any + Send>>, DefaultStack>;
 
 /// Coroutine stacks, reused across blocks and launches.
 pub(crate) struct Stacks {
@@ -52,6 +57,24 @@ pub(crate) struct Counts {
     pub shared: SiteTotals,
 }
 
+impl Counts {
+    /// Adds another host thread's counts.
+    pub fn add(&mut self, other: Counts) {
+        self.collectives += other.collectives;
+        self.barriers += other.barriers;
+        self.steps += other.steps;
+        for (key, site) in other.shared {
+            self.shared
+                .entry(key)
+                .and_modify(|s| {
+                    s.requests += site.requests;
+                    s.transactions += site.transactions;
+                })
+                .or_insert(site);
+        }
+    }
+}
+
 /// The shape of the launch and which block this is.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Geometry {
@@ -65,18 +88,29 @@ pub(crate) struct Geometry {
 #[derive(Clone, Copy, Debug)]
 enum State {
     Ready(u64),
-    Waiting { op: Op, site: Site },
+    Waiting {
+        op: Op,
+        site: Site,
+    },
+    /// Stopped in a loop that reads without anything changing.
+    Spinning {
+        site: Site,
+        reads: u64,
+        global: bool,
+    },
     Done,
 }
 
 struct Lane {
-    ctx: Box<LaneCtx>,
     co: Option<LaneCoroutine>,
     state: State,
 }
 
 struct Block<'a> {
     lanes: Vec<Lane>,
+    /// Each lane's context, in one allocation that never moves (the lanes'
+    /// coroutines point into it).
+    ctxs: Box<[LaneCtx]>,
     /// Keeps the block's scratch alive (the lanes hold pointers into it).
     _scratch: Box<[u128]>,
     shared: &'a RefCell<BlockShared>,
@@ -84,15 +118,23 @@ struct Block<'a> {
     body: &'a dyn Fn(),
     /// Records where a thread panics while the block runs.
     panics: Capture,
+    launch: &'a LaunchShared,
+    /// Schedule exploration's random state for the order of lanes (0:
+    /// rank order).
+    rng: u64,
+    /// Whether every block before this one has ended (a block spinning on
+    /// global memory may wait for them).
+    earlier_done: &'a dyn Fn() -> bool,
 }
 
 impl Drop for Block<'_> {
     /// Unwinds the threads a broken rule left suspended, running their
     /// destructors, and keeps their stacks.
     fn drop(&mut self) {
-        for lane in &mut self.lanes {
+        for (lane, ctx) in self.lanes.iter_mut().zip(self.ctxs.iter()) {
             if let Some(mut co) = lane.co.take() {
-                lane::enter(&lane.ctx);
+                ctx.unwinding.set(true);
+                lane::enter(ctx);
                 let _ = catch_unwind(AssertUnwindSafe(|| co.force_unwind()));
                 lane::leave();
                 if co.done() {
@@ -103,14 +145,32 @@ impl Drop for Block<'_> {
     }
 }
 
-/// Runs block `geometry.block` of a launch to its end.
+/// How one block is run: its place in the launch and what it shares with
+/// the others.
+pub(crate) struct BlockRun<'a> {
+    pub geometry: Geometry,
+    pub body: &'a dyn Fn(),
+    pub launch: &'a LaunchShared,
+    /// Schedule exploration's seed for this block (0: rank order).
+    pub seed: u64,
+    /// Whether every earlier block has ended.
+    pub earlier_done: &'a dyn Fn() -> bool,
+}
+
+/// Runs block `run.geometry.block` of a launch to its end; returns what it
+/// did to global memory.
 pub(crate) fn run_block(
-    geometry: Geometry,
-    body: &dyn Fn(),
-    budget: u64,
+    run: BlockRun<'_>,
     stacks: &mut Stacks,
     counts: &mut Counts,
-) -> Result<(), Violation> {
+) -> Result<BlockGlobal, Violation> {
+    let BlockRun {
+        geometry,
+        body,
+        launch,
+        seed,
+        earlier_done,
+    } = run;
     let d = geometry.block_dim;
     let threads = d.volume() as u32;
     // Uninitialised on the GPU; zeroed here, which is one of its possible
@@ -119,58 +179,181 @@ pub(crate) fn run_block(
         vec![0u128; crate::backend::BLOCK_SCRATCH_BYTES.div_ceil(16)].into_boxed_slice();
     let scratch_ptr = scratch.as_mut_ptr() as *mut u8;
     let shared = RefCell::new(BlockShared::new(threads, geometry.dynamic_shared));
-    let lanes = (0..threads)
+    let ctxs: Box<[LaneCtx]> = (0..threads)
         .map(|rank| {
             let thread = Dim3::new(rank % d.x, (rank / d.x) % d.y, rank / (d.x * d.y));
-            Lane {
-                ctx: Box::new(LaneCtx {
-                    info: LaneInfo {
-                        thread,
-                        block: geometry.block,
-                        block_dim: d,
-                        grid_dim: geometry.grid_dim,
-                        rank,
-                        dynamic_shared: geometry.dynamic_shared,
-                    },
-                    scratch: scratch_ptr,
-                    shared: &shared,
-                    yielder: Cell::new(core::ptr::null()),
-                    steps: Cell::new(0),
-                    budget,
+            LaneCtx {
+                info: LaneInfo {
+                    thread,
+                    block: geometry.block,
+                    block_dim: d,
+                    grid_dim: geometry.grid_dim,
+                    rank,
+                    dynamic_shared: geometry.dynamic_shared,
+                },
+                scratch: scratch_ptr,
+                shared: &shared,
+                launch,
+                yielder: Cell::new(core::ptr::null()),
+                steps: Cell::new(0),
+                budget: launch.budget,
+                preempt_one_in: launch.preempt_one_in,
+                spin: Cell::new(Default::default()),
+                rng: Cell::new(if seed == 0 {
+                    0
+                } else {
+                    lane::xorshift(seed ^ (rank as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1
                 }),
-                co: None,
-                state: State::Ready(0),
+                unwinding: Cell::new(false),
             }
+        })
+        .collect();
+    let lanes = (0..threads)
+        .map(|_| Lane {
+            co: None,
+            state: State::Ready(0),
         })
         .collect();
     let mut block = Block {
         lanes,
+        ctxs,
         _scratch: scratch,
         shared: &shared,
         stacks,
         body,
         panics: Capture::start(),
+        launch,
+        rng: if seed == 0 {
+            0
+        } else {
+            lane::xorshift(seed) | 1
+        },
+        earlier_done,
     };
-    let result = block.run(counts);
-    counts.steps += block.lanes.iter().map(|l| l.ctx.steps.get()).sum::<u64>();
+    let mut result = block.run(counts);
+    counts.steps += block.ctxs.iter().map(|c| c.steps.get()).sum::<u64>();
     drop(block);
-    shared.into_inner().finish(&mut counts.shared);
-    result
+    let mut shared = shared.into_inner();
+    result = match result {
+        // A read of an unwritten element came first, unless the race is
+        // what the read turned into.
+        Err(v) if !matches!(v, Violation::SharedRace { .. }) => {
+            Err(shared.take_unwritten().unwrap_or(v))
+        }
+        Err(v) => Err(v),
+        Ok(()) => shared.end(),
+    };
+    let global = shared.take_global();
+    shared.finish(&mut counts.shared);
+    result.map(|()| global)
 }
 
 impl Block<'_> {
     fn run(&mut self, counts: &mut Counts) -> Result<(), Violation> {
+        let n = self.lanes.len();
+        let mut order: Vec<usize> = (0..n).collect();
         loop {
-            for i in 0..self.lanes.len() {
-                if let State::Ready(value) = self.lanes[i].state {
-                    self.resume(i, value)?;
+            if self.rng != 0 {
+                // Schedule exploration: a new order of the lanes each round.
+                for i in (1..order.len()).rev() {
+                    self.rng = lane::xorshift(self.rng);
+                    order.swap(i, (self.rng % (i as u64 + 1)) as usize);
+                }
+                for &i in &order {
+                    if let State::Ready(value) = self.lanes[i].state {
+                        self.resume(i, value)?;
+                    }
+                }
+            } else {
+                // Warp by warp: run a warp's threads and complete its
+                // collectives until it waits for the rest of the block,
+                // so that the stacks being switched between stay in cache.
+                for lo in (0..n).step_by(32) {
+                    let hi = (lo + 32).min(n);
+                    loop {
+                        for i in lo..hi {
+                            if let State::Ready(value) = self.lanes[i].state {
+                                self.resume(i, value)?;
+                            }
+                        }
+                        if !self.resolve_warps(lo..hi, counts, false)? {
+                            break;
+                        }
+                    }
                 }
             }
             if self.lanes.iter().all(|l| matches!(l.state, State::Done)) {
                 return Ok(());
             }
-            self.resolve(counts)?;
+            if self
+                .lanes
+                .iter()
+                .any(|l| matches!(l.state, State::Ready(_)))
+            {
+                continue; // preempted by schedule exploration
+            }
+            if self.resolve_warps(0..n, counts, true)? {
+                continue;
+            }
+            if self.resume_spinners()? {
+                continue;
+            }
+            self.resolve_barrier(counts)?;
         }
+    }
+
+    /// Nothing else can run: let spinning threads poll again, or report
+    /// that they spin forever.
+    fn resume_spinners(&mut self) -> Result<bool, Violation> {
+        let spinners: Vec<usize> = (0..self.lanes.len())
+            .filter(|&i| matches!(self.lanes[i].state, State::Spinning { .. }))
+            .collect();
+        if spinners.is_empty() {
+            return Ok(false);
+        }
+        let limit = self.launch.spin_limit;
+        let stuck = spinners.iter().all(
+            |&i| matches!(self.lanes[i].state, State::Spinning { reads, .. } if reads >= limit),
+        );
+        let global = spinners
+            .iter()
+            .any(|&i| matches!(self.lanes[i].state, State::Spinning { global: true, .. }));
+        // A block waiting on global memory may be waiting for an earlier
+        // block that another host thread still runs.
+        let nothing_to_wait_for = !global || (self.earlier_done)();
+        if stuck && nothing_to_wait_for {
+            let mut spinning = Vec::new();
+            let mut others = Vec::new();
+            let mut reads = 0;
+            for (i, lane) in self.lanes.iter().enumerate() {
+                match lane.state {
+                    State::Spinning { site, reads: r, .. } => {
+                        reads = reads.max(r);
+                        add_arrival(&mut spinning, "a read in a loop", Some(site), i)
+                    }
+                    State::Waiting { op, site } => {
+                        add_arrival(&mut others, op.name(), Some(site), i)
+                    }
+                    State::Done => add_arrival(&mut others, "returned from the kernel", None, i),
+                    State::Ready(_) => {}
+                }
+            }
+            return Err(Violation::SpinForever {
+                spinning,
+                others,
+                reads,
+                global,
+            });
+        }
+        if stuck {
+            // Earlier blocks, run by other host threads, may still write
+            // what this block waits for.
+            std::thread::yield_now();
+        }
+        for i in spinners {
+            self.lanes[i].state = State::Ready(0);
+        }
+        Ok(true)
     }
 
     /// Runs thread `i` until it reaches a collective or returns.
@@ -185,15 +368,24 @@ impl Block<'_> {
                 LaneCoroutine::with_stack_unchecked(stack, move |yielder, _| {
                     let ctx = lane_ctx();
                     ctx.yielder.set(yielder);
-                    (*body)();
+                    match catch_unwind(AssertUnwindSafe(|| (*body)())) {
+                        Ok(()) => None,
+                        // The block's end unwinding a stopped thread: let it
+                        // through to the coroutine library.
+                        Err(payload) if ctx.unwinding.get() => resume_unwind(payload),
+                        Err(payload) => Some(payload),
+                    }
                 })
             };
             self.lanes[i].co = Some(co);
         }
         let lane = &mut self.lanes[i];
         let co = lane.co.as_mut().expect("created above");
-        lane::enter(&lane.ctx);
-        let result = catch_unwind(AssertUnwindSafe(|| co.resume(value)));
+        lane::enter(&self.ctxs[i]);
+        let result = match co.resume(value) {
+            CoroutineResult::Return(Some(payload)) => Err(payload),
+            other => Ok(other),
+        };
         lane::leave();
         match result {
             Ok(CoroutineResult::Yield(Request::Collective { op, site })) => {
@@ -218,7 +410,23 @@ impl Block<'_> {
                 })
             }
             Ok(CoroutineResult::Yield(Request::Stop(violation))) => Err(*violation),
-            Ok(CoroutineResult::Return(())) => {
+            Ok(CoroutineResult::Yield(Request::Spin {
+                site,
+                reads,
+                global,
+            })) => {
+                lane.state = State::Spinning {
+                    site,
+                    reads,
+                    global,
+                };
+                Ok(())
+            }
+            Ok(CoroutineResult::Yield(Request::Preempt)) => {
+                lane.state = State::Ready(0);
+                Ok(())
+            }
+            Ok(CoroutineResult::Return(_)) => {
                 lane.state = State::Done;
                 let co = lane.co.take().expect("finished coroutine");
                 self.stacks.pool.push(co.into_stack());
@@ -232,82 +440,166 @@ impl Block<'_> {
                     .cloned()
                     .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                     .unwrap_or_else(|| "(a panic without a message)".into());
+                let location = self.panics.take();
+                if let Some((index, len)) = slice_index(&message) {
+                    let names = self.launch.buffers.slices_of_len(len);
+                    if !names.is_empty() {
+                        return Err(Violation::OutOfBounds {
+                            buffer: names.join("` or `"),
+                            call: "index",
+                            index,
+                            len,
+                            thread: rank,
+                            location,
+                        });
+                    }
+                }
                 Err(Violation::Panic {
                     thread: rank,
                     message,
-                    location: self.panics.take(),
+                    location,
                 })
             }
         }
     }
 
-    /// Every thread has stopped: complete the collectives whose groups have
-    /// all arrived, or report why they never will.
-    fn resolve(&mut self, counts: &mut Counts) -> Result<(), Violation> {
+    /// The threads of `lanes` have stopped: complete the warp collectives
+    /// among them whose groups have all arrived (whether any did); with
+    /// `diagnose`, when none did, report why one never will.
+    fn resolve_warps(
+        &mut self,
+        lanes: core::ops::Range<usize>,
+        counts: &mut Counts,
+        diagnose: bool,
+    ) -> Result<bool, Violation> {
         let n = self.lanes.len();
-        let mut handled = vec![false; n];
+        let spinning = diagnose
+            && self
+                .lanes
+                .iter()
+                .any(|l| matches!(l.state, State::Spinning { .. }));
+        // Lanes completed this call, a bit per lane of each warp.
+        let mut handled = [0u32; 32];
         let mut released = false;
-        for i in 0..n {
+        let mut stuck = None;
+        for i in lanes {
             let State::Waiting { op, site } = self.lanes[i].state else {
                 continue;
             };
             let Some(mask) = op.warp_mask() else { continue };
-            if handled[i] {
+            if handled[i / 32] & (1 << (i % 32)) != 0 {
                 continue;
             }
             let warp_base = i - i % 32;
-            let members: Vec<usize> = (0..32usize)
-                .filter(|l| mask & (1 << l) != 0)
-                .map(|l| warp_base + l)
-                .collect();
+            let mut members = [0usize; 32];
+            let mut count = 0;
+            for l in 0..32usize {
+                if mask & (1 << l) != 0 {
+                    members[count] = warp_base + l;
+                    count += 1;
+                }
+            }
+            let members = &members[..count];
             let all_here = members.iter().all(|&m| {
                 m < n
                     && matches!(self.lanes[m].state,
-                        State::Waiting { op: o, site: s } if o.same_collective(&op) && s == site)
+                        State::Waiting { op: o, site: s }
+                            if o.same_collective(&op) && same_site(s, site))
             });
             if !all_here || mask & (1 << (i % 32)) == 0 {
-                return Err(self.divergence(op, site, &members));
+                // Diagnosed only when nothing else can move: a spinning
+                // member, or one released this round, may still come.
+                if diagnose && !spinning && stuck.is_none() {
+                    stuck = Some((op, site, members.to_vec()));
+                }
+                continue;
             }
-            let results = self.compute(&op, site, warp_base, &members)?;
+            let results = self.compute(&op, site, warp_base, members)?;
             if let Op::WarpSync { mask } = op {
                 self.shared.borrow_mut().tile_sync(warp_base / 32, mask);
             }
-            for (&m, r) in members.iter().zip(results) {
+            for (&m, &r) in members.iter().zip(&results[..count]) {
                 self.lanes[m].state = State::Ready(r);
-                handled[m] = true;
             }
+            handled[i / 32] |= mask;
             counts.collectives += 1;
             released = true;
         }
-        if released {
-            return Ok(());
+        if let (false, Some((op, site, members))) = (released, stuck) {
+            let at_block_barrier = self.lanes.iter().any(|l| {
+                matches!(
+                    l.state,
+                    State::Waiting {
+                        op: Op::BlockSync { .. },
+                        ..
+                    }
+                )
+            });
+            if at_block_barrier {
+                // A block collective (or barrier) called by part of the
+                // block: its warp steps diverge where the block does.
+                if let Some(stalled) = self.stalled_barrier() {
+                    return Err(stalled);
+                }
+            }
+            return Err(self.divergence(op, site, &members));
         }
+        Ok(released)
+    }
 
-        // Only block barriers remain.
+    /// Only threads at block barriers (or returned) remain: complete the
+    /// barrier, or report why it never will.
+    fn resolve_barrier(&mut self, counts: &mut Counts) -> Result<(), Violation> {
+        if let Some(stalled) = self.stalled_barrier() {
+            return Err(stalled);
+        }
+        for lane in &mut self.lanes {
+            lane.state = State::Ready(0);
+        }
+        self.shared.borrow_mut().barrier()?;
+        counts.barriers += 1;
+        Ok(())
+    }
+
+    /// Why the block's barrier cannot complete, if it cannot: threads
+    /// returned, or wait at different barriers. Threads stopped at a warp
+    /// collective inside a block collective (its shuffles, at the same
+    /// call site) are counted with the block collective, by its name.
+    fn stalled_barrier(&self) -> Option<Violation> {
+        let block_call = |site: Site| {
+            self.lanes.iter().find_map(|l| match l.state {
+                State::Waiting {
+                    op: op @ Op::BlockSync { .. },
+                    site: s,
+                } if s == site => Some(op.name()),
+                _ => None,
+            })
+        };
         let mut arrivals: Vec<Arrival> = Vec::new();
         let mut exited = Vec::new();
         for (i, lane) in self.lanes.iter().enumerate() {
             match lane.state {
-                State::Waiting { op, site } => add_arrival(&mut arrivals, op.name(), Some(site), i),
+                State::Waiting { op, site } => {
+                    let name = block_call(site).unwrap_or(op.name());
+                    add_arrival(&mut arrivals, name, Some(site), i)
+                }
                 State::Done => exited.push(i as u32),
-                State::Ready(_) => unreachable!("resolve runs when no thread is ready"),
+                State::Spinning { site, .. } => {
+                    add_arrival(&mut arrivals, "a read in a loop", Some(site), i)
+                }
+                State::Ready(_) => unreachable!("barriers resolve when no thread runs"),
             }
         }
         if !exited.is_empty() {
-            return Err(Violation::BarrierNotReached {
+            return Some(Violation::BarrierNotReached {
                 waiting: arrivals,
                 exited: Threads::new(exited),
             });
         }
         if arrivals.len() > 1 {
-            return Err(Violation::DivergentBarriers { waiting: arrivals });
+            return Some(Violation::DivergentBarriers { waiting: arrivals });
         }
-        for lane in &mut self.lanes {
-            lane.state = State::Ready(0);
-        }
-        self.shared.borrow_mut().barrier();
-        counts.barriers += 1;
-        Ok(())
+        None
     }
 
     /// The results of a warp collective for each member, in member order.
@@ -317,7 +609,7 @@ impl Block<'_> {
         site: Site,
         warp_base: usize,
         members: &[usize],
-    ) -> Result<Vec<u64>, Violation> {
+    ) -> Result<[u64; 32], Violation> {
         let operand = |m: usize| match self.lanes[m].state {
             State::Waiting { op, .. } => op,
             _ => unreachable!("members are waiting"),
@@ -325,10 +617,10 @@ impl Block<'_> {
         let lane_of = |m: usize| (m - warp_base) as u32;
         Ok(match *op {
             Op::BlockSync { .. } => unreachable!("not a warp collective"),
-            Op::WarpSync { .. } => vec![0; members.len()],
+            Op::WarpSync { .. } => [0; 32],
             Op::Shfl { mode, mask, .. } => {
-                let mut out = Vec::with_capacity(members.len());
-                for &m in members {
+                let mut out = [0u64; 32];
+                for (k, &m) in members.iter().enumerate() {
                     let Op::Shfl { b, c, .. } = operand(m) else {
                         unreachable!()
                     };
@@ -344,7 +636,7 @@ impl Block<'_> {
                     let Op::Shfl { value, .. } = operand(warp_base + src as usize) else {
                         unreachable!()
                     };
-                    out.push(value as u64);
+                    out[k] = value as u64;
                 }
                 out
             }
@@ -363,7 +655,7 @@ impl Block<'_> {
                     VoteKind::Any => (ballot != 0) as u64,
                     VoteKind::All => (ballot == mask) as u64,
                 };
-                vec![r; members.len()]
+                [r; 32]
             }
             Op::Redux { op, mask, .. } => {
                 let value_of = |l: u32| match operand(warp_base + l as usize) {
@@ -375,7 +667,7 @@ impl Block<'_> {
                     .map(value_of)
                     .reduce(|a, b| op.apply(a, b))
                     .expect("the group holds the caller");
-                vec![total as u64; members.len()]
+                [total as u64; 32]
             }
             Op::Match { all, mask, .. } => {
                 let value_of = |l: u32| match operand(warp_base + l as usize) {
@@ -386,15 +678,14 @@ impl Block<'_> {
                     let first = value_of(lane_of(members[0]));
                     let same = members.iter().all(|&m| value_of(lane_of(m)) == first);
                     let r = if same { mask as u64 | 1 << 32 } else { 0 };
-                    vec![r; members.len()]
+                    [r; 32]
                 } else {
-                    members
-                        .iter()
-                        .map(|&m| {
-                            let mine = value_of(lane_of(m));
-                            lanes_where(mask, |l| value_of(l) == mine) as u64
-                        })
-                        .collect()
+                    let mut out = [0u64; 32];
+                    for (k, &m) in members.iter().enumerate() {
+                        let mine = value_of(lane_of(m));
+                        out[k] = lanes_where(mask, |l| value_of(l) == mine) as u64;
+                    }
+                    out
                 }
             }
         })
@@ -419,6 +710,9 @@ impl Block<'_> {
                 }
                 Some(State::Done) => {
                     add_arrival(&mut arrivals, "returned from the kernel", None, m)
+                }
+                Some(State::Spinning { site, .. }) => {
+                    add_arrival(&mut arrivals, "a read in a loop", Some(site), m)
                 }
                 Some(State::Ready(_)) => unreachable!("resolve runs when no thread is ready"),
             }
@@ -445,6 +739,20 @@ fn add_arrival(arrivals: &mut Vec<Arrival>, call: &'static str, site: Option<Sit
             site,
         }),
     }
+}
+
+/// Whether two call sites are one: the same `Location` (almost always the
+/// same static), or equal ones.
+fn same_site(a: Site, b: Site) -> bool {
+    core::ptr::eq(a, b) || a == b
+}
+
+/// The index and length of Rust's slice-index panic ("index out of bounds:
+/// the len is 4 but the index is 7").
+fn slice_index(message: &str) -> Option<(usize, usize)> {
+    let rest = message.strip_prefix("index out of bounds: the len is ")?;
+    let (len, index) = rest.split_once(" but the index is ")?;
+    Some((index.trim().parse().ok()?, len.trim().parse().ok()?))
 }
 
 /// The current lane's context, from inside its coroutine.

@@ -1,12 +1,16 @@
-//! A block's shared memory on the CPU backend: the arrays themselves, the
-//! race detector that checks every access, and the bank model that counts
-//! how many shared-memory transactions each warp-wide access needs.
+//! A block's memory on the CPU backend: its shared arrays, the race
+//! detector that checks every access to them (and, through
+//! [`global_state`](super::global_state), the block's accesses to global
+//! buffers), and the bank model that counts how many shared-memory
+//! transactions each warp-wide access needs.
 
+use super::fast_hash::FastMap;
+use super::global_state::BlockGlobal;
+use super::races::{Checked, Clocks, ElemState, Rec};
 use crate::backend::ElemShape;
 use crate::backend::Site;
 use crate::cpu::diagnostics::Violation;
 use crate::cpu::report::{AccessKind, SharedAccess, SharedSite};
-use std::collections::HashMap;
 
 /// Where the CPU backend keeps an array: its memory and its index in the
 /// block's table.
@@ -15,29 +19,6 @@ pub(crate) struct SharedBase {
     pub ptr: *mut u8,
     pub region: u32,
 }
-
-/// One access, as the race detector remembers it.
-#[derive(Clone, Copy, Debug)]
-struct Rec {
-    thread: u32,
-    kind: AccessKind,
-    site: Site,
-    /// The thread's count of tile barriers when it made the access.
-    clock: u32,
-}
-
-/// What the current barrier interval did to one element.
-#[derive(Clone, Copy, Debug, Default)]
-struct ElemState {
-    /// The interval these records belong to.
-    epoch: u32,
-    written: bool,
-    write: Option<Rec>,
-    /// Readers in this interval (the first few distinct threads).
-    reads: [Option<Rec>; READERS],
-}
-
-const READERS: usize = 4;
 
 struct Region {
     key: &'static str,
@@ -50,33 +31,36 @@ struct Region {
     elems: Vec<ElemState>,
 }
 
-/// Which lanes of a warp have met at a tile barrier since when: `common[a][b]`
-/// is lane `a`'s barrier count at the last `TiledPartition::sync` that
-/// lanes `a` and `b` both called.
-struct WarpClocks {
-    count: [u32; 32],
-    common: [[u32; 32]; 32],
-}
-
 /// A warp-wide request: the k-th execution of one access site (on one
 /// array) by the lanes of one warp: (warp, site, kind, region, k).
 type RequestKey = (u32, usize, AccessKind, u32, u32);
 
+/// Executions of one access site by one thread that the bank model counts.
+pub(crate) const BANK_MODEL_EXECUTIONS: u32 = 1 << 14;
+
 /// Per-site totals of one launch.
-pub(crate) type SiteTotals = HashMap<(usize, AccessKind, u32), SharedSite>;
+pub(crate) type SiteTotals = FastMap<(usize, AccessKind, u32), SharedSite>;
 
 pub(crate) struct BlockShared {
     regions: Vec<Region>,
     window_end: u32,
     dynamic_bytes: u32,
-    epoch: u32,
-    warps: Vec<WarpClocks>,
+    clocks: Clocks,
+    /// The first read, in this barrier interval, of an element no thread
+    /// had written: reported when the interval ends without a write by
+    /// another thread turning it into a race.
+    unwritten: Option<Violation>,
+    /// Writes (and atomic updates) the block made so far: what a spinning
+    /// thread waits for.
+    progress: u64,
+    /// The block's accesses to global buffers.
+    global: BlockGlobal,
     /// How often each thread has executed each site on each array.
-    executions: HashMap<(u32, usize, AccessKind, u32), u32>,
+    executions: FastMap<(u32, usize, AccessKind, u32), u32>,
     /// The 4-byte words each warp-wide request touched.
-    requests: HashMap<RequestKey, Vec<u32>>,
+    requests: FastMap<RequestKey, Vec<u32>>,
     /// Site and array of each request key's site.
-    sites: HashMap<(usize, AccessKind, u32), (Site, &'static str)>,
+    sites: FastMap<(usize, AccessKind, u32), (Site, &'static str)>,
 }
 
 impl BlockShared {
@@ -85,16 +69,13 @@ impl BlockShared {
             regions: Vec::new(),
             window_end: 0,
             dynamic_bytes,
-            epoch: 1,
-            warps: (0..threads.div_ceil(32))
-                .map(|_| WarpClocks {
-                    count: [0; 32],
-                    common: [[0; 32]; 32],
-                })
-                .collect(),
-            executions: HashMap::new(),
-            requests: HashMap::new(),
-            sites: HashMap::new(),
+            clocks: Clocks::new(threads),
+            unwritten: None,
+            progress: 0,
+            global: BlockGlobal::default(),
+            executions: FastMap::default(),
+            requests: FastMap::default(),
+            sites: FastMap::default(),
         }
     }
 
@@ -133,39 +114,65 @@ impl BlockShared {
         }
     }
 
-    /// A block barrier completed: a new interval begins.
-    pub fn barrier(&mut self) {
-        self.epoch += 1;
+    /// A block barrier completed: a new interval begins. A read of an
+    /// unwritten element in the interval that ends is reported now.
+    pub fn barrier(&mut self) -> Result<(), Violation> {
+        self.end_interval()?;
+        self.clocks.barrier();
+        Ok(())
+    }
+
+    /// The block's threads have all returned.
+    pub fn end(&mut self) -> Result<(), Violation> {
+        self.end_interval()
+    }
+
+    fn end_interval(&mut self) -> Result<(), Violation> {
+        match self.unwritten.take() {
+            Some(v) => Err(v),
+            None => Ok(()),
+        }
     }
 
     /// `TiledPartition::sync` completed for the lanes of `mask` in `warp`.
     pub fn tile_sync(&mut self, warp: usize, mask: u32) {
-        let clocks = &mut self.warps[warp];
-        let lanes = || (0..32).filter(move |l| mask & (1 << l) != 0);
-        for a in lanes() {
-            clocks.count[a] += 1;
-        }
-        for a in lanes() {
-            for b in lanes() {
-                clocks.common[a][b] = clocks.count[a];
-            }
-        }
+        self.clocks.tile_sync(warp, mask);
     }
 
-    /// Whether `earlier` comes before anything `thread` does now.
-    fn ordered(&self, earlier: &Rec, thread: u32) -> bool {
-        earlier.thread == thread
-            || (earlier.thread / 32 == thread / 32 && {
-                let clocks = &self.warps[(thread / 32) as usize];
-                clocks.common[(earlier.thread % 32) as usize][(thread % 32) as usize]
-                    > earlier.clock
-            })
+    /// Checks and records an access of element `index` of global buffer
+    /// `buffer` by `thread`: the conflicting pair when it races.
+    pub fn global_access(
+        &mut self,
+        buffer: u32,
+        index: usize,
+        kind: AccessKind,
+        thread: u32,
+        site: Site,
+    ) -> Result<(), (Rec, Rec)> {
+        self.global
+            .access(&self.clocks, buffer, index, kind, thread, site)
     }
 
-    fn conflict(&self, earlier: &Rec, now: &Rec) -> bool {
-        let both_read = earlier.kind == AccessKind::Read && now.kind == AccessKind::Read;
-        let both_atomic = earlier.kind == AccessKind::Atomic && now.kind == AccessKind::Atomic;
-        !both_read && !both_atomic && !self.ordered(earlier, now.thread)
+    /// What the block did to global memory, for the launch's check across
+    /// blocks.
+    pub fn take_global(&mut self) -> BlockGlobal {
+        core::mem::take(&mut self.global)
+    }
+
+    /// A pending read of an unwritten element, which happened before
+    /// whatever else stopped the block.
+    pub fn take_unwritten(&mut self) -> Option<Violation> {
+        self.unwritten.take()
+    }
+
+    /// Writes the block made so far.
+    pub fn progress(&self) -> u64 {
+        self.progress
+    }
+
+    /// Counts a write that the checker does not see (a global atomic).
+    pub fn note_write(&mut self) {
+        self.progress += 1;
     }
 
     /// Checks and records an access of element `index` of `region` by
@@ -178,68 +185,22 @@ impl BlockShared {
         thread: u32,
         site: Site,
     ) -> Result<(), Violation> {
-        let clock = self.warps[(thread / 32) as usize].count[(thread % 32) as usize];
-        let now = Rec {
-            thread,
-            kind,
-            site,
-            clock,
-        };
+        let now = self.clocks.now(thread, kind, site);
         let r = region as usize;
-        let mut state = self.regions[r].elems[index as usize];
-        if state.epoch != self.epoch {
-            state = ElemState {
-                epoch: self.epoch,
-                written: state.written,
-                ..ElemState::default()
-            };
+        if kind == AccessKind::Write {
+            self.progress += 1;
         }
-        let race = |earlier: &Rec| self.race(r, index, earlier, &now);
-        match kind {
-            AccessKind::Read => {
-                if !state.written {
-                    return Err(Violation::UninitializedRead {
-                        array: self.regions[r].name,
-                        element: self.element_name(r, index),
-                        access: access_of(&now),
-                    });
-                }
-                if let Some(w) = &state.write {
-                    if self.conflict(w, &now) {
-                        return Err(race(w));
-                    }
-                }
-                if !state.reads.iter().flatten().any(|x| x.thread == thread) {
-                    if let Some(slot) = state.reads.iter_mut().find(|x| x.is_none()) {
-                        *slot = Some(now);
-                    }
-                }
+        let mut state = self.regions[r].elems[index as usize];
+        match self.clocks.check(&mut state, now) {
+            Checked::Race(earlier) => return Err(self.race(r, index, &earlier, &now)),
+            Checked::Unwritten if self.unwritten.is_none() => {
+                self.unwritten = Some(Violation::UninitializedRead {
+                    array: self.regions[r].name,
+                    element: self.element_name(r, index),
+                    access: access_of(&now),
+                });
             }
-            AccessKind::Atomic => {
-                // An atomic update reads the element, then writes it.
-                if !state.written {
-                    return Err(Violation::UninitializedRead {
-                        array: self.regions[r].name,
-                        element: self.element_name(r, index),
-                        access: access_of(&now),
-                    });
-                }
-                for earlier in state.reads.iter().flatten().chain(&state.write) {
-                    if self.conflict(earlier, &now) {
-                        return Err(race(earlier));
-                    }
-                }
-                state.write = Some(now);
-            }
-            AccessKind::Write => {
-                for earlier in state.reads.iter().flatten().chain(&state.write) {
-                    if self.conflict(earlier, &now) {
-                        return Err(race(earlier));
-                    }
-                }
-                state.write = Some(now);
-                state.written = true;
-            }
+            Checked::Unwritten | Checked::Fine => {}
         }
         self.regions[r].elems[index as usize] = state;
         self.count_request(r, index, kind, thread, site);
@@ -275,6 +236,10 @@ impl BlockShared {
             .executions
             .entry((thread, site_id, kind, r as u32))
             .or_insert(0);
+        if *n >= BANK_MODEL_EXECUTIONS {
+            // Memory stays bounded however long a thread loops (or spins).
+            return;
+        }
         let key = (thread / 32, site_id, kind, r as u32, *n);
         *n += 1;
         let words = self.requests.entry(key).or_default();

@@ -86,17 +86,22 @@ unsafe fn update(ptr: *mut u8, word: Word, f: impl Fn(u64) -> u64) -> u64 {
     }
 }
 
+/// The bits of `word`'s width.
+pub(crate) fn word_mask(word: Word) -> u64 {
+    if word.wide() {
+        u64::MAX
+    } else {
+        u32::MAX as u64
+    }
+}
+
 /// The CAS: `new` where the word equals `expected`; returns the old value.
 ///
 /// # Safety
 ///
 /// As for [`update`].
 pub(crate) unsafe fn cas(ptr: *mut u8, word: Word, expected: u64, new: u64) -> u64 {
-    let mask = if word.wide() {
-        u64::MAX
-    } else {
-        u32::MAX as u64
-    };
+    let mask = word_mask(word);
     // SAFETY: the caller's precondition.
     unsafe {
         update(ptr, word, |old| {
@@ -131,7 +136,11 @@ impl Atomics for Cpu {
     ) -> u64 {
         lane::step(site, |_| ());
         // SAFETY: the trait's precondition.
-        unsafe { rmw(ptr, word, op, value) }
+        let old = unsafe { rmw(ptr, word, op, value) };
+        if apply(word, op, old, value) != old {
+            lane::note_modified(true);
+        }
+        old
     }
 
     unsafe fn atomic_reduce(
@@ -159,7 +168,11 @@ impl Atomics for Cpu {
     ) -> u64 {
         lane::step(site, |_| ());
         // SAFETY: the trait's precondition.
-        unsafe { cas(ptr, word, expected, new) }
+        let old = unsafe { cas(ptr, word, expected, new) };
+        if old == expected & word_mask(word) && old != new & word_mask(word) {
+            lane::note_modified(true);
+        }
+        old
     }
 
     unsafe fn atomic_load(
@@ -184,6 +197,9 @@ impl Atomics for Cpu {
     ) {
         lane::step(site, |_| ());
         // SAFETY: the trait's precondition.
-        unsafe { rmw(ptr, word, Rmw::Exchange, value) };
+        let old = unsafe { rmw(ptr, word, Rmw::Exchange, value) };
+        if old != value & word_mask(word) {
+            lane::note_modified(true);
+        }
     }
 }

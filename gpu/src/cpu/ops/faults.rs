@@ -1,7 +1,8 @@
-//! Failed checks panic with a message naming the index and the length; the
-//! panics are `#[track_caller]`, so that the launch reports the kernel's
-//! `file:line` with the thread (the same words the GPU prints).
+//! Failed checks stop the launch with a message naming the index and the
+//! length, located at the kernel's call (the same words the GPU prints);
+//! an `Out` or atomic past its end names the parameter too.
 
+use super::super::engine::lane;
 use super::super::Cpu;
 use crate::backend::{Faults, Site};
 use crate::Dim3;
@@ -12,22 +13,32 @@ impl Faults for Cpu {
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn index_out_of_bounds(what: &'static CStr, index: usize, len: usize, _site: Site) -> ! {
-        let what = what.to_str().unwrap_or("a coop buffer");
-        panic!("{what}: index {index} is out of bounds for a buffer of {len} elements")
+    fn index_out_of_bounds(
+        what: &'static CStr,
+        base: *const u8,
+        index: usize,
+        len: usize,
+        site: Site,
+    ) -> ! {
+        let call = what.to_str().unwrap_or("a coop buffer");
+        match lane::buffer_name(base as usize) {
+            Some(buffer) => lane::out_of_bounds(buffer.to_string(), call, index, len, site),
+            None => panic!("{call}: index {index} is out of bounds for a buffer of {len} elements"),
+        }
     }
 
     #[cold]
     #[inline(never)]
     fn shared_index_out_of_bounds<I: Debug>(index: I, len: usize, cols: usize, site: Site) -> ! {
-        match len.checked_div(cols) {
-            None => panic!(
-                "coop: index {index:?} is outside a shared array of {len} elements (at {site})"
-            ),
-            Some(rows) => panic!(
+        let message = match len.checked_div(cols) {
+            None => {
+                format!("coop: index {index:?} is outside a shared array of {len} elements (at {site})")
+            }
+            Some(rows) => format!(
                 "coop: index {index:?} is outside a shared array of {rows} rows of {cols} elements (at {site})"
             ),
-        }
+        };
+        lane::fail_at(message, site)
     }
 
     #[cold]
@@ -39,10 +50,16 @@ impl Faults for Cpu {
         site: Site,
     ) -> ! {
         let owner = owner();
-        panic!(
-            "coop: thread {thread} writes element {index:?} of a shared array at {site}, but \
-             element {index:?} belongs to thread {owner} under this phase's ownership map: a \
-             thread writes only its own elements until the array is published"
+        let name = |t: Dim3| lane::thread_name(t);
+        lane::fail_at(
+            format!(
+                "coop: {} writes element {index:?} of a shared array at {site}, but element \
+                 {index:?} belongs to {} under this phase's ownership map: a thread writes only \
+                 its own elements until the array is published",
+                name(thread),
+                name(owner)
+            ),
+            site,
         )
     }
 }

@@ -1,5 +1,6 @@
-//! Fences: the CPU backend runs one thread at a time, so a fence orders
-//! nothing more; it still counts as a step.
+//! Fences: a real fence on the host, so that a block's writes before it
+//! are seen before its writes after it by blocks that other host threads
+//! run at the same time; it also counts as a step.
 
 use super::super::engine::lane;
 use super::super::Cpu;
@@ -8,5 +9,6 @@ use crate::backend::{FenceScope, Fences, Site};
 impl Fences for Cpu {
     fn fence(_scope: FenceScope, site: Site) {
         lane::step(site, |_| ());
+        core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
     }
 }

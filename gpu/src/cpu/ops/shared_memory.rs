@@ -73,7 +73,11 @@ impl SharedMemory for Cpu {
     ) -> u64 {
         lane::shared_access(base.region, index, AccessKind::Atomic, site);
         // SAFETY: as for `shared_load`; the element is of `word`'s width.
-        unsafe { atomics::rmw(element(base, index, word), word, op, value) }
+        let old = unsafe { atomics::rmw(element(base, index, word), word, op, value) };
+        if atomics::apply(word, op, old, value) != old {
+            lane::note_modified(false);
+        }
+        old
     }
 
     fn shared_atomic_reduce(
@@ -97,7 +101,12 @@ impl SharedMemory for Cpu {
     ) -> u64 {
         lane::shared_access(base.region, index, AccessKind::Atomic, site);
         // SAFETY: as for `shared_atomic_rmw`.
-        unsafe { atomics::cas(element(base, index, word), word, expected, new) }
+        let old = unsafe { atomics::cas(element(base, index, word), word, expected, new) };
+        let mask = atomics::word_mask(word);
+        if old == expected & mask && old != new & mask {
+            lane::note_modified(false);
+        }
+        old
     }
 }
 

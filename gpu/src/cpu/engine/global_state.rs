@@ -1,0 +1,274 @@
+//! Global memory on the CPU backend: the launch's buffers by parameter
+//! name, the race check of each block's accesses to them, and the check
+//! across the blocks of a launch.
+//!
+//! Within a block, accesses to an element of a writable buffer are checked
+//! like shared memory ([`races`](super::races)): between barriers, two
+//! threads' accesses conflict when one writes and not both are atomic.
+//! Across blocks nothing orders two accesses (a launch has no grid-wide
+//! barrier), so an element that two blocks touch, one of them with a plain
+//! write, is a race. Each block keeps what it touched; when it ends, its
+//! summary is merged into the launch's record in block order, so that the
+//! race reported is the same however the host ran the blocks.
+
+use super::fast_hash::FastMap;
+use super::races::{Checked, Clocks, ElemState, Rec};
+use crate::backend::Site;
+use crate::cpu::diagnostics::{GlobalAccess, Violation};
+use crate::cpu::report::AccessKind;
+use crate::kernel::params::BufferWords;
+use crate::Dim3;
+
+/// A buffer parameter of the launch.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Buffer {
+    pub words: BufferWords,
+    pub name: &'static str,
+}
+
+/// The launch's buffers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Buffers {
+    list: Vec<Buffer>,
+}
+
+impl Buffers {
+    pub fn new(list: Vec<Buffer>) -> Self {
+        Buffers { list }
+    }
+
+    /// The buffer starting at `addr`, and its index.
+    pub fn find(&self, addr: usize) -> Option<(u32, &Buffer)> {
+        self.list
+            .iter()
+            .enumerate()
+            .find(|(_, b)| b.words.addr == addr && b.words.len > 0)
+            .map(|(i, b)| (i as u32, b))
+    }
+
+    /// The writable buffers, for saving and restoring between the runs of
+    /// schedule exploration.
+    pub fn writable(&self) -> impl Iterator<Item = &Buffer> {
+        self.list.iter().filter(|b| b.words.writable)
+    }
+
+    /// The name of buffer `i`.
+    pub fn name(&self, i: u32) -> &'static str {
+        self.list.get(i as usize).map_or("a buffer", |b| b.name)
+    }
+
+    /// The read-only buffers of `len` elements: the candidates for a
+    /// slice index that panicked.
+    pub fn slices_of_len(&self, len: usize) -> Vec<&'static str> {
+        self.list
+            .iter()
+            .filter(|b| b.words.len == len && !b.words.writable)
+            .map(|b| b.name)
+            .collect()
+    }
+}
+
+/// What one block did to one element of a global buffer.
+#[derive(Clone, Copy, Debug, Default)]
+struct Touch {
+    state: ElemState,
+    /// The block's first plain write of the element.
+    write: Option<Rec>,
+    /// The block's first atomic access of it.
+    atomic: Option<Rec>,
+}
+
+/// What a block did to an element of a buffer: `((buffer, index), its
+/// first plain write, its first atomic access)`.
+pub(crate) type Touched = ((u32, usize), Option<Rec>, Option<Rec>);
+
+/// A block's accesses to global buffers.
+#[derive(Default)]
+pub(crate) struct BlockGlobal {
+    touched: FastMap<(u32, usize), Touch>,
+}
+
+impl BlockGlobal {
+    /// Checks and records an access by `thread` of element `index` of
+    /// buffer `buffer`.
+    pub fn access(
+        &mut self,
+        clocks: &Clocks,
+        buffer: u32,
+        index: usize,
+        kind: AccessKind,
+        thread: u32,
+        site: Site,
+    ) -> Result<(), (Rec, Rec)> {
+        let now = clocks.now(thread, kind, site);
+        let touch = self.touched.entry((buffer, index)).or_default();
+        // Global memory holds what the host put there: never unwritten.
+        touch.state.written = true;
+        if let Checked::Race(earlier) = clocks.check(&mut touch.state, now) {
+            return Err((earlier, now));
+        }
+        match kind {
+            AccessKind::Write => {
+                touch.write.get_or_insert(now);
+            }
+            AccessKind::Atomic => {
+                touch.atomic.get_or_insert(now);
+            }
+            AccessKind::Read => {}
+        }
+        Ok(())
+    }
+
+    /// The block's summary, for [`LaunchGlobal::merge`].
+    pub fn summary(self) -> Vec<Touched> {
+        let mut out: Vec<_> = self
+            .touched
+            .into_iter()
+            .map(|(key, t)| (key, t.write, t.atomic))
+            .collect();
+        out.sort_unstable_by_key(|(key, ..)| *key);
+        out
+    }
+}
+
+const PAGE: usize = 4096;
+
+/// What earlier blocks did to each element: `0` for nothing, else
+/// `block + 1` in the high 32 bits, the thread in bits 21-31, an index
+/// into `sites` in bits 1-20 and whether the access was atomic (1) or a
+/// plain write (0) in bit 0. A plain write is kept over an atomic one.
+#[derive(Default)]
+pub(crate) struct LaunchGlobal {
+    pages: FastMap<(u32, usize), Box<[u64; PAGE]>>,
+    sites: Vec<Site>,
+    site_ids: FastMap<usize, u32>,
+}
+
+impl LaunchGlobal {
+    fn site_id(&mut self, site: Site) -> u32 {
+        let key = site as *const _ as usize;
+        if let Some(&id) = self.site_ids.get(&key) {
+            return id;
+        }
+        let id = (self.sites.len() as u32).min((1 << 20) - 1);
+        if (id as usize) == self.sites.len() {
+            self.sites.push(site);
+        }
+        self.site_ids.insert(key, id);
+        id
+    }
+
+    /// Adds block `block` (its linear rank; `grid` is the launch's shape)
+    /// to the record, or names the first element it races on with an
+    /// earlier block.
+    pub fn merge(
+        &mut self,
+        buffers: &Buffers,
+        grid: Dim3,
+        block: u32,
+        summary: Vec<Touched>,
+    ) -> Result<(), Violation> {
+        if block >= u32::MAX - 1 {
+            return Ok(());
+        }
+        for ((buffer, index), write, atomic) in summary {
+            let mine = match (write, atomic) {
+                (Some(w), _) => (w, false),
+                (None, Some(a)) => (a, true),
+                (None, None) => continue,
+            };
+            let page = self
+                .pages
+                .entry((buffer, index / PAGE))
+                .or_insert_with(|| Box::new([0; PAGE]));
+            let slot = page[index % PAGE];
+            if slot == 0 {
+                let id = self.site_id(mine.0.site);
+                self.pages
+                    .get_mut(&(buffer, index / PAGE))
+                    .expect("made above")[index % PAGE] = encode(block, mine.0.thread, id, mine.1);
+                continue;
+            }
+            let (other_block, thread, site, other_atomic) = decode(slot);
+            if other_atomic && mine.1 {
+                continue; // atomics are ordered among themselves
+            }
+            // The later block's conflicting access: its plain write if it
+            // made one, else its atomic one (the earlier block wrote).
+            let first = GlobalAccess {
+                block: unrank(other_block, grid),
+                thread,
+                kind: if other_atomic {
+                    AccessKind::Atomic
+                } else {
+                    AccessKind::Write
+                },
+                site: self.sites[site as usize],
+            };
+            let second = GlobalAccess {
+                block: unrank(block, grid),
+                thread: mine.0.thread,
+                kind: if mine.1 {
+                    AccessKind::Atomic
+                } else {
+                    AccessKind::Write
+                },
+                site: mine.0.site,
+            };
+            return Err(Violation::GlobalRace {
+                buffer: buffers.name(buffer),
+                element: index,
+                first,
+                second,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn encode(block: u32, thread: u32, site: u32, atomic: bool) -> u64 {
+    ((block as u64 + 1) << 32)
+        | ((thread as u64 & 0x7ff) << 21)
+        | ((site as u64) << 1)
+        | atomic as u64
+}
+
+fn decode(slot: u64) -> (u32, u32, u32, bool) {
+    (
+        ((slot >> 32) - 1) as u32,
+        ((slot >> 21) & 0x7ff) as u32,
+        ((slot >> 1) & 0xfffff) as u32,
+        slot & 1 == 1,
+    )
+}
+
+/// Block `rank`'s index in a grid of shape `grid` (`x` fastest).
+pub(crate) fn unrank(rank: u32, grid: Dim3) -> Dim3 {
+    Dim3::new(
+        rank % grid.x,
+        (rank / grid.x) % grid.y,
+        rank / (grid.x * grid.y),
+    )
+}
+
+/// The race a block found within itself on an element of `buffer`.
+pub(crate) fn block_race(
+    buffers: &Buffers,
+    block: Dim3,
+    buffer: u32,
+    index: usize,
+    (earlier, now): (Rec, Rec),
+) -> Violation {
+    let access = |r: Rec| GlobalAccess {
+        block,
+        thread: r.thread,
+        kind: r.kind,
+        site: r.site,
+    };
+    Violation::GlobalRace {
+        buffer: buffers.name(buffer),
+        element: index,
+        first: access(earlier),
+        second: access(now),
+    }
+}

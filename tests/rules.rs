@@ -1,0 +1,1721 @@
+//! The CPU backend's catalogue of broken rules: each kernel here breaks
+//! one rule of the model the way users write it, and its fixed twin runs
+//! clean. Every case asserts the kind of violation, the threads it names
+//! and the exact `file:line` of every call it names, through one line
+//! ([`diagnosis`]) that spells all three out:
+//!
+//! ```text
+//! SharedRace buf[1] | thread 0 reads @L | thread 1 writes @L
+//! ```
+//!
+//! where `@{marker}` in an expected line stands for the line of this file
+//! that ends in `// marker`. The launches run on the default emulator
+//! (blocks on every host core); the diagnoses must not depend on it, and
+//! `every_diagnosis_is_the_same_on_one_host_thread_and_under_seeded_schedules`
+//! checks that they do not.
+
+// The kernels are written the way users write them (`x % 2 == 0`, two
+// textually different calls that look alike), not the way clippy prefers.
+#![allow(
+    clippy::manual_is_multiple_of,
+    clippy::if_same_then_else,
+    clippy::useless_vec
+)]
+
+use coop::cpu::{Arrival, EmulationError, Emulator, Violation};
+use coop::memory::fence_device;
+use coop::prelude::*;
+use coop::shared::RawShared;
+use coop_host::{Cpu, Error, LaunchConfig, Report};
+
+/// The line of this file ending in `// marker`.
+fn line_of(marker: &str) -> u32 {
+    let source = include_str!("rules.rs");
+    let needle = format!("// {marker}\n");
+    let (before, _) = source
+        .split_once(&needle)
+        .unwrap_or_else(|| panic!("no line marked `{marker}`"));
+    before.lines().count() as u32
+}
+
+/// `expected` with every `@{marker}` replaced by `@` and its line.
+fn expand(expected: &str) -> String {
+    let mut out = String::new();
+    let mut rest = expected;
+    while let Some(at) = rest.find("@{") {
+        out.push_str(&rest[..at + 1]);
+        let end = rest[at..].find('}').expect("closing brace") + at;
+        out.push_str(&line_of(&rest[at + 2..end]).to_string());
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn site(site: Option<coop::cpu::Site>) -> String {
+    match site {
+        Some(s) if s.file().ends_with("rules.rs") => format!("@{}", s.line()),
+        Some(s) => format!("@{}:{}", s.file(), s.line()),
+        None => "returned".into(),
+    }
+}
+
+fn arrivals(list: &[Arrival]) -> String {
+    list.iter()
+        .map(|a| match a.site {
+            Some(_) => format!("{} {}", a.threads, site(a.site)),
+            None => format!("{} returned", a.threads),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn location(l: &Option<coop::cpu::PanicLocation>) -> String {
+    match l {
+        Some(l) if l.file.ends_with("rules.rs") => format!("@{}", l.line),
+        Some(l) => format!("@{}:{}", l.file, l.line),
+        None => "@?".into(),
+    }
+}
+
+/// Kind, threads and lines of a violation, on one line.
+fn diagnosis(v: &Violation) -> String {
+    match v {
+        Violation::BarrierNotReached { waiting, exited } => {
+            format!(
+                "BarrierNotReached {} | {exited} returned",
+                arrivals(waiting)
+            )
+        }
+        Violation::DivergentBarriers { waiting } => {
+            format!("DivergentBarriers {}", arrivals(waiting))
+        }
+        Violation::DivergentCollective {
+            call,
+            site: s,
+            group,
+            arrivals: a,
+            ..
+        } => format!(
+            "DivergentCollective {call} {} | group {group} | {}",
+            site(Some(*s)),
+            arrivals(a)
+        ),
+        Violation::PartialTile {
+            tile_size,
+            parent_size,
+            thread,
+            site: s,
+        } => format!(
+            "PartialTile {tile_size} of {parent_size} | thread {thread} {}",
+            site(Some(*s))
+        ),
+        Violation::OutOfSteps {
+            thread, site: s, ..
+        } => format!("OutOfSteps thread {thread} {}", site(Some(*s))),
+        Violation::Panic {
+            thread,
+            message,
+            location: l,
+        } => format!("Panic thread {thread} {} | {message}", location(l)),
+        Violation::SharedRace {
+            array,
+            element,
+            first,
+            second,
+        } => format!(
+            "SharedRace {array}{element} | thread {} {} {} | thread {} {} {}",
+            first.thread,
+            first.kind,
+            site(Some(first.site)),
+            second.thread,
+            second.kind,
+            site(Some(second.site))
+        ),
+        Violation::UninitializedRead {
+            array,
+            element,
+            access,
+        } => format!(
+            "UninitializedRead {array}{element} | thread {} {} {}",
+            access.thread,
+            access.kind,
+            site(Some(access.site))
+        ),
+        Violation::GlobalRace {
+            buffer,
+            element,
+            first,
+            second,
+        } => format!(
+            "GlobalRace {buffer}[{element}] | block {} thread {} {} {} | block {} thread {} {} {}",
+            first.block.x,
+            first.thread,
+            first.kind,
+            site(Some(first.site)),
+            second.block.x,
+            second.thread,
+            second.kind,
+            site(Some(second.site))
+        ),
+        Violation::OutOfBounds {
+            buffer,
+            call,
+            index,
+            len,
+            thread,
+            location: l,
+        } => format!(
+            "OutOfBounds {buffer} {call} {index} of {len} | thread {thread} {}",
+            location(l)
+        ),
+        Violation::SpinForever {
+            spinning, others, ..
+        } => format!(
+            "SpinForever {} | others {}",
+            arrivals(spinning),
+            arrivals(others)
+        ),
+        other => format!("{other:?}"),
+    }
+}
+
+fn error_of(result: Result<Report, Error>) -> EmulationError {
+    match result {
+        Err(Error::Emulation(e)) => e,
+        other => panic!("expected an emulation error, got {other:?}"),
+    }
+}
+
+/// Asserts that `result` stopped with the violation `expected` describes
+/// (see the module).
+#[track_caller]
+fn broken(result: Result<Report, Error>, expected: &str) -> EmulationError {
+    let e = error_of(result);
+    assert_eq!(diagnosis(&e.violation), expand(expected), "\n{e}");
+    // The message is what the user reads: Display, never Debug.
+    let text = e.to_string();
+    assert!(
+        !text.contains("Dim3 {") && !text.contains("Some("),
+        "{text}"
+    );
+    e
+}
+
+#[track_caller]
+fn clean(result: Result<Report, Error>) -> Report {
+    match result {
+        Ok(report) => report,
+        Err(e) => panic!("the fixed kernel should run clean: {e}"),
+    }
+}
+
+fn cpu() -> Cpu {
+    Cpu::new()
+}
+
+fn cfg(blocks: u32, threads: u32) -> LaunchConfig {
+    LaunchConfig::new(blocks, threads)
+}
+
+// =====================================================================
+// Block barriers and the block collectives built on them.
+
+#[kernel]
+pub fn sync_in_a_branch(block: ThreadBlock, out: Out<u32>) {
+    let r = block.thread_rank();
+    if r < 32 {
+        block.sync(); // sync-in-branch
+    }
+    out.write(r as usize, r);
+}
+
+#[kernel]
+pub fn sync_in_a_branch_fixed(block: ThreadBlock, out: Out<u32>) {
+    let r = block.thread_rank();
+    block.sync();
+    out.write(r as usize, r);
+}
+
+#[test]
+fn a_barrier_in_a_branch_is_not_reached_by_every_thread() {
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(sync_in_a_branch, cfg(2, 64), (&mut out,)),
+        "BarrierNotReached threads 0-31 @{sync-in-branch} | threads 32-63 returned",
+    );
+    let mut out = vec![0u32; 64];
+    clean(cpu().launch(sync_in_a_branch_fixed, cfg(1, 64), (&mut out,)));
+}
+
+#[kernel]
+pub fn return_before_sync(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let i = block.thread_rank() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let x = input[i];
+    block.sync(); // return-before-sync
+    out.write(i, x);
+}
+
+#[kernel]
+pub fn return_before_sync_fixed(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let i = block.thread_rank() as usize;
+    let x = if i < input.len() { input[i] } else { 0 };
+    block.sync();
+    if i < input.len() {
+        out.write(i, x);
+    }
+}
+
+#[test]
+fn an_early_return_before_a_barrier() {
+    let input = vec![1u32; 40];
+    let mut out = vec![0u32; 40];
+    broken(
+        cpu().launch(return_before_sync, cfg(1, 64), (&input[..], &mut out)),
+        "BarrierNotReached threads 0-39 @{return-before-sync} | threads 40-63 returned",
+    );
+    clean(cpu().launch(return_before_sync_fixed, cfg(1, 64), (&input[..], &mut out)));
+}
+
+#[kernel]
+pub fn two_barriers(block: ThreadBlock, out: Out<u32>) {
+    let r = block.thread_rank();
+    if r % 2 == 0 {
+        block.sync(); // even-sync
+    } else {
+        block.sync(); // odd-sync
+    }
+    out.write(r as usize, r);
+}
+
+#[test]
+fn threads_wait_at_different_barriers() {
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(two_barriers, cfg(1, 64), (&mut out,)),
+        "DivergentBarriers threads 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62 @{even-sync}; threads 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 33, 35, 37, 39, 41, 43, 45, 47, 49, 51, 53, 55, 57, 59, 61, 63 @{odd-sync}",
+    );
+    clean(cpu().launch(sync_in_a_branch_fixed, cfg(1, 64), (&mut out,)));
+}
+
+#[kernel]
+pub fn block_reduce_in_a_branch(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let i = block.thread_rank() as usize;
+    if i < input.len() {
+        let total = reduce(&block, input[i], op::Sum); // reduce-in-branch
+        out.write(i, total);
+    }
+}
+
+#[kernel]
+pub fn block_reduce_in_a_branch_fixed(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let i = block.thread_rank() as usize;
+    let x = if i < input.len() { input[i] } else { 0 };
+    let total = reduce(&block, x, op::Sum);
+    if i < input.len() {
+        out.write(i, total);
+    }
+}
+
+#[test]
+fn a_block_reduce_in_a_branch_is_named_as_written() {
+    let input = vec![1u32; 100];
+    let mut out = vec![0u32; 100];
+    let e = broken(
+        cpu().launch(
+            block_reduce_in_a_branch,
+            cfg(1, 128),
+            (&input[..], &mut out),
+        ),
+        "BarrierNotReached threads 0-99 @{reduce-in-branch} | threads 100-127 returned",
+    );
+    let Violation::BarrierNotReached { waiting, .. } = &*e.violation else {
+        unreachable!()
+    };
+    assert_eq!(waiting[0].call, "reduce");
+    clean(cpu().launch(
+        block_reduce_in_a_branch_fixed,
+        cfg(1, 128),
+        (&input[..], &mut out),
+    ));
+    assert!(out.iter().all(|&t| t == 100));
+}
+
+#[kernel]
+pub fn block_scan_in_a_branch(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let i = block.thread_rank() as usize;
+    if i < input.len() {
+        out.write(i, inclusive_scan(&block, input[i], op::Sum)); // scan-in-branch
+    }
+}
+
+#[kernel]
+pub fn block_scan_in_a_branch_fixed(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let i = block.thread_rank() as usize;
+    let x = if i < input.len() { input[i] } else { 0 };
+    let running = inclusive_scan(&block, x, op::Sum);
+    if i < input.len() {
+        out.write(i, running);
+    }
+}
+
+#[test]
+fn a_block_scan_in_a_branch() {
+    let input = vec![1u32; 70];
+    let mut out = vec![0u32; 70];
+    let e = broken(
+        cpu().launch(block_scan_in_a_branch, cfg(1, 96), (&input[..], &mut out)),
+        "BarrierNotReached threads 0-69 @{scan-in-branch} | threads 70-95 returned",
+    );
+    assert!(e.to_string().contains("`inclusive_scan`"), "{e}");
+    clean(cpu().launch(
+        block_scan_in_a_branch_fixed,
+        cfg(1, 96),
+        (&input[..], &mut out),
+    ));
+    assert_eq!(out[69], 70);
+}
+
+#[kernel]
+pub fn sync_in_a_grid_stride_loop(block: ThreadBlock, grid: Grid, input: &[u32], out: Out<u32>) {
+    let mut i = grid.thread_rank();
+    while i < input.len() {
+        out.write(i, input[i]);
+        block.sync(); // sync-in-loop
+        i += grid.num_threads();
+    }
+}
+
+#[kernel]
+pub fn sync_in_a_grid_stride_loop_fixed(
+    block: ThreadBlock,
+    grid: Grid,
+    input: &[u32],
+    out: Out<u32>,
+) {
+    let mut i = grid.thread_rank();
+    while i < input.len() {
+        out.write(i, input[i]);
+        i += grid.num_threads();
+    }
+    block.sync();
+}
+
+#[test]
+fn a_barrier_in_a_loop_whose_trip_count_depends_on_the_thread() {
+    let input = vec![3u32; 100];
+    let mut out = vec![0u32; 100];
+    broken(
+        cpu().launch(
+            sync_in_a_grid_stride_loop,
+            cfg(1, 64),
+            (&input[..], &mut out),
+        ),
+        "BarrierNotReached threads 0-35 @{sync-in-loop} | threads 36-63 returned",
+    );
+    clean(cpu().launch(
+        sync_in_a_grid_stride_loop_fixed,
+        cfg(1, 64),
+        (&input[..], &mut out),
+    ));
+}
+
+/// A helper that synchronises: without `#[track_caller]` the diagnostic
+/// names the helper's line.
+fn stage(block: &ThreadBlock) {
+    block.sync(); // helper-sync
+}
+
+/// The same helper, `#[track_caller]`: the diagnostic names its caller.
+#[track_caller]
+fn stage_tracked(block: &ThreadBlock) {
+    block.sync();
+}
+
+#[kernel]
+pub fn helper_sync_in_a_branch(block: ThreadBlock, out: Out<u32>) {
+    let r = block.thread_rank();
+    if r < 16 {
+        stage(&block);
+    }
+    if r >= 16 {
+        stage_tracked(&block); // tracked-helper-call
+    }
+    out.write(r as usize, r);
+}
+
+#[test]
+fn a_barrier_inside_a_helper_names_the_helper_or_its_caller() {
+    let mut out = vec![0u32; 32];
+    let e = broken(
+        cpu().launch(helper_sync_in_a_branch, cfg(1, 32), (&mut out,)),
+        "DivergentBarriers threads 0-15 @{helper-sync}; threads 16-31 @{tracked-helper-call}",
+    );
+    assert!(e.to_string().contains("#[track_caller]"), "{e}");
+    clean(cpu().launch(sync_in_a_branch_fixed, cfg(1, 32), (&mut out,)));
+}
+
+#[kernel]
+pub fn barrier_in_a_2d_branch(block: ThreadBlock, out: Out<u32>) {
+    let t = block.thread_index();
+    if t.y < 4 {
+        block.sync(); // sync-2d
+    }
+    out.write(block.thread_rank() as usize, t.x);
+}
+
+#[test]
+fn threads_of_a_2d_block_are_named_by_index() {
+    let mut out = vec![0u32; 128];
+    let e = broken(
+        cpu().launch(
+            barrier_in_a_2d_branch,
+            LaunchConfig::new(1, (16, 8)),
+            (&mut out,),
+        ),
+        "BarrierNotReached threads (0-15, 0-3) @{sync-2d} | threads (0-15, 4-7) returned",
+    );
+    assert!(
+        e.to_string()
+            .contains("threads (0-15, 0-3) at `ThreadBlock::sync`"),
+        "{e}"
+    );
+    clean(cpu().launch(
+        sync_in_a_branch_fixed,
+        LaunchConfig::new(1, (16, 8)),
+        (&mut out,),
+    ));
+}
+
+// =====================================================================
+// Warp collectives and tiles.
+
+#[kernel]
+pub fn shuffle_in_a_branch(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let r = block.thread_rank();
+    if r % 32 < 16 {
+        out.write(r as usize, warp.shfl_down(r, 1)); // shfl-in-branch
+    }
+}
+
+#[kernel]
+pub fn shuffle_in_a_branch_fixed(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let r = block.thread_rank();
+    let below = warp.shfl_down(r, 1);
+    if r % 32 < 16 {
+        out.write(r as usize, below);
+    }
+}
+
+#[test]
+fn a_shuffle_in_a_branch() {
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(shuffle_in_a_branch, cfg(1, 64), (&mut out,)),
+        "DivergentCollective shfl_down @{shfl-in-branch} | group threads 0-31 | threads 0-15 @{shfl-in-branch}; threads 16-31 returned",
+    );
+    clean(cpu().launch(shuffle_in_a_branch_fixed, cfg(1, 64), (&mut out,)));
+}
+
+#[kernel]
+pub fn ballot_of_half_a_warp(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let i = block.thread_rank() as usize;
+    if i < input.len() {
+        let votes = warp.ballot(input[i] > 0); // ballot-guarded
+        out.write(i, votes);
+    }
+}
+
+#[kernel]
+pub fn ballot_of_half_a_warp_fixed(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let i = block.thread_rank() as usize;
+    let votes = warp.ballot(i < input.len() && input[i] > 0);
+    if i < input.len() {
+        out.write(i, votes);
+    }
+}
+
+#[test]
+fn a_vote_guarded_by_the_input_length() {
+    let input = vec![1u32; 20];
+    let mut out = vec![0u32; 20];
+    broken(
+        cpu().launch(ballot_of_half_a_warp, cfg(1, 32), (&input[..], &mut out)),
+        "DivergentCollective ballot @{ballot-guarded} | group threads 0-31 | threads 0-19 @{ballot-guarded}; threads 20-31 returned",
+    );
+    clean(cpu().launch(
+        ballot_of_half_a_warp_fixed,
+        cfg(1, 32),
+        (&input[..], &mut out),
+    ));
+    assert_eq!(out[0], (1 << 20) - 1);
+}
+
+#[kernel]
+pub fn tile_reduce_in_a_branch(block: ThreadBlock, out: Out<u32>) {
+    let tile = block.tiled_partition::<16>();
+    let r = block.thread_rank();
+    if tile.thread_rank() != 3 {
+        out.write(r as usize, reduce(&tile, r, op::Max)); // tile-reduce
+    }
+}
+
+#[kernel]
+pub fn tile_reduce_in_a_branch_fixed(block: ThreadBlock, out: Out<u32>) {
+    let tile = block.tiled_partition::<16>();
+    let r = block.thread_rank();
+    let top = reduce(&tile, r, op::Max);
+    if tile.thread_rank() != 3 {
+        out.write(r as usize, top);
+    }
+}
+
+#[test]
+fn a_tile_reduce_that_one_lane_skips() {
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(tile_reduce_in_a_branch, cfg(1, 32), (&mut out,)),
+        "DivergentCollective reduce @{tile-reduce} | group threads 0-15 | threads 0-2, 4-15 @{tile-reduce}; thread 3 returned",
+    );
+    clean(cpu().launch(tile_reduce_in_a_branch_fixed, cfg(1, 32), (&mut out,)));
+    assert_eq!((out[0], out[31]), (15, 31));
+}
+
+#[kernel]
+pub fn tile_sync_in_a_branch(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let r = block.thread_rank();
+    if r == 0 {
+        warp.sync(); // tile-sync-one
+    }
+    out.write(r as usize, r);
+}
+
+#[test]
+fn a_tile_barrier_called_by_one_lane() {
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(tile_sync_in_a_branch, cfg(1, 32), (&mut out,)),
+        "DivergentCollective TiledPartition::sync @{tile-sync-one} | group threads 0-31 | thread 0 @{tile-sync-one}; threads 1-31 returned",
+    );
+    clean(cpu().launch(sync_in_a_branch_fixed, cfg(1, 32), (&mut out,)));
+}
+
+#[kernel]
+pub fn halves_at_different_shuffles(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let r = block.thread_rank();
+    let v = if r < 16 {
+        warp.shfl_xor(r, 1) // xor-low
+    } else {
+        warp.shfl_xor(r, 1) // xor-high
+    };
+    out.write(r as usize, v);
+}
+
+#[kernel]
+pub fn halves_at_different_shuffles_fixed(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let r = block.thread_rank();
+    out.write(r as usize, warp.shfl_xor(r, 1));
+}
+
+#[test]
+fn two_halves_of_a_warp_at_two_textual_shuffles() {
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(halves_at_different_shuffles, cfg(1, 32), (&mut out,)),
+        "DivergentCollective shfl_xor @{xor-low} | group threads 0-31 | threads 0-15 @{xor-low}; threads 16-31 @{xor-high}",
+    );
+    clean(cpu().launch(halves_at_different_shuffles_fixed, cfg(1, 32), (&mut out,)));
+    assert_eq!(out[0..2], [1, 0]);
+}
+
+#[kernel]
+pub fn warps_of_a_48_thread_block(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>(); // partial-warp
+    let r = block.thread_rank();
+    out.write(r as usize, warp.thread_rank());
+}
+
+#[kernel]
+pub fn tiles_of_16_of_a_48_thread_block(block: ThreadBlock, out: Out<u32>) {
+    let tile = block.tiled_partition::<16>();
+    let r = block.thread_rank();
+    out.write(r as usize, tile.thread_rank());
+}
+
+#[test]
+fn a_tile_size_that_does_not_divide_the_block() {
+    let mut out = vec![0u32; 48];
+    broken(
+        cpu().launch(warps_of_a_48_thread_block, cfg(1, 48), (&mut out,)),
+        "PartialTile 32 of 48 | thread 0 @{partial-warp}",
+    );
+    clean(cpu().launch(tiles_of_16_of_a_48_thread_block, cfg(1, 48), (&mut out,)));
+}
+
+#[kernel]
+pub fn match_in_a_branch(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let i = block.thread_rank() as usize;
+    if input[i] != 0 {
+        out.write(i, warp.match_any(input[i])); // match-branch
+    }
+}
+
+#[kernel]
+pub fn match_in_a_branch_fixed(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let i = block.thread_rank() as usize;
+    let peers = warp.match_any(input[i]);
+    if input[i] != 0 {
+        out.write(i, peers);
+    }
+}
+
+#[test]
+fn a_match_that_depends_on_the_data() {
+    let input: Vec<u32> = (0..32).map(|i| i % 3).collect();
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(match_in_a_branch, cfg(1, 32), (&input[..], &mut out)),
+        "DivergentCollective match_any @{match-branch} | group threads 0-31 | threads 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30 returned; threads 1-2, 4-5, 7-8, 10-11, 13-14, 16-17, 19-20, 22-23, 25-26, 28-29, 31 @{match-branch}",
+    );
+    clean(cpu().launch(match_in_a_branch_fixed, cfg(1, 32), (&input[..], &mut out)));
+}
+
+#[kernel]
+pub fn vote_in_a_data_dependent_loop(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let i = block.thread_rank() as usize;
+    let mut n = input[i];
+    let mut rounds = 0;
+    while n > 0 {
+        let odd = warp.any(n % 2 == 1); // any-loop
+        if odd {
+            rounds += 1;
+        }
+        n /= 2;
+    }
+    out.write(i, rounds);
+}
+
+#[kernel]
+pub fn vote_in_a_data_dependent_loop_fixed(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let i = block.thread_rank() as usize;
+    let mut n = input[i];
+    let mut rounds = 0;
+    // Every lane runs as many rounds as the warp's largest value needs.
+    while warp.any(n > 0) {
+        if warp.any(n % 2 == 1) {
+            rounds += 1;
+        }
+        n /= 2;
+    }
+    out.write(i, rounds);
+}
+
+#[test]
+fn a_vote_in_a_loop_with_a_per_lane_trip_count() {
+    let input: Vec<u32> = (0..32).collect();
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(vote_in_a_data_dependent_loop, cfg(1, 32), (&input[..], &mut out)),
+        "DivergentCollective any @{any-loop} | group threads 0-31 | thread 0 returned; threads 1-31 @{any-loop}",
+    );
+    clean(cpu().launch(
+        vote_in_a_data_dependent_loop_fixed,
+        cfg(1, 32),
+        (&input[..], &mut out),
+    ));
+    assert_eq!(out[0], 5);
+}
+
+#[kernel]
+pub fn vote_forever(block: ThreadBlock) {
+    let warp = block.tiled_partition::<32>();
+    while !warp.all(false) {} // vote-forever
+}
+
+#[test]
+fn a_loop_of_collectives_that_never_ends_runs_out_of_steps() {
+    let cpu = Cpu::with_emulator(Emulator::new().with_step_budget(5000));
+    broken(
+        cpu.launch(vote_forever, cfg(1, 32), ()),
+        "OutOfSteps thread 0 @{vote-forever}",
+    );
+}
+
+// =====================================================================
+// Shared memory.
+
+#[kernel]
+pub fn read_left_neighbour(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
+    let r = block.thread_rank() as usize;
+    let mine = buf.own(ByRank::new());
+    mine.set(0);
+    let raw = mine.publish(&block).into_raw();
+    unsafe { raw.write(r, r as u32) }; // left-write
+    let left = if r > 0 { unsafe { raw.read(r - 1) } } else { 0 }; // left-read
+    out.write(r, left);
+}
+
+#[kernel]
+pub fn read_left_neighbour_fixed(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
+    let r = block.thread_rank() as usize;
+    let mine = buf.own(ByRank::new());
+    mine.set(r as u32);
+    let all = mine.publish(&block);
+    out.write(r, if r > 0 { all.get(r - 1) } else { 0 });
+}
+
+#[test]
+fn reading_the_left_neighbour_without_a_barrier() {
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(read_left_neighbour, cfg(1, 64), (&mut out,)),
+        "SharedRace buf[0] | thread 0 writes @{left-write} | thread 1 reads @{left-read}",
+    );
+    clean(cpu().launch(read_left_neighbour_fixed, cfg(1, 64), (&mut out,)));
+    assert_eq!(out[5], 4);
+}
+
+#[kernel]
+pub fn read_right_neighbour(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, r as u32) }; // right-write
+    let next = if r < 63 { r + 1 } else { r };
+    let right = unsafe { raw.read(next) }; // right-read
+    out.write(r, right);
+}
+
+#[kernel]
+pub fn read_right_neighbour_fixed(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, r as u32) };
+    block.sync();
+    let right = if r < 63 {
+        unsafe { raw.read(r + 1) }
+    } else {
+        0
+    };
+    out.write(r, right);
+}
+
+#[test]
+fn reading_the_right_neighbour_without_a_barrier_is_the_same_race() {
+    // Thread 0 reads buf[1] before thread 1 (run later) writes it: the
+    // read is remembered, and the write makes it a race, not an
+    // uninitialised read.
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(read_right_neighbour, cfg(1, 64), (&mut out,)),
+        "SharedRace buf[1] | thread 0 reads @{right-read} | thread 1 writes @{right-write}",
+    );
+    clean(cpu().launch(read_right_neighbour_fixed, cfg(1, 64), (&mut out,)));
+    assert_eq!(out[5], 6);
+}
+
+#[kernel]
+pub fn everyone_writes_slot_zero(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 1]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank();
+    unsafe { raw.write(0, r) }; // slot-zero
+    block.sync();
+    out.write(r as usize, unsafe { raw.read(0) });
+}
+
+#[kernel]
+pub fn everyone_writes_slot_zero_fixed(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 1]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank();
+    if r == 0 {
+        unsafe { raw.write(0, 7) };
+    }
+    block.sync();
+    out.write(r as usize, unsafe { raw.read(0) });
+}
+
+#[test]
+fn two_threads_write_one_shared_element() {
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(everyone_writes_slot_zero, cfg(1, 32), (&mut out,)),
+        "SharedRace buf[0] | thread 0 writes @{slot-zero} | thread 1 writes @{slot-zero}",
+    );
+    clean(cpu().launch(everyone_writes_slot_zero_fixed, cfg(1, 32), (&mut out,)));
+}
+
+#[kernel]
+pub fn read_what_nobody_wrote(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    if r < 32 {
+        unsafe { raw.write(r, 1) };
+    }
+    block.sync();
+    out.write(r, unsafe { raw.read(63 - r) }); // unwritten-read
+}
+
+#[kernel]
+pub fn read_what_nobody_wrote_fixed(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, 1) };
+    block.sync();
+    out.write(r, unsafe { raw.read(63 - r) });
+}
+
+#[test]
+fn reading_an_element_no_thread_wrote() {
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(read_what_nobody_wrote, cfg(1, 64), (&mut out,)),
+        "UninitializedRead buf[63] | thread 0 reads @{unwritten-read}",
+    );
+    clean(cpu().launch(read_what_nobody_wrote_fixed, cfg(1, 64), (&mut out,)));
+}
+
+#[kernel]
+pub fn accumulate_into_unset(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    acc: Shared<[u32; 32]>,
+) {
+    let raw = acc.into_raw();
+    let r = block.thread_rank() as usize;
+    let sum = unsafe { raw.read(r) } + input[r]; // acc-read
+    unsafe { raw.write(r, sum) };
+    out.write(r, sum);
+}
+
+#[kernel]
+pub fn accumulate_into_unset_fixed(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    acc: Shared<[u32; 32]>,
+) {
+    let raw = acc.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, 0) };
+    let sum = unsafe { raw.read(r) } + input[r];
+    unsafe { raw.write(r, sum) };
+    out.write(r, sum);
+}
+
+#[test]
+fn accumulating_into_shared_memory_never_zeroed() {
+    // The thread writes the element after reading it: ordered, so the
+    // read saw garbage (reported when the block ends).
+    let input = vec![2u32; 32];
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(accumulate_into_unset, cfg(1, 32), (&input[..], &mut out)),
+        "UninitializedRead acc[0] | thread 0 reads @{acc-read}",
+    );
+    clean(cpu().launch(
+        accumulate_into_unset_fixed,
+        cfg(1, 32),
+        (&input[..], &mut out),
+    ));
+}
+
+#[kernel]
+pub fn lanes_exchange_without_warp_sync(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 32]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, r as u32 * 2) }; // lane-write
+    out.write(r, unsafe { raw.read(r ^ 1) }); // lane-read
+}
+
+#[kernel]
+pub fn lanes_exchange_without_warp_sync_fixed(
+    block: ThreadBlock,
+    out: Out<u32>,
+    buf: Shared<[u32; 32]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, r as u32 * 2) };
+    warp.sync();
+    out.write(r, unsafe { raw.read(r ^ 1) });
+}
+
+#[test]
+fn lanes_of_a_warp_exchange_through_shared_memory_without_a_warp_barrier() {
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(lanes_exchange_without_warp_sync, cfg(1, 32), (&mut out,)),
+        "SharedRace buf[1] | thread 0 reads @{lane-read} | thread 1 writes @{lane-write}",
+    );
+    clean(cpu().launch(
+        lanes_exchange_without_warp_sync_fixed,
+        cfg(1, 32),
+        (&mut out,),
+    ));
+    assert_eq!(out[0], 2);
+}
+
+#[kernel]
+pub fn tile_sync_across_tiles(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 32]>) {
+    let tile = block.tiled_partition::<16>();
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, r as u32) }; // cross-tile-write
+    tile.sync();
+    out.write(r, unsafe { raw.read((r + 16) % 32) }); // cross-tile-read
+}
+
+#[kernel]
+pub fn tile_sync_across_tiles_fixed(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 32]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, r as u32) };
+    block.sync();
+    out.write(r, unsafe { raw.read((r + 16) % 32) });
+}
+
+#[test]
+fn a_tile_barrier_does_not_order_threads_of_another_tile() {
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(tile_sync_across_tiles, cfg(1, 32), (&mut out,)),
+        "SharedRace buf[16] | thread 16 writes @{cross-tile-write} | thread 0 reads @{cross-tile-read}",
+    );
+    clean(cpu().launch(tile_sync_across_tiles_fixed, cfg(1, 32), (&mut out,)));
+}
+
+#[kernel]
+pub fn tree_sum_without_round_barriers(
+    block: ThreadBlock,
+    input: &[f32],
+    out: Out<f32>,
+    cache: Shared<[f32; 64]>,
+) {
+    let cache = cache.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { cache.write(r, input[r]) };
+    block.sync();
+    let mut half = 32;
+    while half > 0 {
+        if r < half {
+            unsafe { cache.write(r, cache.read(r) + cache.read(r + half)) }; // tree-round
+        }
+        half /= 2;
+    }
+    if r == 0 {
+        out.write(0, unsafe { cache.read(0) });
+    }
+}
+
+#[kernel]
+pub fn tree_sum_without_round_barriers_fixed(
+    block: ThreadBlock,
+    input: &[f32],
+    out: Out<f32>,
+    cache: Shared<[f32; 64]>,
+) {
+    let cache = cache.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { cache.write(r, input[r]) };
+    block.sync();
+    let mut half = 32;
+    while half > 0 {
+        if r < half {
+            unsafe { cache.write(r, cache.read(r) + cache.read(r + half)) };
+        }
+        block.sync();
+        half /= 2;
+    }
+    if r == 0 {
+        out.write(0, unsafe { cache.read(0) });
+    }
+}
+
+#[test]
+fn a_tree_reduction_missing_the_barrier_between_rounds() {
+    // Thread 0 runs every round before thread 1 runs at all (nothing
+    // stops it); its last round reads cache[1], which thread 1 then writes
+    // in its first round.
+    let input = vec![1.0f32; 64];
+    let mut out = vec![0f32; 1];
+    broken(
+        cpu().launch(
+            tree_sum_without_round_barriers,
+            cfg(1, 64),
+            (&input[..], &mut out),
+        ),
+        "SharedRace cache[1] | thread 0 reads @{tree-round} | thread 1 writes @{tree-round}",
+    );
+    clean(cpu().launch(
+        tree_sum_without_round_barriers_fixed,
+        cfg(1, 64),
+        (&input[..], &mut out),
+    ));
+    assert_eq!(out, [64.0]);
+}
+
+#[kernel]
+pub fn plain_read_during_atomic_updates(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    bins: Shared<[u32; 4]>,
+) {
+    let t = block.thread_rank() as usize;
+    let zero = bins.own(ByRank::new());
+    if t < 4 {
+        zero.write(t, 0);
+    }
+    let bins = zero.atomics(&block).into_raw();
+    unsafe { bins.write(input[t] as usize % 4, 1) }; // plain-bin-write
+    block.sync();
+    out.write(t, unsafe { bins.read(t % 4) });
+}
+
+#[kernel]
+pub fn plain_read_during_atomic_updates_fixed(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    bins: Shared<[u32; 4]>,
+) {
+    let t = block.thread_rank() as usize;
+    let zero = bins.own(ByRank::new());
+    if t < 4 {
+        zero.write(t, 0);
+    }
+    let bins = zero.atomics(&block);
+    bins.add(input[t] as usize % 4, 1);
+    let bins = bins.publish(&block);
+    out.write(t, bins.get(t % 4));
+}
+
+#[test]
+fn a_histogram_bin_written_plainly_by_many_threads() {
+    let input: Vec<u32> = (0..32).collect();
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(plain_read_during_atomic_updates, cfg(1, 32), (&input[..], &mut out)),
+        "SharedRace bins[0] | thread 0 writes @{plain-bin-write} | thread 4 writes @{plain-bin-write}",
+    );
+    clean(cpu().launch(
+        plain_read_during_atomic_updates_fixed,
+        cfg(1, 32),
+        (&input[..], &mut out),
+    ));
+    assert_eq!(out[0], 8);
+}
+
+#[kernel]
+pub fn shared_index_past_the_end(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 32]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, 1) }; // shared-oob
+    block.sync();
+    out.write(r, 0);
+}
+
+#[test]
+fn a_shared_index_past_the_end() {
+    let mut out = vec![0u32; 64];
+    let e = broken(
+        cpu().launch(shared_index_past_the_end, cfg(1, 64), (&mut out,)),
+        "Panic thread 32 @{shared-oob} | coop: index 32 is outside a shared array of 32 elements (at tests/rules.rs:LINE:18)"
+            .replace("LINE", &line_of("shared-oob").to_string())
+            .as_str(),
+    );
+    assert!(e.to_string().contains("thread 32 panicked at"), "{e}");
+    let mut out = vec![0u32; 32];
+    clean(cpu().launch(shared_index_past_the_end, cfg(1, 32), (&mut out,)));
+}
+
+#[kernel]
+pub fn write_a_neighbours_element(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 32]>) {
+    let r = block.thread_rank() as usize;
+    let mine = buf.own(ByRank::new());
+    mine.write((r + 1) % 32, r as u32); // not-owned
+    let all = mine.publish(&block);
+    out.write(r, all.get(r));
+}
+
+#[kernel]
+pub fn write_a_neighbours_element_fixed(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 32]>) {
+    let r = block.thread_rank() as usize;
+    let mine = buf.own(ByRank::new());
+    mine.set(r as u32);
+    let all = mine.publish(&block);
+    out.write(r, all.get((r + 1) % 32));
+}
+
+#[test]
+fn writing_an_element_another_thread_owns() {
+    let mut out = vec![0u32; 32];
+    let e = error_of(cpu().launch(write_a_neighbours_element, cfg(1, 32), (&mut out,)));
+    let Violation::Panic {
+        thread, location, ..
+    } = &*e.violation
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(*thread, 0);
+    assert_eq!(
+        location.as_ref().map(|l| l.line),
+        Some(line_of("not-owned"))
+    );
+    assert!(e.to_string().contains("belongs to thread 1"), "{e}");
+    clean(cpu().launch(write_a_neighbours_element_fixed, cfg(1, 32), (&mut out,)));
+}
+
+#[kernel]
+pub fn dynamic_shared_shift(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, 5) }; // dyn-write
+    let next = unsafe { raw.read((r + 1) % raw.len()) }; // dyn-read
+    out.write(r, next);
+}
+
+#[kernel]
+pub fn dynamic_shared_shift_fixed(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, 5) };
+    block.sync();
+    out.write(r, unsafe { raw.read((r + 1) % raw.len()) });
+}
+
+#[test]
+fn a_race_in_dynamic_shared_memory() {
+    let mut out = vec![0u32; 32];
+    let config = cfg(1, 32).with_shared_memory(32 * 4);
+    broken(
+        cpu().launch(dynamic_shared_shift, config, (&mut out,)),
+        "SharedRace buf[1] | thread 0 reads @{dyn-read} | thread 1 writes @{dyn-write}",
+    );
+    clean(cpu().launch(dynamic_shared_shift_fixed, config, (&mut out,)));
+}
+
+// =====================================================================
+// Global memory: races within a block and across blocks, bounds.
+
+#[kernel]
+pub fn block_total_written_by_every_thread(block: ThreadBlock, input: &[u32], totals: Out<u32>) {
+    let r = block.thread_rank() as usize;
+    let b = block.group_index().x as usize;
+    let total = reduce(&block, input[b * 64 + r], op::Sum);
+    totals.write(b, total); // every-thread-total
+}
+
+#[kernel]
+pub fn block_total_written_by_every_thread_fixed(
+    block: ThreadBlock,
+    input: &[u32],
+    totals: Out<u32>,
+) {
+    let r = block.thread_rank() as usize;
+    let b = block.group_index().x as usize;
+    let total = reduce(&block, input[b * 64 + r], op::Sum);
+    if r == 0 {
+        totals.write(b, total);
+    }
+}
+
+#[test]
+fn every_thread_of_a_block_writes_the_blocks_result() {
+    let input = vec![1u32; 128];
+    let mut totals = vec![0u32; 2];
+    broken(
+        cpu().launch(block_total_written_by_every_thread, cfg(2, 64), (&input[..], &mut totals)),
+        "GlobalRace totals[0] | block 0 thread 0 writes @{every-thread-total} | block 0 thread 1 writes @{every-thread-total}",
+    );
+    clean(cpu().launch(
+        block_total_written_by_every_thread_fixed,
+        cfg(2, 64),
+        (&input[..], &mut totals),
+    ));
+    assert_eq!(totals, [64, 64]);
+}
+
+#[kernel]
+pub fn indexed_by_the_thread_only(block: ThreadBlock, input: &[f32], out: Out<f32>) {
+    let i = block.thread_rank() as usize;
+    out.write(i, 2.0 * input[i]); // thread-only-index
+}
+
+#[kernel]
+pub fn indexed_by_the_thread_only_fixed(grid: Grid, input: &[f32], out: Out<f32>) {
+    let i = grid.thread_rank();
+    if i < input.len() {
+        out.write(i, 2.0 * input[i]);
+    }
+}
+
+#[test]
+fn two_blocks_write_the_same_elements() {
+    let input = vec![1.0f32; 256];
+    let mut out = vec![0f32; 256];
+    broken(
+        cpu().launch(indexed_by_the_thread_only, cfg(4, 64), (&input[..], &mut out)),
+        "GlobalRace out[0] | block 0 thread 0 writes @{thread-only-index} | block 1 thread 0 writes @{thread-only-index}",
+    );
+    clean(cpu().launch(
+        indexed_by_the_thread_only_fixed,
+        cfg(4, 64),
+        (&input[..], &mut out),
+    ));
+}
+
+#[kernel]
+pub fn reset_then_count(block: ThreadBlock, input: &[u32], count: Out<u32>) {
+    let i = this_grid().thread_rank();
+    if block.thread_rank() == 0 {
+        count.write(0, 0); // reset-count
+    }
+    if i < input.len() && input[i] % 2 == 0 {
+        count.atomic().add(0, 1); // count-add
+    }
+}
+
+#[kernel]
+pub fn reset_then_count_fixed(grid: Grid, input: &[u32], count: Out<u32>) {
+    let i = grid.thread_rank();
+    if i < input.len() && input[i] % 2 == 0 {
+        count.atomic().add(0, 1);
+    }
+}
+
+#[test]
+fn a_plain_write_to_a_counter_that_other_blocks_update_atomically() {
+    let input: Vec<u32> = (0..128).collect();
+    let mut count = vec![0u32];
+    broken(
+        cpu().launch(reset_then_count, cfg(2, 64), (&input[..], &mut count)),
+        "GlobalRace count[0] | block 0 thread 0 writes @{reset-count} | block 0 thread 2 atomically updates @{count-add}",
+    );
+    let mut count = vec![0u32];
+    clean(cpu().launch(reset_then_count_fixed, cfg(2, 64), (&input[..], &mut count)));
+    assert_eq!(count, [64]);
+}
+
+#[kernel]
+pub fn reset_once_in_every_block(block: ThreadBlock, count: Out<u32>) {
+    if block.thread_rank() == 0 {
+        count.write(0, 0); // reset-per-block
+    }
+    block.sync();
+    count.atomic().add(0, 1); // add-per-block
+}
+
+#[test]
+fn a_barrier_orders_a_blocks_own_accesses_but_not_another_blocks() {
+    // Within block 0 the barrier orders the reset before the additions;
+    // block 1's reset is ordered with nothing of block 0.
+    let mut count = vec![0u32];
+    broken(
+        cpu().launch(reset_once_in_every_block, cfg(2, 32), (&mut count,)),
+        "GlobalRace count[0] | block 0 thread 0 writes @{reset-per-block} | block 1 thread 0 writes @{reset-per-block}",
+    );
+    clean(cpu().launch(reset_once_in_every_block, cfg(1, 32), (&mut count,)));
+    assert_eq!(count, [32]);
+}
+
+#[kernel]
+pub fn unguarded_map(grid: Grid, input: &[f32], out: Out<f32>) {
+    let i = grid.thread_rank();
+    out.write(i, input[i] + 1.0); // unguarded-map
+}
+
+#[kernel]
+pub fn unguarded_map_fixed(grid: Grid, input: &[f32], out: Out<f32>) {
+    let i = grid.thread_rank();
+    if i < input.len() {
+        out.write(i, input[i] + 1.0);
+    }
+}
+
+#[test]
+fn reading_an_input_past_its_end_names_the_parameter() {
+    let input = vec![1.0f32; 100];
+    let mut out = vec![0f32; 128];
+    broken(
+        cpu().launch(unguarded_map, cfg(2, 64), (&input[..], &mut out)),
+        "OutOfBounds input index 100 of 100 | thread 36 @{unguarded-map}",
+    );
+    let mut out = vec![0f32; 100];
+    clean(cpu().launch(unguarded_map_fixed, cfg(2, 64), (&input[..], &mut out)));
+}
+
+#[test]
+fn writing_an_output_past_its_end_names_the_parameter() {
+    let input = vec![1.0f32; 128];
+    let mut out = vec![0f32; 100];
+    let e = broken(
+        cpu().launch(unguarded_map, cfg(2, 64), (&input[..], &mut out)),
+        "OutOfBounds out Out::write 100 of 100 | thread 36 @{unguarded-map}",
+    );
+    assert_eq!(e.block, coop::Dim3::new(1, 0, 0));
+}
+
+#[kernel]
+pub fn histogram_without_clamping(grid: Grid, input: &[u32], bins: Out<u32>) {
+    let i = grid.thread_rank();
+    if i < input.len() {
+        bins.atomic().add(input[i] as usize / 10, 1); // hist-oob
+    }
+}
+
+#[kernel]
+pub fn histogram_without_clamping_fixed(grid: Grid, input: &[u32], bins: Out<u32>) {
+    let i = grid.thread_rank();
+    if i < input.len() {
+        bins.atomic()
+            .add((input[i] as usize / 10).min(bins.len() - 1), 1);
+    }
+}
+
+#[test]
+fn an_atomic_past_the_end_of_its_buffer() {
+    let input: Vec<u32> = (0..64).collect();
+    let mut bins = vec![0u32; 5];
+    broken(
+        cpu().launch(
+            histogram_without_clamping,
+            cfg(1, 64),
+            (&input[..], &mut bins),
+        ),
+        "OutOfBounds bins AtomicOut::add 5 of 5 | thread 50 @{hist-oob}",
+    );
+    let mut bins = vec![0u32; 5];
+    clean(cpu().launch(
+        histogram_without_clamping_fixed,
+        cfg(1, 64),
+        (&input[..], &mut bins),
+    ));
+    assert_eq!(bins, [10, 10, 10, 10, 24]);
+}
+
+#[kernel]
+pub fn result_then_flag(block: ThreadBlock, results: Out<u32>, flags: Out<u32>) {
+    // The fence + flag protocol: one thread per block writes its result,
+    // fences, then raises its own flag. No two threads touch one element.
+    if block.thread_rank() == 0 {
+        let b = block.group_index().x as usize;
+        results.write(b, 7 * b as u32);
+        fence_device();
+        flags.atomic().store(b, 1);
+    }
+}
+
+#[test]
+fn the_fence_and_flag_protocol_is_not_a_race() {
+    let (mut results, mut flags) = (vec![0u32; 4], vec![0u32; 4]);
+    clean(cpu().launch(result_then_flag, cfg(4, 64), (&mut results, &mut flags)));
+    assert_eq!((results, flags), (vec![0, 7, 14, 21], vec![1; 4]));
+}
+
+// =====================================================================
+// Spins and hangs.
+
+#[kernel]
+pub fn wait_for_a_flag_nobody_sets(block: ThreadBlock, out: Out<u32>, flag: Shared<[u32; 1]>) {
+    let flag = flag.into_raw();
+    let r = block.thread_rank();
+    if r == 0 {
+        unsafe { flag.write(0, 0) };
+        while unsafe { flag.read(0) } == 0 {} // spin-nobody
+    }
+    out.write(r as usize, r);
+}
+
+#[test]
+fn a_spin_on_a_flag_nobody_sets_is_found_at_once() {
+    let mut out = vec![0u32; 64];
+    let start = std::time::Instant::now();
+    broken(
+        cpu().launch(wait_for_a_flag_nobody_sets, cfg(1, 64), (&mut out,)),
+        "SpinForever thread 0 @{spin-nobody} | others threads 1-63 returned",
+    );
+    assert!(start.elapsed().as_secs_f64() < 1.0, "{:?}", start.elapsed());
+}
+
+#[kernel]
+pub fn wait_for_another_warps_plain_flag(
+    block: ThreadBlock,
+    out: Out<u32>,
+    flag: Shared<[u32; 1]>,
+) {
+    let flag = flag.into_raw();
+    let r = block.thread_rank();
+    if r == 0 {
+        unsafe { flag.write(0, 0) };
+    }
+    block.sync();
+    if r == 0 {
+        while unsafe { flag.read(0) } == 0 {} // spin-plain
+    }
+    if r == 32 {
+        unsafe { flag.write(0, 1) }; // set-plain
+    }
+    out.write(r as usize, r);
+}
+
+#[kernel]
+pub fn wait_for_another_warps_flag_fixed(
+    block: ThreadBlock,
+    out: Out<u32>,
+    flag: Shared<[u32; 1]>,
+) {
+    let r = block.thread_rank() as usize;
+    let zero = flag.own(ByRank::new());
+    if r == 0 {
+        zero.write(0, 0);
+    }
+    let flag = zero.atomics(&block);
+    if r == 0 {
+        while flag.fetch_add(0, 0) == 0 {}
+    }
+    if r == 32 {
+        flag.swap(0, 1);
+    }
+    out.write(r, r as u32);
+}
+
+#[test]
+fn a_spin_on_a_plain_flag_another_warp_sets_is_a_race_on_the_flag() {
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(wait_for_another_warps_plain_flag, cfg(1, 64), (&mut out,)),
+        "SharedRace flag[0] | thread 0 reads @{spin-plain} | thread 32 writes @{set-plain}",
+    );
+    // The same wait on an atomic flag is correct, and ends.
+    clean(cpu().launch(wait_for_another_warps_flag_fixed, cfg(1, 64), (&mut out,)));
+}
+
+#[kernel]
+pub fn wait_for_a_thread_at_a_barrier(block: ThreadBlock, out: Out<u32>, flag: Shared<[u32; 1]>) {
+    let r = block.thread_rank() as usize;
+    let zero = flag.own(ByRank::new());
+    if r == 0 {
+        zero.write(0, 0);
+    }
+    let flag = zero.atomics(&block);
+    if r == 0 {
+        while flag.fetch_add(0, 0) == 0 {} // spin-deadlock
+    }
+    block.sync(); // barrier-deadlock
+    if r == 32 {
+        flag.swap(0, 1);
+    }
+    out.write(r, r as u32);
+}
+
+#[test]
+fn a_spin_for_a_thread_that_waits_at_a_barrier_is_a_deadlock() {
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(wait_for_a_thread_at_a_barrier, cfg(1, 64), (&mut out,)),
+        "SpinForever thread 0 @{spin-deadlock} | others threads 1-63 @{barrier-deadlock}",
+    );
+    clean(cpu().launch(wait_for_another_warps_flag_fixed, cfg(1, 64), (&mut out,)));
+}
+
+#[kernel]
+pub fn wait_for_the_next_block(block: ThreadBlock, flags: Out<u32>) {
+    let b = block.group_index().x as usize;
+    if block.thread_rank() == 0 {
+        let next = (b + 1) % flags.len();
+        while flags.atomic().load(next) == 0 {} // wait-next-block
+        flags.atomic().store(b, 1);
+    }
+}
+
+#[kernel]
+pub fn wait_for_the_previous_block(block: ThreadBlock, flags: Out<u32>) {
+    let b = block.group_index().x as usize;
+    if block.thread_rank() == 0 {
+        if b > 0 {
+            while flags.atomic().load(b - 1) == 0 {}
+        }
+        flags.atomic().store(b, 1);
+    }
+}
+
+#[test]
+fn a_block_waiting_for_a_later_block_is_found() {
+    let mut flags = vec![0u32; 4];
+    let e = broken(
+        cpu().launch(wait_for_the_next_block, cfg(4, 32), (&mut flags,)),
+        "SpinForever thread 0 @{wait-next-block} | others threads 1-31 returned",
+    );
+    assert_eq!(e.block, coop::Dim3::new(0, 0, 0));
+    assert!(
+        e.to_string()
+            .contains("a block must not wait for a later block"),
+        "{e}"
+    );
+    // A chain in which each block waits for the one before it runs.
+    let mut flags = vec![0u32; 4];
+    clean(cpu().launch(wait_for_the_previous_block, cfg(4, 32), (&mut flags,)));
+    assert_eq!(flags, [1; 4]);
+}
+
+// =====================================================================
+// Panics.
+
+#[kernel]
+pub fn checked_arithmetic(grid: Grid, input: &[u8], out: Out<u8>) {
+    let i = grid.thread_rank();
+    out.write(i, input[i] + 200); // overflow
+}
+
+#[kernel]
+pub fn checked_arithmetic_fixed(grid: Grid, input: &[u8], out: Out<u8>) {
+    let i = grid.thread_rank();
+    out.write(i, input[i].saturating_add(200));
+}
+
+#[test]
+fn an_arithmetic_overflow_panics_with_its_line() {
+    let input: Vec<u8> = (0..32).map(|i| i * 4).collect();
+    let mut out = vec![0u8; 32];
+    broken(
+        cpu().launch(checked_arithmetic, cfg(1, 32), (&input[..], &mut out)),
+        "Panic thread 14 @{overflow} | attempt to add with overflow",
+    );
+    clean(cpu().launch(checked_arithmetic_fixed, cfg(1, 32), (&input[..], &mut out)));
+}
+
+#[kernel]
+pub fn assertion_in_a_kernel(grid: Grid, input: &[u32], out: Out<u32>) {
+    let i = grid.thread_rank();
+    assert!(input[i] < 100, "input {i} is {}", input[i]); // assertion
+    out.write(i, input[i]);
+}
+
+#[test]
+fn an_assertion_in_a_kernel_reports_its_message() {
+    let mut input = vec![1u32; 64];
+    input[40] = 500;
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(assertion_in_a_kernel, cfg(2, 32), (&input[..], &mut out)),
+        "Panic thread 8 @{assertion} | input 40 is 500",
+    );
+    input[40] = 5;
+    clean(cpu().launch(assertion_in_a_kernel, cfg(2, 32), (&input[..], &mut out)));
+}
+
+// =====================================================================
+// Schedule exploration.
+
+#[kernel]
+pub fn ticket_order(
+    block: ThreadBlock,
+    out: Out<u32>,
+    buf: Shared<[u32; 64]>,
+    next: Shared<[u32; 1]>,
+) {
+    let r = block.thread_rank() as usize;
+    let zero = next.own(ByRank::new());
+    if r == 0 {
+        zero.write(0, 0);
+    }
+    let next = zero.atomics(&block);
+    let raw = buf.into_raw();
+    // Each thread takes a ticket and fills the slot it names, then reads
+    // its own slot, assuming the tickets come in rank order: they do in
+    // rank order, not on a GPU.
+    let ticket = next.fetch_add(0, 1) as usize;
+    unsafe { raw.write(ticket, r as u32) }; // ticket-write
+    out.write(r, unsafe { raw.read(r) }); // ticket-read
+}
+
+#[test]
+fn schedule_exploration_finds_what_rank_order_hides() {
+    let mut out = vec![0u32; 64];
+    clean(cpu().launch(ticket_order, cfg(1, 64), (&mut out,)));
+    let explore = Cpu::with_emulator(Emulator::new().with_schedules(16));
+    let e = error_of(explore.launch(ticket_order, cfg(1, 64), (&mut out,)));
+    let seed = e.schedule.expect("a seeded schedule");
+    assert!(
+        matches!(
+            *e.violation,
+            Violation::SharedRace { .. } | Violation::UninitializedRead { .. }
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .contains(&format!("with_schedule_seed({seed})")),
+        "{e}"
+    );
+    // The seed replays the same diagnosis.
+    let replay = Cpu::with_emulator(Emulator::new().with_schedule_seed(seed));
+    let again = error_of(replay.launch(ticket_order, cfg(1, 64), (&mut out,)));
+    assert_eq!(again.violation, e.violation);
+    assert_eq!(again.schedule, Some(seed));
+}
+
+// =====================================================================
+// The same diagnosis whatever runs the blocks.
+
+#[test]
+fn every_diagnosis_is_the_same_on_one_host_thread_and_under_seeded_schedules() {
+    let input: Vec<u32> = (0..128).collect();
+    let inputf = vec![1.0f32; 100];
+    for emulator in [
+        Emulator::new().with_host_threads(1),
+        Emulator::new().with_host_threads(3),
+        Emulator::new().with_schedule_seed(7),
+    ] {
+        let cpu = Cpu::with_emulator(emulator);
+        let mut out = vec![0u32; 64];
+        broken(
+            cpu.launch(sync_in_a_branch, cfg(2, 64), (&mut out,)),
+            "BarrierNotReached threads 0-31 @{sync-in-branch} | threads 32-63 returned",
+        );
+        let mut count = vec![0u32];
+        broken(
+            cpu.launch(reset_once_in_every_block, cfg(4, 32), (&mut count,)),
+            "GlobalRace count[0] | block 0 thread 0 writes @{reset-per-block} | block 1 thread 0 writes @{reset-per-block}",
+        );
+        let mut count = vec![0u32];
+        let e = error_of(cpu.launch(reset_then_count, cfg(2, 64), (&input[..], &mut count)));
+        assert!(matches!(*e.violation, Violation::GlobalRace { .. }), "{e}");
+        let mut out = vec![0f32; 128];
+        let e = error_of(cpu.launch(unguarded_map, cfg(2, 64), (&inputf[..], &mut out)));
+        let Violation::OutOfBounds { buffer, index, .. } = &*e.violation else {
+            panic!("{e}")
+        };
+        assert_eq!(buffer, "input");
+        if e.schedule.is_none() {
+            // Which thread fails first is the schedule's choice.
+            assert_eq!(*index, 100);
+        }
+    }
+}
+
+#[test]
+fn the_catalogue_holds_forty_rules() {
+    let source = include_str!("rules.rs");
+    let broken = source.matches("broken(\n").count() + source.matches("error_of(cpu()").count();
+    assert!(broken >= 40, "{broken} broken kernels");
+}
+
+#[allow(dead_code)]
+fn unused(_: RawShared<[u32; 1]>) {}
