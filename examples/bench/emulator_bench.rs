@@ -6,6 +6,7 @@
 //! Run: `cargo run --release -p coop-bench --bin emulator_bench`
 
 use coop::cpu::Emulator;
+use coop::prelude::*;
 use coop_examples::{
     dot_blocks, dot_closed_form, dot_inputs, kernels, DOT_N, DOT_THREADS_PER_BLOCK,
 };
@@ -29,7 +30,40 @@ fn time(runs: usize, mut f: impl FnMut() -> Report) -> (Duration, Report) {
     (median(times), report)
 }
 
+/// Thread 0 of each block waits for a flag that no thread sets.
+#[kernel]
+pub fn spin_on_unset_flag(block: ThreadBlock, flag: Shared<[u32; 1]>) {
+    let flag = flag.into_raw();
+    if block.thread_rank() == 0 {
+        // SAFETY: only thread 0 touches the flag.
+        unsafe { flag.write(0, 0) };
+        while unsafe { flag.read(0) } == 0 {}
+    }
+}
+
+/// Peak resident memory of this process so far, in MiB (Linux).
+fn peak_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
 fn main() {
+    // First, before anything else raises the peak: how long the default
+    // emulator takes to report a spin, and the memory it holds meanwhile.
+    let start = Instant::now();
+    let err = Cpu::new()
+        .launch(spin_on_unset_flag, LaunchConfig::new(1, 256), ())
+        .expect_err("a spin forever");
+    let found = start.elapsed();
+    assert!(err.to_string().contains("spins"), "{err}");
+    println!(
+        "spin on a flag nobody sets, 1 block of 256 threads: reported in {:.1} ms, peak memory {} MiB",
+        found.as_secs_f64() * 1e3,
+        peak_mib().map_or("?".into(), |m| format!("{m:.0}"))
+    );
+
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("coop CPU backend on {cores} logical CPU(s)");
     for threads in [1, cores] {

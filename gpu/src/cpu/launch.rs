@@ -99,12 +99,13 @@ impl Emulator {
     pub const DEFAULT_STACK_SIZE: usize = 256 * 1024;
     /// Reads of the same few locations, with nothing written by any thread
     /// of the block meanwhile and nothing else able to run, after which a
-    /// thread is reported as spinning forever: 2^16.
+    /// thread is reported as spinning forever: 2^20, tens of milliseconds
+    /// of a spinning thread's time.
     ///
     /// ```
-    /// assert_eq!(coop::cpu::Emulator::DEFAULT_SPIN_LIMIT, 65_536);
+    /// assert_eq!(coop::cpu::Emulator::DEFAULT_SPIN_LIMIT, 1 << 20);
     /// ```
-    pub const DEFAULT_SPIN_LIMIT: u64 = 1 << 16;
+    pub const DEFAULT_SPIN_LIMIT: u64 = 1 << 20;
     /// Steps between two switches of thread under schedule exploration, on
     /// average.
     const PREEMPT_ONE_IN: u32 = 7;
