@@ -84,7 +84,8 @@ fn lane_slice() -> u64 {
 }
 
 impl Emulator {
-    /// Steps (handle-method calls) one thread may take before the launch
+    /// Steps (handle-method calls other than reads of the thread's indices
+    /// and the launch's shape) one thread may take before the launch
     /// is stopped as spinning forever: 2^24.
     ///
     /// ```
@@ -120,10 +121,10 @@ impl Emulator {
         Self::default()
     }
 
-    /// Stops a launch when one thread has called handle methods more than
-    /// `steps` times: how a kernel that spins forever is reported instead
-    /// of hanging. (A loop that calls no coop method at all cannot be
-    /// interrupted.)
+    /// Stops a launch when one thread has called handle methods (other than
+    /// reads of its indices and the launch's shape) more than `steps`
+    /// times: how a kernel that loops forever is reported instead of
+    /// hanging. (A loop that makes no such call cannot be interrupted.)
     ///
     /// ```
     /// use coop::prelude::*;

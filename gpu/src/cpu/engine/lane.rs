@@ -311,6 +311,13 @@ fn current() -> &'static LaneCtx {
     unsafe { &*ptr }
 }
 
+/// Reads the current lane's context (its indices and the launch's shape),
+/// which is not a step: reading them changes nothing, and they are read
+/// far more often than anything else.
+pub(crate) fn info<R>(read: impl FnOnce(&LaneInfo) -> R) -> R {
+    read(&current().info)
+}
+
 /// Counts one step of the current lane and reads its context.
 #[track_caller]
 pub(crate) fn step<R>(site: Site, read: impl FnOnce(&LaneInfo) -> R) -> R {

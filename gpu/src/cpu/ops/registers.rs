@@ -6,23 +6,23 @@ use crate::backend::{Registers, Site};
 use crate::Dim3;
 
 impl Registers for Cpu {
-    fn thread_index(site: Site) -> Dim3 {
-        lane::step(site, |l| l.thread)
+    fn thread_index(_site: Site) -> Dim3 {
+        lane::info(|l| l.thread)
     }
 
-    fn block_dim(site: Site) -> Dim3 {
-        lane::step(site, |l| l.block_dim)
+    fn block_dim(_site: Site) -> Dim3 {
+        lane::info(|l| l.block_dim)
     }
 
-    fn block_index(site: Site) -> Dim3 {
-        lane::step(site, |l| l.block)
+    fn block_index(_site: Site) -> Dim3 {
+        lane::info(|l| l.block)
     }
 
-    fn grid_dim(site: Site) -> Dim3 {
-        lane::step(site, |l| l.grid_dim)
+    fn grid_dim(_site: Site) -> Dim3 {
+        lane::info(|l| l.grid_dim)
     }
 
-    fn lane_id(site: Site) -> u32 {
-        lane::step(site, |l| l.rank % 32)
+    fn lane_id(_site: Site) -> u32 {
+        lane::info(|l| l.rank % 32)
     }
 }
