@@ -301,6 +301,7 @@ pub(crate) fn current_ctx() -> &'static LaneCtx {
     current()
 }
 
+#[inline]
 fn current() -> &'static LaneCtx {
     let ptr = CURRENT.with(|c| c.get());
     if ptr.is_null() {
@@ -314,6 +315,7 @@ fn current() -> &'static LaneCtx {
 /// Reads the current lane's context (its indices and the launch's shape),
 /// which is not a step: reading them changes nothing, and they are read
 /// far more often than anything else.
+#[inline]
 pub(crate) fn info<R>(read: impl FnOnce(&LaneInfo) -> R) -> R {
     read(&current().info)
 }
@@ -326,6 +328,7 @@ pub(crate) fn step<R>(site: Site, read: impl FnOnce(&LaneInfo) -> R) -> R {
 
 /// Counts one step of the current lane, stopping it when its budget is
 /// spent; returns its context.
+#[inline]
 fn count_step(site: Site) -> &'static LaneCtx {
     let ctx = current();
     let steps = ctx.steps.get() + 1;
@@ -508,6 +511,7 @@ pub(crate) fn buffer_name(addr: usize) -> Option<&'static str> {
 }
 
 /// Suspends the current lane at a collective; returns its result.
+#[inline]
 pub(crate) fn collective(op: Op, site: Site) -> u64 {
     let ctx = count_step(site);
     suspend_ctx(ctx, Request::Collective { op, site })

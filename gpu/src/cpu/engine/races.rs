@@ -50,9 +50,12 @@ struct WarpClocks {
     common: [[u32; 32]; 32],
 }
 
-/// The block's barrier epoch and its warps' tile-barrier clocks.
+/// The block's barrier epoch and its warps' tile-barrier clocks (made at
+/// the first tile barrier: until then every clock reads 0, which orders
+/// nothing).
 pub(crate) struct Clocks {
     epoch: u32,
+    threads: u32,
     warps: Vec<WarpClocks>,
 }
 
@@ -72,12 +75,8 @@ impl Clocks {
     pub fn new(threads: u32) -> Self {
         Clocks {
             epoch: 1,
-            warps: (0..threads.div_ceil(32))
-                .map(|_| WarpClocks {
-                    count: [0; 32],
-                    common: [[0; 32]; 32],
-                })
-                .collect(),
+            threads,
+            warps: Vec::new(),
         }
     }
 
@@ -88,6 +87,14 @@ impl Clocks {
 
     /// `TiledPartition::sync` completed for the lanes of `mask` in `warp`.
     pub fn tile_sync(&mut self, warp: usize, mask: u32) {
+        if self.warps.is_empty() {
+            self.warps = (0..self.threads.div_ceil(32))
+                .map(|_| WarpClocks {
+                    count: [0; 32],
+                    common: [[0; 32]; 32],
+                })
+                .collect();
+        }
         let clocks = &mut self.warps[warp];
         let lanes = || (0..32).filter(move |l| mask & (1 << l) != 0);
         for a in lanes() {
@@ -106,18 +113,24 @@ impl Clocks {
             thread,
             kind,
             site,
-            clock: self.warps[(thread / 32) as usize].count[(thread % 32) as usize],
+            clock: self
+                .warps
+                .get((thread / 32) as usize)
+                .map_or(0, |w| w.count[(thread % 32) as usize]),
         }
     }
 
     /// Whether `earlier` comes before anything `thread` does now.
     fn ordered(&self, earlier: &Rec, thread: u32) -> bool {
         earlier.thread == thread
-            || (earlier.thread / 32 == thread / 32 && {
-                let clocks = &self.warps[(thread / 32) as usize];
-                clocks.common[(earlier.thread % 32) as usize][(thread % 32) as usize]
-                    > earlier.clock
-            })
+            || (earlier.thread / 32 == thread / 32
+                && self
+                    .warps
+                    .get((thread / 32) as usize)
+                    .is_some_and(|clocks| {
+                        clocks.common[(earlier.thread % 32) as usize][(thread % 32) as usize]
+                            > earlier.clock
+                    }))
     }
 
     fn conflict(&self, earlier: &Rec, now: &Rec) -> bool {

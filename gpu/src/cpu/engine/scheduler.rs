@@ -23,11 +23,19 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// inside, so that a resume needs no `catch_unwind` of its own).
 type LaneCoroutine = Coroutine<u64, Request, Option<Box<dyn Any + Send>>, DefaultStack>;
 
-/// Coroutine stacks, reused across blocks and launches.
+/// Coroutine stacks, reused across blocks and launches: each host thread
+/// running blocks keeps its own, and hands them to a process-wide pool when
+/// its launch ends, so that the next launch finds them mapped and touched.
 pub(crate) struct Stacks {
     pool: Vec<DefaultStack>,
     size: usize,
 }
+
+/// Stacks no launch is using, by size, at most [`POOLED_STACKS`].
+static POOL: std::sync::Mutex<Vec<(usize, DefaultStack)>> = std::sync::Mutex::new(Vec::new());
+
+/// How many idle stacks the process keeps (4 blocks of 1024 threads).
+const POOLED_STACKS: usize = 4096;
 
 impl Stacks {
     pub fn new(size: usize) -> Self {
@@ -38,12 +46,36 @@ impl Stacks {
     }
 
     fn take(&mut self) -> Result<DefaultStack, Violation> {
+        if let Some(stack) = self.pool.pop() {
+            return Ok(stack);
+        }
+        {
+            let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+            let mut i = pool.len();
+            // A few at a time, so that the host threads of a launch share
+            // the pool.
+            while i > 0 && self.pool.len() < 32 {
+                i -= 1;
+                if pool[i].0 == self.size {
+                    self.pool.push(pool.swap_remove(i).1);
+                }
+            }
+        }
         match self.pool.pop() {
             Some(stack) => Ok(stack),
             None => DefaultStack::new(self.size).map_err(|e| Violation::Resources {
                 what: format!("a {} KiB coroutine stack: {e}", self.size / 1024),
             }),
         }
+    }
+}
+
+impl Drop for Stacks {
+    fn drop(&mut self) {
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        let room = POOLED_STACKS.saturating_sub(pool.len());
+        let size = self.size;
+        pool.extend(self.pool.drain(..).take(room).map(|s| (size, s)));
     }
 }
 
@@ -493,11 +525,11 @@ impl Block<'_> {
             let warp_base = i - i % 32;
             let mut members = [0usize; 32];
             let mut count = 0;
-            for l in 0..32usize {
-                if mask & (1 << l) != 0 {
-                    members[count] = warp_base + l;
-                    count += 1;
-                }
+            let mut bits = mask;
+            while bits != 0 {
+                members[count] = warp_base + bits.trailing_zeros() as usize;
+                count += 1;
+                bits &= bits - 1;
             }
             let members = &members[..count];
             let all_here = members.iter().all(|&m| {

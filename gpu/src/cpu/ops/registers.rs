@@ -6,22 +6,27 @@ use crate::backend::{Registers, Site};
 use crate::Dim3;
 
 impl Registers for Cpu {
+    #[inline]
     fn thread_index(_site: Site) -> Dim3 {
         lane::info(|l| l.thread)
     }
 
+    #[inline]
     fn block_dim(_site: Site) -> Dim3 {
         lane::info(|l| l.block_dim)
     }
 
+    #[inline]
     fn block_index(_site: Site) -> Dim3 {
         lane::info(|l| l.block)
     }
 
+    #[inline]
     fn grid_dim(_site: Site) -> Dim3 {
         lane::info(|l| l.grid_dim)
     }
 
+    #[inline]
     fn lane_id(_site: Site) -> u32 {
         lane::info(|l| l.rank % 32)
     }

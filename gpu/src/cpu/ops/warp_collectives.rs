@@ -5,6 +5,7 @@ use super::super::engine::lane::{self, Op, ShflMode, VoteKind};
 use super::super::Cpu;
 use crate::backend::{Redux, Site, WarpCollectives};
 
+#[inline]
 fn shfl(mode: ShflMode, mask: u32, value: u32, b: u32, c: u32, site: Site) -> u32 {
     lane::collective(
         Op::Shfl {
@@ -18,6 +19,7 @@ fn shfl(mode: ShflMode, mask: u32, value: u32, b: u32, c: u32, site: Site) -> u3
     ) as u32
 }
 
+#[inline]
 fn vote(kind: VoteKind, mask: u32, predicate: bool, site: Site) -> u64 {
     lane::collective(
         Op::Vote {
@@ -29,6 +31,7 @@ fn vote(kind: VoteKind, mask: u32, predicate: bool, site: Site) -> u64 {
     )
 }
 
+#[inline]
 fn match_op(all: bool, mask: u32, value: u64, wide: bool, site: Site) -> u64 {
     lane::collective(
         Op::Match {
@@ -42,52 +45,64 @@ fn match_op(all: bool, mask: u32, value: u64, wide: bool, site: Site) -> u64 {
 }
 
 impl WarpCollectives for Cpu {
+    #[inline]
     fn shfl_idx(mask: u32, value: u32, src: u32, clamp: u32, site: Site) -> u32 {
         shfl(ShflMode::Idx, mask, value, src, clamp, site)
     }
 
+    #[inline]
     fn shfl_up(mask: u32, value: u32, delta: u32, clamp: u32, site: Site) -> u32 {
         shfl(ShflMode::Up, mask, value, delta, clamp, site)
     }
 
+    #[inline]
     fn shfl_down(mask: u32, value: u32, delta: u32, clamp: u32, site: Site) -> u32 {
         shfl(ShflMode::Down, mask, value, delta, clamp, site)
     }
 
+    #[inline]
     fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32, site: Site) -> u32 {
         shfl(ShflMode::Bfly, mask, value, lane_mask, clamp, site)
     }
 
+    #[inline]
     fn vote_ballot(mask: u32, predicate: bool, site: Site) -> u32 {
         vote(VoteKind::Ballot, mask, predicate, site) as u32
     }
 
+    #[inline]
     fn vote_any(mask: u32, predicate: bool, site: Site) -> bool {
         vote(VoteKind::Any, mask, predicate, site) != 0
     }
 
+    #[inline]
     fn vote_all(mask: u32, predicate: bool, site: Site) -> bool {
         vote(VoteKind::All, mask, predicate, site) != 0
     }
 
+    #[inline]
     fn match_any_32(mask: u32, value: u32, site: Site) -> u32 {
         match_op(false, mask, value as u64, false, site) as u32
     }
 
+    #[inline]
     fn match_any_64(mask: u32, value: u64, site: Site) -> u32 {
         match_op(false, mask, value, true, site) as u32
     }
 
+    #[inline]
     fn match_all_32(mask: u32, value: u32, site: Site) -> (u32, bool) {
         let r = match_op(true, mask, value as u64, false, site);
         (r as u32, r >> 32 != 0)
     }
 
+    #[inline]
     fn match_all_64(mask: u32, value: u64, site: Site) -> (u32, bool) {
         let r = match_op(true, mask, value, true, site);
         (r as u32, r >> 32 != 0)
     }
 
+    #[inline]
     fn redux(op: Redux, mask: u32, value: u32, site: Site) -> u32 {
         lane::collective(Op::Redux { op, mask, value }, site) as u32
     }
