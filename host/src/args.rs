@@ -259,7 +259,7 @@ value_args!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a kernel parameter described by `{P}` on the CPU backend",
     label = "wrong argument type for this kernel parameter",
-    note = "`Slice<T>` is a `&[T]` parameter: pass `&[T]`, `&Vec<T>` or `&Buffer<T>`; `OutSlice<T>` is an `Out<T>` parameter: pass `&mut [T]`, `&mut Vec<T>` or `&mut Buffer<T>`; `Value<T>` is a number parameter: pass a `T` exactly"
+    note = "`Slice<T>` is a `&[T]` parameter: pass `&[T]`, `&[T; N]`, `&Vec<T>` or `&Buffer<T>`; `OutSlice<T>` is an `Out<T>` parameter: pass `&mut [T]`, `&mut [T; N]`, `&mut Vec<T>` or `&mut Buffer<T>`; `Value<T>` is a number parameter: pass a `T` exactly"
 )]
 pub unsafe trait CpuArg<P: ParamMarker> {
     /// The two words the kernel reads, or `None` for a [`Buffer`] on a GPU,
@@ -284,12 +284,27 @@ unsafe impl<T> CpuArg<Slice<T>> for &Vec<T> {
     }
 }
 
+// SAFETY: as for `&[T]`: the array's elements, shared and unmoved while
+// borrowed.
+unsafe impl<T, const N: usize> CpuArg<Slice<T>> for &[T; N] {
+    fn words(&mut self) -> Option<(*const T, usize)> {
+        Some((self.as_ptr(), N))
+    }
+}
+
 // SAFETY: `OutSlice<T>` reads a pointer to `T`s and their count: those of
 // the exclusively borrowed slice, which stays valid while `self` is
 // borrowed, with nothing else aliasing what the kernel writes.
 unsafe impl<T> CpuArg<OutSlice<T>> for &mut [T] {
     fn words(&mut self) -> Option<(*mut T, usize)> {
         Some((self.as_mut_ptr(), self.len()))
+    }
+}
+
+// SAFETY: as for `&mut [T]`: the array's elements, exclusively borrowed.
+unsafe impl<T, const N: usize> CpuArg<OutSlice<T>> for &mut [T; N] {
+    fn words(&mut self) -> Option<(*mut T, usize)> {
+        Some((self.as_mut_ptr(), N))
     }
 }
 
