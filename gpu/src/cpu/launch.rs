@@ -536,7 +536,7 @@ impl Emulator {
                     .collect();
                 handles
                     .into_iter()
-                    .map(|h| h.join().unwrap_or_default())
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                     .collect()
             });
             for c in per_worker {
