@@ -118,7 +118,8 @@ impl<T: Copy> Out<'_, T> {
     /// let err = Cpu::new().launch(squares, LaunchConfig::new(1, 5), (&mut out,)).unwrap_err();
     /// let report = err.to_string();
     /// assert!(
-    ///     report.contains("thread 4 indexes `out` out of bounds: `Out::write` at index 4, but `out` has 4 elements"),
+    ///     report.contains("thread 4 panicked at ")
+    ///         && report.contains("Out::write: index 4 is out of bounds for a buffer of 4 elements (the kernel's parameter `out`)"),
     ///     "{report}"
     /// );
     /// # Ok::<(), coop_host::Error>(())

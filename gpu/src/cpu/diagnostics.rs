@@ -642,20 +642,28 @@ impl Violation {
                 thread: t,
                 location,
             } => {
-                write!(
-                    f,
-                    "{} indexes `{buffer}` out of bounds: `{call}` at index {index}, but `{buffer}` \
-                     has {len} element{}",
-                    who(*t),
-                    if *len == 1 { "" } else { "s" }
-                )?;
+                // The words of the panic (and of the GPU's report), then the
+                // parameter.
+                write!(f, "{} panicked", who(*t))?;
                 if let Some(at) = location {
-                    write!(f, " (at {at})")?;
+                    write!(f, " at {at}")?;
+                }
+                if *call == "index" {
+                    write!(
+                        f,
+                        ": index out of bounds: the len is {len} but the index is {index}"
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        ": {call}: index {index} is out of bounds for a buffer of {len} elements"
+                    )?;
                 }
                 write!(
                     f,
-                    ". Guard the access with `if i < {buffer}.len()`, or launch no more threads \
-                     than elements"
+                    " (the kernel's parameter `{buffer}`). Guard the access with \
+                     `if i < {}.len()`, or launch no more threads than elements",
+                    buffer.split('`').next().unwrap_or(buffer)
                 )
             }
             Violation::SpinForever {
