@@ -537,7 +537,7 @@ impl Violation {
             } => write!(
                 f,
                 "{} took {steps} steps without finishing (last at {site}): it \
-                 loops forever, or needs a larger budget (Emulator::with_step_budget)",
+                 spins forever, or needs a larger budget (Emulator::with_step_budget)",
                 who(*thread)
             ),
             Violation::ReadOutsideGroup {
