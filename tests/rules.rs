@@ -746,6 +746,16 @@ pub fn vote_forever(block: ThreadBlock) {
     while !warp.all(false) {} // vote-forever
 }
 
+#[kernel]
+pub fn vote_until_all_agree(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let mut rounds = 0u32;
+    while !warp.all(rounds >= warp.thread_rank()) {
+        rounds += 1;
+    }
+    out.write(block.thread_rank() as usize, rounds);
+}
+
 #[test]
 fn a_loop_of_collectives_that_never_ends_runs_out_of_steps() {
     let cpu = Cpu::with_emulator(Emulator::new().with_step_budget(5000));
@@ -753,6 +763,10 @@ fn a_loop_of_collectives_that_never_ends_runs_out_of_steps() {
         cpu.launch(vote_forever, cfg(1, 32), ()),
         "OutOfSteps thread 0 @{vote-forever}",
     );
+    // A loop of votes whose condition does change ends.
+    let mut out = vec![0u32; 32];
+    clean(cpu.launch(vote_until_all_agree, cfg(1, 32), (&mut out,)));
+    assert_eq!(out, [31; 32]);
 }
 
 // =====================================================================
@@ -1645,6 +1659,26 @@ pub fn ticket_order(
     out.write(r, unsafe { raw.read(r) }); // ticket-read
 }
 
+#[kernel]
+pub fn ticket_order_fixed(
+    block: ThreadBlock,
+    out: Out<u32>,
+    buf: Shared<[u32; 64]>,
+    next: Shared<[u32; 1]>,
+) {
+    let r = block.thread_rank() as usize;
+    let zero = next.own(ByRank::new());
+    if r == 0 {
+        zero.write(0, 0);
+    }
+    let next = zero.atomics(&block);
+    let raw = buf.into_raw();
+    let ticket = next.fetch_add(0, 1) as usize;
+    unsafe { raw.write(ticket, r as u32) };
+    block.sync(); // every slot is written, by whichever thread
+    out.write(r, unsafe { raw.read(r) });
+}
+
 #[test]
 fn schedule_exploration_finds_what_rank_order_hides() {
     let mut out = vec![0u32; 64];
@@ -1669,6 +1703,12 @@ fn schedule_exploration_finds_what_rank_order_hides() {
     let again = error_of(replay.launch(ticket_order, cfg(1, 64), (&mut out,)));
     assert_eq!(again.violation, e.violation);
     assert_eq!(again.schedule, Some(seed));
+    // With a barrier between the writes and the reads, every schedule is
+    // clean (which thread fills which slot still varies).
+    clean(explore.launch(ticket_order_fixed, cfg(1, 64), (&mut out,)));
+    let mut sorted = out.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..64).collect::<Vec<u32>>());
 }
 
 // =====================================================================
