@@ -63,7 +63,13 @@ fn site(site: Option<coop::cpu::Site>) -> String {
 fn arrivals(list: &[Arrival]) -> String {
     list.iter()
         .map(|a| match a.site {
-            Some(_) => format!("{} {}", a.threads, site(a.site)),
+            Some(_) => {
+                let mut text = format!("{} {}", a.threads, site(a.site));
+                for caller in &a.callers {
+                    text.push_str(&format!(" <- {}", location(&Some(caller.clone()))));
+                }
+                text
+            }
             None => format!("{} returned", a.threads),
         })
         .collect::<Vec<_>>()
@@ -439,7 +445,7 @@ fn stage_tracked(block: &ThreadBlock) {
 pub fn helper_sync_in_a_branch(block: ThreadBlock, out: Out<u32>) {
     let r = block.thread_rank();
     if r < 16 {
-        stage(&block);
+        stage(&block); // helper-call
     }
     if r >= 16 {
         stage_tracked(&block); // tracked-helper-call
@@ -452,9 +458,19 @@ fn a_barrier_inside_a_helper_names_the_helper_or_its_caller() {
     let mut out = vec![0u32; 32];
     let e = broken(
         cpu().launch(helper_sync_in_a_branch, cfg(1, 32), (&mut out,)),
-        "DivergentBarriers threads 0-15 @{helper-sync}; threads 16-31 @{tracked-helper-call}",
+        "DivergentBarriers threads 0-15 @{helper-sync} <- @{helper-call}; threads 16-31 @{tracked-helper-call}",
     );
-    assert!(e.to_string().contains("#[track_caller]"), "{e}");
+    // The message names the helper's line and the line that called it.
+    let text = e.to_string();
+    assert!(
+        text.contains(&format!(
+            "rules.rs:{}:11, called from tests/rules.rs:{}:",
+            line_of("helper-sync"),
+            line_of("helper-call")
+        )),
+        "{text}"
+    );
+    assert!(text.contains("#[track_caller]"), "{e}");
     clean(cpu().launch(sync_in_a_branch_fixed, cfg(1, 32), (&mut out,)));
 }
 

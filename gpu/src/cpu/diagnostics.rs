@@ -217,7 +217,12 @@ fn by_index(ranks: &[u32], dims: Dim3) -> String {
 /// ```
 /// use coop::cpu::{Arrival, Threads};
 ///
-/// let returned = Arrival { threads: Threads::from_ranks(16..32), call: "returned from the kernel", site: None };
+/// let returned = Arrival {
+///     threads: Threads::from_ranks(16..32),
+///     call: "returned from the kernel",
+///     site: None,
+///     callers: Vec::new(),
+/// };
 /// assert_eq!(returned.to_string(), "threads 16-31 returned from the kernel");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -229,12 +234,24 @@ pub struct Arrival {
     pub call: &'static str,
     /// Where in the kernel's source.
     pub site: Option<Site>,
+    /// Where the function holding `site` was called from, innermost
+    /// first, for a call inside a helper function of the kernel's crate
+    /// (found from the first of the threads' stacks, when the build has
+    /// line information; empty otherwise).
+    pub callers: Vec<PanicLocation>,
 }
 
 impl fmt::Display for Arrival {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.site {
-            Some(site) => write!(f, "{} at `{}` ({site})", self.threads, self.call),
+            Some(site) => {
+                write!(f, "{} at `{}` ({site}", self.threads, self.call)?;
+                for (i, caller) in self.callers.iter().enumerate() {
+                    let word = if i == 0 { ", called from" } else { ", from" };
+                    write!(f, "{word} {caller}")?;
+                }
+                f.write_str(")")
+            }
             None => write!(f, "{} {}", self.threads, self.call),
         }
     }
@@ -425,8 +442,9 @@ pub enum Violation {
 
 /// How to see through helper functions, at the end of the messages that
 /// name call sites.
-const HELPER: &str = ". (A call inside a helper function is named at the helper's line; mark \
-     the helper `#[track_caller]` to name the line that calls it)";
+const HELPER: &str = ". (A call inside a helper function is named at the helper's line, with \
+     the lines it was called from when the build has line information; mark the helper \
+     `#[track_caller]` to name the caller's line instead)";
 
 fn list(f: &mut fmt::Formatter<'_>, arrivals: &[Arrival]) -> fmt::Result {
     for (i, a) in arrivals.iter().enumerate() {

@@ -256,6 +256,9 @@ pub(crate) struct LaneCtx {
     pub rng: Cell<u64>,
     /// Set while the block's end unwinds the thread's stack.
     pub unwinding: Cell<bool>,
+    /// Where the thread's current collective was called from, when the
+    /// scheduler asked ([`CAPTURE_CALLERS`]).
+    pub callers: RefCell<Vec<crate::cpu::PanicLocation>>,
 }
 
 impl LaneCtx {
@@ -514,7 +517,104 @@ pub(crate) fn buffer_name(addr: usize) -> Option<&'static str> {
 #[inline]
 pub(crate) fn collective(op: Op, site: Site) -> u64 {
     let ctx = count_step(site);
-    suspend_ctx(ctx, Request::Collective { op, site })
+    let mut result = suspend_ctx(ctx, Request::Collective { op, site });
+    while result == CAPTURE_CALLERS {
+        // The scheduler, naming a broken rule, asks where this call came
+        // from; the thread stays at its collective.
+        ctx.callers.replace(callers_of(site));
+        result = suspend_ctx(ctx, Request::Collective { op, site });
+    }
+    result
+}
+
+/// What the scheduler resumes a thread waiting at a collective with to ask
+/// for its callers: no collective returns it (their results are 32 bits,
+/// or a match's mask with bit 32).
+pub(crate) const CAPTURE_CALLERS: u64 = u64::MAX - 7;
+
+/// Where the function holding `site` was called from, innermost first: the
+/// frames of the running thread's stack in the kernel's crate (not coop's,
+/// the standard library's or the coroutine library's) above the one at
+/// `site`. Empty without line information.
+#[cold]
+fn callers_of(site: Site) -> Vec<crate::cpu::PanicLocation> {
+    let trace = std::backtrace::Backtrace::force_capture().to_string();
+    let mut frames: Vec<(String, Option<crate::cpu::PanicLocation>)> = Vec::new();
+    let mut lines = trace.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some((number, symbol)) = line.trim_start().split_once(": ") else {
+            continue;
+        };
+        if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let at = lines
+            .peek()
+            .and_then(|l| l.trim_start().strip_prefix("at "))
+            .and_then(parse_location);
+        frames.push((symbol.to_string(), at));
+    }
+    // The stack above the kernel's entry is the scheduler's, then the
+    // launching program's.
+    if let Some(entry) = frames
+        .iter()
+        .position(|(symbol, _)| symbol.contains("as coop::kernel::Kernel>::run_lane"))
+    {
+        frames.truncate(entry);
+    }
+    let user: Vec<crate::cpu::PanicLocation> = frames
+        .into_iter()
+        .filter(|(symbol, _)| in_kernel_crate(symbol))
+        .filter_map(|(_, at)| at)
+        .collect();
+    let here = user.iter().position(|l| {
+        l.line == site.line() && (l.file.ends_with(site.file()) || site.file().ends_with(&l.file))
+    });
+    let Some(i) = here else {
+        return Vec::new();
+    };
+    // Debug information names files from the package's folder, `Location`
+    // from the workspace's: write the callers as `site` is written.
+    let prefix = site
+        .file()
+        .strip_suffix(user[i].file.as_str())
+        .unwrap_or("")
+        .to_string();
+    user.into_iter()
+        .skip(i + 1)
+        .take(4)
+        .map(|mut l| {
+            if !l.file.starts_with('/') {
+                l.file = format!("{prefix}{}", l.file);
+            }
+            l
+        })
+        .collect()
+}
+
+/// Whether a frame's symbol belongs to the kernel's own code.
+fn in_kernel_crate(symbol: &str) -> bool {
+    const NOT: [&str; 8] = [
+        "coop::",
+        "std::",
+        "core::",
+        "alloc::",
+        "corosensei",
+        "__rust",
+        "rust_",
+        "_start",
+    ];
+    let bare = symbol.trim_start_matches('<');
+    !NOT.iter().any(|p| bare.starts_with(p))
+}
+
+/// `path:line:column`.
+fn parse_location(text: &str) -> Option<crate::cpu::PanicLocation> {
+    let mut parts = text.rsplitn(3, ':');
+    let column = parts.next()?.trim().parse().ok()?;
+    let line = parts.next()?.trim().parse().ok()?;
+    let file = parts.next()?.trim_start_matches("./").to_string();
+    Some(crate::cpu::PanicLocation { file, line, column })
 }
 
 /// Reports a broken rule; the scheduler ends the launch and never resumes

@@ -237,6 +237,7 @@ pub(crate) fn run_block(
                     lane::xorshift(seed ^ (rank as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1
                 }),
                 unwinding: Cell::new(false),
+                callers: RefCell::new(Vec::new()),
             }
         })
         .collect();
@@ -263,6 +264,9 @@ pub(crate) fn run_block(
         earlier_done,
     };
     let mut result = block.run(counts);
+    if let Err(violation) = &mut result {
+        block.find_callers(violation);
+    }
     counts.steps += block.ctxs.iter().map(|c| c.steps.get()).sum::<u64>();
     drop(block);
     let mut shared = shared.into_inner();
@@ -331,6 +335,32 @@ impl Block<'_> {
                 continue;
             }
             self.resolve_barrier(counts)?;
+        }
+    }
+
+    /// Adds to each group of threads waiting at a collective in
+    /// `violation` where the call was made from: the first thread of the
+    /// group is resumed once to look at its own stack.
+    fn find_callers(&mut self, violation: &mut Violation) {
+        let arrivals = match violation {
+            Violation::BarrierNotReached { waiting, .. } => waiting,
+            Violation::DivergentBarriers { waiting } => waiting,
+            Violation::DivergentCollective { arrivals, .. } => arrivals,
+            _ => return,
+        };
+        for arrival in arrivals.iter_mut() {
+            let Some(site) = arrival.site else { continue };
+            let Some(&first) = arrival.threads.ranks().first() else {
+                continue;
+            };
+            let i = first as usize;
+            let State::Waiting { site: at, .. } = self.lanes[i].state else {
+                continue;
+            };
+            if !same_site(at, site) || self.resume(i, lane::CAPTURE_CALLERS).is_err() {
+                continue;
+            }
+            arrival.callers = core::mem::take(&mut *self.ctxs[i].callers.borrow_mut());
         }
     }
 
@@ -769,6 +799,7 @@ fn add_arrival(arrivals: &mut Vec<Arrival>, call: &'static str, site: Option<Sit
             threads: Threads::new(vec![thread as u32]),
             call,
             site,
+            callers: Vec::new(),
         }),
     }
 }
