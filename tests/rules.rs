@@ -506,6 +506,32 @@ fn threads_of_a_2d_block_are_named_by_index() {
     ));
 }
 
+#[kernel]
+pub fn neighbour_in_a_2d_block(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 128]>) {
+    let raw = buf.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, r as u32) }; // write-2d
+    let right = unsafe { raw.read((r + 1) % 128) }; // read-2d
+    out.write(r, right);
+}
+
+#[test]
+fn single_threads_of_a_2d_block_are_named_by_index_too() {
+    let mut out = vec![0u32; 128];
+    let e = broken(
+        cpu().launch(
+            neighbour_in_a_2d_block,
+            LaunchConfig::new(1, (16, 8)),
+            (&mut out,),
+        ),
+        "SharedRace buf[1] | thread 0 reads @{read-2d} | thread 1 writes @{write-2d}",
+    );
+    assert_eq!(e.block_dim, coop::Dim3::new(16, 8, 1));
+    let text = e.to_string();
+    assert!(text.contains("thread (0, 0) reads it at"), "{text}");
+    assert!(text.contains("then thread (1, 0) writes it at"), "{text}");
+}
+
 // =====================================================================
 // Warp collectives and tiles.
 

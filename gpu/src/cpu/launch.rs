@@ -367,9 +367,9 @@ impl Emulator {
         dynamic_shared: u32,
         words: <K::Params as ParamList>::Words,
     ) -> Result<Report, EmulationError> {
-        let fail = |block: Dim3, violation| EmulationError {
+        let fail = |at: Dim3, violation| EmulationError {
             kernel: K::NAME,
-            block,
+            block: at,
             block_dim: block,
             violation: Box::new(violation),
             schedule: None,
