@@ -1801,3 +1801,39 @@ fn the_catalogue_holds_forty_rules() {
 
 #[allow(dead_code)]
 fn unused(_: RawShared<[u32; 1]>) {}
+
+#[kernel]
+pub fn first_block_fails_second_waits(block: ThreadBlock, input: &[u32], flags: Out<u32>) {
+    let b = block.group_index().x as usize;
+    if b == 0 {
+        // Long enough for the other blocks to start waiting.
+        let warp = block.tiled_partition::<32>();
+        for _ in 0..20_000 {
+            warp.sync();
+        }
+    }
+    if block.thread_rank() == 0 {
+        if b == 0 {
+            let _ = input[input.len()]; // first-block-fails
+            flags.atomic().store(0, 1);
+        } else {
+            while flags.atomic().load(0) == 0 {}
+        }
+    }
+}
+
+#[test]
+fn a_block_waiting_for_a_block_that_failed_does_not_hang_the_launch() {
+    for threads in [1, 2, 4] {
+        let cpu = Cpu::with_emulator(Emulator::new().with_host_threads(threads));
+        let mut flags = vec![0u32; 1];
+        broken(
+            cpu.launch(
+                first_block_fails_second_waits,
+                cfg(4, 32),
+                (&[7u32][..], &mut flags),
+            ),
+            "OutOfBounds input index 1 of 1 | thread 0 @{first-block-fails}",
+        );
+    }
+}

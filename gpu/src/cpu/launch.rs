@@ -485,7 +485,10 @@ impl Emulator {
                     grid_dim: grid,
                     dynamic_shared,
                 };
-                let earlier_done = || merged.load(Ordering::Acquire) >= b;
+                // Every earlier block has ended, or one failed (and with it
+                // the launch): nothing this block waits for can still come.
+                let earlier_done =
+                    || merged.load(Ordering::Acquire) >= b || stop.load(Ordering::Relaxed) < b;
                 let outcome = scheduler::run_block(
                     BlockRun {
                         geometry,
