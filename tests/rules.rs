@@ -1506,7 +1506,9 @@ fn a_spin_on_a_flag_nobody_sets_is_found_at_once() {
         cpu().launch(wait_for_a_flag_nobody_sets, cfg(1, 64), (&mut out,)),
         "SpinForever thread 0 @{spin-nobody} | others threads 1-63 returned",
     );
-    assert!(start.elapsed().as_secs_f64() < 1.0, "{:?}", start.elapsed());
+    // 37 ms in a release build (`emulator_bench`); a test build is many
+    // times slower, and CI machines are shared.
+    assert!(start.elapsed().as_secs_f64() < 5.0, "{:?}", start.elapsed());
 }
 
 #[kernel]
@@ -1827,6 +1829,7 @@ fn a_block_waiting_for_a_block_that_failed_does_not_hang_the_launch() {
     for threads in [1, 2, 4] {
         let cpu = Cpu::with_emulator(Emulator::new().with_host_threads(threads));
         let mut flags = vec![0u32; 1];
+        let start = std::time::Instant::now();
         broken(
             cpu.launch(
                 first_block_fails_second_waits,
@@ -1835,5 +1838,8 @@ fn a_block_waiting_for_a_block_that_failed_does_not_hang_the_launch() {
             ),
             "OutOfBounds input index 1 of 1 | thread 0 @{first-block-fails}",
         );
+        // The waiting blocks stop once block 0 has failed, instead of
+        // spinning through their step budget (about 25 s here).
+        assert!(start.elapsed().as_secs() < 8, "{:?}", start.elapsed());
     }
 }
