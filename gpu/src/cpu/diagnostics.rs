@@ -494,6 +494,9 @@ impl Violation {
     /// in a block of shape `dims`.
     pub(crate) fn render(&self, f: &mut fmt::Formatter<'_>, dims: Dim3) -> fmt::Result {
         let who = |rank: u32| thread(rank, dims);
+        // "thread 3 writes it at file:line", one side of a race.
+        let did =
+            |rank: u32, kind: AccessKind, site: Site| format!("{} {kind} it at {site}", who(rank));
         match self {
             Violation::BarrierNotReached { waiting, exited } => {
                 write!(f, "block barrier never reached by every thread: ")?;
@@ -590,16 +593,12 @@ impl Violation {
                 second,
             } => write!(
                 f,
-                "data race on `{array}{element}` in shared memory: {} {} it at {}, then {} {} \
-                 it at {} with no barrier between them. Separate the two accesses with a block \
-                 barrier (`publish`, `own`, `ThreadBlock::sync`), or with \
-                 `TiledPartition::sync` when both threads are in one tile",
-                who(first.thread),
-                first.kind,
-                first.site,
-                who(second.thread),
-                second.kind,
-                second.site
+                "data race on `{array}{element}` in shared memory: {}, then {} with no barrier \
+                 between them. Separate the two accesses with a block barrier (`publish`, `own`, \
+                 `ThreadBlock::sync`), or with `TiledPartition::sync` when both threads are in \
+                 one tile",
+                did(first.thread, first.kind, first.site),
+                did(second.thread, second.kind, second.site)
             ),
             Violation::UninitializedRead {
                 array,
@@ -621,16 +620,11 @@ impl Violation {
                 second,
             } if first.block == second.block => write!(
                 f,
-                "data race on `{buffer}[{element}]` in global memory: {} {} it at {}, then {} {} \
-                 it at {} with no barrier between them. Let one thread write each element, \
-                 separate the accesses with a block barrier, or make both atomic \
-                 (`Out::atomic`)",
-                who(first.thread),
-                first.kind,
-                first.site,
-                who(second.thread),
-                second.kind,
-                second.site
+                "data race on `{buffer}[{element}]` in global memory: {}, then {} with no \
+                 barrier between them. Let one thread write each element, separate the accesses \
+                 with a block barrier, or make both atomic (`Out::atomic`)",
+                did(first.thread, first.kind, first.site),
+                did(second.thread, second.kind, second.site)
             ),
             Violation::GlobalRace {
                 buffer,
@@ -640,17 +634,13 @@ impl Violation {
             } => write!(
                 f,
                 "data race on `{buffer}[{element}]` in global memory between blocks: block {}, \
-                 {} {} it at {}; block {}, {} {} it at {}. Nothing orders two blocks of a \
-                 launch: let one block write each element (index by the block, not only by \
-                 the thread), or make both accesses atomic (`Out::atomic`)",
+                 {}; block {}, {}. Nothing orders two blocks of a launch: let one block write \
+                 each element (index by the block, not only by the thread), or make both \
+                 accesses atomic (`Out::atomic`)",
                 first.block,
-                who(first.thread),
-                first.kind,
-                first.site,
+                did(first.thread, first.kind, first.site),
                 second.block,
-                who(second.thread),
-                second.kind,
-                second.site
+                did(second.thread, second.kind, second.site)
             ),
             Violation::OutOfBounds {
                 buffer,

@@ -35,8 +35,8 @@ pub struct Emulator {
 enum Schedules {
     /// Rank order only.
     Default,
-    /// Rank order, then `count` seeded schedules from `first`.
-    Explore { first: u64, count: u32 },
+    /// Rank order, then the seeded schedules 1 to `n`.
+    Explore(u32),
     /// The one seeded schedule `seed` (a replay).
     Seed(u64),
 }
@@ -76,11 +76,6 @@ struct Merge {
     pending: BTreeMap<u32, Result<super::engine::global_state::BlockGlobal, Violation>>,
     global: LaunchGlobal,
     error: Option<(Dim3, Violation)>,
-}
-
-/// The spin-detection slice, below which a spin limit is raised.
-fn lane_slice() -> u64 {
-    super::engine::lane::SPIN_SLICE
 }
 
 impl Emulator {
@@ -204,7 +199,7 @@ impl Emulator {
     /// assert_eq!(*reads, 1024);
     /// ```
     pub fn with_spin_limit(mut self, reads: u64) -> Self {
-        self.spin_limit = reads.max(lane_slice());
+        self.spin_limit = reads.max(super::engine::lane::SPIN_SLICE);
         self
     }
 
@@ -263,7 +258,7 @@ impl Emulator {
     pub fn with_schedules(mut self, count: u32) -> Self {
         self.schedules = match count {
             0 => Schedules::Default,
-            count => Schedules::Explore { first: 1, count },
+            count => Schedules::Explore(count),
         };
         self
     }
@@ -394,9 +389,7 @@ impl Emulator {
         let seeds: Vec<u64> = match self.schedules {
             Schedules::Default => vec![0],
             Schedules::Seed(seed) => vec![seed],
-            Schedules::Explore { first, count } => core::iter::once(0)
-                .chain(first..first + count as u64)
-                .collect(),
+            Schedules::Explore(n) => (0..=n as u64).collect(),
         };
         // The writable buffers as the host passed them, restored before each
         // run of schedule exploration.

@@ -391,7 +391,7 @@ impl Block<'_> {
                 match lane.state {
                     State::Spinning { site, reads: r, .. } => {
                         reads = reads.max(r);
-                        add_arrival(&mut spinning, "a read in a loop", Some(site), i)
+                        add_arrival(&mut spinning, SPINNING, Some(site), i)
                     }
                     State::Waiting { op, site } => {
                         add_arrival(&mut others, op.name(), Some(site), i)
@@ -646,9 +646,7 @@ impl Block<'_> {
                     add_arrival(&mut arrivals, name, Some(site), i)
                 }
                 State::Done => exited.push(i as u32),
-                State::Spinning { site, .. } => {
-                    add_arrival(&mut arrivals, "a read in a loop", Some(site), i)
-                }
+                State::Spinning { site, .. } => add_arrival(&mut arrivals, SPINNING, Some(site), i),
                 State::Ready(_) => unreachable!("barriers resolve when no thread runs"),
             }
         }
@@ -774,7 +772,7 @@ impl Block<'_> {
                     add_arrival(&mut arrivals, "returned from the kernel", None, m)
                 }
                 Some(State::Spinning { site, .. }) => {
-                    add_arrival(&mut arrivals, "a read in a loop", Some(site), m)
+                    add_arrival(&mut arrivals, SPINNING, Some(site), m)
                 }
                 Some(State::Ready(_)) => unreachable!("resolve runs when no thread is ready"),
             }
@@ -803,6 +801,9 @@ fn add_arrival(arrivals: &mut Vec<Arrival>, call: &'static str, site: Option<Sit
         }),
     }
 }
+
+/// How a spinning thread's place is named in a diagnostic.
+const SPINNING: &str = "a read in a loop";
 
 /// Whether two call sites are one: the same `Location` (almost always the
 /// same static), or equal ones.
