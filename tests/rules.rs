@@ -182,6 +182,23 @@ fn diagnosis(v: &Violation) -> String {
             arrivals(spinning),
             arrivals(others)
         ),
+        Violation::GridSyncNotReached { waiting, returned } => format!(
+            "GridSyncNotReached {} | blocks {} returned",
+            waiting
+                .iter()
+                .map(|a| format!(
+                    "{} {}",
+                    a.to_string().split(" at ").next().unwrap_or_default(),
+                    site(Some(a.site))
+                ))
+                .collect::<Vec<_>>()
+                .join("; "),
+            returned
+                .iter()
+                .map(|b| b.x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         other => format!("{other:?}"),
     }
 }
@@ -1756,6 +1773,259 @@ fn schedule_exploration_finds_what_rank_order_hides() {
 }
 
 // =====================================================================
+// Grid syncs: cooperative launches.
+
+#[kernel(cooperative)]
+pub fn idle_blocks_return(
+    grid: CooperativeGrid,
+    input: &[u32],
+    partial: Out<u32>,
+    total: Out<u32>,
+) {
+    let block = this_thread_block();
+    let first = grid.block_rank() * block.num_threads() as usize;
+    if first >= input.len() {
+        return; // no elements for this block
+    }
+    let i = first + block.thread_rank() as usize;
+    let x = if i < input.len() { input[i] } else { 0 };
+    let s = reduce(&block, x, op::Sum);
+    if block.thread_rank() == 0 {
+        partial.write(grid.block_rank(), s);
+    }
+    grid.sync(); // grid-sync-after-return
+    if grid.thread_rank() == 0 {
+        let used = input.len().div_ceil(block.num_threads() as usize);
+        total.write(0, (0..used).map(|b| partial.read(b)).sum());
+    }
+}
+
+#[kernel(cooperative)]
+pub fn idle_blocks_return_fixed(
+    grid: CooperativeGrid,
+    input: &[u32],
+    partial: Out<u32>,
+    total: Out<u32>,
+) {
+    // Every block reaches the grid sync; blocks without elements add 0.
+    let block = this_thread_block();
+    let i = grid.thread_rank();
+    let x = if i < input.len() { input[i] } else { 0 };
+    let s = reduce(&block, x, op::Sum);
+    if block.thread_rank() == 0 {
+        partial.write(grid.block_rank(), s);
+    }
+    grid.sync();
+    if grid.thread_rank() == 0 {
+        total.write(0, (0..grid.num_blocks()).map(|b| partial.read(b)).sum());
+    }
+}
+
+#[test]
+fn a_block_that_returns_before_a_grid_sync_leaves_the_others_waiting() {
+    let input: Vec<u32> = (1..=100).collect();
+    let (mut partial, mut total) = (vec![0u32; 5], vec![0u32]);
+    let e = broken(
+        cpu().launch(
+            idle_blocks_return,
+            cfg(5, 32),
+            (&input[..], &mut partial, &mut total),
+        ),
+        "GridSyncNotReached blocks 0-3 @{grid-sync-after-return} | blocks 4 returned",
+    );
+    assert_eq!(e.block, Dim3::new(4, 0, 0));
+    let text = e.to_string();
+    assert!(
+        text.contains("grid sync never reached by every block: blocks 0-3 at `CooperativeGrid::sync` (")
+            && text.contains("; block 4 returned from the kernel"),
+        "{text}"
+    );
+    clean(cpu().launch(
+        idle_blocks_return_fixed,
+        cfg(5, 32),
+        (&input[..], &mut partial, &mut total),
+    ));
+    assert_eq!(total[0], 5050);
+}
+
+#[kernel(cooperative)]
+pub fn grid_sync_per_parity(grid: CooperativeGrid, out: Out<u32>) {
+    let b = grid.block_rank();
+    if b % 2 == 0 {
+        grid.sync(); // even-grid-sync
+    } else {
+        grid.sync(); // odd-grid-sync
+    }
+    out.write(grid.thread_rank(), b as u32);
+}
+
+#[test]
+fn blocks_wait_at_different_grid_syncs() {
+    let mut out = vec![0u32; 128];
+    broken(
+        cpu().launch(grid_sync_per_parity, cfg(4, 32), (&mut out,)),
+        "GridSyncNotReached blocks 0, 2 @{even-grid-sync}; blocks 1, 3 @{odd-grid-sync} | blocks  returned",
+    );
+}
+
+#[kernel(cooperative)]
+pub fn threads_return_before_grid_sync(grid: CooperativeGrid, input: &[u32], out: Out<u32>) {
+    let i = grid.thread_rank();
+    if i >= input.len() {
+        return;
+    }
+    out.write(i, input[i]);
+    grid.sync(); // grid-sync-per-thread
+    out.write(i, out.read(input.len() - 1 - i) + input[i]);
+}
+
+#[kernel(cooperative)]
+pub fn threads_return_before_grid_sync_fixed(
+    grid: CooperativeGrid,
+    input: &[u32],
+    out: Out<u32>,
+    reversed: Out<u32>,
+) {
+    let i = grid.thread_rank();
+    if i < input.len() {
+        out.write(i, input[i]);
+    }
+    grid.sync();
+    if i < input.len() {
+        reversed.write(i, out.read(input.len() - 1 - i));
+    }
+}
+
+#[test]
+fn threads_that_return_before_a_grid_sync_leave_their_block_waiting() {
+    let input: Vec<u32> = (0..100).collect();
+    let mut out = vec![0u32; 100];
+    let e = broken(
+        cpu().launch(
+            threads_return_before_grid_sync,
+            cfg(4, 32),
+            (&input[..], &mut out),
+        ),
+        "BarrierNotReached threads 0-3 @{grid-sync-per-thread} | threads 4-31 returned",
+    );
+    assert_eq!(e.block, Dim3::new(3, 0, 0));
+    assert!(e.to_string().contains("at `CooperativeGrid::sync`"), "{e}");
+    let mut reversed = vec![0u32; 100];
+    clean(cpu().launch(
+        threads_return_before_grid_sync_fixed,
+        cfg(4, 32),
+        (&input[..], &mut out, &mut reversed),
+    ));
+    assert_eq!(reversed, (0..100).rev().collect::<Vec<u32>>());
+}
+
+#[kernel(cooperative)]
+pub fn read_the_next_partial_too_early(grid: CooperativeGrid, partial: Out<u32>, next: Out<u32>) {
+    let block = this_thread_block();
+    let s = reduce(&block, 1, op::Sum);
+    let b = grid.block_rank();
+    if block.thread_rank() == 0 {
+        partial.write(b, s); // write-partial
+        let theirs = partial.read((b + 1) % grid.num_blocks()); // read-too-early
+        next.write(b, theirs);
+    }
+    grid.sync();
+}
+
+#[kernel(cooperative)]
+pub fn read_the_next_partial_fixed(grid: CooperativeGrid, partial: Out<u32>, next: Out<u32>) {
+    let block = this_thread_block();
+    let s = reduce(&block, 1, op::Sum);
+    let b = grid.block_rank();
+    if block.thread_rank() == 0 {
+        partial.write(b, s);
+    }
+    grid.sync();
+    if block.thread_rank() == 0 {
+        next.write(b, partial.read((b + 1) % grid.num_blocks()));
+    }
+}
+
+#[test]
+fn reading_another_blocks_result_before_the_grid_sync_races() {
+    let (mut partial, mut next) = (vec![0u32; 4], vec![0u32; 4]);
+    broken(
+        cpu().launch(read_the_next_partial_too_early, cfg(4, 64), (&mut partial, &mut next)),
+        "GlobalRace partial[1] | block 0 thread 0 reads @{read-too-early} | block 1 thread 0 writes @{write-partial}",
+    );
+    clean(cpu().launch(read_the_next_partial_fixed, cfg(4, 64), (&mut partial, &mut next)));
+    assert_eq!(next, [64; 4]);
+}
+
+#[kernel(cooperative)]
+pub fn wait_for_a_later_block(grid: CooperativeGrid, flags: Out<u32>, seen: Out<u32>) {
+    // Blocks of a cooperative launch run at once: waiting for a later
+    // block is fine here (not in an ordinary launch).
+    if this_thread_block().thread_rank() == 0 {
+        let b = grid.block_rank();
+        flags.atomic().store(b, 1);
+        while flags.atomic().load((b + 1) % grid.num_blocks()) == 0 {}
+        seen.write(b, 1);
+    }
+    grid.sync();
+}
+
+#[kernel(cooperative)]
+pub fn wait_for_a_block_that_never_signals(grid: CooperativeGrid, flags: Out<u32>) {
+    if this_thread_block().thread_rank() == 0 {
+        let b = grid.block_rank();
+        if b != 2 {
+            flags.atomic().store(b, 1);
+        }
+        while flags.atomic().load((b + 1) % grid.num_blocks()) == 0 {} // spin-on-block-2
+    }
+    grid.sync(); // others-at-grid-sync
+}
+
+#[test]
+fn blocks_of_a_cooperative_launch_may_wait_for_each_other_but_not_forever() {
+    let (mut flags, mut seen) = (vec![0u32; 4], vec![0u32; 4]);
+    clean(cpu().launch(wait_for_a_later_block, cfg(4, 64), (&mut flags, &mut seen)));
+    assert_eq!(seen, [1; 4]);
+    let mut flags = vec![0u32; 4];
+    let e = broken(
+        cpu().launch(wait_for_a_block_that_never_signals, cfg(4, 64), (&mut flags,)),
+        "SpinForever thread 0 @{spin-on-block-2} | others threads 1-63 @{others-at-grid-sync}",
+    );
+    assert_eq!(e.block, Dim3::new(1, 0, 0));
+}
+
+#[test]
+fn a_cooperative_grid_larger_than_the_device_holds_is_refused() {
+    let input = vec![1u32; 10];
+    let (mut partial, mut total) = (vec![0u32; 9], vec![0u32]);
+    let cpu = cpu();
+    assert_eq!(cpu.max_cooperative_blocks(idle_blocks_return_fixed, 256, 0), 8);
+    let err = cpu
+        .launch(
+            idle_blocks_return_fixed,
+            cfg(9, 256),
+            (&input[..], &mut partial, &mut total),
+        )
+        .unwrap_err();
+    let Error::InvalidLaunch {
+        problem: coop_host::LaunchProblem::GridNotCoResident { blocks, max, .. },
+        ..
+    } = &err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!((*blocks, *max), (9, 8));
+    assert!(err.to_string().contains("at most 8 fit on this device at once"), "{err}");
+    clean(cpu.launch(
+        idle_blocks_return_fixed,
+        cfg(8, 256),
+        (&input[..], &mut partial, &mut total),
+    ));
+    assert_eq!(total[0], 10);
+}
+
+// =====================================================================
 // The same diagnosis whatever runs the blocks.
 
 #[test]
@@ -1772,6 +2042,16 @@ fn every_diagnosis_is_the_same_on_one_host_thread_and_under_seeded_schedules() {
         broken(
             cpu.launch(sync_in_a_branch, cfg(2, 64), (&mut out,)),
             "BarrierNotReached threads 0-31 @{sync-in-branch} | threads 32-63 returned",
+        );
+        let mut out = vec![0u32; 128];
+        broken(
+            cpu.launch(grid_sync_per_parity, cfg(4, 32), (&mut out,)),
+            "GridSyncNotReached blocks 0, 2 @{even-grid-sync}; blocks 1, 3 @{odd-grid-sync} | blocks  returned",
+        );
+        let (mut partial, mut next) = (vec![0u32; 4], vec![0u32; 4]);
+        broken(
+            cpu.launch(read_the_next_partial_too_early, cfg(4, 64), (&mut partial, &mut next)),
+            "GlobalRace partial[1] | block 0 thread 0 reads @{read-too-early} | block 1 thread 0 writes @{write-partial}",
         );
         let mut count = vec![0u32];
         broken(

@@ -53,7 +53,7 @@
 //! For shared memory, a `Shared` array has an atomic phase:
 //! [`Owned::atomics`](crate::shared::Owned::atomics).
 
-use crate::backend::{site, Atomics, Faults, GlobalMemory, Rmw, Site, Word};
+use crate::backend::{site, Atomics, Faults, GlobalAccess, GlobalMemory, Rmw, Site, Word};
 pub use crate::backend::{Ordering, Scope};
 use crate::target::Target;
 use crate::Out;
@@ -285,7 +285,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
         if index >= self.len {
             Target::index_out_of_bounds(call, self.ptr as *const u8, index, self.len, site);
         }
-        Target::global_access(self.ptr as *const u8, index, true, site);
+        Target::global_access(self.ptr as *const u8, index, GlobalAccess::Atomic, site);
         // SAFETY: in bounds of the live buffer.
         unsafe { self.ptr.add(index) as *mut u8 }
     }

@@ -4,6 +4,8 @@
 //! The groups, from the largest:
 //!
 //! ```text
+//!  CooperativeGrid       every thread of a cooperative   ThreadGroup + SyncGroup  (grid barrier)
+//!                        launch (#[kernel(cooperative)])
 //!  Grid                  every thread of the launch      ThreadGroup
 //!   └─ ThreadBlock       the threads of one block        ThreadGroup + SyncGroup  (barrier.sync)
 //!       └─ TiledPartition<N>  N threads of one warp      ThreadGroup + SyncGroup  (bar.warp.sync)
@@ -11,8 +13,9 @@
 //! ```
 //!
 //! Every handle is a zero-sized token or a few registers; the methods cost
-//! the special-register reads or the one instruction they name. The grid
-//! has no `sync`: waiting for every block needs a cooperative launch.
+//! the special-register reads or the one instruction they name. A `Grid`
+//! has no `sync`: waiting for every block needs a cooperative launch, whose
+//! kernels take a [`CooperativeGrid`](crate::CooperativeGrid).
 //! Reductions and scans run over any [`Group`](crate::Group) (a tile or a
 //! block).
 //!
@@ -41,11 +44,12 @@
 //! # Ok::<(), coop_host::Error>(())
 //! ```
 
-use crate::{Grid, ThreadBlock, TileSize, TiledPartition, ValidTileSize};
+use crate::{CooperativeGrid, Grid, ThreadBlock, TileSize, TiledPartition, ValidTileSize};
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for crate::Grid {}
+    impl Sealed for crate::CooperativeGrid {}
     impl Sealed for crate::ThreadBlock {}
     impl<const N: u32> Sealed for crate::TiledPartition<N> where crate::TileSize<N>: crate::ValidTileSize
     {}
@@ -83,6 +87,27 @@ impl ThreadGroup for Grid {
     #[track_caller]
     fn thread_rank(&self) -> u64 {
         Grid::thread_rank(self) as u64
+    }
+}
+
+impl ThreadGroup for CooperativeGrid {
+    #[inline(always)]
+    #[track_caller]
+    fn num_threads(&self) -> u64 {
+        CooperativeGrid::num_threads(self) as u64
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn thread_rank(&self) -> u64 {
+        CooperativeGrid::thread_rank(self) as u64
+    }
+}
+
+impl SyncGroup for CooperativeGrid {
+    #[inline(always)]
+    #[track_caller]
+    fn sync(&self) {
+        CooperativeGrid::sync(self)
     }
 }
 

@@ -50,6 +50,27 @@ pub trait Kernel: Copy {
     /// assert_eq!(<scale as Kernel>::PARAM_NAMES, ["factor", "input", "out"]);
     /// ```
     const PARAM_NAMES: &'static [&'static str] = &[];
+    /// Whether the kernel is declared `#[kernel(cooperative)]`: it takes a
+    /// [`CooperativeGrid`](crate::CooperativeGrid), and is launched with
+    /// every block resident at once (the driver's cooperative launch), so
+    /// that its grid syncs complete.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::Kernel;
+    ///
+    /// #[kernel(cooperative)]
+    /// pub fn two_phases(grid: CooperativeGrid, out: Out<u32>) {
+    ///     grid.sync();
+    /// }
+    ///
+    /// #[kernel]
+    /// pub fn one_phase(grid: Grid, out: Out<u32>) {}
+    ///
+    /// assert!(<two_phases as Kernel>::COOPERATIVE);
+    /// assert!(!<one_phase as Kernel>::COOPERATIVE);
+    /// ```
+    const COOPERATIVE: bool = false;
 
     /// Runs the kernel's body as the calling thread of the CPU backend.
     ///

@@ -53,6 +53,7 @@ mod backend;
 #[cfg(not(target_arch = "nvptx64"))]
 #[cfg_attr(docsrs, doc(cfg(not(target_arch = "nvptx64"))))]
 pub mod cpu;
+mod cooperative_grid;
 mod device_copy;
 mod dim;
 /// The CPU backend under its former name.
@@ -125,6 +126,7 @@ pub use coop_macros::kernel;
 pub use coop_macros::{DeviceCopy, Shuffle};
 pub use device_copy::DeviceCopy;
 pub use dim::Dim3;
+pub use cooperative_grid::{CooperativeGrid, NeedsCooperativeKernel};
 pub use grid::{this_grid, Grid};
 pub use group::{SyncGroup, ThreadGroup};
 pub use kernel::{Kernel, KernelParam};

@@ -2,15 +2,15 @@
 //! writes that report a fault on both targets, and its PTX encoding as a
 //! kernel parameter.
 
-use crate::backend::{site, Faults, GlobalMemory};
+use crate::backend::{site, Faults, GlobalAccess, GlobalMemory};
 use crate::kernel::{params, KernelParam};
 use crate::target::Target;
 use core::marker::PhantomData;
 
 /// A writable device buffer shared by every thread of a launch.
 ///
-/// Threads write elements with [`write`](Self::write); the host reads the
-/// buffer after the launch. Each element should be written by at most one
+/// Threads write elements with [`write`](Self::write) and read them back
+/// with [`read`](Self::read); the host reads the buffer after the launch. Each element should be written by at most one
 /// thread per launch: two threads writing the same element race, and which
 /// value remains is unspecified.
 ///
@@ -136,9 +136,56 @@ impl<T: Copy> Out<'_, T> {
                 site!(),
             );
         }
-        Target::global_access(self.ptr as *const u8, index, false, site!());
+        Target::global_access(self.ptr as *const u8, index, GlobalAccess::Write, site!());
         // SAFETY: in bounds, and the buffer is live for the launch.
         unsafe { self.ptr.add(index).write(value) }
+    }
+
+    /// The element at `index`: what the host put there, or what a thread
+    /// wrote, when that write is ordered before this read.
+    ///
+    /// Ordered means: by the same thread earlier; by another thread of the
+    /// block before a block barrier the reader passed; or by any thread
+    /// before a grid sync of a cooperative launch
+    /// ([`CooperativeGrid::sync`](crate::CooperativeGrid::sync)). A read of
+    /// an element another thread writes without such an order races: the
+    /// CPU backend reports it within a block, and across blocks unless the
+    /// reading thread has made an atomic access or a fence since the last
+    /// grid sync (the flag protocols, which it takes on trust). Panics, on
+    /// both targets, when `index` is out of bounds.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    ///
+    /// /// Each thread doubles its element in place.
+    /// #[kernel]
+    /// pub fn double(grid: Grid, data: Out<u32>) {
+    ///     let i = grid.thread_rank();
+    ///     if i < data.len() {
+    ///         data.write(i, 2 * data.read(i));
+    ///     }
+    /// }
+    ///
+    /// let mut data = vec![1u32, 2, 3];
+    /// coop_host::Cpu::new().launch(double, coop_host::LaunchConfig::new(1, 4), (&mut data,))?;
+    /// assert_eq!(data, [2, 4, 6]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn read(&self, index: usize) -> T {
+        if index >= self.len {
+            Target::index_out_of_bounds(
+                c"Out::read",
+                self.ptr as *const u8,
+                index,
+                self.len,
+                site!(),
+            );
+        }
+        Target::global_access(self.ptr as *const u8, index, GlobalAccess::Read, site!());
+        // SAFETY: in bounds, and the buffer is live for the launch.
+        unsafe { self.ptr.add(index).read() }
     }
 
     /// Stores `value` at `index` without a bounds check.

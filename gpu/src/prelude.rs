@@ -20,6 +20,6 @@
 pub use crate::math::Math;
 pub use crate::shared::{Atomics, ByRank, ColumnMajor, Owned, Published, RowMajor, Shared};
 pub use crate::{
-    exclusive_scan, inclusive_scan, kernel, op, reduce, this_grid, this_thread_block, DeviceCopy,
-    Dim3, Grid, MatchKey, Out, Shuffle, ThreadBlock, TiledPartition,
+    exclusive_scan, inclusive_scan, kernel, op, reduce, this_grid, this_thread_block,
+    CooperativeGrid, DeviceCopy, Dim3, Grid, MatchKey, Out, Shuffle, ThreadBlock, TiledPartition,
 };

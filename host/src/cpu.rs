@@ -2,7 +2,7 @@
 //! memory through coop's emulator, with a GPU launch's checks.
 
 use crate::args::CpuArgs;
-use crate::{DeviceLimits, Error, KernelLimits, LaunchConfig};
+use crate::{DeviceLimits, Error, KernelLimits, LaunchConfig, LaunchProblem};
 use coop::cpu::{Emulator, Report};
 use coop::kernel::params::ParamList;
 use coop::Kernel;
@@ -34,9 +34,19 @@ use coop::Kernel;
 /// Cpu::new().launch(double, LaunchConfig::new(1, 32), (&input, &mut out)).unwrap();
 /// assert_eq!(out, [2, 4, 6]);
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Cpu {
     emulator: Emulator,
+    limits: DeviceLimits,
+}
+
+impl Default for Cpu {
+    fn default() -> Self {
+        Cpu {
+            emulator: Emulator::default(),
+            limits: DeviceLimits::cpu_backend(),
+        }
+    }
 }
 
 impl Cpu {
@@ -47,13 +57,80 @@ impl Cpu {
 
     /// The CPU backend with `emulator`'s settings (step budget, stack size).
     pub fn with_emulator(emulator: Emulator) -> Self {
-        Cpu { emulator }
+        Cpu {
+            emulator,
+            ..Cpu::default()
+        }
+    }
+
+    /// The same backend, checking launches against `limits` instead of
+    /// [`DeviceLimits::cpu_backend`]: to refuse what a given GPU refuses
+    /// (pass its [`Gpu::limits`](crate::Gpu::limits)), or to emulate a
+    /// device of more multiprocessors, which holds a larger cooperative
+    /// grid.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, DeviceLimits};
+    ///
+    /// #[kernel(cooperative)]
+    /// pub fn phases(grid: CooperativeGrid) {
+    ///     grid.sync();
+    /// }
+    ///
+    /// let h100_sized = Cpu::new().with_limits(DeviceLimits {
+    ///     multiprocessors: 132,
+    ///     ..DeviceLimits::cpu_backend()
+    /// });
+    /// assert_eq!(h100_sized.max_cooperative_blocks(phases, 256, 0), 132 * 8);
+    /// ```
+    pub fn with_limits(mut self, limits: DeviceLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// The limits launches are checked against:
-    /// [`DeviceLimits::cpu_backend`], those of an sm_90 GPU.
+    /// [`DeviceLimits::cpu_backend`], those of an sm_90 GPU with one
+    /// multiprocessor, unless set with [`with_limits`](Self::with_limits).
     pub fn limits(&self) -> DeviceLimits {
-        DeviceLimits::cpu_backend()
+        self.limits.clone()
+    }
+
+    /// The most blocks of `block_threads` threads, each with
+    /// `dynamic_shared_bytes` of dynamic shared memory, that a cooperative
+    /// launch of `kernel` may have: what the emulated device holds at once
+    /// ([`DeviceLimits::resident_blocks`] times its multiprocessors). A
+    /// larger cooperative grid is refused, as on a GPU.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, Error, LaunchConfig, LaunchProblem};
+    ///
+    /// #[kernel(cooperative)]
+    /// pub fn phases(grid: CooperativeGrid) {
+    ///     grid.sync();
+    /// }
+    ///
+    /// let cpu = Cpu::new(); // one multiprocessor of an sm_90 GPU
+    /// assert_eq!(cpu.max_cooperative_blocks(phases, 256, 0), 8);
+    /// cpu.launch(phases, LaunchConfig::new(8, 256), ())?;
+    /// let err = cpu.launch(phases, LaunchConfig::new(9, 256), ()).unwrap_err();
+    /// assert!(matches!(
+    ///     err,
+    ///     Error::InvalidLaunch { problem: LaunchProblem::GridNotCoResident { max: 8, .. }, .. }
+    /// ));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn max_cooperative_blocks<K: Kernel>(
+        &self,
+        _kernel: K,
+        block_threads: u32,
+        dynamic_shared_bytes: u32,
+    ) -> u32 {
+        let shared = (K::STATIC_SHARED_BYTES as u32).saturating_add(dynamic_shared_bytes);
+        self.limits
+            .resident_blocks(block_threads, shared)
+            .saturating_mul(self.limits.multiprocessors)
     }
 
     /// Launches `kernel` with `args`, one per non-handle parameter in order,
@@ -70,18 +147,40 @@ impl Cpu {
         A: CpuArgs<K::Params>,
         K::Params: ParamList,
     {
-        let limits = self.limits();
+        let limits = &self.limits;
         // Kernels have no register limit here: the device's limit is theirs.
         let kernel_limits = KernelLimits {
             max_threads_per_block: limits.max_threads_per_block,
             static_shared_bytes: K::STATIC_SHARED_BYTES as u32,
         };
         config
-            .validate(&limits, &kernel_limits)
+            .validate(limits, &kernel_limits)
             .map_err(|problem| Error::InvalidLaunch {
                 kernel: K::NAME,
                 problem,
             })?;
+        if K::COOPERATIVE {
+            if !limits.cooperative_launch {
+                return Err(Error::InvalidLaunch {
+                    kernel: K::NAME,
+                    problem: LaunchProblem::CooperativeUnsupported,
+                });
+            }
+            let shared = kernel_limits
+                .static_shared_bytes
+                .saturating_add(config.shared_memory_bytes);
+            let per = limits.resident_blocks(config.block.volume() as u32, shared);
+            crate::launch::check_co_resident(
+                &config,
+                per,
+                limits.multiprocessors,
+                kernel_limits.static_shared_bytes,
+            )
+            .map_err(|problem| Error::InvalidLaunch {
+                kernel: K::NAME,
+                problem,
+            })?;
+        }
         let words = args.words().map_err(|argument| Error::WrongDevice {
             kernel: K::NAME,
             device: "CPU",

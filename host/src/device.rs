@@ -143,6 +143,51 @@ impl Device {
 }
 
 impl Program {
+    /// The most blocks of `block_threads` threads, each with
+    /// `dynamic_shared_bytes` of dynamic shared memory, that a cooperative
+    /// launch of `kernel` may have: [`Module::max_cooperative_blocks`] on
+    /// a GPU, [`Cpu::max_cooperative_blocks`] on the CPU backend.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Device, LaunchConfig};
+    ///
+    /// #[kernel(cooperative)]
+    /// pub fn count_then_read(grid: CooperativeGrid, counter: Out<u32>, seen: Out<u32>) {
+    ///     if grid.thread_rank() == 0 {
+    ///         counter.write(0, grid.num_blocks() as u32);
+    ///     }
+    ///     grid.sync();
+    ///     seen.write(grid.thread_rank(), counter.read(0));
+    /// }
+    ///
+    /// # static PTX: coop_host::PtxSet = coop_host::PtxSet::new("none", &[]);
+    /// let device = Device::cpu();
+    /// let program = device.load(&PTX)?;
+    /// // As many blocks as fit at once: a grid sized for this device.
+    /// let blocks = program.max_cooperative_blocks(count_then_read, 128, 0)?;
+    /// let mut counter = device.zeros::<u32>(1)?;
+    /// let mut seen = device.zeros::<u32>(blocks as usize * 128)?;
+    /// program.launch(count_then_read, LaunchConfig::new(blocks, 128), (&mut counter, &mut seen))?;
+    /// assert!(device.download(&seen)?.iter().all(|&n| n == blocks));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn max_cooperative_blocks<K: Kernel>(
+        &self,
+        kernel: K,
+        block_threads: u32,
+        dynamic_shared_bytes: u32,
+    ) -> Result<u32, Error> {
+        match self {
+            Program::Gpu(module) => {
+                module.max_cooperative_blocks(kernel, block_threads, dynamic_shared_bytes)
+            }
+            Program::Cpu(cpu) => {
+                Ok(cpu.max_cooperative_blocks(kernel, block_threads, dynamic_shared_bytes))
+            }
+        }
+    }
+
     /// Launches `kernel` with `args` (one per non-handle parameter, in
     /// order, checked against its signature at compile time): on the GPU
     /// asynchronously, on the CPU backend to completion.

@@ -124,6 +124,29 @@ impl LaunchConfig {
     }
 }
 
+/// Whether a cooperative launch of `config` fits on a device of
+/// `multiprocessors` that each hold `per_multiprocessor` of its blocks.
+pub(crate) fn check_co_resident(
+    config: &LaunchConfig,
+    per_multiprocessor: u32,
+    multiprocessors: u32,
+    static_shared_bytes: u32,
+) -> Result<(), LaunchProblem> {
+    let max = per_multiprocessor as u64 * multiprocessors as u64;
+    let blocks = config.grid.volume();
+    if blocks > max {
+        return Err(LaunchProblem::GridNotCoResident {
+            blocks,
+            max,
+            per_multiprocessor,
+            multiprocessors,
+            block_threads: config.block.volume() as u32,
+            shared_bytes: static_shared_bytes.saturating_add(config.shared_memory_bytes),
+        });
+    }
+    Ok(())
+}
+
 fn axes(d: Dim3, max: Dim3) -> [(char, u32, u32); 3] {
     [('x', d.x, max.x), ('y', d.y, max.y), ('z', d.z, max.z)]
 }
@@ -179,6 +202,35 @@ pub enum LaunchProblem {
         /// Whether the kernel's register use, not the device, sets the limit.
         kernel_limited: bool,
     },
+    /// A cooperative kernel's grid has more blocks than the device holds at
+    /// once for this kernel, so that a grid sync would wait forever for
+    /// blocks that cannot start.
+    #[error(
+        "the cooperative launch asks for {blocks} blocks, but at most {max} fit on this device \
+         at once for this kernel ({per_multiprocessor} per multiprocessor at {block_threads} \
+         threads and {shared_bytes} bytes of shared memory a block, times {multiprocessors} \
+         multiprocessors); a grid sync needs every block resident: launch at most {max} blocks \
+         (`max_cooperative_blocks` gives the figure) and let each thread loop over its share of \
+         the data"
+    )]
+    GridNotCoResident {
+        /// Blocks asked for.
+        blocks: u64,
+        /// The most blocks resident at once.
+        max: u64,
+        /// Blocks one multiprocessor holds (the driver's occupancy figure
+        /// on a GPU).
+        per_multiprocessor: u32,
+        /// The device's multiprocessors.
+        multiprocessors: u32,
+        /// Threads per block.
+        block_threads: u32,
+        /// Shared memory per block (static and dynamic).
+        shared_bytes: u32,
+    },
+    /// The device does not take cooperative launches.
+    #[error("this device cannot launch a cooperative kernel (its grid syncs need the driver's cooperative launch)")]
+    CooperativeUnsupported,
     /// Static plus dynamic shared memory is over the device's limit.
     #[error(
         "the launch asks for {dynamic} bytes of dynamic shared memory on top of the kernel's \

@@ -107,6 +107,23 @@ impl Module {
         Ok(blocks)
     }
 
+    /// The most blocks of `block_threads` threads, each with
+    /// `dynamic_shared_bytes` of dynamic shared memory, that a cooperative
+    /// launch of `kernel` may have on this GPU: the driver's occupancy
+    /// figure for the kernel ([`resident_blocks`](Self::resident_blocks))
+    /// times the multiprocessors. A larger cooperative grid is refused with
+    /// [`LaunchProblem::GridNotCoResident`](crate::LaunchProblem::GridNotCoResident)
+    /// before the driver sees it.
+    pub fn max_cooperative_blocks<K: Kernel>(
+        &self,
+        kernel: K,
+        block_threads: u32,
+        dynamic_shared_bytes: u32,
+    ) -> Result<u32, Error> {
+        let per = self.resident_blocks(kernel, block_threads, dynamic_shared_bytes)?;
+        Ok(per.saturating_mul(self.gpu.limits().multiprocessors))
+    }
+
     /// Launches `kernel` on the module's stream with `args`, one per
     /// non-handle parameter in order, checked against the kernel's
     /// signature at compile time. The configuration is checked against the
@@ -118,6 +135,10 @@ impl Module {
     /// as [`Error::KernelFault`], which names this kernel and the caller's
     /// line among the launches since the last successful wait (or at once,
     /// with [`Gpu::with_synchronous_launches`]).
+    ///
+    /// A `#[kernel(cooperative)]` goes through the driver's cooperative
+    /// launch, which a grid sync needs, after a check that its grid fits
+    /// on the GPU at once ([`max_cooperative_blocks`](Self::max_cooperative_blocks)).
     #[track_caller]
     pub fn launch<K: Kernel, A: KernelArgs<K::Params>>(
         &self,
@@ -149,6 +170,25 @@ impl Module {
                     source,
                 })?;
         }
+        if K::COOPERATIVE {
+            if !self.gpu.limits().cooperative_launch {
+                return Err(Error::InvalidLaunch {
+                    kernel: K::NAME,
+                    problem: crate::LaunchProblem::CooperativeUnsupported,
+                });
+            }
+            let per = self.resident_blocks(kernel, config.block.volume() as u32, dynamic)?;
+            crate::launch::check_co_resident(
+                &config,
+                per,
+                self.gpu.limits().multiprocessors,
+                limits.static_shared_bytes,
+            )
+            .map_err(|problem| Error::InvalidLaunch {
+                kernel: K::NAME,
+                problem,
+            })?;
+        }
         let stream = self.gpu.stream();
         let mut builder = stream.launch_builder(&function);
         words.push(&mut builder);
@@ -165,8 +205,18 @@ impl Module {
         // parameters, so they match its PTX entry point. The buffers are
         // borrowed by `words` until this call returns, and cudarc frees
         // device memory on the stream, after the work queued before. The
-        // configuration passed `validate` above.
-        unsafe { builder.launch(cfg) }.map_err(|source| {
+        // configuration passed `validate` above. A cooperative kernel's grid
+        // fits on the device at once (checked above), which its grid syncs
+        // need, and the cooperative launch gives them the driver's barrier
+        // word.
+        let launched = unsafe {
+            if K::COOPERATIVE {
+                builder.launch_cooperative(cfg)
+            } else {
+                builder.launch(cfg)
+            }
+        };
+        launched.map_err(|source| {
             // A fault of an earlier kernel makes every call fail, this
             // launch too: report it as that fault.
             match self.gpu.error(format!("launching `{}`", K::NAME))(source) {

@@ -9,10 +9,33 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
+/// A handle parameter, made on the device.
+enum Handle {
+    ThreadBlock,
+    Grid,
+    /// Only in a `#[kernel(cooperative)]`.
+    CooperativeGrid,
+}
+
+impl Handle {
+    fn make(&self) -> TokenStream {
+        match self {
+            Handle::ThreadBlock => quote!(::coop::this_thread_block()),
+            Handle::Grid => quote!(::coop::this_grid()),
+            // SAFETY (of the expansion): the kernel is declared cooperative,
+            // and coop launches it only cooperatively.
+            Handle::CooperativeGrid => {
+                quote!(unsafe { ::coop::CooperativeGrid::__in_cooperative_launch() })
+            }
+        }
+    }
+}
+
 /// How one parameter reaches the kernel body.
 enum Param {
-    /// `ThreadBlock` or `Grid`: made on the device, no host argument.
-    Handle(TokenStream),
+    /// `ThreadBlock`, `Grid` or `CooperativeGrid`: made on the device, no
+    /// host argument.
+    Handle(Handle),
     /// `Shared<A>`: block-shared memory, declared in the PTX module (or
     /// the launch's dynamic shared memory for `Shared<[E]>`), no host
     /// argument.
@@ -22,12 +45,18 @@ enum Param {
 }
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(
-            attr,
-            "#[kernel] takes no arguments; the PTX entry point is named after the function",
-        ));
-    }
+    let cooperative = match attr.to_string().as_str() {
+        "" => false,
+        "cooperative" => true,
+        _ => {
+            return Err(syn::Error::new_spanned(
+                attr,
+                "#[kernel] takes no arguments but `cooperative` (`#[kernel(cooperative)]`, for a \
+                 kernel that takes a `CooperativeGrid` and syncs it); the PTX entry point is \
+                 named after the function",
+            ))
+        }
+    };
     let func: ItemFn = syn::parse2(item)?;
     check_signature(&func)?;
 
@@ -67,7 +96,34 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             Pat::Ident(p) => p.ident.to_string(),
             _ => format!("_{}", names.len()),
         });
-        params.push(classify(&pt.ty));
+        let param = classify(&pt.ty);
+        if let Param::Handle(Handle::CooperativeGrid) = param {
+            if !cooperative {
+                return Err(syn::Error::new_spanned(
+                    &pt.ty,
+                    format!(
+                        "a `CooperativeGrid` needs a cooperative launch: declare the kernel \
+                         `#[kernel(cooperative)]` (coop_host then launches it with every block \
+                         on the GPU at once, which a grid sync needs, and refuses a grid too \
+                         large for that); or take `{}: Grid` if the kernel does not sync its grid",
+                        names.last().expect("pushed above")
+                    ),
+                ));
+            }
+        }
+        params.push(param);
+    }
+    if cooperative
+        && !params
+            .iter()
+            .any(|p| matches!(p, Param::Handle(Handle::CooperativeGrid)))
+    {
+        return Err(syn::Error::new(
+            func.sig.ident.span(),
+            "a `#[kernel(cooperative)]` takes its grid as a parameter: add `grid: CooperativeGrid` \
+             (the handle whose `sync` waits for every block); a kernel that does not sync its grid \
+             is an ordinary `#[kernel]`",
+        ));
     }
     let dynamic: Vec<_> = func
         .sig
@@ -96,9 +152,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let mut static_bytes = Vec::new();
     for (i, p) in params.iter().enumerate() {
         match p {
-            Param::Handle(make) => {
+            Param::Handle(handle) => {
+                let make = handle.make();
                 call_args.push(make.clone());
-                host_args.push(make.clone());
+                host_args.push(make);
             }
             Param::Shared { array, dynamic } => {
                 let param = &names[i];
@@ -196,6 +253,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             const STATIC_SHARED_BYTES: usize = 0 #(+ #static_bytes)*;
             type Params = (#(#host_params,)*);
             const PARAM_NAMES: &'static [&'static str] = &[#(#param_names),*];
+            const COOPERATIVE: bool = #cooperative;
 
             #[allow(non_snake_case)]
             unsafe fn run_lane(
@@ -246,7 +304,8 @@ fn check_signature(func: &ItemFn) -> syn::Result<()> {
     Ok(())
 }
 
-/// `ThreadBlock` and `Grid` (by their last path segment) are handles;
+/// `ThreadBlock`, `Grid` and `CooperativeGrid` (by their last path
+/// segment) are handles;
 /// `Shared<A>` is a shared array.
 fn classify(ty: &Type) -> Param {
     if let Type::Path(tp) = ty {
@@ -264,10 +323,13 @@ fn classify(ty: &Type) -> Param {
                 }
                 if last.arguments.is_empty() {
                     if last.ident == "ThreadBlock" {
-                        return Param::Handle(quote!(::coop::this_thread_block()));
+                        return Param::Handle(Handle::ThreadBlock);
                     }
                     if last.ident == "Grid" {
-                        return Param::Handle(quote!(::coop::this_grid()));
+                        return Param::Handle(Handle::Grid);
+                    }
+                    if last.ident == "CooperativeGrid" {
+                        return Param::Handle(Handle::CooperativeGrid);
                     }
                 }
             }

@@ -15,6 +15,19 @@ pub(crate) trait Barriers {
     /// the barrier belongs to (`"ThreadBlock::sync"`, `"reduce"`,
     /// `"publish"`, ...), which the PTX backend ignores.
     fn sync_block(call: &'static str, site: Site);
+    /// Every thread of the grid waits here; writes made before by any
+    /// thread become visible to every thread. Only reachable in a
+    /// cooperative launch (a `CooperativeGrid` exists only in a
+    /// `#[kernel(cooperative)]`). PTX: the block barrier, then thread 0 of
+    /// each block arrives at the driver's grid barrier word (the launch's
+    /// workspace, whose address the driver leaves in `%envreg1`:`%envreg2`)
+    /// with `atom.add.release.gpu` and polls it with `ld.acquire.gpu` until
+    /// its top bit flips, then the block barrier again. Precondition: every
+    /// thread of every block arrives, and every block is resident (which
+    /// the cooperative launch checks). CPU: completes when every thread of
+    /// every block waits at the same grid sync; a block that returned or
+    /// waits at another is reported with its threads and `site`.
+    fn sync_grid(site: Site);
     /// The threads of `mask` (the calling tile) wait for each other.
     /// PTX: `bar.warp.sync mask`. Precondition: the calling lane is in
     /// `mask`, and every lane of `mask` arrives. CPU: completes when every

@@ -3,13 +3,24 @@
 
 use super::Site;
 
+/// How a handle is about to touch an element of an `Out<T>` buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GlobalAccess {
+    /// `Out::read`.
+    Read,
+    /// `Out::write`.
+    Write,
+    /// Any `AtomicOut` operation.
+    Atomic,
+}
+
 /// What a target does before a handle touches an element of an `Out<T>`
 /// parameter's buffer.
 pub(crate) trait GlobalMemory {
     /// Element `index` of the buffer starting at `base` is about to be
-    /// written (`atomic: false`, `Out::write`) or accessed atomically
-    /// (`atomic: true`, any `AtomicOut` operation). PTX: nothing. CPU: the
-    /// race check of global memory, within the block and (when the block
-    /// ends) across blocks, naming the buffer by its parameter name.
-    fn global_access(base: *const u8, index: usize, atomic: bool, site: Site);
+    /// accessed as `kind` says. PTX: nothing. CPU: the race check of global
+    /// memory, within the block and (at the block's end, or the grid sync
+    /// that ends an interval of a cooperative launch) across blocks, naming
+    /// the buffer by its parameter name.
+    fn global_access(base: *const u8, index: usize, kind: GlobalAccess, site: Site);
 }

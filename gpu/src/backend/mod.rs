@@ -43,7 +43,7 @@ pub(crate) use barriers::Barriers;
 pub(crate) use faults::Faults;
 pub(crate) use fences::{FenceScope, Fences};
 pub(crate) use float_units::{FloatUnits, ToInteger};
-pub(crate) use global_memory::GlobalMemory;
+pub(crate) use global_memory::{GlobalAccess, GlobalMemory};
 pub(crate) use registers::Registers;
 pub(crate) use scratch::{Scratch, BLOCK_SCRATCH_BYTES};
 pub(crate) use shared_memory::{ElemShape, SharedMemory};

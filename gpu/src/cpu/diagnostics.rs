@@ -437,7 +437,72 @@ pub enum Violation {
         /// Whether a spinning thread reads global memory (another block
         /// could only change it if blocks ran at once).
         global: bool,
+        /// Whether the launch was cooperative (every block ran at once,
+        /// and none could write what the spinning threads read).
+        cooperative: bool,
     },
+    /// Blocks of a cooperative launch that never all meet at one grid
+    /// sync: some returned from the kernel, or wait at another grid sync,
+    /// while others wait. Every thread of every block must reach each
+    /// `CooperativeGrid::sync`, and the same call.
+    GridSyncNotReached {
+        /// Each group of waiting blocks and its grid sync.
+        waiting: Vec<BlockArrival>,
+        /// The blocks whose threads all returned from the kernel.
+        returned: Vec<Dim3>,
+    },
+}
+
+/// Blocks of a cooperative launch that wait at the same grid sync.
+///
+/// ```
+/// use coop::cpu::BlockArrival;
+/// use coop::Dim3;
+///
+/// let at = BlockArrival {
+///     blocks: (0..3).map(|x| Dim3::new(x, 0, 0)).collect(),
+///     site: std::panic::Location::caller(),
+/// };
+/// assert!(at.to_string().starts_with("blocks 0-2 at `CooperativeGrid::sync` ("));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockArrival {
+    /// The blocks, by index, in rank order.
+    pub blocks: Vec<Dim3>,
+    /// The grid sync's call.
+    pub site: Site,
+}
+
+impl fmt::Display for BlockArrival {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at `CooperativeGrid::sync` ({})",
+            blocks(&self.blocks),
+            self.site
+        )
+    }
+}
+
+/// A list of blocks: `block 3`, `blocks 0-5, 9` in a 1-D grid, or by index
+/// (the first eight, then how many more).
+fn blocks(list: &[Dim3]) -> String {
+    let noun = if list.len() == 1 { "block" } else { "blocks" };
+    if list.iter().all(|b| b.y == 0 && b.z == 0) {
+        let xs: Vec<u32> = list.iter().map(|b| b.x).collect();
+        return format!("{noun} {}", ranges(&xs));
+    }
+    let mut out = format!("{noun} ");
+    for (i, b) in list.iter().take(8).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&b.to_string());
+    }
+    if list.len() > 8 {
+        out.push_str(&format!(" and {} more", list.len() - 8));
+    }
+    out
 }
 
 /// How to see through helper functions, at the end of the messages that
@@ -505,8 +570,32 @@ impl Violation {
                     f,
                     "; {exited} returned from the kernel. Every thread of a block must reach \
                      each block barrier (`ThreadBlock::sync`, and the one inside every block \
-                     collective and phase change: `reduce`, the scans, `publish`, `own`): \
-                     move the call out of the branch, or let every thread make it"
+                     collective and phase change: `reduce`, the scans, `publish`, `own`, and \
+                     `CooperativeGrid::sync`): move the call out of the branch, or let every \
+                     thread make it"
+                )
+            }
+            Violation::GridSyncNotReached { waiting, returned } => {
+                write!(f, "grid sync never reached by every block: ")?;
+                for (i, a) in waiting.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                if !returned.is_empty() {
+                    write!(f, "; {} returned from the kernel", blocks(returned))?;
+                }
+                write!(
+                    f,
+                    ". Every thread of every block of a cooperative launch must reach each \
+                     `CooperativeGrid::sync`, and the same call{}",
+                    if returned.is_empty() {
+                        " (the blocks above wait at different ones)"
+                    } else {
+                        ": move the return after the last grid sync, or let every block \
+                         make the call"
+                    }
                 )
             }
             Violation::DivergentBarriers { waiting } => {
@@ -679,6 +768,7 @@ impl Violation {
                 others,
                 reads,
                 global,
+                cooperative,
             } => {
                 list(f, spinning)?;
                 write!(
@@ -696,7 +786,12 @@ impl Violation {
                     list(f, others)?;
                 }
                 f.write_str(". What the loop waits for is never written")?;
-                if *global {
+                if *cooperative {
+                    f.write_str(
+                        " (every block of this cooperative launch runs at once, and every \
+                         other block has returned, waits at a grid sync, or spins too)",
+                    )?;
+                } else if *global {
                     f.write_str(
                         "; the CPU backend runs each block to its end before a later one \
                          starts, and a GPU need not run them at once either, so a block must \

@@ -1,15 +1,18 @@
 //! The CPU backend's launcher: its settings ([`Emulator`]), and the loop
 //! that runs a grid's blocks through the engine, on several host threads
 //! when the host has them, with the result and the first error the same as
-//! if the blocks ran one after the other.
+//! if the blocks ran one after the other; a cooperative kernel's blocks all
+//! at once, on one host thread.
 
 use super::diagnostics::{EmulationError, Violation};
 use super::engine::global_state::{Buffer, Buffers, LaunchGlobal};
 use super::engine::lane::LaunchShared;
+use super::engine::cooperative;
 use super::engine::scheduler::{self, BlockRun, Counts, Geometry, Stacks};
 use super::report::{Report, SharedSite};
 use crate::kernel::params::ParamList;
 use crate::{Dim3, Kernel};
+use core::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
@@ -424,8 +427,17 @@ impl Emulator {
                 spin_limit: self.spin_limit,
                 preempt_one_in: if seed == 0 { 0 } else { Self::PREEMPT_ONE_IN },
             };
-            report = self
-                .run_grid(&body, &shared, grid, block, dynamic_shared, seed)
+            let geometry = Geometry {
+                block: Dim3::new(0, 0, 0),
+                block_dim: block,
+                grid_dim: grid,
+                dynamic_shared,
+            };
+            report = if K::COOPERATIVE {
+                self.run_cooperative(&body, &shared, geometry, seed)
+            } else {
+                self.run_grid(&body, &shared, geometry, seed)
+            }
                 .map_err(|error| {
                     let (at, v) = *error;
                     EmulationError {
@@ -444,11 +456,15 @@ impl Emulator {
         &self,
         body: &(dyn Fn() + Sync),
         launch: &LaunchShared,
-        grid: Dim3,
-        block: Dim3,
-        dynamic_shared: u32,
+        geometry: Geometry,
         seed: u64,
     ) -> Result<Report, Box<(Dim3, Violation)>> {
+        let Geometry {
+            block_dim: block,
+            grid_dim: grid,
+            dynamic_shared,
+            ..
+        } = geometry;
         let blocks = grid.volume();
         let total = blocks.min(u32::MAX as u64) as u32;
         let workers = self
@@ -466,7 +482,7 @@ impl Emulator {
         let merged = AtomicU32::new(0);
         let stop = AtomicU32::new(u32::MAX);
         let work = |counts: &mut Counts| -> Result<(), ()> {
-            let mut stacks = Stacks::new(self.stack_size);
+            let stacks = RefCell::new(Stacks::new(self.stack_size));
             loop {
                 let b = next.fetch_add(1, Ordering::Relaxed);
                 if b >= total || b > stop.load(Ordering::Relaxed) {
@@ -487,14 +503,10 @@ impl Emulator {
                         geometry,
                         body,
                         launch,
-                        seed: if seed == 0 {
-                            0
-                        } else {
-                            seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (b as u64 + 1)
-                        },
+                        seed: cooperative::block_seed(seed, b),
                         earlier_done: &earlier_done,
                     },
-                    &mut stacks,
+                    &stacks,
                     counts,
                 );
                 let mut guard = state.lock().unwrap_or_else(|e| e.into_inner());
@@ -543,17 +555,40 @@ impl Emulator {
         if let Some(error) = m.error {
             return Err(Box::new(error));
         }
-        Ok(Report {
-            blocks: grid.volume(),
-            threads: grid.volume() * block.volume(),
-            warp_collectives: counts.collectives,
-            block_barriers: counts.barriers,
-            steps: counts.steps,
-            shared: {
-                let mut sites: Vec<SharedSite> = counts.shared.into_values().collect();
-                sites.sort_by_key(|s| (s.site.file(), s.site.line(), s.site.column(), s.kind));
-                sites
-            },
-        })
+        Ok(report(geometry, counts))
+    }
+
+    /// Runs a cooperative launch: every block at once, on this host
+    /// thread, so that grid syncs complete.
+    fn run_cooperative(
+        &self,
+        body: &(dyn Fn() + Sync),
+        launch: &LaunchShared,
+        geometry: Geometry,
+        seed: u64,
+    ) -> Result<Report, Box<(Dim3, Violation)>> {
+        let stacks = RefCell::new(Stacks::new(self.stack_size));
+        let mut counts = Counts::default();
+        cooperative::run_grid(geometry, body, launch, seed, &stacks, &mut counts)
+            .map_err(Box::new)?;
+        Ok(report(geometry, counts))
+    }
+}
+
+/// The report of a launch of shape `geometry` that ran to its end.
+fn report(geometry: Geometry, counts: Counts) -> Report {
+    let (grid, block) = (geometry.grid_dim, geometry.block_dim);
+    Report {
+        blocks: grid.volume(),
+        threads: grid.volume() * block.volume(),
+        warp_collectives: counts.collectives,
+        block_barriers: counts.barriers,
+        grid_syncs: counts.grid_syncs,
+        steps: counts.steps,
+        shared: {
+            let mut sites: Vec<SharedSite> = counts.shared.into_values().collect();
+            sites.sort_by_key(|s| (s.site.file(), s.site.line(), s.site.column(), s.kind));
+            sites
+        },
     }
 }

@@ -49,7 +49,7 @@ mod launch;
 pub(crate) mod ops;
 mod report;
 
-pub use diagnostics::{Arrival, EmulationError, GlobalAccess, PanicLocation, Threads, Violation};
+pub use diagnostics::{Arrival, BlockArrival, EmulationError, GlobalAccess, PanicLocation, Threads, Violation};
 pub use launch::Emulator;
 pub use report::{AccessKind, Report, SharedAccess, SharedSite, Site};
 

@@ -39,6 +39,9 @@ pub struct Report {
     pub warp_collectives: u64,
     /// Block barriers completed (one per block per call).
     pub block_barriers: u64,
+    /// Grid syncs completed (one per launch per call; a cooperative
+    /// launch's only).
+    pub grid_syncs: u64,
     /// Steps taken by all threads (calls of handle methods).
     pub steps: u64,
     /// Shared-memory traffic per access site, in source order: how many

@@ -5,11 +5,14 @@
 //! Within a block, accesses to an element of a writable buffer are checked
 //! like shared memory ([`races`](super::races)): between barriers, two
 //! threads' accesses conflict when one writes and not both are atomic.
-//! Across blocks nothing orders two accesses (a launch has no grid-wide
-//! barrier), so an element that two blocks touch, one of them with a plain
-//! write, is a race. Each block keeps what it touched; when it ends, its
-//! summary is merged into the launch's record in block order, so that the
-//! race reported is the same however the host ran the blocks.
+//! Across blocks nothing orders two accesses but a cooperative launch's
+//! grid sync, so an element that two blocks touch between grid syncs, one
+//! of them with a plain write, is a race (a read counts unless the reading
+//! thread made an atomic access or a fence first: flag protocols are taken
+//! on trust). Each block keeps what it touched; when it ends (or reaches a
+//! grid sync), its summary is merged into the record of the launch (or of
+//! the interval between grid syncs) in block order, so that the race
+//! reported is the same however the host ran the blocks.
 
 use super::fast_hash::FastMap;
 use super::races::{Checked, Clocks, ElemState, Rec};
@@ -76,11 +79,15 @@ struct Touch {
     write: Option<Rec>,
     /// The block's first atomic access of it.
     atomic: Option<Rec>,
+    /// The block's first plain read of it by a thread that had made no
+    /// atomic access or fence (checked against other blocks' writes).
+    read: Option<Rec>,
 }
 
 /// What a block did to an element of a buffer: `((buffer, index), its
-/// first plain write, its first atomic access)`.
-pub(crate) type Touched = ((u32, usize), Option<Rec>, Option<Rec>);
+/// first plain write, its first atomic access, its first read checked
+/// across blocks)`.
+pub(crate) type Touched = ((u32, usize), Option<Rec>, Option<Rec>, Option<Rec>);
 
 /// A block's accesses to global buffers.
 #[derive(Default)]
@@ -90,7 +97,9 @@ pub(crate) struct BlockGlobal {
 
 impl BlockGlobal {
     /// Checks and records an access by `thread` of element `index` of
-    /// buffer `buffer`.
+    /// buffer `buffer`; a read is kept for the check across blocks when
+    /// `across_blocks`.
+    #[allow(clippy::too_many_arguments)]
     pub fn access(
         &mut self,
         clocks: &Clocks,
@@ -99,6 +108,7 @@ impl BlockGlobal {
         kind: AccessKind,
         thread: u32,
         site: Site,
+        across_blocks: bool,
     ) -> Result<(), (Rec, Rec)> {
         let now = clocks.now(thread, kind, site);
         let touch = self.touched.entry((buffer, index)).or_default();
@@ -114,6 +124,9 @@ impl BlockGlobal {
             AccessKind::Atomic => {
                 touch.atomic.get_or_insert(now);
             }
+            AccessKind::Read if across_blocks => {
+                touch.read.get_or_insert(now);
+            }
             AccessKind::Read => {}
         }
         Ok(())
@@ -124,7 +137,7 @@ impl BlockGlobal {
         let mut out: Vec<_> = self
             .touched
             .into_iter()
-            .map(|(key, t)| (key, t.write, t.atomic))
+            .map(|(key, t)| (key, t.write, t.atomic, t.read))
             .collect();
         out.sort_unstable_by_key(|(key, ..)| *key);
         out
@@ -139,7 +152,10 @@ const PAGE: usize = 4096;
 /// plain write (0) in bit 0. A plain write is kept over an atomic one.
 #[derive(Default)]
 pub(crate) struct LaunchGlobal {
-    pages: FastMap<(u32, usize), Box<[u64; PAGE]>>,
+    /// Earlier blocks' first write (or atomic access) of each element.
+    writes: FastMap<(u32, usize), Box<[u64; PAGE]>>,
+    /// Earlier blocks' first checked read of each element.
+    reads: FastMap<(u32, usize), Box<[u64; PAGE]>>,
     sites: Vec<Site>,
     site_ids: FastMap<usize, u32>,
 }
@@ -160,7 +176,8 @@ impl LaunchGlobal {
 
     /// Adds block `block` (its linear rank; `grid` is the launch's shape)
     /// to the record, or names the first element it races on with an
-    /// earlier block.
+    /// earlier block: a plain write against any write, an atomic against
+    /// a plain write, a checked read against a plain write.
     pub fn merge(
         &mut self,
         buffers: &Buffers,
@@ -171,58 +188,85 @@ impl LaunchGlobal {
         if block >= u32::MAX - 1 {
             return Ok(());
         }
-        for ((buffer, index), write, atomic) in summary {
+        for ((buffer, index), write, atomic, read) in summary {
+            let key = (buffer, index / PAGE);
+            let at = index % PAGE;
             let mine = match (write, atomic) {
-                (Some(w), _) => (w, false),
-                (None, Some(a)) => (a, true),
-                (None, None) => continue,
+                (Some(w), _) => Some((w, false)),
+                (None, Some(a)) => Some((a, true)),
+                (None, None) => None,
             };
-            let page = self
-                .pages
-                .entry((buffer, index / PAGE))
-                .or_insert_with(|| Box::new([0; PAGE]));
-            let slot = page[index % PAGE];
-            if slot == 0 {
-                let id = self.site_id(mine.0.site);
-                self.pages
-                    .get_mut(&(buffer, index / PAGE))
-                    .expect("made above")[index % PAGE] = encode(block, mine.0.thread, id, mine.1);
-                continue;
+            let earlier_write = self.writes.get(&key).map_or(0, |p| p[at]);
+            let earlier_read = self.reads.get(&key).map_or(0, |p| p[at]);
+            if let Some((rec, atomic)) = mine {
+                if earlier_write != 0 {
+                    let (_, _, _, other_atomic) = decode(earlier_write);
+                    // Atomics are ordered among themselves.
+                    if !(other_atomic && atomic) {
+                        return Err(self.race(buffers, grid, buffer, index, earlier_write, false, block, rec));
+                    }
+                }
+                if !atomic && earlier_read != 0 {
+                    return Err(self.race(buffers, grid, buffer, index, earlier_read, true, block, rec));
+                }
+                if earlier_write == 0 {
+                    let code = encode(block, rec.thread, self.site_id(rec.site), atomic);
+                    self.writes.entry(key).or_insert_with(|| Box::new([0; PAGE]))[at] = code;
+                }
             }
-            let (other_block, thread, site, other_atomic) = decode(slot);
-            if other_atomic && mine.1 {
-                continue; // atomics are ordered among themselves
+            if let Some(rec) = read {
+                if earlier_write != 0 {
+                    let (_, _, _, other_atomic) = decode(earlier_write);
+                    if !other_atomic {
+                        return Err(self.race(buffers, grid, buffer, index, earlier_write, false, block, rec));
+                    }
+                }
+                if earlier_read == 0 {
+                    let code = encode(block, rec.thread, self.site_id(rec.site), false);
+                    self.reads.entry(key).or_insert_with(|| Box::new([0; PAGE]))[at] = code;
+                }
             }
-            // The later block's conflicting access: its plain write if it
-            // made one, else its atomic one (the earlier block wrote).
-            let first = GlobalAccess {
-                block: unrank(other_block, grid),
-                thread,
-                kind: if other_atomic {
-                    AccessKind::Atomic
-                } else {
-                    AccessKind::Write
-                },
-                site: self.sites[site as usize],
-            };
-            let second = GlobalAccess {
-                block: unrank(block, grid),
-                thread: mine.0.thread,
-                kind: if mine.1 {
-                    AccessKind::Atomic
-                } else {
-                    AccessKind::Write
-                },
-                site: mine.0.site,
-            };
-            return Err(Violation::GlobalRace {
-                buffer: buffers.name(buffer),
-                element: index,
-                first,
-                second,
-            });
         }
         Ok(())
+    }
+
+    /// The race between an earlier block's access recorded in `slot` (a
+    /// read when `read`) and block `block`'s access `rec`.
+    #[allow(clippy::too_many_arguments)]
+    fn race(
+        &self,
+        buffers: &Buffers,
+        grid: Dim3,
+        buffer: u32,
+        index: usize,
+        slot: u64,
+        read: bool,
+        block: u32,
+        rec: Rec,
+    ) -> Violation {
+        let (other_block, thread, site, other_atomic) = decode(slot);
+        let first = GlobalAccess {
+            block: unrank(other_block, grid),
+            thread,
+            kind: match (read, other_atomic) {
+                (true, _) => AccessKind::Read,
+                (false, true) => AccessKind::Atomic,
+                (false, false) => AccessKind::Write,
+            },
+            site: self.sites[site as usize],
+        };
+        let second = GlobalAccess {
+            block: unrank(block, grid),
+            thread: rec.thread,
+            kind: rec.kind,
+            site: rec.site,
+        };
+        Violation::GlobalRace {
+            buffer: buffers.name(buffer),
+            element: index,
+            first,
+            second,
+        }
     }
 }
 

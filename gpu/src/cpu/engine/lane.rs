@@ -49,6 +49,9 @@ pub(crate) enum Op {
     BlockSync {
         call: &'static str,
     },
+    /// `CooperativeGrid::sync`: a barrier of the block that also waits for
+    /// every other block of the grid.
+    GridSync,
     WarpSync {
         mask: u32,
     },
@@ -82,7 +85,7 @@ impl Op {
     /// barrier.
     pub fn warp_mask(&self) -> Option<u32> {
         match *self {
-            Op::BlockSync { .. } => None,
+            Op::BlockSync { .. } | Op::GridSync => None,
             Op::WarpSync { mask }
             | Op::Shfl { mask, .. }
             | Op::Vote { mask, .. }
@@ -95,6 +98,7 @@ impl Op {
     pub fn name(&self) -> &'static str {
         match *self {
             Op::BlockSync { call } => call,
+            Op::GridSync => "CooperativeGrid::sync",
             Op::WarpSync { .. } => "TiledPartition::sync",
             Op::Shfl { mode, .. } => match mode {
                 ShflMode::Idx => "shfl",
@@ -118,6 +122,7 @@ impl Op {
     pub fn same_collective(&self, other: &Op) -> bool {
         match (self, other) {
             (Op::BlockSync { .. }, Op::BlockSync { .. }) => true,
+            (Op::GridSync, Op::GridSync) => true,
             (Op::WarpSync { mask: a }, Op::WarpSync { mask: b }) => a == b,
             (
                 Op::Shfl {
@@ -256,6 +261,11 @@ pub(crate) struct LaneCtx {
     pub rng: Cell<u64>,
     /// Set while the block's end unwinds the thread's stack.
     pub unwinding: Cell<bool>,
+    /// Whether the thread made an atomic access to global memory or a
+    /// fence since the launch began or the last grid sync: its reads of
+    /// global memory may follow a flag protocol, and are not checked
+    /// against other blocks' writes.
+    pub ordered: Cell<bool>,
     /// Where the thread's current collective was called from, when the
     /// scheduler asked ([`CAPTURE_CALLERS`]).
     pub callers: RefCell<Vec<crate::cpu::PanicLocation>>,
@@ -327,6 +337,12 @@ pub(crate) fn info<R>(read: impl FnOnce(&LaneInfo) -> R) -> R {
 #[track_caller]
 pub(crate) fn step<R>(site: Site, read: impl FnOnce(&LaneInfo) -> R) -> R {
     read(&count_step(site).info)
+}
+
+/// A fence by the current lane: a step, after which its reads of global
+/// memory may follow a flag protocol.
+pub(crate) fn fence(site: Site) {
+    count_step(site).ordered.set(true);
 }
 
 /// Counts one step of the current lane, stopping it when its budget is
@@ -437,7 +453,13 @@ pub(crate) fn global_access(addr: usize, index: usize, kind: AccessKind, site: S
     let Some((buffer, _)) = launch.buffers.find(addr) else {
         return; // a buffer the kernel made itself: not checked
     };
-    let checked = block_shared(|s| s.global_access(buffer, index, kind, info.rank, site));
+    if kind == AccessKind::Atomic {
+        ctx.ordered.set(true);
+    }
+    let across_blocks = kind != AccessKind::Read || !ctx.ordered.get();
+    let checked = block_shared(|s| {
+        s.global_access(buffer, index, kind, info.rank, site, across_blocks)
+    });
     if let Err(pair) = checked {
         let violation = global_state::block_race(&launch.buffers, info.block, buffer, index, pair);
         abort(Request::Stop(Box::new(violation)));

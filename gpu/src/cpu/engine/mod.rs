@@ -4,9 +4,11 @@
 //! instruction returns (`semantics`), happens-before and the race check
 //! (`races`), a block's shared memory with its race detector and bank
 //! model (`shared_state`), the launch's global buffers and the check of
-//! accesses to them within and across blocks (`global_state`), and where a
-//! thread panicked (`panics`).
+//! accesses to them within and across blocks (`global_state`), the
+//! cooperative launch that runs every block at once so that grid syncs
+//! complete (`cooperative`), and where a thread panicked (`panics`).
 
+pub(crate) mod cooperative;
 pub(crate) mod fast_hash;
 pub(crate) mod global_state;
 pub(crate) mod lane;

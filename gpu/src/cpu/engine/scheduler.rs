@@ -84,6 +84,8 @@ impl Drop for Stacks {
 pub(crate) struct Counts {
     pub collectives: u64,
     pub barriers: u64,
+    /// Grid syncs completed (one per launch per call).
+    pub grid_syncs: u64,
     pub steps: u64,
     /// Shared-memory requests and transactions per access site.
     pub shared: SiteTotals,
@@ -94,6 +96,7 @@ impl Counts {
     pub fn add(&mut self, other: Counts) {
         self.collectives += other.collectives;
         self.barriers += other.barriers;
+        self.grid_syncs += other.grid_syncs;
         self.steps += other.steps;
         for (key, site) in other.shared {
             self.shared
@@ -138,7 +141,7 @@ struct Lane {
     state: State,
 }
 
-struct Block<'a> {
+pub(crate) struct Block<'a> {
     lanes: Vec<Lane>,
     /// Each lane's context, in one allocation that never moves (the lanes'
     /// coroutines point into it).
@@ -146,7 +149,7 @@ struct Block<'a> {
     /// Keeps the block's scratch alive (the lanes hold pointers into it).
     _scratch: Box<[u128]>,
     shared: &'a RefCell<BlockShared>,
-    stacks: &'a mut Stacks,
+    stacks: &'a RefCell<Stacks>,
     body: &'a dyn Fn(),
     /// Records where a thread panics while the block runs.
     panics: Capture,
@@ -157,6 +160,23 @@ struct Block<'a> {
     /// Whether every block before this one has ended (a block spinning on
     /// global memory may wait for them).
     earlier_done: &'a dyn Fn() -> bool,
+    /// Whether the block runs beside the others of a cooperative launch,
+    /// on the same host thread: a block spinning on global memory lets them
+    /// run instead of waiting here.
+    cooperative: bool,
+}
+
+/// Why [`Block::run`] returned without an error.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Pause {
+    /// Every thread returned.
+    Done,
+    /// Every thread waits at the grid sync at this site.
+    GridSync(Site),
+    /// (Cooperative launches.) The threads left spin on global memory that
+    /// another block may change; `stuck` once they have reached the spin
+    /// limit.
+    Blocked { stuck: bool },
 }
 
 impl Drop for Block<'_> {
@@ -170,7 +190,7 @@ impl Drop for Block<'_> {
                 let _ = catch_unwind(AssertUnwindSafe(|| co.force_unwind()));
                 lane::leave();
                 if co.done() {
-                    self.stacks.pool.push(co.into_stack());
+                    self.stacks.borrow_mut().pool.push(co.into_stack());
                 }
             }
         }
@@ -185,7 +205,8 @@ pub(crate) struct BlockRun<'a> {
     pub launch: &'a LaunchShared,
     /// Schedule exploration's seed for this block (0: rank order).
     pub seed: u64,
-    /// Whether every earlier block has ended.
+    /// Whether every earlier block has ended (in a cooperative launch:
+    /// whether every other block is stuck).
     pub earlier_done: &'a dyn Fn() -> bool,
 }
 
@@ -193,86 +214,47 @@ pub(crate) struct BlockRun<'a> {
 /// did to global memory.
 pub(crate) fn run_block(
     run: BlockRun<'_>,
-    stacks: &mut Stacks,
+    stacks: &RefCell<Stacks>,
     counts: &mut Counts,
 ) -> Result<BlockGlobal, Violation> {
-    let BlockRun {
-        geometry,
-        body,
-        launch,
-        seed,
-        earlier_done,
-    } = run;
-    let d = geometry.block_dim;
-    let threads = d.volume() as u32;
-    // Uninitialised on the GPU; zeroed here, which is one of its possible
-    // contents.
-    let mut scratch =
-        vec![0u128; crate::backend::BLOCK_SCRATCH_BYTES.div_ceil(16)].into_boxed_slice();
-    let scratch_ptr = scratch.as_mut_ptr() as *mut u8;
-    let shared = RefCell::new(BlockShared::new(threads, geometry.dynamic_shared));
-    let ctxs: Box<[LaneCtx]> = (0..threads)
-        .map(|rank| {
-            let thread = Dim3::new(rank % d.x, (rank / d.x) % d.y, rank / (d.x * d.y));
-            LaneCtx {
-                info: LaneInfo {
-                    thread,
-                    block: geometry.block,
-                    block_dim: d,
-                    grid_dim: geometry.grid_dim,
-                    rank,
-                    dynamic_shared: geometry.dynamic_shared,
-                },
-                scratch: scratch_ptr,
-                shared: &shared,
-                launch,
-                yielder: Cell::new(core::ptr::null()),
-                steps: Cell::new(0),
-                budget: launch.budget,
-                preempt_one_in: launch.preempt_one_in,
-                spin: Cell::new(Default::default()),
-                rng: Cell::new(if seed == 0 {
-                    0
-                } else {
-                    lane::xorshift(seed ^ (rank as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1
-                }),
-                unwinding: Cell::new(false),
-                callers: RefCell::new(Vec::new()),
+    let shared = RefCell::new(BlockShared::new(
+        run.geometry.block_dim.volume() as u32,
+        run.geometry.dynamic_shared,
+    ));
+    let mut block = Block::new(run, stacks, &shared, false);
+    let mut result = loop {
+        match block.run(counts) {
+            Ok(Pause::Done) => break Ok(()),
+            // Only a cooperative kernel syncs its grid, and the emulator
+            // runs those with `cooperative::run_grid`: a block run alone is
+            // a grid of one block.
+            Ok(Pause::GridSync(_)) => {
+                if let Err(v) = block.release_grid_sync(counts) {
+                    break Err(v);
+                }
             }
-        })
-        .collect();
-    let lanes = (0..threads)
-        .map(|_| Lane {
-            co: None,
-            state: State::Ready(0),
-        })
-        .collect();
-    let mut block = Block {
-        lanes,
-        ctxs,
-        _scratch: scratch,
-        shared: &shared,
-        stacks,
-        body,
-        panics: Capture::start(),
-        launch,
-        rng: if seed == 0 {
-            0
-        } else {
-            lane::xorshift(seed) | 1
-        },
-        earlier_done,
+            Ok(Pause::Blocked { .. }) => unreachable!("only cooperative blocks pause to wait"),
+            Err(v) => break Err(v),
+        }
     };
-    let mut result = block.run(counts);
     if let Err(violation) = &mut result {
         block.find_callers(violation);
     }
-    counts.steps += block.ctxs.iter().map(|c| c.steps.get()).sum::<u64>();
+    counts.steps += block.steps();
     drop(block);
-    let mut shared = shared.into_inner();
-    result = match result {
-        // A read of an unwritten element came first, unless the race is
-        // what the read turned into.
+    close_block(shared.into_inner(), result, counts)
+}
+
+/// A block's end: the first of its errors (a read of an unwritten element
+/// comes before what stopped the block, unless the race is what the read
+/// turned into), or the end-of-kernel checks; its shared-memory counts; and
+/// what it did to global memory since the last grid sync.
+pub(crate) fn close_block(
+    mut shared: BlockShared,
+    result: Result<(), Violation>,
+    counts: &mut Counts,
+) -> Result<BlockGlobal, Violation> {
+    let result = match result {
         Err(v) if !matches!(v, Violation::SharedRace { .. }) => {
             Err(shared.take_unwritten().unwrap_or(v))
         }
@@ -284,8 +266,108 @@ pub(crate) fn run_block(
     result.map(|()| global)
 }
 
+impl<'a> Block<'a> {
+    /// Block `run.geometry.block`, its threads not started yet, with
+    /// `shared` as its shared memory.
+    pub(crate) fn new(
+        run: BlockRun<'a>,
+        stacks: &'a RefCell<Stacks>,
+        shared: &'a RefCell<BlockShared>,
+        cooperative: bool,
+    ) -> Self {
+        let BlockRun {
+            geometry,
+            body,
+            launch,
+            seed,
+            earlier_done,
+        } = run;
+        let d = geometry.block_dim;
+        let threads = d.volume() as u32;
+        // Uninitialised on the GPU; zeroed here, which is one of its
+        // possible contents.
+        let mut scratch =
+            vec![0u128; crate::backend::BLOCK_SCRATCH_BYTES.div_ceil(16)].into_boxed_slice();
+        let scratch_ptr = scratch.as_mut_ptr() as *mut u8;
+        let ctxs: Box<[LaneCtx]> = (0..threads)
+            .map(|rank| {
+                let thread = Dim3::new(rank % d.x, (rank / d.x) % d.y, rank / (d.x * d.y));
+                LaneCtx {
+                    info: LaneInfo {
+                        thread,
+                        block: geometry.block,
+                        block_dim: d,
+                        grid_dim: geometry.grid_dim,
+                        rank,
+                        dynamic_shared: geometry.dynamic_shared,
+                    },
+                    scratch: scratch_ptr,
+                    shared,
+                    launch,
+                    yielder: Cell::new(core::ptr::null()),
+                    steps: Cell::new(0),
+                    budget: launch.budget,
+                    preempt_one_in: launch.preempt_one_in,
+                    spin: Cell::new(Default::default()),
+                    rng: Cell::new(if seed == 0 {
+                        0
+                    } else {
+                        lane::xorshift(seed ^ (rank as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                            | 1
+                    }),
+                    unwinding: Cell::new(false),
+                    ordered: Cell::new(false),
+                    callers: RefCell::new(Vec::new()),
+                }
+            })
+            .collect();
+        let lanes = (0..threads)
+            .map(|_| Lane {
+                co: None,
+                state: State::Ready(0),
+            })
+            .collect();
+        Block {
+            lanes,
+            ctxs,
+            _scratch: scratch,
+            shared,
+            stacks,
+            body,
+            panics: Capture::start(),
+            launch,
+            rng: if seed == 0 {
+                0
+            } else {
+                lane::xorshift(seed) | 1
+            },
+            earlier_done,
+            cooperative,
+        }
+    }
+
+    /// Steps its threads have taken.
+    pub(crate) fn steps(&self) -> u64 {
+        self.ctxs.iter().map(|c| c.steps.get()).sum()
+    }
+
+    /// Every block has arrived at the grid sync this block waits at: its
+    /// threads go on, in a new interval of the block's race detector.
+    pub(crate) fn release_grid_sync(&mut self, counts: &mut Counts) -> Result<(), Violation> {
+        for (lane, ctx) in self.lanes.iter_mut().zip(self.ctxs.iter()) {
+            lane.state = State::Ready(0);
+            ctx.ordered.set(false);
+        }
+        self.shared.borrow_mut().barrier()?;
+        counts.barriers += 1;
+        Ok(())
+    }
+}
+
 impl Block<'_> {
-    fn run(&mut self, counts: &mut Counts) -> Result<(), Violation> {
+    /// Runs the block's threads until they have all returned, or (in a
+    /// cooperative launch) all wait at a grid sync or for another block.
+    pub(crate) fn run(&mut self, counts: &mut Counts) -> Result<Pause, Violation> {
         let n = self.lanes.len();
         let mut order: Vec<usize> = (0..n).collect();
         loop {
@@ -319,7 +401,7 @@ impl Block<'_> {
                 }
             }
             if self.lanes.iter().all(|l| matches!(l.state, State::Done)) {
-                return Ok(());
+                return Ok(Pause::Done);
             }
             if self
                 .lanes
@@ -331,17 +413,21 @@ impl Block<'_> {
             if self.resolve_warps(0..n, counts, true)? {
                 continue;
             }
-            if self.resume_spinners()? {
-                continue;
+            match self.resume_spinners()? {
+                Spin::Resumed => continue,
+                Spin::Blocked { stuck } => return Ok(Pause::Blocked { stuck }),
+                Spin::None => {}
             }
-            self.resolve_barrier(counts)?;
+            if let Some(site) = self.resolve_barrier(counts)? {
+                return Ok(Pause::GridSync(site));
+            }
         }
     }
 
     /// Adds to each group of threads waiting at a collective in
     /// `violation` where the call was made from: the first thread of the
     /// group is resumed once to look at its own stack.
-    fn find_callers(&mut self, violation: &mut Violation) {
+    pub(crate) fn find_callers(&mut self, violation: &mut Violation) {
         let arrivals = match violation {
             Violation::BarrierNotReached { waiting, .. } => waiting,
             Violation::DivergentBarriers { waiting } => waiting,
@@ -366,12 +452,12 @@ impl Block<'_> {
 
     /// Nothing else can run: let spinning threads poll again, or report
     /// that they spin forever.
-    fn resume_spinners(&mut self) -> Result<bool, Violation> {
+    fn resume_spinners(&mut self) -> Result<Spin, Violation> {
         let spinners: Vec<usize> = (0..self.lanes.len())
             .filter(|&i| matches!(self.lanes[i].state, State::Spinning { .. }))
             .collect();
         if spinners.is_empty() {
-            return Ok(false);
+            return Ok(Spin::None);
         }
         let limit = self.launch.spin_limit;
         let stuck = spinners.iter().all(
@@ -405,24 +491,30 @@ impl Block<'_> {
                 others,
                 reads,
                 global,
+                cooperative: self.cooperative,
             });
+        }
+        for &i in &spinners {
+            self.lanes[i].state = State::Ready(0);
+        }
+        if global && self.cooperative {
+            // The other blocks of the launch, run on this host thread
+            // between this block's turns, may write what it waits for.
+            return Ok(Spin::Blocked { stuck });
         }
         if stuck {
             // Earlier blocks, run by other host threads, may still write
             // what this block waits for.
             std::thread::yield_now();
         }
-        for i in spinners {
-            self.lanes[i].state = State::Ready(0);
-        }
-        Ok(true)
+        Ok(Spin::Resumed)
     }
 
     /// Runs thread `i` until it reaches a collective or returns.
     fn resume(&mut self, i: usize, value: u64) -> Result<(), Violation> {
         let rank = i as u32;
         if self.lanes[i].co.is_none() {
-            let stack = self.stacks.take()?;
+            let stack = self.stacks.borrow_mut().take()?;
             let body: *const dyn Fn() = self.body;
             // SAFETY: `body` outlives the coroutine: `Block` is dropped (and
             // every unfinished coroutine unwound) before `run_block` returns.
@@ -491,7 +583,7 @@ impl Block<'_> {
             Ok(CoroutineResult::Return(_)) => {
                 lane.state = State::Done;
                 let co = lane.co.take().expect("finished coroutine");
-                self.stacks.pool.push(co.into_stack());
+                self.stacks.borrow_mut().pool.push(co.into_stack());
                 Ok(())
             }
             Err(payload) => {
@@ -592,7 +684,7 @@ impl Block<'_> {
                 matches!(
                     l.state,
                     State::Waiting {
-                        op: Op::BlockSync { .. },
+                        op: Op::BlockSync { .. } | Op::GridSync,
                         ..
                     }
                 )
@@ -610,17 +702,26 @@ impl Block<'_> {
     }
 
     /// Only threads at block barriers (or returned) remain: complete the
-    /// barrier, or report why it never will.
-    fn resolve_barrier(&mut self, counts: &mut Counts) -> Result<(), Violation> {
+    /// barrier, or report why it never will. Threads that all wait at a
+    /// grid sync stay there: its site is returned, for the launch to
+    /// complete it once every block has arrived.
+    fn resolve_barrier(&mut self, counts: &mut Counts) -> Result<Option<Site>, Violation> {
         if let Some(stalled) = self.stalled_barrier() {
             return Err(stalled);
+        }
+        if let Some(State::Waiting {
+            op: Op::GridSync,
+            site,
+        }) = self.lanes.first().map(|l| l.state)
+        {
+            return Ok(Some(site));
         }
         for lane in &mut self.lanes {
             lane.state = State::Ready(0);
         }
         self.shared.borrow_mut().barrier()?;
         counts.barriers += 1;
-        Ok(())
+        Ok(None)
     }
 
     /// Why the block's barrier cannot complete, if it cannot: threads
@@ -676,7 +777,7 @@ impl Block<'_> {
         };
         let lane_of = |m: usize| (m - warp_base) as u32;
         Ok(match *op {
-            Op::BlockSync { .. } => unreachable!("not a warp collective"),
+            Op::BlockSync { .. } | Op::GridSync => unreachable!("not a warp collective"),
             Op::WarpSync { .. } => [0; 32],
             Op::Shfl { mode, mask, .. } => {
                 let mut out = [0u64; 32];
@@ -785,6 +886,17 @@ impl Block<'_> {
             missing: Threads::new(missing),
         }
     }
+}
+
+/// What [`Block::resume_spinners`] did.
+enum Spin {
+    /// No thread spins.
+    None,
+    /// The spinning threads poll again.
+    Resumed,
+    /// (Cooperative launches.) The spinning threads wait for other blocks:
+    /// `stuck` once they reached the spin limit.
+    Blocked { stuck: bool },
 }
 
 fn add_arrival(arrivals: &mut Vec<Arrival>, call: &'static str, site: Option<Site>, thread: usize) {

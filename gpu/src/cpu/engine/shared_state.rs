@@ -148,9 +148,10 @@ impl BlockShared {
         kind: AccessKind,
         thread: u32,
         site: Site,
+        across_blocks: bool,
     ) -> Result<(), (Rec, Rec)> {
         self.global
-            .access(&self.clocks, buffer, index, kind, thread, site)
+            .access(&self.clocks, buffer, index, kind, thread, site, across_blocks)
     }
 
     /// What the block did to global memory, for the launch's check across

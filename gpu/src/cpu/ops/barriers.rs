@@ -10,6 +10,10 @@ impl Barriers for Cpu {
         lane::collective(Op::BlockSync { call }, site);
     }
 
+    fn sync_grid(site: Site) {
+        lane::collective(Op::GridSync, site);
+    }
+
     fn sync_warp(mask: u32, site: Site) {
         lane::collective(Op::WarpSync { mask }, site);
     }

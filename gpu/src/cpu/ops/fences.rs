@@ -8,7 +8,7 @@ use crate::backend::{FenceScope, Fences, Site};
 
 impl Fences for Cpu {
     fn fence(_scope: FenceScope, site: Site) {
-        lane::step(site, |_| ());
+        lane::fence(site);
         core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
     }
 }

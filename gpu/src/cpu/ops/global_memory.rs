@@ -2,15 +2,15 @@
 
 use super::super::engine::lane;
 use super::super::Cpu;
-use crate::backend::{GlobalMemory, Site};
+use crate::backend::{GlobalAccess, GlobalMemory, Site};
 use crate::cpu::AccessKind;
 
 impl GlobalMemory for Cpu {
-    fn global_access(base: *const u8, index: usize, atomic: bool, site: Site) {
-        let kind = if atomic {
-            AccessKind::Atomic
-        } else {
-            AccessKind::Write
+    fn global_access(base: *const u8, index: usize, kind: GlobalAccess, site: Site) {
+        let kind = match kind {
+            GlobalAccess::Read => AccessKind::Read,
+            GlobalAccess::Write => AccessKind::Write,
+            GlobalAccess::Atomic => AccessKind::Atomic,
         };
         lane::global_access(base as usize, index, kind, site);
     }
