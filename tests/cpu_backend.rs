@@ -586,3 +586,18 @@ fn a_block_collective_in_a_branch_is_named_as_written() {
         "{message}"
     );
 }
+
+/// The GPU suite's cooperative kernel (`coop-test-kernels`' `grids`) on the
+/// CPU backend: the same ranks and stencil rounds as the host's, on grids
+/// up to the emulated device's co-resident limit, and one block more
+/// refused.
+#[test]
+fn the_cooperative_kernel_of_the_gpu_suite_matches_the_host_reference() {
+    let device = coop_host::Device::cpu();
+    let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
+    let max = program
+        .max_cooperative_blocks(coop_tests::kernels::grids::grid_steps, 128, 0)
+        .unwrap();
+    assert_eq!(max, 16); // 2048 threads of one sm_90 multiprocessor
+    coop_tests::grid_cases::check_all(&device, &program, max);
+}

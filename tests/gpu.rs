@@ -422,6 +422,96 @@ fn user_shaped_kernels_match_the_host_reference_on_the_gpu() {
     coop_tests::user_shapes::check_all(&device, &program, Some(LAUNCH_LIMIT));
 }
 
+/// The cooperative kernel (`grids::grid_steps`): coop's and CUDA's
+/// `cg::grid_group` twin give the host's ranks and stencil rounds on grids
+/// up to the most blocks the GPU holds at once; one block more is refused
+/// before the launch, with the figure the driver itself enforces (its own
+/// cooperative launch of that many blocks fails, of the figure succeeds).
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn cooperative_launches_sync_the_grid_and_refuse_grids_that_do_not_fit() {
+    use coop_host::cudarc::driver::{LaunchConfig as RawConfig, PushKernelArg};
+    use coop_tests::grid_cases;
+    let _watch = watch("the GPU test `cooperative_launches_...`", TEST_LIMIT);
+    let s = suite();
+    let device = coop_host::Device::Gpu(s.gpu.clone());
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let k = kernels::grids::grid_steps;
+    let max = program.max_cooperative_blocks(k, 128, 0).unwrap();
+    eprintln!(
+        "grid_steps: at most {max} blocks of 128 threads at once on {} SMs",
+        s.gpu.limits().multiprocessors
+    );
+    assert!(max >= s.gpu.limits().multiprocessors);
+    watched("grid_steps (coop)", LAUNCH_LIMIT * 6, || {
+        grid_cases::check_all(&device, &program, max)
+    });
+    // CUDA's twin, through the same descriptor (a cooperative launch).
+    let cuda_max = s.cuda.max_cooperative_blocks(k, 128, 0).unwrap();
+    let input = grid_cases::input(3 * 128 * cuda_max as usize + 5);
+    let got = watched("grid_steps (CUDA)", LAUNCH_LIMIT, || {
+        let mut a = s.gpu.upload(&input).unwrap();
+        let mut b = s.gpu.zeros::<u32>(input.len()).unwrap();
+        let mut ranks = s.gpu.zeros::<u32>(6 * 128 * cuda_max as usize).unwrap();
+        s.cuda
+            .launch(
+                k,
+                LaunchConfig::new(cuda_max, 128),
+                (20u32, &mut a, &mut b, &mut ranks),
+            )
+            .unwrap();
+        grid_cases::Steps {
+            a: s.gpu.download(&a).unwrap(),
+            b: s.gpu.download(&b).unwrap(),
+            ranks: s.gpu.download(&ranks).unwrap(),
+        }
+    });
+    assert!(
+        got == grid_cases::reference(&input, 20, cuda_max, 128),
+        "CUDA's grid_steps differs from the host"
+    );
+    // The driver's own limit: its cooperative launch of `max` blocks runs,
+    // of `max + 1` fails with "cooperative launch too large".
+    let (_, text) = TEST_KERNELS_PTX.best_for(s.gpu.limits().sm).unwrap();
+    let ptx = coop_host::cudarc::nvrtc::Ptx::from_src(text);
+    let module = s.gpu.context().load_module(ptx).unwrap();
+    let f = module.load_function("grid_steps").unwrap();
+    let mut a = s.gpu.upload(&grid_cases::input(64)).unwrap();
+    let mut b = s.gpu.zeros::<u32>(64).unwrap();
+    let mut ranks = s.gpu.zeros::<u32>(6 * 128 * (max as usize + 1)).unwrap();
+    let (steps, n, rn) = (1u32, 64usize, ranks.len());
+    let raw =
+        |blocks: u32, a: &mut CudaSlice<u32>, b: &mut CudaSlice<u32>, r: &mut CudaSlice<u32>| {
+            let stream = s.gpu.stream();
+            let mut builder = stream.launch_builder(&f);
+            builder
+                .arg(&steps)
+                .arg(a)
+                .arg(&n)
+                .arg(b)
+                .arg(&n)
+                .arg(r)
+                .arg(&rn);
+            let cfg = RawConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (128, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: grid_steps' parameters, in order: a u32, then three
+            // (pointer, length) pairs of live device buffers.
+            unsafe { builder.launch_cooperative(cfg) }.map(drop)
+        };
+    watched("grid_steps (raw driver launches)", LAUNCH_LIMIT, || {
+        raw(max, &mut a, &mut b, &mut ranks).expect("the driver launches `max` blocks");
+        s.gpu.synchronize().unwrap();
+        let too_many = raw(max + 1, &mut a, &mut b, &mut ranks).unwrap_err();
+        assert!(
+            format!("{too_many:?}").contains("COOPERATIVE_LAUNCH_TOO_LARGE"),
+            "{too_many:?}"
+        );
+    });
+}
+
 /// The kernel of the hang report, as its user wrote it, at the sizes of
 /// the report (n = 1: one block of 1024 threads) and around it.
 #[test]

@@ -1836,8 +1836,9 @@ fn a_block_that_returns_before_a_grid_sync_leaves_the_others_waiting() {
     assert_eq!(e.block, Dim3::new(4, 0, 0));
     let text = e.to_string();
     assert!(
-        text.contains("grid sync never reached by every block: blocks 0-3 at `CooperativeGrid::sync` (")
-            && text.contains("; block 4 returned from the kernel"),
+        text.contains(
+            "grid sync never reached by every block: blocks 0-3 at `CooperativeGrid::sync` ("
+        ) && text.contains("; block 4 returned from the kernel"),
         "{text}"
     );
     clean(cpu().launch(
@@ -1953,7 +1954,11 @@ fn reading_another_blocks_result_before_the_grid_sync_races() {
         cpu().launch(read_the_next_partial_too_early, cfg(4, 64), (&mut partial, &mut next)),
         "GlobalRace partial[1] | block 0 thread 0 reads @{read-too-early} | block 1 thread 0 writes @{write-partial}",
     );
-    clean(cpu().launch(read_the_next_partial_fixed, cfg(4, 64), (&mut partial, &mut next)));
+    clean(cpu().launch(
+        read_the_next_partial_fixed,
+        cfg(4, 64),
+        (&mut partial, &mut next),
+    ));
     assert_eq!(next, [64; 4]);
 }
 
@@ -1989,7 +1994,11 @@ fn blocks_of_a_cooperative_launch_may_wait_for_each_other_but_not_forever() {
     assert_eq!(seen, [1; 4]);
     let mut flags = vec![0u32; 4];
     let e = broken(
-        cpu().launch(wait_for_a_block_that_never_signals, cfg(4, 64), (&mut flags,)),
+        cpu().launch(
+            wait_for_a_block_that_never_signals,
+            cfg(4, 64),
+            (&mut flags,),
+        ),
         "SpinForever thread 0 @{spin-on-block-2} | others threads 1-63 @{others-at-grid-sync}",
     );
     assert_eq!(e.block, Dim3::new(1, 0, 0));
@@ -2000,7 +2009,10 @@ fn a_cooperative_grid_larger_than_the_device_holds_is_refused() {
     let input = vec![1u32; 10];
     let (mut partial, mut total) = (vec![0u32; 9], vec![0u32]);
     let cpu = cpu();
-    assert_eq!(cpu.max_cooperative_blocks(idle_blocks_return_fixed, 256, 0), 8);
+    assert_eq!(
+        cpu.max_cooperative_blocks(idle_blocks_return_fixed, 256, 0),
+        8
+    );
     let err = cpu
         .launch(
             idle_blocks_return_fixed,
@@ -2016,7 +2028,11 @@ fn a_cooperative_grid_larger_than_the_device_holds_is_refused() {
         panic!("{err}")
     };
     assert_eq!((*blocks, *max), (9, 8));
-    assert!(err.to_string().contains("at most 8 fit on this device at once"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("at most 8 fit on this device at once"),
+        "{err}"
+    );
     clean(cpu.launch(
         idle_blocks_return_fixed,
         cfg(8, 256),

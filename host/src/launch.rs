@@ -209,9 +209,10 @@ pub enum LaunchProblem {
         "the cooperative launch asks for {blocks} blocks, but at most {max} fit on this device \
          at once for this kernel ({per_multiprocessor} per multiprocessor at {block_threads} \
          threads and {shared_bytes} bytes of shared memory a block, times {multiprocessors} \
-         multiprocessors); a grid sync needs every block resident: launch at most {max} blocks \
+         multiprocessor{}); a grid sync needs every block resident: launch at most {max} blocks \
          (`max_cooperative_blocks` gives the figure) and let each thread loop over its share of \
-         the data"
+         the data",
+        if *multiprocessors == 1 { "" } else { "s" }
     )]
     GridNotCoResident {
         /// Blocks asked for.

@@ -45,18 +45,17 @@ enum Param {
 }
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let cooperative = match attr.to_string().as_str() {
-        "" => false,
-        "cooperative" => true,
-        _ => {
-            return Err(syn::Error::new_spanned(
+    let cooperative =
+        match attr.to_string().as_str() {
+            "" => false,
+            "cooperative" => true,
+            _ => return Err(syn::Error::new_spanned(
                 attr,
                 "#[kernel] takes no arguments but `cooperative` (`#[kernel(cooperative)]`, for a \
                  kernel that takes a `CooperativeGrid` and syncs it); the PTX entry point is \
                  named after the function",
-            ))
-        }
-    };
+            )),
+        };
     let func: ItemFn = syn::parse2(item)?;
     check_signature(&func)?;
 

@@ -129,3 +129,30 @@ MATCHES_ALL_SIZES(double, f64)
 #define RANKS(N)                                                                             \
     extern "C" __global__ void ranks_##N(unsigned* out, size_t out_len) { ranks<N>(out); }
 RANKS(1) RANKS(2) RANKS(4) RANKS(8) RANKS(16) RANKS(32)
+
+// The twin of coop-test-kernels' `grids::grid_steps`: the grid's ranks,
+// then rounds of a wrapping three-point stencil with a grid sync after
+// each. Launched cooperatively (the descriptor is a `#[kernel(cooperative)]`).
+constexpr int GRID_FIELDS = 6;
+
+extern "C" __global__ void grid_steps(unsigned steps, unsigned* a, size_t a_len, unsigned* b,
+                                      size_t b_len, unsigned* ranks, size_t ranks_len) {
+    cg::grid_group grid = cg::this_grid();
+    unsigned long long g = grid.thread_rank();
+    unsigned fields[GRID_FIELDS] = {(unsigned)g,
+                                    (unsigned)grid.num_threads(),
+                                    (unsigned)grid.block_rank(),
+                                    (unsigned)grid.num_blocks(),
+                                    grid.dim_blocks().x,
+                                    grid.is_valid() ? 1u : 0u};
+    for (int k = 0; k < GRID_FIELDS; ++k) ranks[GRID_FIELDS * g + k] = fields[k];
+    size_t n = a_len;
+    for (unsigned s = 0; s < steps; ++s) {
+        unsigned* src = s % 2 == 0 ? a : b;
+        unsigned* dst = s % 2 == 0 ? b : a;
+        for (size_t i = g; i < n; i += grid.num_threads()) {
+            dst[i] = src[(i + n - 1) % n] + 3u * src[i] + src[(i + 1) % n];
+        }
+        grid.sync();
+    }
+}

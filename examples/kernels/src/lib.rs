@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod dot;
+pub mod grid_sync;
 pub mod histogram;
 pub mod shared_tiles;
 pub mod stencil;

@@ -5,9 +5,9 @@
 //! at once, on one host thread.
 
 use super::diagnostics::{EmulationError, Violation};
+use super::engine::cooperative;
 use super::engine::global_state::{Buffer, Buffers, LaunchGlobal};
 use super::engine::lane::LaunchShared;
-use super::engine::cooperative;
 use super::engine::scheduler::{self, BlockRun, Counts, Geometry, Stacks};
 use super::report::{Report, SharedSite};
 use crate::kernel::params::ParamList;
@@ -438,13 +438,13 @@ impl Emulator {
             } else {
                 self.run_grid(&body, &shared, geometry, seed)
             }
-                .map_err(|error| {
-                    let (at, v) = *error;
-                    EmulationError {
-                        schedule: (seed != 0).then_some(seed),
-                        ..fail(at, v.in_block(block))
-                    }
-                })?;
+            .map_err(|error| {
+                let (at, v) = *error;
+                EmulationError {
+                    schedule: (seed != 0).then_some(seed),
+                    ..fail(at, v.in_block(block))
+                }
+            })?;
         }
         Ok(report)
     }
@@ -569,8 +569,7 @@ impl Emulator {
     ) -> Result<Report, Box<(Dim3, Violation)>> {
         let stacks = RefCell::new(Stacks::new(self.stack_size));
         let mut counts = Counts::default();
-        cooperative::run_grid(geometry, body, launch, seed, &stacks, &mut counts)
-            .map_err(Box::new)?;
+        cooperative::run_grid(geometry, body, launch, seed, &stacks, &mut counts)?;
         Ok(report(geometry, counts))
     }
 }

@@ -49,7 +49,9 @@ mod launch;
 pub(crate) mod ops;
 mod report;
 
-pub use diagnostics::{Arrival, BlockArrival, EmulationError, GlobalAccess, PanicLocation, Threads, Violation};
+pub use diagnostics::{
+    Arrival, BlockArrival, EmulationError, GlobalAccess, PanicLocation, Threads, Violation,
+};
 pub use launch::Emulator;
 pub use report::{AccessKind, Report, SharedAccess, SharedSite, Site};
 

@@ -103,10 +103,12 @@ impl Barriers for Ptx {
 
 /// A grid sync in a launch without a grid workspace: the kernel's PTX was
 /// launched without the driver's cooperative launch (coop_host always uses
-/// it for a `#[kernel(cooperative)]`).
+/// it for a `#[kernel(cooperative)]`). Reported at the sync's line.
 #[cold]
 #[inline(never)]
-#[track_caller]
-fn not_cooperative(_site: Site) -> ! {
-    panic!("CooperativeGrid::sync: the kernel was not launched cooperatively")
+fn not_cooperative(site: Site) -> ! {
+    super::faults::fail(
+        c"CooperativeGrid::sync: the kernel was not launched cooperatively (no grid workspace)",
+        site,
+    )
 }

@@ -110,6 +110,13 @@ fn report(
     trap()
 }
 
+/// A check of coop's that names no index failed at `site`: `what` is the
+/// whole message.
+#[inline(always)]
+pub(super) fn fail(what: &'static CStr, site: Site) -> ! {
+    report(report_format!("%s"), site, what, 0, 0)
+}
+
 impl Faults for Ptx {
     #[inline(always)]
     fn index_out_of_bounds(

@@ -44,7 +44,7 @@ pub(crate) fn run_grid(
     seed: u64,
     stacks: &RefCell<Stacks>,
     counts: &mut Counts,
-) -> Result<(), (Dim3, Violation)> {
+) -> Result<(), Box<(Dim3, Violation)>> {
     let grid = geometry.grid_dim;
     let count = grid.volume() as u32;
     let threads = geometry.block_dim.volume() as u32;
@@ -71,7 +71,15 @@ pub(crate) fn run_grid(
         })
         .collect();
     let mut places = vec![Place::Running; count as usize];
-    let result = drive(&mut blocks, &mut places, &shared, launch, grid, counts, &others_stuck);
+    let result = drive(
+        &mut blocks,
+        &mut places,
+        &shared,
+        launch,
+        grid,
+        counts,
+        &others_stuck,
+    );
     let failed = match result {
         Ok(()) => None,
         Err((b, mut v)) => {
@@ -90,12 +98,15 @@ pub(crate) fn run_grid(
     drop(blocks);
     if let Some((b, v)) = failed {
         // A read of an unwritten element the block made first comes first.
-        let cell = shared.into_iter().nth(b as usize).expect("the failed block");
+        let cell = shared
+            .into_iter()
+            .nth(b as usize)
+            .expect("the failed block");
         let v = match close_block(cell.into_inner(), Err(v), counts) {
             Err(v) => v,
             Ok(_) => unreachable!("closing a failed block fails"),
         };
-        return Err((unrank(b, grid), v));
+        return Err(Box::new((unrank(b, grid), v)));
     }
     // The end of the kernel: each block's own checks, then the last
     // interval's accesses across blocks, in block order.
@@ -104,7 +115,7 @@ pub(crate) fn run_grid(
         let b = b as u32;
         close_block(cell.into_inner(), Ok(()), counts)
             .and_then(|touched| interval.merge(&launch.buffers, grid, b, touched.summary()))
-            .map_err(|v| (unrank(b, grid), v))?;
+            .map_err(|v| Box::new((unrank(b, grid), v)))?;
     }
     Ok(())
 }
@@ -148,7 +159,9 @@ fn drive(
         if places.iter().all(|p| matches!(p, Place::Done)) {
             return Ok(());
         }
-        let blocked = places.iter().position(|p| matches!(p, Place::Blocked { .. }));
+        let blocked = places
+            .iter()
+            .position(|p| matches!(p, Place::Blocked { .. }));
         match blocked {
             None => {
                 // Every block returned or waits at a grid sync.
@@ -161,9 +174,7 @@ fn drive(
                         .map_err(|v| (b as u32, v))?;
                 }
                 for (b, block) in blocks.iter_mut().enumerate() {
-                    block
-                        .release_grid_sync(counts)
-                        .map_err(|v| (b as u32, v))?;
+                    block.release_grid_sync(counts).map_err(|v| (b as u32, v))?;
                     places[b] = Place::Running;
                 }
                 counts.grid_syncs += 1;

@@ -203,22 +203,51 @@ impl LaunchGlobal {
                     let (_, _, _, other_atomic) = decode(earlier_write);
                     // Atomics are ordered among themselves.
                     if !(other_atomic && atomic) {
-                        return Err(self.race(buffers, grid, buffer, index, earlier_write, false, block, rec));
+                        return Err(self.race(
+                            buffers,
+                            grid,
+                            buffer,
+                            index,
+                            earlier_write,
+                            false,
+                            block,
+                            rec,
+                        ));
                     }
                 }
                 if !atomic && earlier_read != 0 {
-                    return Err(self.race(buffers, grid, buffer, index, earlier_read, true, block, rec));
+                    return Err(self.race(
+                        buffers,
+                        grid,
+                        buffer,
+                        index,
+                        earlier_read,
+                        true,
+                        block,
+                        rec,
+                    ));
                 }
                 if earlier_write == 0 {
                     let code = encode(block, rec.thread, self.site_id(rec.site), atomic);
-                    self.writes.entry(key).or_insert_with(|| Box::new([0; PAGE]))[at] = code;
+                    self.writes
+                        .entry(key)
+                        .or_insert_with(|| Box::new([0; PAGE]))[at] = code;
                 }
             }
             if let Some(rec) = read {
                 if earlier_write != 0 {
                     let (_, _, _, other_atomic) = decode(earlier_write);
                     if !other_atomic {
-                        return Err(self.race(buffers, grid, buffer, index, earlier_write, false, block, rec));
+                        return Err(self.race(
+                            buffers,
+                            grid,
+                            buffer,
+                            index,
+                            earlier_write,
+                            false,
+                            block,
+                            rec,
+                        ));
                     }
                 }
                 if earlier_read == 0 {

@@ -457,9 +457,8 @@ pub(crate) fn global_access(addr: usize, index: usize, kind: AccessKind, site: S
         ctx.ordered.set(true);
     }
     let across_blocks = kind != AccessKind::Read || !ctx.ordered.get();
-    let checked = block_shared(|s| {
-        s.global_access(buffer, index, kind, info.rank, site, across_blocks)
-    });
+    let checked =
+        block_shared(|s| s.global_access(buffer, index, kind, info.rank, site, across_blocks));
     if let Err(pair) = checked {
         let violation = global_state::block_race(&launch.buffers, info.block, buffer, index, pair);
         abort(Request::Stop(Box::new(violation)));

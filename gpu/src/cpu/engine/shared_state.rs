@@ -150,8 +150,15 @@ impl BlockShared {
         site: Site,
         across_blocks: bool,
     ) -> Result<(), (Rec, Rec)> {
-        self.global
-            .access(&self.clocks, buffer, index, kind, thread, site, across_blocks)
+        self.global.access(
+            &self.clocks,
+            buffer,
+            index,
+            kind,
+            thread,
+            site,
+            across_blocks,
+        )
     }
 
     /// What the block did to global memory, for the launch's check across
