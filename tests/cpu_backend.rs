@@ -601,3 +601,19 @@ fn the_cooperative_kernel_of_the_gpu_suite_matches_the_host_reference() {
     assert_eq!(max, 16); // 2048 threads of one sm_90 multiprocessor
     coop_tests::grid_cases::check_all(&device, &program, max);
 }
+
+/// The GPU suite's dynamic-group kernels on the CPU backend: the groups a
+/// predicate and a label make, and a warp-aggregated compaction, against
+/// the host (the GPU suite compares all fields with CUDA's twins too).
+#[test]
+fn the_dynamic_group_kernels_of_the_gpu_suite_match_the_host_reference() {
+    use coop_tests::dynamic_cases as d;
+    let device = coop_host::Device::cpu();
+    let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
+    d::check_partitions(&d::run_partitions(&device, &program).unwrap());
+    let input = d::compaction_input(5000);
+    assert_eq!(
+        d::run_compaction(&device, &program, &input).unwrap(),
+        d::compaction_reference(&input)
+    );
+}

@@ -512,6 +512,78 @@ fn cooperative_launches_sync_the_grid_and_refuse_grids_that_do_not_fit() {
     });
 }
 
+/// The dynamic groups (`dynamic::partitions`): coop's groups from a
+/// predicate and a label, and every collective on them, equal CUDA's
+/// `cg::binary_partition` / `cg::labeled_partition` twin and the CPU
+/// backend bit for bit; the warp-aggregated compaction through
+/// `coalesced_threads` keeps exactly the host's values, as CUDA's does.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn dynamic_groups_match_cuda_and_the_cpu_backend() {
+    use coop_tests::dynamic_cases as d;
+    let _watch = watch("the GPU test `dynamic_groups_...`", TEST_LIMIT);
+    let s = suite();
+    let gpu = coop_host::Device::Gpu(s.gpu.clone());
+    let coop = gpu.load(&TEST_KERNELS_PTX).unwrap();
+    let cpu = coop_host::Device::cpu();
+    let cpu_program = cpu.load(&TEST_KERNELS_PTX).unwrap();
+    let (values, preds, labels) = d::partition_inputs();
+    let ours = watched("partitions (coop)", LAUNCH_LIMIT, || {
+        d::run_partitions(&gpu, &coop).unwrap()
+    });
+    let theirs = watched("partitions (CUDA)", LAUNCH_LIMIT, || {
+        let (v, p, l) = (
+            s.gpu.upload(&values).unwrap(),
+            s.gpu.upload(&preds).unwrap(),
+            s.gpu.upload(&labels).unwrap(),
+        );
+        let mut out = s.gpu.zeros::<u32>(ours.len()).unwrap();
+        s.cuda
+            .launch(
+                kernels::dynamic::partitions,
+                LaunchConfig::new(2, 64),
+                (&v, &p, &l, &mut out),
+            )
+            .unwrap();
+        s.gpu.download(&out).unwrap()
+    });
+    let on_cpu = d::run_partitions(&cpu, &cpu_program).unwrap();
+    let fields = kernels::dynamic::PARTITION_FIELDS;
+    for (i, ((a, b), c)) in ours.iter().zip(&theirs).zip(&on_cpu).enumerate() {
+        assert!(
+            a == b && a == c,
+            "thread {} field {}: coop {a:#x}, CUDA {b:#x}, CPU backend {c:#x}",
+            i / fields,
+            i % fields
+        );
+    }
+    d::check_partitions(&ours);
+    let input = d::compaction_input(1 << 20);
+    let want = d::compaction_reference(&input);
+    let got = watched("compact_even (coop)", LAUNCH_LIMIT, || {
+        d::run_compaction(&gpu, &coop, &input).unwrap()
+    });
+    assert!(got == want, "coop's compaction differs from the host");
+    let got = watched("compact_even (CUDA)", LAUNCH_LIMIT, || {
+        let d_in = s.gpu.upload(&input).unwrap();
+        let mut count = s.gpu.zeros::<u32>(1).unwrap();
+        let mut out = s.gpu.zeros::<u32>(input.len()).unwrap();
+        s.cuda
+            .launch(
+                kernels::dynamic::compact_even,
+                LaunchConfig::for_elements(input.len(), 256),
+                (&d_in, &mut count, &mut out),
+            )
+            .unwrap();
+        let n = s.gpu.download(&count).unwrap()[0];
+        let mut kept = s.gpu.download(&out).unwrap();
+        kept.truncate(n as usize);
+        kept.sort_unstable();
+        (n, kept)
+    });
+    assert!(got == want, "CUDA's compaction differs from the host");
+}
+
 /// The kernel of the hang report, as its user wrote it, at the sizes of
 /// the report (n = 1: one block of 1024 threads) and around it.
 #[test]

@@ -1773,6 +1773,103 @@ fn schedule_exploration_finds_what_rank_order_hides() {
 }
 
 // =====================================================================
+// Dynamic groups: coalesced threads and partitions.
+
+#[kernel]
+pub fn shuffle_in_part_of_a_group(block: ThreadBlock, out: Out<u32>) {
+    let r = block.thread_rank();
+    let warp = block.tiled_partition::<32>();
+    let low = warp.binary_partition(r < 16);
+    if low.thread_rank() < 4 {
+        out.write(r as usize, low.shfl(r, 0)); // shfl-part-of-group
+    }
+}
+
+#[kernel]
+pub fn shuffle_in_part_of_a_group_fixed(block: ThreadBlock, out: Out<u32>) {
+    let r = block.thread_rank();
+    let warp = block.tiled_partition::<32>();
+    let low = warp.binary_partition(r < 16);
+    let first = low.shfl(r, 0);
+    if low.thread_rank() < 4 {
+        out.write(r as usize, first);
+    }
+}
+
+#[test]
+fn a_group_collective_called_by_part_of_the_group() {
+    let mut out = vec![0u32; 32];
+    broken(
+        cpu().launch(shuffle_in_part_of_a_group, cfg(1, 32), (&mut out,)),
+        "DivergentCollective shfl @{shfl-part-of-group} | group threads 0-15 | threads 0-3 @{shfl-part-of-group}; threads 4-15 returned",
+    );
+    clean(cpu().launch(shuffle_in_part_of_a_group_fixed, cfg(1, 32), (&mut out,)));
+    assert_eq!((out[3], out[19]), (0, 16));
+}
+
+#[kernel]
+pub fn one_count_per_warp(grid: Grid, input: &[u32], counts: Out<u32>) {
+    // Assumes that every lane taking the branch is in one coalesced group:
+    // a GPU may split them, and then two leaders write one slot.
+    let i = grid.thread_rank();
+    if i < input.len() && input[i] % 2 == 0 {
+        let group = coalesced_threads();
+        if group.thread_rank() == 0 {
+            counts.write(i / 32, group.num_threads()); // leader-writes-count
+        }
+    }
+}
+
+#[kernel]
+pub fn one_count_per_warp_fixed(grid: Grid, input: &[u32], counts: Out<u32>) {
+    let i = grid.thread_rank();
+    if i < input.len() && input[i] % 2 == 0 {
+        let group = coalesced_threads();
+        group.invoke_one(|| counts.atomic().add(i / 32, group.num_threads()));
+    }
+}
+
+#[test]
+fn schedule_exploration_splits_coalesced_groups() {
+    let input: Vec<u32> = (0..64).collect();
+    let mut counts = vec![0u32; 2];
+    // In rank order the warp stays together: one leader per warp.
+    clean(cpu().launch(one_count_per_warp, cfg(1, 64), (&input[..], &mut counts)));
+    assert_eq!(counts, [16, 16]);
+    let explore = Cpu::with_emulator(Emulator::new().with_schedules(8));
+    let e = error_of(explore.launch(one_count_per_warp, cfg(1, 64), (&input[..], &mut counts)));
+    assert!(
+        matches!(&*e.violation, Violation::GlobalRace { buffer, .. } if *buffer == "counts"),
+        "{e}"
+    );
+    let mut counts = vec![0u32; 2];
+    clean(explore.launch(
+        one_count_per_warp_fixed,
+        cfg(1, 64),
+        (&input[..], &mut counts),
+    ));
+    assert_eq!(counts, [16, 16]);
+}
+
+#[kernel]
+pub fn partial_dynamic_tiles(block: ThreadBlock, out: Out<u32>) {
+    let tile = block.tiled_partition_dynamic(8); // dynamic-tile
+    out.write(block.thread_rank() as usize, tile.num_threads());
+}
+
+#[test]
+fn a_dynamic_tile_that_does_not_divide_the_block() {
+    let mut out = vec![0u32; 12];
+    broken(
+        cpu().launch(partial_dynamic_tiles, cfg(1, 12), (&mut out,)),
+        "PartialTile 8 of 12 | thread 0 @{dynamic-tile}",
+    );
+    let mut out = vec![0u32; 16];
+    clean(cpu().launch(partial_dynamic_tiles, cfg(1, 16), (&mut out,)));
+    assert_eq!(out, [8; 16]);
+}
+
+// =====================================================================
 // Grid syncs: cooperative launches.
 
 #[kernel(cooperative)]

@@ -7,6 +7,8 @@ pub mod atomics_cases;
 pub mod device_reduce_cases;
 #[path = "differential.rs"]
 pub mod differential;
+#[path = "dynamic_cases.rs"]
+pub mod dynamic_cases;
 #[path = "grid_cases.rs"]
 pub mod grid_cases;
 #[path = "math_cases.rs"]

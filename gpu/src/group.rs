@@ -9,7 +9,10 @@
 //!  Grid                  every thread of the launch      ThreadGroup
 //!   └─ ThreadBlock       the threads of one block        ThreadGroup + SyncGroup  (barrier.sync)
 //!       └─ TiledPartition<N>  N threads of one warp      ThreadGroup + SyncGroup  (bar.warp.sync)
-//!                             (N = 1, 2, 4, 8, 16, 32)   + warp collectives
+//!           │                 (N = 1, 2, 4, 8, 16, 32)   + warp collectives
+//!           └─ CoalescedGroup  lanes of a warp known at   ThreadGroup + SyncGroup  (bar.warp.sync)
+//!                             run time: coalesced_threads(), a tile's
+//!                             binary_partition / labeled_partition
 //! ```
 //!
 //! Every handle is a zero-sized token or a few registers; the methods cost
@@ -44,12 +47,15 @@
 //! # Ok::<(), coop_host::Error>(())
 //! ```
 
-use crate::{CooperativeGrid, Grid, ThreadBlock, TileSize, TiledPartition, ValidTileSize};
+use crate::{
+    CoalescedGroup, CooperativeGrid, Grid, ThreadBlock, TileSize, TiledPartition, ValidTileSize,
+};
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for crate::Grid {}
     impl Sealed for crate::CooperativeGrid {}
+    impl Sealed for crate::CoalescedGroup {}
     impl Sealed for crate::ThreadBlock {}
     impl<const N: u32> Sealed for crate::TiledPartition<N> where crate::TileSize<N>: crate::ValidTileSize
     {}
@@ -108,6 +114,25 @@ impl SyncGroup for CooperativeGrid {
     #[track_caller]
     fn sync(&self) {
         CooperativeGrid::sync(self)
+    }
+}
+
+impl ThreadGroup for CoalescedGroup {
+    #[inline(always)]
+    fn num_threads(&self) -> u64 {
+        CoalescedGroup::num_threads(self) as u64
+    }
+    #[inline(always)]
+    fn thread_rank(&self) -> u64 {
+        CoalescedGroup::thread_rank(self) as u64
+    }
+}
+
+impl SyncGroup for CoalescedGroup {
+    #[inline(always)]
+    #[track_caller]
+    fn sync(&self) {
+        CoalescedGroup::sync(self)
     }
 }
 

@@ -20,6 +20,7 @@
 pub use crate::math::Math;
 pub use crate::shared::{Atomics, ByRank, ColumnMajor, Owned, Published, RowMajor, Shared};
 pub use crate::{
-    exclusive_scan, inclusive_scan, kernel, op, reduce, this_grid, this_thread_block,
-    CooperativeGrid, DeviceCopy, Dim3, Grid, MatchKey, Out, Shuffle, ThreadBlock, TiledPartition,
+    coalesced_threads, exclusive_scan, inclusive_scan, kernel, op, reduce, this_grid,
+    this_thread_block, CoalescedGroup, CooperativeGrid, DeviceCopy, Dim3, Grid, MatchKey, Out,
+    Shuffle, ThreadBlock, TiledPartition,
 };

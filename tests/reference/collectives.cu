@@ -4,6 +4,8 @@
 // it checks, so the test launches both through the same typed descriptor and
 // compares the outputs bit for bit.
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
 #include <cstddef>
 
 namespace cg = cooperative_groups;
@@ -154,5 +156,56 @@ extern "C" __global__ void grid_steps(unsigned steps, unsigned* a, size_t a_len,
             dst[i] = src[(i + n - 1) % n] + 3u * src[i] + src[(i + 1) % n];
         }
         grid.sync();
+    }
+}
+
+// The twin of coop-test-kernels' `dynamic::partitions`.
+constexpr int PARTITION_FIELDS = 16;
+
+extern "C" __global__ void partitions(const unsigned* values, size_t values_len,
+                                      const unsigned* preds, size_t preds_len,
+                                      const unsigned* labels, size_t labels_len, unsigned* out,
+                                      size_t out_len) {
+    cg::thread_block block = cg::this_thread_block();
+    size_t g = grid_rank();
+    unsigned v = values[g];
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    cg::coalesced_group bin = cg::binary_partition(warp, preds[g] != 0);
+    unsigned last = bin.num_threads() - 1;
+    unsigned f[PARTITION_FIELDS];
+    f[0] = bin.thread_rank();
+    f[1] = bin.num_threads();
+    f[2] = bin.shfl(v, last);
+    f[3] = bin.shfl_up(v, 2);
+    f[4] = bin.shfl_down(v, 3);
+    f[5] = bin.ballot(v % 3 == 0);
+    f[6] = bin.any(v % 5 == 0) ? 1u : 0u;
+    f[7] = bin.all(v % 2 == 0) ? 1u : 0u;
+    f[8] = cg::reduce(bin, v, cg::plus<unsigned>());
+    f[9] = cg::inclusive_scan(bin, v, cg::plus<unsigned>());
+    cg::coalesced_group lab = cg::labeled_partition(warp, labels[g]);
+    unsigned long long wide = cg::reduce(lab, (unsigned long long)v * 3, cg::plus<unsigned long long>());
+    unsigned before = cg::exclusive_scan(lab, v, cg::plus<unsigned>());
+    f[10] = lab.thread_rank();
+    f[11] = lab.num_threads();
+    f[12] = lab.match_any(v % 4);
+    f[13] = (unsigned)wide ^ (unsigned)(wide >> 32);
+    f[14] = lab.thread_rank() == 0 ? 0u : before;
+    int all_equal = 0;
+    lab.match_all(v / 100, all_equal);
+    f[15] = all_equal ? 1u : 0u;
+    for (int k = 0; k < PARTITION_FIELDS; ++k) out[PARTITION_FIELDS * g + k] = f[k];
+}
+
+// The twin of coop-test-kernels' `dynamic::compact_even`.
+extern "C" __global__ void compact_even(const unsigned* input, size_t n, unsigned* count,
+                                        size_t count_len, unsigned* out, size_t out_len) {
+    size_t i = grid_rank();
+    if (i < n && input[i] % 2 == 0) {
+        cg::coalesced_group group = cg::coalesced_threads();
+        unsigned base = 0;
+        if (group.thread_rank() == 0) base = atomicAdd(count, group.num_threads());
+        base = group.shfl(base, 0);
+        out[base + group.thread_rank()] = input[i];
     }
 }

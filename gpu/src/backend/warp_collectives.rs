@@ -83,4 +83,11 @@ pub(crate) trait WarpCollectives {
     /// PTX: `redux.sync.{add,min,max,and,or,xor}.{s32,u32,b32} d, value, mask`
     /// (sm_80 and later).
     fn redux(op: Redux, mask: u32, value: u32, site: Site) -> u32;
+    /// The lanes of the warp executing this call together with the caller
+    /// (the caller's included). PTX: `activemask.b32 d` (which lanes that
+    /// are depends on how the warp is converged there: any split the
+    /// hardware or the compiler makes is allowed). CPU: the lanes of the
+    /// warp that reached the same call before any of them went on, split
+    /// at random under schedule exploration.
+    fn active_mask(site: Site) -> u32;
 }

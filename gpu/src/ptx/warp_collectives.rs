@@ -84,6 +84,17 @@ impl WarpCollectives for Ptx {
     }
 
     #[inline(always)]
+    fn active_mask(_site: Site) -> u32 {
+        let mask: u32;
+        // SAFETY: `activemask` reads which lanes execute it; it has no
+        // preconditions. Not `pure`: two calls may give different masks.
+        unsafe {
+            core::arch::asm!("activemask.b32 {};", out(reg32) mask, options(nomem, nostack));
+        }
+        mask
+    }
+
+    #[inline(always)]
     fn vote_ballot(mask: u32, predicate: bool, _site: Site) -> u32 {
         // SAFETY: see the impl.
         unsafe { vote_ballot_sync(mask, predicate) }

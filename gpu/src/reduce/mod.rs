@@ -15,18 +15,19 @@
 
 mod block;
 pub(crate) use block::reduce_into_warp0;
+mod coalesced;
 mod tile;
 mod votes;
 
 use crate::backend::Site;
 use crate::op::Operator;
-use crate::{Shuffle, ThreadBlock, TileSize, TiledPartition, ValidTileSize};
+use crate::{CoalescedGroup, Shuffle, ThreadBlock, TileSize, TiledPartition, ValidTileSize};
 
 /// A group that reductions and scans run over: a [`TiledPartition`] or a
 /// [`ThreadBlock`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a group that coop can reduce or scan over",
-    note = "reduce and scan over a `TiledPartition<N>` (from `block.tiled_partition::<N>()`) or over the whole `ThreadBlock`"
+    note = "reduce and scan over a `TiledPartition<N>` (from `block.tiled_partition::<N>()`), a `CoalescedGroup` (from `coalesced_threads()` or a tile's `binary_partition`/`labeled_partition`) or the whole `ThreadBlock`"
 )]
 pub trait Group: sealed::Sealed + crate::SyncGroup {
     #[doc(hidden)]
@@ -43,6 +44,22 @@ mod sealed {
 
 impl<const N: u32> sealed::Sealed for TiledPartition<N> where TileSize<N>: ValidTileSize {}
 impl sealed::Sealed for ThreadBlock {}
+impl sealed::Sealed for CoalescedGroup {}
+
+impl Group for CoalescedGroup {
+    #[inline(always)]
+    fn reduce_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        coalesced::reduce(self, value, op, site)
+    }
+    #[inline(always)]
+    fn inclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        coalesced::inclusive_scan(self, value, op, site)
+    }
+    #[inline(always)]
+    fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        coalesced::exclusive_scan(self, value, op, site)
+    }
+}
 
 impl<const N: u32> Group for TiledPartition<N>
 where

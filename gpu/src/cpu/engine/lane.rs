@@ -52,6 +52,9 @@ pub(crate) enum Op {
     /// `CooperativeGrid::sync`: a barrier of the block that also waits for
     /// every other block of the grid.
     GridSync,
+    /// `coalesced_threads`: which lanes of the warp reached the call
+    /// together.
+    ActiveMask,
     WarpSync {
         mask: u32,
     },
@@ -85,7 +88,7 @@ impl Op {
     /// barrier.
     pub fn warp_mask(&self) -> Option<u32> {
         match *self {
-            Op::BlockSync { .. } | Op::GridSync => None,
+            Op::BlockSync { .. } | Op::GridSync | Op::ActiveMask => None,
             Op::WarpSync { mask }
             | Op::Shfl { mask, .. }
             | Op::Vote { mask, .. }
@@ -99,6 +102,7 @@ impl Op {
         match *self {
             Op::BlockSync { call } => call,
             Op::GridSync => "CooperativeGrid::sync",
+            Op::ActiveMask => "coalesced_threads",
             Op::WarpSync { .. } => "TiledPartition::sync",
             Op::Shfl { mode, .. } => match mode {
                 ShflMode::Idx => "shfl",
@@ -123,6 +127,7 @@ impl Op {
         match (self, other) {
             (Op::BlockSync { .. }, Op::BlockSync { .. }) => true,
             (Op::GridSync, Op::GridSync) => true,
+            (Op::ActiveMask, Op::ActiveMask) => true,
             (Op::WarpSync { mask: a }, Op::WarpSync { mask: b }) => a == b,
             (
                 Op::Shfl {

@@ -640,6 +640,46 @@ impl Block<'_> {
             let State::Waiting { op, site } = self.lanes[i].state else {
                 continue;
             };
+            if let Op::ActiveMask = op {
+                // The lanes of the warp at this call form the group: none of
+                // them can go on before the others arrive (every lane of the
+                // warp has stopped).
+                let warp_base = i - i % 32;
+                let mut group = 0u32;
+                for l in warp_base..(warp_base + 32).min(n) {
+                    if let State::Waiting {
+                        op: Op::ActiveMask,
+                        site: s,
+                    } = self.lanes[l].state
+                    {
+                        if same_site(s, site) {
+                            group |= 1 << (l - warp_base);
+                        }
+                    }
+                }
+                if self.rng != 0 && group.count_ones() > 1 {
+                    // Schedule exploration: a less converged warp, split
+                    // in two at random (the caller's half first).
+                    self.rng = lane::xorshift(self.rng);
+                    let half = group & self.rng as u32;
+                    let mine = if half & (1 << (i % 32)) != 0 {
+                        half
+                    } else {
+                        group & !half
+                    };
+                    group = mine;
+                }
+                let mut bits = group;
+                while bits != 0 {
+                    let l = warp_base + bits.trailing_zeros() as usize;
+                    self.lanes[l].state = State::Ready(group as u64);
+                    bits &= bits - 1;
+                }
+                handled[i / 32] |= group;
+                counts.collectives += 1;
+                released = true;
+                continue;
+            }
             let Some(mask) = op.warp_mask() else { continue };
             if handled[i / 32] & (1 << (i % 32)) != 0 {
                 continue;
@@ -777,7 +817,9 @@ impl Block<'_> {
         };
         let lane_of = |m: usize| (m - warp_base) as u32;
         Ok(match *op {
-            Op::BlockSync { .. } | Op::GridSync => unreachable!("not a warp collective"),
+            Op::BlockSync { .. } | Op::GridSync | Op::ActiveMask => {
+                unreachable!("not completed here")
+            }
             Op::WarpSync { .. } => [0; 32],
             Op::Shfl { mode, mask, .. } => {
                 let mut out = [0u64; 32];

@@ -66,6 +66,11 @@ impl WarpCollectives for Cpu {
     }
 
     #[inline]
+    fn active_mask(site: Site) -> u32 {
+        lane::collective(Op::ActiveMask, site) as u32
+    }
+
+    #[inline]
     fn vote_ballot(mask: u32, predicate: bool, site: Site) -> u32 {
         vote(VoteKind::Ballot, mask, predicate, site) as u32
     }
