@@ -278,13 +278,13 @@ impl CoalescedGroup {
     #[inline(always)]
     pub(crate) fn shfl_at<T: Shuffle>(&self, value: T, src_rank: u32, site: Site) -> T {
         let src = lane_of_rank(self.mask, src_rank % self.num_threads());
-        self.from_lane(value, src, site)
+        self.read_lane(value, src, site)
     }
 
     /// Every thread reads `value` from warp lane `src` (a lane of the
     /// group).
     #[inline(always)]
-    fn from_lane<T: Shuffle>(&self, value: T, src: u32, site: Site) -> T {
+    fn read_lane<T: Shuffle>(&self, value: T, src: u32, site: Site) -> T {
         let mask = self.mask;
         value.map_words(|w| Target::shfl_idx(mask, w, src, 0x1f, site))
     }
@@ -322,7 +322,7 @@ impl CoalescedGroup {
         } else {
             Target::lane_id(site)
         };
-        self.from_lane(value, src, site)
+        self.read_lane(value, src, site)
     }
 
     /// The `value` of the thread `delta` ranks above; threads within
@@ -359,7 +359,7 @@ impl CoalescedGroup {
         } else {
             Target::lane_id(site)
         };
-        self.from_lane(value, src, site)
+        self.read_lane(value, src, site)
     }
 
     /// Whether any thread of the group has `predicate`.
@@ -557,7 +557,7 @@ impl CoalescedGroup {
     pub fn invoke_one_broadcast<T: Shuffle + Default>(&self, f: impl FnOnce() -> T) -> T {
         let site = site!();
         let mine = if self.rank == 0 { f() } else { T::default() };
-        self.from_lane(mine, lane_of_rank(self.mask, 0), site)
+        self.read_lane(mine, lane_of_rank(self.mask, 0), site)
     }
 
     /// The sub-group of the threads whose `predicate` equals the caller's

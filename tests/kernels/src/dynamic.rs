@@ -34,9 +34,9 @@ pub fn partitions(
         bin.shfl(v, last),
         bin.shfl_up(v, 2),
         bin.shfl_down(v, 3),
-        bin.ballot(v % 3 == 0),
-        bin.any(v % 5 == 0) as u32,
-        bin.all(v % 2 == 0) as u32,
+        bin.ballot(v.is_multiple_of(3)),
+        bin.any(v.is_multiple_of(5)) as u32,
+        bin.all(v.is_multiple_of(2)) as u32,
         reduce(&bin, v, op::Sum),
         inclusive_scan(&bin, v, op::Sum),
     ];
@@ -62,7 +62,7 @@ pub fn partitions(
 #[kernel]
 pub fn compact_even(grid: Grid, input: &[u32], count: Out<u32>, out: Out<u32>) {
     let i = grid.thread_rank();
-    if i < input.len() && input[i] % 2 == 0 {
+    if i < input.len() && input[i].is_multiple_of(2) {
         let group = coalesced_threads();
         let base = group.invoke_one_broadcast(|| count.atomic().fetch_add(0, group.num_threads()));
         out.write((base + group.thread_rank()) as usize, input[i]);
