@@ -617,3 +617,12 @@ fn the_dynamic_group_kernels_of_the_gpu_suite_match_the_host_reference() {
         d::compaction_reference(&input)
     );
 }
+
+/// The GPU suite's multi-warp tile kernels on the CPU backend: every member
+/// and collective of tiles of 64 to 1024 threads against the host.
+#[test]
+fn multi_warp_tiles_match_the_host_reference() {
+    let device = coop_host::Device::cpu();
+    let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
+    coop_tests::multi_warp_cases::check_all(&device, &program);
+}

@@ -584,6 +584,59 @@ fn dynamic_groups_match_cuda_and_the_cpu_backend() {
     assert!(got == want, "CUDA's compaction differs from the host");
 }
 
+/// Multi-warp tiles (`multi_warp::*`, tiles of 64 to 1024 threads): every
+/// member and collective equals the host's and the CPU backend's, and
+/// CUDA's multi-warp tiles (64 to 512) where this nvcc has them.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn multi_warp_tiles_match_the_host_the_cpu_backend_and_cuda() {
+    use coop_tests::multi_warp_cases as mw;
+    let _watch = watch("the GPU test `multi_warp_tiles_...`", TEST_LIMIT);
+    let s = suite();
+    let gpu = coop_host::Device::Gpu(s.gpu.clone());
+    let coop = gpu.load(&TEST_KERNELS_PTX).unwrap();
+    watched("multi-warp tiles (coop)", LAUNCH_LIMIT * 5, || {
+        mw::check_all(&gpu, &coop)
+    });
+    let cpu = coop_host::Device::cpu();
+    let cpu_program = cpu.load(&TEST_KERNELS_PTX).unwrap();
+    mw::check_all(&cpu, &cpu_program);
+    // CUDA's twins (64 to 512: CUDA has no tile of 1024), if this nvcc
+    // compiles its multi-warp tiles.
+    let nvcc = find_cuda_tool("nvcc", "NVCC").unwrap();
+    let dir = std::env::temp_dir().join(format!("coop-multi-warp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cu, ptx) = (dir.join("multi_warp.cu"), dir.join("multi_warp.ptx"));
+    std::fs::write(&cu, coop_tests::MULTI_WARP_CU).unwrap();
+    let built = std::process::Command::new(&nvcc)
+        .args([
+            "-ptx",
+            &format!("-arch=sm_{}", s.gpu.limits().sm),
+            "-O3",
+            "-o",
+        ])
+        .arg(&ptx)
+        .arg(&cu)
+        .output()
+        .unwrap();
+    if !built.status.success() {
+        eprintln!(
+            "CUDA's multi-warp tiles do not compile with this nvcc; coop compared with the host and the CPU backend only:\n{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        return;
+    }
+    let cuda = s
+        .gpu
+        .load_ptx("multi_warp (nvcc)", &std::fs::read_to_string(&ptx).unwrap())
+        .unwrap();
+    let cuda = coop_host::Program::Gpu(cuda);
+    watched("multi-warp tiles (CUDA)", LAUNCH_LIMIT * 5, || {
+        mw::check(&gpu, &cuda, &[64, 128, 256, 512])
+    });
+    eprintln!("multi-warp tiles: coop, CUDA (64 to 512), the CPU backend and the host agree");
+}
+
 /// The kernel of the hang report, as its user wrote it, at the sizes of
 /// the report (n = 1: one block of 1024 threads) and around it.
 #[test]

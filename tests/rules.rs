@@ -199,6 +199,20 @@ fn diagnosis(v: &Violation) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Violation::NotUniform {
+            call,
+            site: s,
+            values,
+        } => format!(
+            "NotUniform {call} {} | {}",
+            site(Some(*s)),
+            values
+                .iter()
+                .take(2)
+                .map(|(t, v)| format!("{t} asks {v}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
         other => format!("{other:?}"),
     }
 }
@@ -1770,6 +1784,125 @@ fn schedule_exploration_finds_what_rank_order_hides() {
     let mut sorted = out.clone();
     sorted.sort_unstable();
     assert_eq!(sorted, (0..64).collect::<Vec<u32>>());
+}
+
+// =====================================================================
+// Multi-warp tiles.
+
+#[kernel]
+pub fn multi_warp_sync_in_a_branch(block: ThreadBlock, out: Out<u32>) {
+    let tile = block.tiled_partition::<64>();
+    let r = block.thread_rank();
+    if tile.thread_rank() < 32 {
+        tile.sync(); // multi-warp-sync-in-branch
+    }
+    out.write(r as usize, r);
+}
+
+#[test]
+fn a_multi_warp_tile_barrier_reached_by_one_warp_of_two() {
+    let mut out = vec![0u32; 128];
+    broken(
+        cpu().launch(multi_warp_sync_in_a_branch, cfg(1, 128), (&mut out,)),
+        "DivergentCollective TiledPartition::sync @{multi-warp-sync-in-branch} | group threads 0-63 | threads 0-31 @{multi-warp-sync-in-branch}; threads 32-63 returned",
+    );
+}
+
+#[kernel]
+pub fn exchange_across_warps(block: ThreadBlock, out: Out<u32>, s: Shared<[u32; 128]>) {
+    let tile = block.tiled_partition::<64>();
+    let raw = s.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, r as u32) }; // exchange-write
+    let partner = r ^ 32; // the same lane of the tile's other warp
+    out.write(r, unsafe { raw.read(partner) }); // exchange-read
+    tile.sync();
+}
+
+#[kernel]
+pub fn exchange_across_warps_fixed(block: ThreadBlock, out: Out<u32>, s: Shared<[u32; 128]>) {
+    let tile = block.tiled_partition::<64>();
+    let raw = s.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, r as u32) };
+    tile.sync(); // the tile's two warps meet: each sees the other's writes
+    out.write(r, unsafe { raw.read(r ^ 32) });
+}
+
+#[kernel]
+pub fn exchange_across_tiles(block: ThreadBlock, out: Out<u32>, s: Shared<[u32; 128]>) {
+    let tile = block.tiled_partition::<64>();
+    let raw = s.into_raw();
+    let r = block.thread_rank() as usize;
+    unsafe { raw.write(r, r as u32) }; // across-write
+    tile.sync(); // orders the tile's own warps only
+    out.write(r, unsafe { raw.read(r ^ 64) }); // across-read
+}
+
+#[test]
+fn a_multi_warp_tile_barrier_orders_its_warps_and_no_others() {
+    let mut out = vec![0u32; 128];
+    broken(
+        cpu().launch(exchange_across_warps, cfg(1, 128), (&mut out,)),
+        "SharedRace s[32] | thread 0 reads @{exchange-read} | thread 32 writes @{exchange-write}",
+    );
+    clean(cpu().launch(exchange_across_warps_fixed, cfg(1, 128), (&mut out,)));
+    assert_eq!((out[0], out[33], out[100]), (32, 1, 68));
+    broken(
+        cpu().launch(exchange_across_tiles, cfg(1, 128), (&mut out,)),
+        "SharedRace s[96] | thread 32 reads @{across-read} | thread 96 writes @{across-write}",
+    );
+}
+
+#[kernel]
+pub fn neighbour_through_a_wide_tile(block: ThreadBlock, out: Out<u32>) {
+    let tile = block.tiled_partition::<64>();
+    let r = tile.thread_rank();
+    // Each thread asks for its right neighbour: fine in a warp tile, not in
+    // a tile of two warps, whose shuffle has one source for everyone.
+    let next = tile.shfl(r * 10, (r + 1) % 64); // wide-shfl
+    out.write(block.thread_rank() as usize, next);
+}
+
+#[kernel]
+pub fn neighbour_through_a_wide_tile_fixed(block: ThreadBlock, out: Out<u32>) {
+    let warp = block.tiled_partition::<64>().tiled_partition::<32>();
+    let r = warp.thread_rank();
+    out.write(
+        block.thread_rank() as usize,
+        warp.shfl(r * 10, (r + 1) % 32),
+    );
+}
+
+#[test]
+fn a_wide_tile_shuffle_takes_one_source_for_every_thread() {
+    let mut out = vec![0u32; 64];
+    let e = broken(
+        cpu().launch(neighbour_through_a_wide_tile, cfg(1, 64), (&mut out,)),
+        "NotUniform shfl @{wide-shfl} | thread 0 asks 1; thread 1 asks 2",
+    );
+    assert!(
+        e.to_string()
+            .contains("give every thread of the tile the same source"),
+        "{e}"
+    );
+    clean(cpu().launch(neighbour_through_a_wide_tile_fixed, cfg(1, 64), (&mut out,)));
+    assert_eq!((out[0], out[31], out[32]), (10, 0, 10));
+}
+
+#[kernel]
+pub fn multi_warp_tile_of_a_short_block(block: ThreadBlock, out: Out<u32>) {
+    let tile = block.tiled_partition::<128>(); // short-block
+    out.write(block.thread_rank() as usize, tile.num_threads());
+}
+
+#[test]
+fn a_multi_warp_tile_larger_than_the_block() {
+    let mut out = vec![0u32; 96];
+    broken(
+        cpu().launch(multi_warp_tile_of_a_short_block, cfg(1, 96), (&mut out,)),
+        "PartialTile 128 of 96 | thread 0 @{short-block}",
+    );
 }
 
 // =====================================================================

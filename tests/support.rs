@@ -15,6 +15,8 @@ pub mod grid_cases;
 pub mod math_cases;
 #[path = "multi_cases.rs"]
 pub mod multi_cases;
+#[path = "multi_warp_cases.rs"]
+pub mod multi_warp_cases;
 #[path = "reductions.rs"]
 pub mod reductions;
 #[path = "user_shapes.rs"]
@@ -33,6 +35,10 @@ pub static TEST_KERNELS_PTX: coop_host::PtxSet = coop_host::include_ptx!("coop-t
 
 /// The reference implementation, compiled by nvcc at test time.
 pub const REFERENCE_CU: &str = include_str!("reference/collectives.cu");
+
+/// The CUDA twins of the multi-warp tile kernels (CUDA's experimental
+/// multi-warp tiles), compiled on their own by the GPU suite.
+pub const MULTI_WARP_CU: &str = include_str!("reference/multi_warp.cu");
 
 /// Every PTX the workspace builds: `(name, sm, text)`.
 pub fn all_ptx() -> Vec<(&'static str, u32, &'static str)> {

@@ -7,7 +7,7 @@ use crate::backend::{site, Barriers, Registers, Site, WarpCollectives};
 use crate::matching::MatchKey;
 use crate::shuffle::Shuffle;
 use crate::target::Target;
-use crate::{TileSize, TiledPartition, ValidTileSize};
+use crate::{AnyTileSize, TileSize, TiledPartition, ValidTileSize};
 
 /// Some lanes of one warp, known at run time (CUDA's `coalesced_group`):
 /// the lanes that called [`coalesced_threads`] together, or one part of a
@@ -753,7 +753,12 @@ where
         let mask = self.lane_mask();
         CoalescedGroup::of_mask(label.match_any(mask, site) & mask, site)
     }
+}
 
+impl<const N: u32> TiledPartition<N>
+where
+    TileSize<N>: AnyTileSize,
+{
     /// Runs `f` on the tile's thread of rank 0 (CUDA's `invoke_one`).
     ///
     /// ```

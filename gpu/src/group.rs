@@ -8,8 +8,9 @@
 //!                        launch (#[kernel(cooperative)])
 //!  Grid                  every thread of the launch      ThreadGroup
 //!   └─ ThreadBlock       the threads of one block        ThreadGroup + SyncGroup  (barrier.sync)
-//!       └─ TiledPartition<N>  N threads of one warp      ThreadGroup + SyncGroup  (bar.warp.sync)
-//!           │                 (N = 1, 2, 4, 8, 16, 32)   + warp collectives
+//!       └─ TiledPartition<N>  N threads: one warp's      ThreadGroup + SyncGroup  (bar.warp.sync)
+//!           │                 (N = 1 ... 32)             + warp collectives
+//!           │                 or whole warps (64 ... 1024) (barrier in shared memory)
 //!           └─ CoalescedGroup  lanes of a warp known at   ThreadGroup + SyncGroup  (bar.warp.sync)
 //!                             run time: coalesced_threads(), a tile's
 //!                             binary_partition / labeled_partition
@@ -48,7 +49,7 @@
 //! ```
 
 use crate::{
-    CoalescedGroup, CooperativeGrid, Grid, ThreadBlock, TileSize, TiledPartition, ValidTileSize,
+    AnyTileSize, CoalescedGroup, CooperativeGrid, Grid, ThreadBlock, TileSize, TiledPartition,
 };
 
 mod sealed {
@@ -57,8 +58,7 @@ mod sealed {
     impl Sealed for crate::CooperativeGrid {}
     impl Sealed for crate::CoalescedGroup {}
     impl Sealed for crate::ThreadBlock {}
-    impl<const N: u32> Sealed for crate::TiledPartition<N> where crate::TileSize<N>: crate::ValidTileSize
-    {}
+    impl<const N: u32> Sealed for crate::TiledPartition<N> where crate::TileSize<N>: crate::AnyTileSize {}
 }
 
 /// A group of threads: its size, and the calling thread's rank in it
@@ -159,7 +159,7 @@ impl SyncGroup for ThreadBlock {
 
 impl<const N: u32> ThreadGroup for TiledPartition<N>
 where
-    TileSize<N>: ValidTileSize,
+    TileSize<N>: AnyTileSize,
 {
     #[inline(always)]
     #[track_caller]
@@ -175,7 +175,7 @@ where
 
 impl<const N: u32> SyncGroup for TiledPartition<N>
 where
-    TileSize<N>: ValidTileSize,
+    TileSize<N>: AnyTileSize,
 {
     #[inline(always)]
     #[track_caller]

@@ -139,7 +139,9 @@ pub use shuffle::Shuffle;
 #[doc(hidden)]
 pub use thread_block::warp_only;
 pub use thread_block::{this_thread_block, ThreadBlock, WarpOnly};
-pub use tile::{SubTileOf, TileSize, TiledPartition, ValidTileSize};
+pub use tile::{
+    AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
+};
 
 /// The guide's chapters, in reading order; their examples run as doctests.
 pub mod guide {

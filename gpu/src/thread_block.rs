@@ -4,7 +4,7 @@
 
 use crate::backend::{site, Barriers, Registers};
 use crate::target::Target;
-use crate::tile::{TileSize, TiledPartition, ValidTileSize};
+use crate::tile::{AnyTileSize, TileSize, TiledPartition};
 use crate::Dim3;
 
 /// The threads of one block, as CUDA's `cooperative_groups::thread_block`.
@@ -253,9 +253,29 @@ impl ThreadBlock {
 
     /// Splits the block into tiles of `N` consecutive threads by rank.
     ///
-    /// `N` must be 1, 2, 4, 8, 16 or 32 (any other size does not compile),
-    /// and the block's thread count should be a multiple of `N` so that
-    /// every tile is whole.
+    /// `N` must be a power of two from 1 to 1024 (any other size does not
+    /// compile), and the block's thread count should be a multiple of `N`
+    /// so that every tile is whole. A tile of up to 32 threads costs
+    /// nothing to make; one of 64 or more is a block barrier to make (every
+    /// thread of the block makes it, then uses it as long as it likes).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    ///
+    /// /// Each tile of 128 threads adds up its ranks.
+    /// #[kernel]
+    /// pub fn quarter_sums(block: ThreadBlock, out: Out<u32>) {
+    ///     let tile = block.tiled_partition::<128>();
+    ///     let r = block.thread_rank();
+    ///     out.write(r as usize, reduce(&tile, r, op::Sum));
+    /// }
+    ///
+    /// let mut out = vec![0u32; 512];
+    /// coop_host::Cpu::new().launch(quarter_sums, coop_host::LaunchConfig::new(1, 512), (&mut out,))?;
+    /// assert_eq!(out[0], (0..128).sum::<u32>());
+    /// assert_eq!(out[511], (384..512).sum::<u32>());
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     ///
     /// ```compile_fail
     /// use coop::prelude::*;
@@ -285,9 +305,11 @@ impl ThreadBlock {
     #[doc(alias = "cg::tiled_partition")]
     pub fn tiled_partition<const N: u32>(&self) -> TiledPartition<N>
     where
-        TileSize<N>: ValidTileSize,
+        TileSize<N>: AnyTileSize,
     {
-        self.tiled_partition_at(site!())
+        let site = site!();
+        self.tiled_partition_at::<N>(site)
+            .reset_then(|| self.sync_named("tiled_partition", site), site)
     }
 
     #[inline(always)]
@@ -296,7 +318,7 @@ impl ThreadBlock {
         site: crate::backend::Site,
     ) -> TiledPartition<N>
     where
-        TileSize<N>: ValidTileSize,
+        TileSize<N>: AnyTileSize,
     {
         let t = Target::thread_index(site);
         let d = Target::block_dim(site);

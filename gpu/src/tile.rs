@@ -1,6 +1,9 @@
-//! Tiles: `TiledPartition<N>`, a group of `N` consecutive threads of a warp
-//! (N a power of two up to 32), and its warp collectives, each one PTX
-//! instruction with the tile's member mask; the tile-size rules as traits.
+//! Tiles: `TiledPartition<N>`, a group of `N` consecutive threads of a block
+//! (N a power of two up to 1024). A warp tile (N up to 32) has the warp
+//! collectives, each one PTX instruction with the tile's member mask; a
+//! multi-warp tile (64 and up) has a barrier in shared memory and the
+//! collectives built on it (`reduce::multi_warp`). The tile-size rules are
+//! traits.
 
 use crate::backend::{site, Barriers, Registers, Site, WarpCollectives};
 use crate::matching::MatchKey;
@@ -62,18 +65,53 @@ pub struct TileSize<const N: u32>;
 /// # Ok::<(), coop_host::Error>(())
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a tile size: a tile has 1, 2, 4, 8, 16 or 32 threads",
-    label = "tile size must be a power of two no larger than 32",
-    note = "a tile's collectives are single warp instructions, so a tile must fit in one 32-lane warp and split it evenly; for a group larger than a warp, use the `ThreadBlock` (barriers) or combine per-warp results through shared memory"
+    message = "`{Self}` is not a warp tile: this needs a tile of 1, 2, 4, 8, 16 or 32 threads",
+    label = "needs a tile of at most one warp",
+    note = "a warp tile's shuffles, votes, matches and lane masks are single warp instructions; a tile of 64 to 1024 threads spans several warps and has `sync`, `shfl` from one source rank, `any`, `all`, `reduce`, the scans and `invoke_one`, through shared memory: split it into warp tiles (`tile.tiled_partition::<32>()`) for the rest"
 )]
-pub trait ValidTileSize: sealed::Sealed {
+pub trait ValidTileSize: AnyTileSize {
     /// `log2(N)`.
     const LOG2: u32;
 }
 
+/// Implemented for `TileSize<N>` exactly when `N` is a power of two from 1
+/// to 1024: a tile size, of a warp tile ([`ValidTileSize`], up to 32) or a
+/// multi-warp tile ([`MultiWarpTileSize`], 64 and up).
+///
+/// ```
+/// use coop::{AnyTileSize, TileSize};
+///
+/// fn is_tile<const N: u32>() where TileSize<N>: AnyTileSize {}
+///
+/// is_tile::<8>();
+/// is_tile::<256>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tile size: a tile has a power of two of threads, from 1 to 1024",
+    label = "tile size must be a power of two no larger than 1024",
+    note = "tiles of 1 to 32 threads live in one warp; tiles of 64 to 1024 threads are whole warps of one block"
+)]
+pub trait AnyTileSize: sealed::Sealed {}
+
+/// Implemented for `TileSize<N>` exactly when `N` is 64, 128, 256, 512 or
+/// 1024: a tile of several whole warps, whose barrier and collectives go
+/// through shared memory.
+///
+/// ```
+/// use coop::{MultiWarpTileSize, TileSize};
+///
+/// fn warps<const N: u32>() -> u32 where TileSize<N>: MultiWarpTileSize { N / 32 }
+///
+/// assert_eq!(warps::<128>(), 4);
+/// ```
+pub trait MultiWarpTileSize: AnyTileSize {
+    /// `log2(N) - 6`: 0 for 64, 4 for 1024.
+    const INDEX: u32;
+}
+
 /// Implemented for `TileSize<N>: SubTileOf<TileSize<M>>` exactly when a tile
 /// of `N` threads can be carved out of a tile of `M` threads: `N < M`, both
-/// valid sizes. (A tile is not re-partitioned into itself, as in CUDA.)
+/// tile sizes. (A tile is not re-partitioned into itself, as in CUDA.)
 ///
 /// ```
 /// use coop::{SubTileOf, TileSize};
@@ -98,10 +136,20 @@ mod sealed {
     pub trait Sealed {}
 }
 
-coop_macros::tile_sizes!(1, 2, 4, 8, 16, 32);
+coop_macros::tile_sizes!(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024);
 
-/// `N` consecutive threads of a block, `N` in {1, 2, 4, 8, 16, 32}: CUDA's
-/// `thread_block_tile<N>`.
+/// `N` consecutive threads of a block, `N` a power of two from 1 to 1024:
+/// CUDA's `thread_block_tile<N>`.
+///
+/// A *warp tile* (`N` up to 32) lives in one warp: its collectives are
+/// single warp instructions (shuffles, votes, matches). A *multi-warp tile*
+/// (64 to 1024) is several whole warps: it has `sync`, `shfl` from one
+/// source rank, `any`, `all`, `reduce`, the scans and `invoke_one`, which
+/// meet in shared memory; the warp-only collectives do not compile on it,
+/// and the error says to split it into warp tiles. Making a multi-warp tile
+/// is a barrier of its parent (the block, or the larger tile it is carved
+/// from), which resets the tile's barrier: every thread of the parent makes
+/// it, once, before its first use.
 ///
 /// Made by [`ThreadBlock::tiled_partition`](crate::ThreadBlock::tiled_partition) or, from a larger tile, by
 /// [`TiledPartition::tiled_partition`]. Ranks, lane arguments and the bit
@@ -140,19 +188,24 @@ coop_macros::tile_sizes!(1, 2, 4, 8, 16, 32);
 #[derive(Clone, Copy, Debug)]
 pub struct TiledPartition<const N: u32>
 where
-    TileSize<N>: ValidTileSize,
+    TileSize<N>: AnyTileSize,
 {
-    /// Lanes of the calling thread's tile, as a warp lane mask.
+    /// Lanes of the calling thread's tile, as a warp lane mask (the whole
+    /// warp for a multi-warp tile).
     mask: u32,
     /// First lane of the tile in the warp.
     base_lane: u32,
     meta_group_rank: u32,
     meta_group_size: u32,
+    /// (Multi-warp tiles.) The calling thread's rank in the tile, and the
+    /// tile's number among the block's tiles of this size.
+    rank: u32,
+    block_tile: u32,
 }
 
 impl<const N: u32> TiledPartition<N>
 where
-    TileSize<N>: ValidTileSize,
+    TileSize<N>: AnyTileSize,
 {
     /// The tile's size, `N`.
     ///
@@ -162,15 +215,15 @@ where
     pub const SIZE: u32 = N;
 
     /// Lanes of a tile that starts at lane 0.
-    const BASE_MASK: u32 = if N == 32 { u32::MAX } else { (1u32 << N) - 1 };
+    const BASE_MASK: u32 = if N >= 32 { u32::MAX } else { (1u32 << N) - 1 };
 
     /// The `c` operand of `shfl.sync` for `idx`, `down` and `bfly`: segments
     /// of `N` lanes, clamped at the segment's last lane.
-    const CLAMP_HIGH: u32 = ((32 - N) << 8) | 0x1f;
+    const CLAMP_HIGH: u32 = (32u32.saturating_sub(N) << 8) | 0x1f;
 
     /// The `c` operand of `shfl.sync.up`: segments of `N` lanes, clamped at
     /// the segment's first lane.
-    const CLAMP_LOW: u32 = (32 - N) << 8;
+    const CLAMP_LOW: u32 = 32u32.saturating_sub(N) << 8;
 
     /// The tile of the calling thread, given its rank in the parent group and
     /// the parent's size.
@@ -178,12 +231,52 @@ where
     pub(crate) fn from_parent(parent_rank: u32, parent_size: u32, site: Site) -> Self {
         Target::tile_created(N, parent_size, site);
         let base_lane = Target::lane_id(site) & !(N - 1);
+        let block_tile = if N > 32 {
+            let d = Target::block_dim(site);
+            d.linearize_u32(Target::thread_index(site)) / N
+        } else {
+            0
+        };
         TiledPartition {
             mask: Self::BASE_MASK << base_lane,
             base_lane,
             meta_group_rank: parent_rank / N,
             meta_group_size: parent_size.div_ceil(N),
+            rank: parent_rank & (N - 1),
+            block_tile,
         }
+    }
+
+    /// (Multi-warp tiles.) The tile's barrier is reset by its first thread;
+    /// the parent's barrier that follows (`sync_parent`) makes the reset
+    /// seen by every thread before the tile's first `sync`.
+    #[inline(always)]
+    pub(crate) fn reset_then(self, sync_parent: impl FnOnce(), site: Site) -> Self {
+        if N > 32 {
+            if self.rank == 0 {
+                Target::reset_tile_barrier(Self::size_index(), self.block_tile, site);
+            }
+            sync_parent();
+        }
+        self
+    }
+
+    /// (Multi-warp tiles.) The block's number of the tile's first warp.
+    #[inline(always)]
+    pub(crate) fn first_warp(&self) -> u32 {
+        self.block_tile * (N / 32)
+    }
+
+    /// (Multi-warp tiles.) The caller's warp, as a tile of the tile.
+    #[inline(always)]
+    pub(crate) fn warp_at(&self, site: Site) -> TiledPartition<32> {
+        TiledPartition::<32>::from_parent(self.thread_rank_at(site), N, site)
+    }
+
+    /// 0 for 64 threads, 4 for 1024 (multi-warp tiles only).
+    #[inline(always)]
+    const fn size_index() -> u32 {
+        N.trailing_zeros().saturating_sub(6)
     }
 
     /// The tile's lanes as a warp lane mask.
@@ -221,7 +314,10 @@ where
     #[doc(alias = "%lanemask_lt")]
     #[inline(always)]
     #[track_caller]
-    pub fn lanemask_lt(&self) -> u32 {
+    pub fn lanemask_lt(&self) -> u32
+    where
+        TileSize<N>: ValidTileSize,
+    {
         (1u32 << self.thread_rank()) - 1
     }
 
@@ -250,7 +346,10 @@ where
     #[doc(alias = "%lanemask_le")]
     #[inline(always)]
     #[track_caller]
-    pub fn lanemask_le(&self) -> u32 {
+    pub fn lanemask_le(&self) -> u32
+    where
+        TileSize<N>: ValidTileSize,
+    {
         self.lanemask_lt() | self.lanemask_eq()
     }
 
@@ -259,7 +358,10 @@ where
     #[doc(alias = "%lanemask_eq")]
     #[inline(always)]
     #[track_caller]
-    pub fn lanemask_eq(&self) -> u32 {
+    pub fn lanemask_eq(&self) -> u32
+    where
+        TileSize<N>: ValidTileSize,
+    {
         1u32 << self.thread_rank()
     }
 
@@ -269,7 +371,10 @@ where
     #[doc(alias = "%lanemask_ge")]
     #[inline(always)]
     #[track_caller]
-    pub fn lanemask_ge(&self) -> u32 {
+    pub fn lanemask_ge(&self) -> u32
+    where
+        TileSize<N>: ValidTileSize,
+    {
         Self::BASE_MASK & !self.lanemask_lt()
     }
 
@@ -279,7 +384,10 @@ where
     #[doc(alias = "%lanemask_gt")]
     #[inline(always)]
     #[track_caller]
-    pub fn lanemask_gt(&self) -> u32 {
+    pub fn lanemask_gt(&self) -> u32
+    where
+        TileSize<N>: ValidTileSize,
+    {
         Self::BASE_MASK & !self.lanemask_le()
     }
 
@@ -314,7 +422,30 @@ where
     #[doc(alias = "__syncwarp")]
     #[doc(alias = "bar.warp.sync")]
     pub fn sync(&self) {
-        Target::sync_warp(self.mask, site!())
+        self.sync_at(site!())
+    }
+
+    /// (Multi-warp tiles.) The tile's barrier for the collective `call`,
+    /// whose argument `value` must be the same in every thread.
+    #[inline(always)]
+    pub(crate) fn sync_uniform_at(&self, call: &'static str, value: u32, site: Site) {
+        Target::sync_tile_uniform(
+            Self::size_index(),
+            self.block_tile,
+            N / 32,
+            call,
+            value,
+            site,
+        )
+    }
+
+    #[inline(always)]
+    pub(crate) fn sync_at(&self, site: Site) {
+        if N > 32 {
+            Target::sync_tile(Self::size_index(), self.block_tile, N / 32, site)
+        } else {
+            Target::sync_warp(self.mask, site)
+        }
     }
 
     /// The calling thread's rank in the tile, `0..N`.
@@ -342,7 +473,11 @@ where
 
     #[inline(always)]
     pub(crate) fn thread_rank_at(&self, site: Site) -> u32 {
-        Target::lane_id(site) & (N - 1)
+        if N > 32 {
+            self.rank
+        } else {
+            Target::lane_id(site) & (N - 1)
+        }
     }
 
     /// Threads in the tile: `N`.
@@ -448,13 +583,39 @@ where
     #[doc(alias = "cg::tiled_partition")]
     pub fn tiled_partition<const M: u32>(&self) -> TiledPartition<M>
     where
-        TileSize<M>: ValidTileSize + SubTileOf<TileSize<N>>,
+        TileSize<M>: AnyTileSize + SubTileOf<TileSize<N>>,
     {
-        TiledPartition::from_parent(self.thread_rank(), N, site!())
+        let site = site!();
+        TiledPartition::from_parent(self.thread_rank_at(site), N, site)
+            .reset_then(|| self.sync_at(site), site)
     }
 
     /// The value of `value` held by the thread of rank `src_rank` (taken
     /// modulo `N`), in every thread of the tile.
+    ///
+    /// In a warp tile each thread may name its own source. A multi-warp
+    /// tile (64 threads or more) passes the value through shared memory
+    /// from one source to all, so every thread of the tile must name the
+    /// same `src_rank` (the CPU backend reports the ranks when they
+    /// differ), as in CUDA; the call is two of the tile's barriers.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    ///
+    /// /// Every thread of each tile of 256 reads its tile's first value.
+    /// #[kernel]
+    /// pub fn firsts(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    ///     let tile = block.tiled_partition::<256>();
+    ///     let r = block.thread_rank() as usize;
+    ///     out.write(r, tile.shfl(input[r], 0));
+    /// }
+    ///
+    /// let input: Vec<u32> = (100..612).collect();
+    /// let mut out = vec![0u32; 512];
+    /// coop_host::Cpu::new().launch(firsts, coop_host::LaunchConfig::new(1, 512), (&input, &mut out))?;
+    /// assert_eq!((out[255], out[256]), (100, 356));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
     ///
     /// ```
     /// use coop::prelude::*;
@@ -482,6 +643,9 @@ where
 
     #[inline(always)]
     pub(crate) fn shfl_at<T: Shuffle>(&self, value: T, src: u32, site: Site) -> T {
+        if N > 32 {
+            return crate::reduce::multi_warp_shfl(self, value, src & (N - 1), site);
+        }
         let mask = self.mask;
         value.map_words(|w| Target::shfl_idx(mask, w, src, Self::CLAMP_HIGH, site))
     }
@@ -520,7 +684,10 @@ where
     #[track_caller]
     #[doc(alias = "__shfl_up_sync")]
     #[doc(alias = "shfl.sync.up")]
-    pub fn shfl_up<T: Shuffle>(&self, value: T, delta: u32) -> T {
+    pub fn shfl_up<T: Shuffle>(&self, value: T, delta: u32) -> T
+    where
+        TileSize<N>: ValidTileSize,
+    {
         self.shfl_up_at(value, delta, site!())
     }
 
@@ -556,7 +723,10 @@ where
     #[track_caller]
     #[doc(alias = "__shfl_down_sync")]
     #[doc(alias = "shfl.sync.down")]
-    pub fn shfl_down<T: Shuffle>(&self, value: T, delta: u32) -> T {
+    pub fn shfl_down<T: Shuffle>(&self, value: T, delta: u32) -> T
+    where
+        TileSize<N>: ValidTileSize,
+    {
         let (mask, site) = (self.mask, site!());
         value.map_words(|w| Target::shfl_down(mask, w, delta, Self::CLAMP_HIGH, site))
     }
@@ -597,7 +767,10 @@ where
     #[track_caller]
     #[doc(alias = "__shfl_xor_sync")]
     #[doc(alias = "shfl.sync.bfly")]
-    pub fn shfl_xor<T: Shuffle>(&self, value: T, lane_mask: u32) -> T {
+    pub fn shfl_xor<T: Shuffle>(&self, value: T, lane_mask: u32) -> T
+    where
+        TileSize<N>: ValidTileSize,
+    {
         self.shfl_xor_at(value, lane_mask, site!())
     }
 
@@ -642,7 +815,11 @@ where
     #[doc(alias = "__any_sync")]
     #[doc(alias = "vote.sync.any")]
     pub fn any(&self, predicate: bool) -> bool {
-        Target::vote_any(self.mask, predicate, site!())
+        let site = site!();
+        if N > 32 {
+            return crate::reduce::multi_warp_any(self, predicate, site);
+        }
+        Target::vote_any(self.mask, predicate, site)
     }
 
     /// Whether `predicate` holds in every thread of the tile.
@@ -674,6 +851,9 @@ where
 
     #[inline(always)]
     pub(crate) fn all_at(&self, predicate: bool, site: Site) -> bool {
+        if N > 32 {
+            return !crate::reduce::multi_warp_any(self, !predicate, site);
+        }
         Target::vote_all(self.mask, predicate, site)
     }
 
@@ -701,7 +881,10 @@ where
     #[track_caller]
     #[doc(alias = "__ballot_sync")]
     #[doc(alias = "vote.sync.ballot")]
-    pub fn ballot(&self, predicate: bool) -> u32 {
+    pub fn ballot(&self, predicate: bool) -> u32
+    where
+        TileSize<N>: ValidTileSize,
+    {
         (Target::vote_ballot(self.mask, predicate, site!()) & self.mask) >> self.base_lane
     }
 
@@ -729,7 +912,10 @@ where
     #[track_caller]
     #[doc(alias = "__match_any_sync")]
     #[doc(alias = "match.any.sync")]
-    pub fn match_any<T: MatchKey>(&self, value: T) -> u32 {
+    pub fn match_any<T: MatchKey>(&self, value: T) -> u32
+    where
+        TileSize<N>: ValidTileSize,
+    {
         (value.match_any(self.mask, site!()) & self.mask) >> self.base_lane
     }
 
@@ -757,7 +943,10 @@ where
     #[track_caller]
     #[doc(alias = "__match_all_sync")]
     #[doc(alias = "match.all.sync")]
-    pub fn match_all<T: MatchKey>(&self, value: T) -> Option<u32> {
+    pub fn match_all<T: MatchKey>(&self, value: T) -> Option<u32>
+    where
+        TileSize<N>: ValidTileSize,
+    {
         let (lanes, all_equal) = value.match_all(self.mask, site!());
         if all_equal {
             Some((lanes & self.mask) >> self.base_lane)

@@ -1,4 +1,5 @@
-// Rule: a tile has 1, 2, 4, 8, 16 or 32 threads; it must split a warp evenly.
+// Rule: a tile has a power of two of threads (1, 2, 4, ..., 1024); it must
+// split a warp, or a block's warps, evenly.
 use coop::prelude::*;
 
 fn tiles(block: ThreadBlock) {
@@ -7,6 +8,7 @@ fn tiles(block: ThreadBlock) {
     let _ = block.tiled_partition::<6>();
     let _ = block.tiled_partition::<12>();
     let _ = block.tiled_partition::<24>();
+    let _ = block.tiled_partition::<96>();
 }
 
 fn main() {}

@@ -33,6 +33,34 @@ pub(crate) trait Barriers {
     /// `mask`, and every lane of `mask` arrives. CPU: completes when every
     /// lane of the mask has arrived.
     fn sync_warp(mask: u32, site: Site);
+    /// The threads of a multi-warp tile (`warps` whole warps, 64 to 1024
+    /// threads) wait for each other: tile number `tile` among the block's
+    /// tiles of size `64 << size_index`. PTX: `bar.warp.sync` for the
+    /// caller's warp; lane 0 then arrives at the tile's counter in shared
+    /// memory (`atom.shared.acq_rel.cta.add`); the last warp to arrive
+    /// resets the counter and releases the tile's generation word
+    /// (`st.release.cta.shared`), the others poll it (`ld.acquire.cta`);
+    /// `bar.warp.sync` again. Precondition: the tile's barrier was reset
+    /// when the tile was made, and every thread of the tile arrives. CPU:
+    /// completes when every thread of the tile has arrived; a thread that
+    /// waits elsewhere or returned is reported.
+    fn sync_tile(size_index: u32, tile: u32, warps: u32, site: Site);
+    /// [`sync_tile`](Self::sync_tile) for the collective `call`, whose
+    /// argument `value` must be the same in every thread of the tile. PTX:
+    /// the same barrier. CPU: the barrier, and a report naming the values
+    /// when they differ.
+    fn sync_tile_uniform(
+        size_index: u32,
+        tile: u32,
+        warps: u32,
+        call: &'static str,
+        value: u32,
+        site: Site,
+    );
+    /// The first thread of a new multi-warp tile resets the tile's barrier
+    /// (before the parent's barrier that every thread of the tile passes
+    /// before using it). PTX: two `st.shared.u32` of 0. CPU: nothing.
+    fn reset_tile_barrier(size_index: u32, tile: u32, site: Site);
     /// A tile of `size` threads is carved from a group of `parent_size`.
     /// PTX: nothing. CPU: reports a tile that would not be whole (the
     /// parent is not a multiple of `size`), which the GPU leaves undefined.

@@ -342,6 +342,17 @@ pub enum Violation {
         /// Where.
         site: Site,
     },
+    /// A collective of a multi-warp tile whose argument must be the same
+    /// in every thread of the tile (`shfl`'s source rank) was given
+    /// different ones.
+    NotUniform {
+        /// The collective.
+        call: &'static str,
+        /// Where.
+        site: Site,
+        /// Each group of threads and the value it passed.
+        values: Vec<(Threads, u32)>,
+    },
     /// A thread panicked (an index out of bounds, an `Out::write` past the
     /// end, an assertion); on the GPU this is a `trap`.
     Panic {
@@ -661,6 +672,24 @@ impl Violation {
                 who(*thread),
                 who(*source)
             ),
+            Violation::NotUniform { call, site, values } => {
+                write!(
+                    f,
+                    "`{call}` at {site} of a multi-warp tile is given different source ranks: "
+                )?;
+                for (i, (threads, v)) in values.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{threads} ask for rank {v}")?;
+                }
+                f.write_str(
+                    ". A tile of more than one warp passes values through shared memory, from \
+                     one source rank to every thread: give every thread of the tile the same \
+                     source, or split the tile into warp tiles (`tiled_partition::<32>()`), whose \
+                     `shfl` takes one per thread",
+                )
+            }
             Violation::Panic {
                 thread,
                 message,

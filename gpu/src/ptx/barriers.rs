@@ -90,6 +90,78 @@ impl Barriers for Ptx {
         Self::sync_block("CooperativeGrid::sync", site);
     }
 
+    /// The warp's lanes meet (`bar.warp.sync`), lane 0 arrives at the
+    /// tile's counter, the last warp to arrive resets it and advances the
+    /// generation word, the others wait for the generation to change; the
+    /// lanes meet again. A warp can only arrive at the next barrier after
+    /// this one's generation changed, so the counter holds one barrier's
+    /// arrivals at a time, and the generation only ever moves forward.
+    #[inline(always)]
+    fn sync_tile(size_index: u32, tile: u32, warps: u32, site: Site) {
+        Self::sync_warp(u32::MAX, site);
+        if Ptx::lane_id(site) == 0 {
+            let count = tile_barrier_word(size_index, tile, 0);
+            let generation = tile_barrier_word(size_index, tile, 1);
+            // SAFETY: both words lie in `coop_tile_barriers` (the slot of
+            // the tile), which only this protocol touches; the barrier was
+            // reset when the tile was made.
+            unsafe {
+                let seen: u32;
+                asm!("ld.relaxed.cta.shared.u32 {o}, [{p}];", o = out(reg32) seen, p = in(reg32) generation, options(nostack));
+                let before: u32;
+                asm!(
+                    "atom.acq_rel.cta.shared.add.u32 {o}, [{p}], 1;",
+                    o = out(reg32) before,
+                    p = in(reg32) count,
+                    options(nostack)
+                );
+                if before == warps - 1 {
+                    asm!("st.relaxed.cta.shared.u32 [{p}], 0;", p = in(reg32) count, options(nostack));
+                    asm!(
+                        "st.release.cta.shared.u32 [{p}], {v};",
+                        p = in(reg32) generation,
+                        v = in(reg32) seen.wrapping_add(1),
+                        options(nostack)
+                    );
+                } else {
+                    loop {
+                        let now: u32;
+                        asm!("ld.acquire.cta.shared.u32 {o}, [{p}];", o = out(reg32) now, p = in(reg32) generation, options(nostack));
+                        if now != seen {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        Self::sync_warp(u32::MAX, site);
+    }
+
+    #[inline(always)]
+    fn sync_tile_uniform(
+        size_index: u32,
+        tile: u32,
+        warps: u32,
+        _call: &'static str,
+        _value: u32,
+        site: Site,
+    ) {
+        Self::sync_tile(size_index, tile, warps, site)
+    }
+
+    #[inline(always)]
+    fn reset_tile_barrier(size_index: u32, tile: u32, _site: Site) {
+        // SAFETY: the tile's two words in `coop_tile_barriers`.
+        unsafe {
+            asm!(
+                "st.shared.u32 [{c}], 0; st.shared.u32 [{g}], 0;",
+                c = in(reg32) tile_barrier_word(size_index, tile, 0),
+                g = in(reg32) tile_barrier_word(size_index, tile, 1),
+                options(nostack)
+            );
+        }
+    }
+
     #[inline(always)]
     fn sync_warp(mask: u32, _site: Site) {
         // SAFETY: the mask always holds the calling lane (built by the tile).
@@ -111,4 +183,20 @@ fn not_cooperative(site: Site) -> ! {
         c"CooperativeGrid::sync: the kernel was not launched cooperatively (no grid workspace)",
         site,
     )
+}
+
+core::arch::global_asm!(".shared .align 4 .b32 coop_tile_barriers[62];");
+
+/// The shared-window address of word `word` (0: arrivals, 1: generation)
+/// of the barrier of tile `tile` of size `64 << size_index`: the block's 16
+/// tiles of 64 first, then its 8 of 128, 4 of 256, 2 of 512 and 1 of 1024.
+#[inline(always)]
+fn tile_barrier_word(size_index: u32, tile: u32, word: u32) -> u32 {
+    const FIRST: [u32; 5] = [0, 16, 24, 28, 30];
+    let base: u32;
+    // SAFETY: reads a symbol's address; no memory access.
+    unsafe {
+        asm!("mov.u32 {0}, coop_tile_barriers;", out(reg32) base, options(pure, nomem, nostack));
+    }
+    base + 8 * (FIRST[size_index as usize] + tile) + 4 * word
 }

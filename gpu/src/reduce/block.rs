@@ -39,7 +39,7 @@ const _: () = assert!(TOTAL as usize + 32 <= crate::backend::BLOCK_SCRATCH_BYTES
 /// 32-bit word at a time, in the threads where `pred` holds (predicated
 /// stores, not a branch).
 #[inline(always)]
-fn store_if<T: Shuffle>(pred: bool, stride: u32, i: u32, value: T, site: Site) {
+pub(super) fn store_if<T: Shuffle>(pred: bool, stride: u32, i: u32, value: T, site: Site) {
     let mut offset = i * 4;
     value.map_words(|w| {
         Target::scratch_store_if(pred, offset, w, site);
@@ -51,7 +51,7 @@ fn store_if<T: Shuffle>(pred: bool, stride: u32, i: u32, value: T, site: Site) {
 /// Loads the `T` in slot `i` with `ld.shared`, one 32-bit word at a time.
 /// `like` only gives the type its shape; its words are not used.
 #[inline(always)]
-fn load<T: Shuffle>(stride: u32, i: u32, like: T, site: Site) -> T {
+pub(super) fn load<T: Shuffle>(stride: u32, i: u32, like: T, site: Site) -> T {
     let mut offset = i * 4;
     // The words were stored by `store_if` from a `T`: the `Shuffle` contract.
     like.map_words(|_| {

@@ -16,12 +16,15 @@
 mod block;
 pub(crate) use block::reduce_into_warp0;
 mod coalesced;
+mod multi_warp;
 mod tile;
+
+pub(crate) use multi_warp::{any as multi_warp_any, shfl as multi_warp_shfl};
 mod votes;
 
 use crate::backend::Site;
 use crate::op::Operator;
-use crate::{CoalescedGroup, Shuffle, ThreadBlock, TileSize, TiledPartition, ValidTileSize};
+use crate::{AnyTileSize, CoalescedGroup, Shuffle, ThreadBlock, TileSize, TiledPartition};
 
 /// A group that reductions and scans run over: a [`TiledPartition`] or a
 /// [`ThreadBlock`].
@@ -42,7 +45,7 @@ mod sealed {
     pub trait Sealed {}
 }
 
-impl<const N: u32> sealed::Sealed for TiledPartition<N> where TileSize<N>: ValidTileSize {}
+impl<const N: u32> sealed::Sealed for TiledPartition<N> where TileSize<N>: AnyTileSize {}
 impl sealed::Sealed for ThreadBlock {}
 impl sealed::Sealed for CoalescedGroup {}
 
@@ -63,19 +66,31 @@ impl Group for CoalescedGroup {
 
 impl<const N: u32> Group for TiledPartition<N>
 where
-    TileSize<N>: ValidTileSize,
+    TileSize<N>: AnyTileSize,
 {
     #[inline(always)]
     fn reduce_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
-        tile::reduce(self, value, op, site)
+        if N > 32 {
+            multi_warp::reduce(self, value, op, site)
+        } else {
+            tile::reduce(self, value, op, site)
+        }
     }
     #[inline(always)]
     fn inclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
-        tile::inclusive_scan(self, value, op, site)
+        if N > 32 {
+            multi_warp::scan(self, value, op, site).0
+        } else {
+            tile::inclusive_scan(self, value, op, site)
+        }
     }
     #[inline(always)]
     fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
-        tile::exclusive_scan(self, value, op, site)
+        if N > 32 {
+            multi_warp::scan(self, value, op, site).1
+        } else {
+            tile::exclusive_scan(self, value, op, site)
+        }
     }
 }
 

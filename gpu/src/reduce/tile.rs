@@ -3,7 +3,7 @@
 use crate::backend::{Site, WarpCollectives};
 use crate::op::Operator;
 use crate::target::Target;
-use crate::{Shuffle, TileSize, TiledPartition, ValidTileSize};
+use crate::{AnyTileSize, Shuffle, TileSize, TiledPartition};
 
 /// A butterfly of `log2(N)` shuffles, or one `redux.sync` where the
 /// operator and type have one (16- and 32-thread tiles).
@@ -15,7 +15,7 @@ pub(super) fn reduce<const N: u32, T: Shuffle, O: Operator<T>>(
     site: Site,
 ) -> T
 where
-    TileSize<N>: ValidTileSize,
+    TileSize<N>: AnyTileSize,
 {
     if N >= 16 {
         if let Some(redux) = op.redux() {
@@ -49,7 +49,7 @@ pub(super) fn neighbours_first<const N: u32, T: Shuffle, O: Operator<T>>(
     site: Site,
 ) -> T
 where
-    TileSize<N>: ValidTileSize,
+    TileSize<N>: AnyTileSize,
 {
     let rank = tile.thread_rank_at(site);
     let mut v = value;
@@ -76,7 +76,7 @@ pub(super) fn inclusive_scan<const N: u32, T: Shuffle, O: Operator<T>>(
     site: Site,
 ) -> T
 where
-    TileSize<N>: ValidTileSize,
+    TileSize<N>: AnyTileSize,
 {
     let rank = tile.thread_rank_at(site);
     let mut v = value;
@@ -100,7 +100,7 @@ pub(super) fn exclusive_scan<const N: u32, T: Shuffle, O: Operator<T>>(
     site: Site,
 ) -> T
 where
-    TileSize<N>: ValidTileSize,
+    TileSize<N>: AnyTileSize,
 {
     let inclusive = inclusive_scan(tile, value, op, site);
     let before = tile.shfl_up_at(inclusive, 1, site);

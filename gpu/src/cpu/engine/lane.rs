@@ -55,6 +55,13 @@ pub(crate) enum Op {
     /// `coalesced_threads`: which lanes of the warp reached the call
     /// together.
     ActiveMask,
+    /// `TiledPartition::sync` of a multi-warp tile of `size` threads.
+    TileBarrier {
+        size: u32,
+        /// A collective's argument that must be the same in every thread
+        /// of the tile, with the collective's name.
+        uniform: Option<(&'static str, u32)>,
+    },
     WarpSync {
         mask: u32,
     },
@@ -88,7 +95,7 @@ impl Op {
     /// barrier.
     pub fn warp_mask(&self) -> Option<u32> {
         match *self {
-            Op::BlockSync { .. } | Op::GridSync | Op::ActiveMask => None,
+            Op::BlockSync { .. } | Op::GridSync | Op::ActiveMask | Op::TileBarrier { .. } => None,
             Op::WarpSync { mask }
             | Op::Shfl { mask, .. }
             | Op::Vote { mask, .. }
@@ -103,6 +110,7 @@ impl Op {
             Op::BlockSync { call } => call,
             Op::GridSync => "CooperativeGrid::sync",
             Op::ActiveMask => "coalesced_threads",
+            Op::TileBarrier { .. } => "TiledPartition::sync",
             Op::WarpSync { .. } => "TiledPartition::sync",
             Op::Shfl { mode, .. } => match mode {
                 ShflMode::Idx => "shfl",
@@ -128,6 +136,7 @@ impl Op {
             (Op::BlockSync { .. }, Op::BlockSync { .. }) => true,
             (Op::GridSync, Op::GridSync) => true,
             (Op::ActiveMask, Op::ActiveMask) => true,
+            (Op::TileBarrier { size: a, .. }, Op::TileBarrier { size: b, .. }) => a == b,
             (Op::WarpSync { mask: a }, Op::WarpSync { mask: b }) => a == b,
             (
                 Op::Shfl {

@@ -21,6 +21,9 @@ pub(crate) struct Rec {
     pub site: Site,
     /// The thread's count of tile barriers when it made the access.
     pub clock: u32,
+    /// The thread's counts of multi-warp tile barriers (tiles of 64, 128,
+    /// ..., 1024 threads), modulo 2^16, when it made the access.
+    pub multi_warp: [u16; 5],
 }
 
 /// What the current barrier interval did to one element.
@@ -57,6 +60,11 @@ pub(crate) struct Clocks {
     epoch: u32,
     threads: u32,
     warps: Vec<WarpClocks>,
+    /// Each thread's counts of multi-warp tile barriers, by tile size
+    /// (made at the first such barrier). The threads of one tile always
+    /// hold the same count for its size, since each barrier of the tile
+    /// counts all of them.
+    multi_warp: Vec<[u16; 5]>,
 }
 
 /// What a checked access found.
@@ -77,6 +85,7 @@ impl Clocks {
             epoch: 1,
             threads,
             warps: Vec::new(),
+            multi_warp: Vec::new(),
         }
     }
 
@@ -107,6 +116,19 @@ impl Clocks {
         }
     }
 
+    /// A multi-warp tile's barrier completed for the threads of ranks
+    /// `base..base + size`.
+    pub fn multi_warp_sync(&mut self, base: u32, size: u32) {
+        if self.multi_warp.is_empty() {
+            self.multi_warp = vec![[0; 5]; self.threads as usize];
+        }
+        let s = (size.trailing_zeros() - 6) as usize;
+        for t in base..(base + size).min(self.threads) {
+            let c = &mut self.multi_warp[t as usize][s];
+            *c = c.wrapping_add(1);
+        }
+    }
+
     /// The record of an access `thread` makes now.
     pub fn now(&self, thread: u32, kind: AccessKind, site: Site) -> Rec {
         Rec {
@@ -117,12 +139,24 @@ impl Clocks {
                 .warps
                 .get((thread / 32) as usize)
                 .map_or(0, |w| w.count[(thread % 32) as usize]),
+            multi_warp: self
+                .multi_warp
+                .get(thread as usize)
+                .copied()
+                .unwrap_or_default(),
         }
     }
 
     /// Whether `earlier` comes before anything `thread` does now.
     fn ordered(&self, earlier: &Rec, thread: u32) -> bool {
         earlier.thread == thread
+            || self.multi_warp.get(thread as usize).is_some_and(|now| {
+                // A barrier of a tile holding both threads came between.
+                (0..5).any(|s| {
+                    let size = 64u32 << s;
+                    earlier.thread / size == thread / size && now[s] != earlier.multi_warp[s]
+                })
+            })
             || (earlier.thread / 32 == thread / 32
                 && self
                     .warps

@@ -680,6 +680,55 @@ impl Block<'_> {
                 released = true;
                 continue;
             }
+            if let Op::TileBarrier { size, uniform } = op {
+                // A multi-warp tile: the threads of ranks `base..base + size`.
+                let size = size as usize;
+                let base = i - i % size;
+                let members: Vec<usize> = (base..base + size).collect();
+                let all_here = members.iter().all(|&m| {
+                    m < n
+                        && matches!(self.lanes[m].state,
+                            State::Waiting { op: o, site: s }
+                                if o.same_collective(&op) && same_site(s, site))
+                });
+                if !all_here {
+                    if diagnose && !spinning && stuck.is_none() {
+                        stuck = Some((op, site, members));
+                    }
+                    continue;
+                }
+                if let Some((call, _)) = uniform {
+                    let mut values: Vec<(Threads, u32)> = Vec::new();
+                    for &m in &members {
+                        if let State::Waiting {
+                            op:
+                                Op::TileBarrier {
+                                    uniform: Some((_, v)),
+                                    ..
+                                },
+                            ..
+                        } = self.lanes[m].state
+                        {
+                            match values.iter_mut().find(|(_, x)| *x == v) {
+                                Some((threads, _)) => threads.push(m as u32),
+                                None => values.push((Threads::new(vec![m as u32]), v)),
+                            }
+                        }
+                    }
+                    if values.len() > 1 {
+                        return Err(Violation::NotUniform { call, site, values });
+                    }
+                }
+                for &m in &members {
+                    self.lanes[m].state = State::Ready(0);
+                }
+                self.shared
+                    .borrow_mut()
+                    .multi_warp_sync(base as u32, size as u32);
+                counts.collectives += 1;
+                released = true;
+                continue;
+            }
             let Some(mask) = op.warp_mask() else { continue };
             if handled[i / 32] & (1 << (i % 32)) != 0 {
                 continue;
@@ -817,7 +866,7 @@ impl Block<'_> {
         };
         let lane_of = |m: usize| (m - warp_base) as u32;
         Ok(match *op {
-            Op::BlockSync { .. } | Op::GridSync | Op::ActiveMask => {
+            Op::BlockSync { .. } | Op::GridSync | Op::ActiveMask | Op::TileBarrier { .. } => {
                 unreachable!("not completed here")
             }
             Op::WarpSync { .. } => [0; 32],

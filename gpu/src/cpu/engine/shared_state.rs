@@ -139,6 +139,12 @@ impl BlockShared {
         self.clocks.tile_sync(warp, mask);
     }
 
+    /// A multi-warp tile's `sync` completed for the threads of ranks
+    /// `base..base + size`.
+    pub fn multi_warp_sync(&mut self, base: u32, size: u32) {
+        self.clocks.multi_warp_sync(base, size);
+    }
+
     /// Checks and records an access of element `index` of global buffer
     /// `buffer` by `thread`: the conflicting pair when it races.
     pub fn global_access(

@@ -14,6 +14,35 @@ impl Barriers for Cpu {
         lane::collective(Op::GridSync, site);
     }
 
+    fn sync_tile(_size_index: u32, _tile: u32, warps: u32, site: Site) {
+        lane::collective(
+            Op::TileBarrier {
+                size: warps * 32,
+                uniform: None,
+            },
+            site,
+        );
+    }
+
+    fn sync_tile_uniform(
+        _size_index: u32,
+        _tile: u32,
+        warps: u32,
+        call: &'static str,
+        value: u32,
+        site: Site,
+    ) {
+        lane::collective(
+            Op::TileBarrier {
+                size: warps * 32,
+                uniform: Some((call, value)),
+            },
+            site,
+        );
+    }
+
+    fn reset_tile_barrier(_size_index: u32, _tile: u32, _site: Site) {}
+
     fn sync_warp(mask: u32, site: Site) {
         lane::collective(Op::WarpSync { mask }, site);
     }
