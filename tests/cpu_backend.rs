@@ -626,3 +626,13 @@ fn multi_warp_tiles_match_the_host_reference() {
     let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
     coop_tests::multi_warp_cases::check_all(&device, &program);
 }
+
+/// The GPU suite's cluster kernel on the CPU backend: ranks, and a value
+/// passed between a cluster's blocks across `Cluster::sync`, against the
+/// host.
+#[test]
+fn the_cluster_kernel_of_the_gpu_suite_matches_the_host_reference() {
+    let device = coop_host::Device::cpu();
+    let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
+    coop_tests::cluster_cases::check_all(&device, &program);
+}

@@ -637,6 +637,68 @@ fn multi_warp_tiles_match_the_host_the_cpu_backend_and_cuda() {
     eprintln!("multi-warp tiles: coop, CUDA (64 to 512), the CPU backend and the host agree");
 }
 
+/// Clusters (`clusters::cluster_ranks`, launched with `with_cluster` of 1,
+/// 2, 4 and 8 blocks): every rank and a value passed across
+/// `Cluster::sync` equal the host's, the CPU backend's and CUDA's
+/// `cg::this_cluster()` twin's. Skipped before sm_90, which refuses the
+/// launch (checked too).
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn clusters_match_the_host_the_cpu_backend_and_cuda() {
+    use coop_tests::cluster_cases as c;
+    let _watch = watch("the GPU test `clusters_...`", TEST_LIMIT);
+    let s = suite();
+    let gpu = coop_host::Device::Gpu(s.gpu.clone());
+    let coop = gpu.load(&TEST_KERNELS_PTX).unwrap();
+    if s.gpu.limits().sm < 90 {
+        let err = c::run(&gpu, &coop, 4, 32, 2).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::InvalidLaunch {
+                problem: LaunchProblem::ClustersUnsupported { .. },
+                ..
+            }
+        ));
+        return;
+    }
+    watched("clusters (coop)", LAUNCH_LIMIT, || {
+        c::check_all(&gpu, &coop)
+    });
+    let cpu = coop_host::Device::cpu();
+    c::check_all(&cpu, &cpu.load(&TEST_KERNELS_PTX).unwrap());
+    for (blocks, threads, cluster) in c::CASES {
+        let got = watched("clusters (CUDA)", LAUNCH_LIMIT, || {
+            let mut stage = s.gpu.zeros::<u32>(blocks as usize).unwrap();
+            let mut out = s
+                .gpu
+                .zeros::<u32>(kernels::clusters::CLUSTER_FIELDS * (blocks * threads) as usize)
+                .unwrap();
+            s.cuda
+                .launch(
+                    kernels::clusters::cluster_ranks,
+                    LaunchConfig::new(blocks, threads).with_cluster(cluster),
+                    (&mut stage, &mut out),
+                )
+                .unwrap();
+            s.gpu.download(&out).unwrap()
+        });
+        assert!(
+            got == c::reference(blocks, threads, cluster),
+            "CUDA's clusters of {cluster} differ from the host"
+        );
+    }
+    // A cluster of 16 blocks is past the portable limit: refused before
+    // the driver sees it.
+    let err = c::run(&gpu, &coop, 32, 32, 16).unwrap_err();
+    assert!(matches!(
+        err,
+        Error::InvalidLaunch {
+            problem: LaunchProblem::ClusterTooLarge { .. },
+            ..
+        }
+    ));
+}
+
 /// The kernel of the hang report, as its user wrote it, at the sizes of
 /// the report (n = 1: one block of 1024 threads) and around it.
 #[test]

@@ -199,6 +199,23 @@ fn diagnosis(v: &Violation) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Violation::ClusterSyncNotReached { waiting, returned } => format!(
+            "ClusterSyncNotReached {} | blocks {} returned",
+            waiting
+                .iter()
+                .map(|a| format!(
+                    "{} {}",
+                    a.to_string().split(" at ").next().unwrap_or_default(),
+                    site(Some(a.site))
+                ))
+                .collect::<Vec<_>>()
+                .join("; "),
+            returned
+                .iter()
+                .map(|b| b.x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Violation::NotUniform {
             call,
             site: s,
@@ -2003,6 +2020,87 @@ fn a_dynamic_tile_that_does_not_divide_the_block() {
 }
 
 // =====================================================================
+// Clusters.
+
+#[kernel]
+pub fn leader_skips_the_cluster_sync(cluster: Cluster, out: Out<u32>) {
+    let b = this_grid().block_rank();
+    if cluster.block_rank() == 0 {
+        return; // the leader has nothing to wait for, it thinks
+    }
+    cluster.sync(); // cluster-sync-without-leader
+    out.write(b, 1);
+}
+
+#[test]
+fn a_block_that_skips_its_clusters_sync_leaves_the_others_waiting() {
+    let mut out = vec![0u32; 8];
+    let e = broken(
+        cpu().launch(
+            leader_skips_the_cluster_sync,
+            cfg(8, 32).with_cluster(4),
+            (&mut out,),
+        ),
+        "ClusterSyncNotReached blocks 1-3 @{cluster-sync-without-leader} | blocks 0 returned",
+    );
+    assert!(
+        e.to_string()
+            .contains("`Cluster::sync` never reached by every block of the cluster"),
+        "{e}"
+    );
+}
+
+#[kernel]
+pub fn one_slot_per_cluster_rank(cluster: Cluster, out: Out<u32>) {
+    // Meant as one slot per block, but indexed by the rank in the cluster:
+    // the blocks of every cluster write the same slots.
+    cluster.sync();
+    if this_thread_block().thread_rank() == 0 {
+        out.write(cluster.block_rank() as usize, 7); // slot-per-cluster-rank
+    }
+}
+
+#[kernel]
+pub fn one_slot_per_cluster_rank_fixed(cluster: Cluster, out: Out<u32>) {
+    cluster.sync();
+    if this_thread_block().thread_rank() == 0 {
+        out.write(this_grid().block_rank(), cluster.block_rank());
+    }
+}
+
+#[test]
+fn blocks_of_different_clusters_are_not_ordered_by_a_cluster_sync() {
+    let mut out = vec![0u32; 8];
+    broken(
+        cpu().launch(one_slot_per_cluster_rank, cfg(8, 32).with_cluster(4), (&mut out,)),
+        "GlobalRace out[0] | block 0 thread 0 writes @{slot-per-cluster-rank} | block 4 thread 0 writes @{slot-per-cluster-rank}",
+    );
+    clean(cpu().launch(
+        one_slot_per_cluster_rank_fixed,
+        cfg(8, 32).with_cluster(4),
+        (&mut out,),
+    ));
+    assert_eq!(out, [0, 1, 2, 3, 0, 1, 2, 3]);
+}
+
+#[test]
+fn cluster_shapes_the_hardware_refuses_are_refused() {
+    let mut out = vec![0u32; 64];
+    for (config, expected) in [
+        (cfg(6, 32).with_cluster(4), "does not divide the grid's 6"),
+        (
+            cfg(32, 32).with_cluster(16),
+            "a cluster of 16 blocks: at most 8",
+        ),
+    ] {
+        let err = cpu()
+            .launch(one_slot_per_cluster_rank_fixed, config, (&mut out,))
+            .unwrap_err();
+        assert!(err.to_string().contains(expected), "{err}");
+    }
+}
+
+// =====================================================================
 // Grid syncs: cooperative launches.
 
 #[kernel(cooperative)]
@@ -2067,7 +2165,7 @@ fn a_block_that_returns_before_a_grid_sync_leaves_the_others_waiting() {
     let text = e.to_string();
     assert!(
         text.contains(
-            "grid sync never reached by every block: blocks 0-3 at `CooperativeGrid::sync` ("
+            "`CooperativeGrid::sync` never reached by every block of the grid: blocks 0-3 at ("
         ) && text.contains("; block 4 returned from the kernel"),
         "{text}"
     );

@@ -3,6 +3,8 @@
 
 #[path = "atomics_cases.rs"]
 pub mod atomics_cases;
+#[path = "cluster_cases.rs"]
+pub mod cluster_cases;
 #[path = "device_reduce_cases.rs"]
 pub mod device_reduce_cases;
 #[path = "differential.rs"]

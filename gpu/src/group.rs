@@ -7,6 +7,8 @@
 //!  CooperativeGrid       every thread of a cooperative   ThreadGroup + SyncGroup  (grid barrier)
 //!                        launch (#[kernel(cooperative)])
 //!  Grid                  every thread of the launch      ThreadGroup
+//!   └─ Cluster           the blocks of one cluster       ThreadGroup + SyncGroup  (barrier.cluster)
+//!                        (sm_90; one block without clusters)
 //!   └─ ThreadBlock       the threads of one block        ThreadGroup + SyncGroup  (barrier.sync)
 //!       └─ TiledPartition<N>  N threads: one warp's      ThreadGroup + SyncGroup  (bar.warp.sync)
 //!           │                 (N = 1 ... 32)             + warp collectives
@@ -57,6 +59,7 @@ mod sealed {
     impl Sealed for crate::Grid {}
     impl Sealed for crate::CooperativeGrid {}
     impl Sealed for crate::CoalescedGroup {}
+    impl Sealed for crate::Cluster {}
     impl Sealed for crate::ThreadBlock {}
     impl<const N: u32> Sealed for crate::TiledPartition<N> where crate::TileSize<N>: crate::AnyTileSize {}
 }
@@ -114,6 +117,27 @@ impl SyncGroup for CooperativeGrid {
     #[track_caller]
     fn sync(&self) {
         CooperativeGrid::sync(self)
+    }
+}
+
+impl ThreadGroup for crate::Cluster {
+    #[inline(always)]
+    #[track_caller]
+    fn num_threads(&self) -> u64 {
+        crate::Cluster::num_threads(self) as u64
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn thread_rank(&self) -> u64 {
+        crate::Cluster::thread_rank(self) as u64
+    }
+}
+
+impl SyncGroup for crate::Cluster {
+    #[inline(always)]
+    #[track_caller]
+    fn sync(&self) {
+        crate::Cluster::sync(self)
     }
 }
 

@@ -50,6 +50,7 @@
 
 pub mod atomic;
 mod backend;
+mod cluster;
 mod coalesced;
 mod cooperative_grid;
 #[cfg(not(target_arch = "nvptx64"))]
@@ -85,6 +86,7 @@ mod target;
 mod thread_block;
 mod tile;
 
+pub use cluster::{this_cluster, Cluster};
 pub use coalesced::{coalesced_threads, CoalescedGroup};
 /// Turns a function into a kernel: a PTX entry point on the GPU, and on the
 /// host a unit struct of the same name implementing [`Kernel`], which

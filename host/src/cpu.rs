@@ -159,6 +159,12 @@ impl Cpu {
                 kernel: K::NAME,
                 problem,
             })?;
+        if K::COOPERATIVE && config.cluster != coop::Dim3::new(1, 1, 1) {
+            return Err(Error::InvalidLaunch {
+                kernel: K::NAME,
+                problem: LaunchProblem::CooperativeCluster,
+            });
+        }
         if K::COOPERATIVE {
             if !limits.cooperative_launch {
                 return Err(Error::InvalidLaunch {
@@ -193,10 +199,11 @@ impl Cpu {
         // owned by this call and not touched until the launch has returned,
         // and an output is a `&mut` borrow, so no one else aliases it.
         let report = unsafe {
-            self.emulator.launch_with_shared(
+            self.emulator.launch_with_cluster(
                 kernel,
                 config.grid,
                 config.block,
+                config.cluster,
                 config.shared_memory_bytes,
                 words,
             )

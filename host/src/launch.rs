@@ -25,6 +25,8 @@ pub struct LaunchConfig {
     pub block: Dim3,
     /// Dynamic shared memory per block, in bytes.
     pub shared_memory_bytes: u32,
+    /// Blocks per cluster in each dimension (1, 1, 1: no clusters).
+    pub cluster: Dim3,
 }
 
 impl LaunchConfig {
@@ -35,6 +37,7 @@ impl LaunchConfig {
             grid: grid.into(),
             block: block.into(),
             shared_memory_bytes: 0,
+            cluster: Dim3::new(1, 1, 1),
         }
     }
 
@@ -50,6 +53,32 @@ impl LaunchConfig {
             .div_ceil(block_size.max(1) as usize)
             .clamp(1, u32::MAX as usize);
         LaunchConfig::new(blocks as u32, block_size)
+    }
+
+    /// The same launch in clusters of `cluster` blocks (sm_90 and later):
+    /// the GPU runs each cluster's blocks at once, and `Cluster::sync`
+    /// waits for all of them. Each dimension must divide the grid's, and a
+    /// cluster holds at most 8 blocks (the portable limit); a launch that
+    /// breaks either, or on a GPU before sm_90, is refused with
+    /// [`LaunchProblem`]s that say so.
+    ///
+    /// ```
+    /// use coop_host::{DeviceLimits, KernelLimits, LaunchConfig, LaunchProblem};
+    /// let device = DeviceLimits::cpu_backend(); // sm_90
+    /// let kernel = KernelLimits { max_threads_per_block: 1024, static_shared_bytes: 0 };
+    /// assert!(LaunchConfig::new(8, 128).with_cluster(4).validate(&device, &kernel).is_ok());
+    /// assert!(matches!(
+    ///     LaunchConfig::new(6, 128).with_cluster(4).validate(&device, &kernel),
+    ///     Err(LaunchProblem::ClusterDoesNotDivideGrid { .. })
+    /// ));
+    /// assert!(matches!(
+    ///     LaunchConfig::new(32, 128).with_cluster(16).validate(&device, &kernel),
+    ///     Err(LaunchProblem::ClusterTooLarge { blocks: 16, max: 8 })
+    /// ));
+    /// ```
+    pub fn with_cluster(mut self, cluster: impl Into<Dim3>) -> Self {
+        self.cluster = cluster.into();
+        self
     }
 
     /// The same launch with `bytes` of dynamic shared memory per block.
@@ -112,6 +141,27 @@ impl LaunchConfig {
                 kernel_limited: kernel.max_threads_per_block < device.max_threads_per_block,
             });
         }
+        if self.cluster != Dim3::new(1, 1, 1) {
+            if device.sm < 90 {
+                return Err(LaunchProblem::ClustersUnsupported { sm: device.sm });
+            }
+            for (axis, c, g) in axes(self.cluster, self.grid) {
+                if c == 0 || !g.is_multiple_of(c) {
+                    return Err(LaunchProblem::ClusterDoesNotDivideGrid {
+                        axis,
+                        cluster: c,
+                        grid: g,
+                    });
+                }
+            }
+            let blocks = self.cluster.volume();
+            if blocks > MAX_CLUSTER_BLOCKS as u64 {
+                return Err(LaunchProblem::ClusterTooLarge {
+                    blocks,
+                    max: MAX_CLUSTER_BLOCKS,
+                });
+            }
+        }
         let total_shared = kernel.static_shared_bytes as u64 + self.shared_memory_bytes as u64;
         if total_shared > device.max_shared_per_block_optin as u64 {
             return Err(LaunchProblem::TooMuchSharedMemory {
@@ -146,6 +196,10 @@ pub(crate) fn check_co_resident(
     }
     Ok(())
 }
+
+/// Blocks a cluster may hold on every GPU that has clusters (CUDA's
+/// portable cluster size).
+pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 
 fn axes(d: Dim3, max: Dim3) -> [(char, u32, u32); 3] {
     [('x', d.x, max.x), ('y', d.y, max.y), ('z', d.z, max.z)]
@@ -229,6 +283,33 @@ pub enum LaunchProblem {
         /// Shared memory per block (static and dynamic).
         shared_bytes: u32,
     },
+    /// Cluster dimensions on a GPU before sm_90, which has no clusters.
+    #[error("this device (sm_{sm}) has no thread block clusters: they need sm_90 or later; launch without `with_cluster`")]
+    ClustersUnsupported {
+        /// The device's compute capability, `10 * major + minor`.
+        sm: u32,
+    },
+    /// A cluster dimension does not divide the grid's.
+    #[error("the cluster's {axis} dimension is {cluster}, which does not divide the grid's {grid}: a grid is made of whole clusters")]
+    ClusterDoesNotDivideGrid {
+        /// `x`, `y` or `z`.
+        axis: char,
+        /// The cluster's extent.
+        cluster: u32,
+        /// The grid's extent.
+        grid: u32,
+    },
+    /// More blocks in a cluster than every GPU with clusters allows.
+    #[error("a cluster of {blocks} blocks: at most {max} are allowed (the portable cluster size)")]
+    ClusterTooLarge {
+        /// Blocks asked for.
+        blocks: u64,
+        /// The limit.
+        max: u32,
+    },
+    /// A cooperative kernel launched in clusters.
+    #[error("a cooperative kernel cannot be launched in clusters here: launch it without `with_cluster`")]
+    CooperativeCluster,
     /// The device does not take cooperative launches.
     #[error("this device cannot launch a cooperative kernel (its grid syncs need the driver's cooperative launch)")]
     CooperativeUnsupported,

@@ -64,7 +64,7 @@ pub use device::{Buffer, Device, Program};
 pub use error::Error;
 pub use fault::LaunchRecord;
 pub use gpu::Gpu;
-pub use launch::{LaunchConfig, LaunchProblem};
+pub use launch::{LaunchConfig, LaunchProblem, MAX_CLUSTER_BLOCKS};
 pub use limits::{DeviceLimits, KernelLimits};
 pub use module::Module;
 pub use ptx::PtxSet;

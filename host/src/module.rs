@@ -2,7 +2,7 @@
 //! limits and occupancy, and launches them with typed arguments.
 
 use crate::args::{KernelArgs, PushWords};
-use crate::{Error, Gpu, KernelLimits, LaunchConfig, LaunchRecord};
+use crate::{Dim3, Error, Gpu, KernelLimits, LaunchConfig, LaunchRecord};
 use coop::Kernel;
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
@@ -22,6 +22,9 @@ pub struct Module {
     /// Resident blocks per multiprocessor, by (kernel, threads, dynamic
     /// shared bytes).
     occupancy: Mutex<HashMap<(&'static str, u32, u32), u32>>,
+    /// The cluster shape each kernel's function was last set to require
+    /// (absent: never set, which requires none).
+    clusters: Mutex<HashMap<&'static str, Dim3>>,
 }
 
 impl Module {
@@ -48,6 +51,7 @@ impl Module {
             module,
             functions: Mutex::new(HashMap::new()),
             occupancy: Mutex::new(HashMap::new()),
+            clusters: Mutex::new(HashMap::new()),
         })
     }
 
@@ -169,6 +173,37 @@ impl Module {
                     kernel: K::NAME,
                     source,
                 })?;
+        }
+        // Clusters: the function's required cluster shape, set before the
+        // launch (0, 0, 0 requires none), held while the launch is queued.
+        let mut clusters = self.clusters.lock().unwrap_or_else(|p| p.into_inner());
+        let no_cluster = Dim3::new(1, 1, 1);
+        if K::COOPERATIVE && config.cluster != no_cluster {
+            return Err(Error::InvalidLaunch {
+                kernel: K::NAME,
+                problem: crate::LaunchProblem::CooperativeCluster,
+            });
+        }
+        let wanted = if config.cluster == no_cluster {
+            Dim3::new(0, 0, 0)
+        } else {
+            config.cluster
+        };
+        let current = clusters.get(K::NAME).copied().unwrap_or(Dim3::new(0, 0, 0));
+        if current != wanted {
+            for (attribute, value) in [
+                (FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, wanted.x),
+                (FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, wanted.y),
+                (FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, wanted.z),
+            ] {
+                function
+                    .set_attribute(attribute, value as i32)
+                    .map_err(|source| Error::Launch {
+                        kernel: K::NAME,
+                        source,
+                    })?;
+            }
+            clusters.insert(K::NAME, wanted);
         }
         if K::COOPERATIVE {
             if !self.gpu.limits().cooperative_launch {

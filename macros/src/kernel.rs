@@ -13,6 +13,7 @@ use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 enum Handle {
     ThreadBlock,
     Grid,
+    Cluster,
     /// Only in a `#[kernel(cooperative)]`.
     CooperativeGrid,
 }
@@ -22,6 +23,7 @@ impl Handle {
         match self {
             Handle::ThreadBlock => quote!(::coop::this_thread_block()),
             Handle::Grid => quote!(::coop::this_grid()),
+            Handle::Cluster => quote!(::coop::this_cluster()),
             // SAFETY (of the expansion): the kernel is declared cooperative,
             // and coop launches it only cooperatively.
             Handle::CooperativeGrid => {
@@ -326,6 +328,9 @@ fn classify(ty: &Type) -> Param {
                     }
                     if last.ident == "Grid" {
                         return Param::Handle(Handle::Grid);
+                    }
+                    if last.ident == "Cluster" {
+                        return Param::Handle(Handle::Cluster);
                     }
                     if last.ident == "CooperativeGrid" {
                         return Param::Handle(Handle::CooperativeGrid);

@@ -209,3 +209,21 @@ extern "C" __global__ void compact_even(const unsigned* input, size_t n, unsigne
         out[base + group.thread_rank()] = input[i];
     }
 }
+
+// The twin of coop-test-kernels' `clusters::cluster_ranks` (sm_90).
+#if __CUDA_ARCH__ >= 900
+extern "C" __global__ void cluster_ranks(unsigned* stage, size_t stage_len, unsigned* out,
+                                         size_t out_len) {
+    cg::cluster_group cluster = cg::this_cluster();
+    size_t g = grid_rank();
+    size_t b = blockIdx.x + (size_t)gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z);
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0) stage[b] = 100 * (unsigned)b + cluster.block_rank();
+    cluster.sync();
+    size_t base = b - cluster.block_rank();
+    size_t next = base + (cluster.block_rank() + 1) % cluster.num_blocks();
+    unsigned f[8] = {cluster.block_rank(), cluster.num_blocks(), cluster.dim_blocks().x,
+                     cluster.block_index().x, cluster.thread_rank(), cluster.num_threads(),
+                     stage[next], 1};
+    for (int k = 0; k < 8; ++k) out[8 * g + k] = f[k];
+}
+#endif

@@ -28,6 +28,15 @@ pub(crate) trait Barriers {
     /// every block waits at the same grid sync; a block that returned or
     /// waits at another is reported with its threads and `site`.
     fn sync_grid(site: Site);
+    /// Every thread of the calling block's cluster waits here; writes made
+    /// before by any of them become visible to all. PTX (sm_90 and later):
+    /// `barrier.cluster.arrive` then `barrier.cluster.wait` (non-aligned;
+    /// release and acquire at cluster scope); before sm_90, where every
+    /// block is its own cluster, the block barrier. Precondition: every
+    /// thread of every block of the cluster arrives. CPU: completes when
+    /// every thread of every block of the cluster waits at the same call;
+    /// a block that returned or waits elsewhere is reported.
+    fn sync_cluster(site: Site);
     /// The threads of `mask` (the calling tile) wait for each other.
     /// PTX: `bar.warp.sync mask`. Precondition: the calling lane is in
     /// `mask`, and every lane of `mask` arrives. CPU: completes when every

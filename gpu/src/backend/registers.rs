@@ -22,4 +22,8 @@ pub(crate) trait Registers {
     /// The thread's lane in its warp.
     /// PTX: `%laneid`. CPU: the thread's rank in the block modulo 32.
     fn lane_id(site: Site) -> u32;
+    /// The launch's cluster shape in blocks (1, 1, 1 without clusters).
+    /// PTX: `%cluster_nctaid.{x,y,z}` when built for sm_90 or later, else
+    /// (1, 1, 1): before sm_90 every block is a cluster of its own.
+    fn cluster_dim(site: Site) -> Dim3;
 }

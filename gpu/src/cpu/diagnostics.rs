@@ -462,9 +462,18 @@ pub enum Violation {
         /// The blocks whose threads all returned from the kernel.
         returned: Vec<Dim3>,
     },
+    /// Blocks of one cluster that never all meet at one cluster sync: some
+    /// returned from the kernel, or wait at another `Cluster::sync`, while
+    /// others wait.
+    ClusterSyncNotReached {
+        /// Each group of waiting blocks and its cluster sync.
+        waiting: Vec<BlockArrival>,
+        /// The blocks of the cluster whose threads all returned.
+        returned: Vec<Dim3>,
+    },
 }
 
-/// Blocks of a cooperative launch that wait at the same grid sync.
+/// Blocks that wait at the same grid or cluster sync.
 ///
 /// ```
 /// use coop::cpu::BlockArrival;
@@ -474,25 +483,51 @@ pub enum Violation {
 ///     blocks: (0..3).map(|x| Dim3::new(x, 0, 0)).collect(),
 ///     site: std::panic::Location::caller(),
 /// };
-/// assert!(at.to_string().starts_with("blocks 0-2 at `CooperativeGrid::sync` ("));
+/// assert!(at.to_string().starts_with("blocks 0-2 at ("));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockArrival {
     /// The blocks, by index, in rank order.
     pub blocks: Vec<Dim3>,
-    /// The grid sync's call.
+    /// The sync's call.
     pub site: Site,
 }
 
 impl fmt::Display for BlockArrival {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} at `CooperativeGrid::sync` ({})",
-            blocks(&self.blocks),
-            self.site
-        )
+        write!(f, "{} at ({})", blocks(&self.blocks), self.site)
     }
+}
+
+/// "`Cluster::sync` never reached by every block of the cluster: blocks
+/// 0-1 at (file:line); block 2 returned from the kernel. ..."
+fn sync_not_reached(
+    f: &mut fmt::Formatter<'_>,
+    group: &str,
+    call: &str,
+    waiting: &[BlockArrival],
+    returned: &[Dim3],
+) -> fmt::Result {
+    write!(f, "`{call}` never reached by every block of the {group}: ")?;
+    for (i, a) in waiting.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{a}")?;
+    }
+    if !returned.is_empty() {
+        write!(f, "; {} returned from the kernel", blocks(returned))?;
+    }
+    write!(
+        f,
+        ". Every thread of every block of the {group} must reach each `{call}`, and the same \
+         call{}",
+        if returned.is_empty() {
+            " (the blocks above wait at different ones)"
+        } else {
+            ": move the return after the last sync, or let every block make the call"
+        }
+    )
 }
 
 /// A list of blocks: `block 3`, `blocks 0-5, 9` in a 1-D grid, or by index
@@ -587,27 +622,10 @@ impl Violation {
                 )
             }
             Violation::GridSyncNotReached { waiting, returned } => {
-                write!(f, "grid sync never reached by every block: ")?;
-                for (i, a) in waiting.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{a}")?;
-                }
-                if !returned.is_empty() {
-                    write!(f, "; {} returned from the kernel", blocks(returned))?;
-                }
-                write!(
-                    f,
-                    ". Every thread of every block of a cooperative launch must reach each \
-                     `CooperativeGrid::sync`, and the same call{}",
-                    if returned.is_empty() {
-                        " (the blocks above wait at different ones)"
-                    } else {
-                        ": move the return after the last grid sync, or let every block \
-                         make the call"
-                    }
-                )
+                sync_not_reached(f, "grid", "CooperativeGrid::sync", waiting, returned)
+            }
+            Violation::ClusterSyncNotReached { waiting, returned } => {
+                sync_not_reached(f, "cluster", "Cluster::sync", waiting, returned)
             }
             Violation::DivergentBarriers { waiting } => {
                 write!(f, "threads of one block wait at different barriers: ")?;

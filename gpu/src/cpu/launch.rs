@@ -359,9 +359,55 @@ impl Emulator {
     /// ```
     pub unsafe fn launch_with_shared<K: Kernel>(
         &self,
+        kernel: K,
+        grid: Dim3,
+        block: Dim3,
+        dynamic_shared: u32,
+        words: <K::Params as ParamList>::Words,
+    ) -> Result<Report, EmulationError> {
+        // SAFETY: forwarded.
+        unsafe {
+            self.launch_with_cluster(
+                kernel,
+                grid,
+                block,
+                Dim3::new(1, 1, 1),
+                dynamic_shared,
+                words,
+            )
+        }
+    }
+
+    /// [`launch_with_shared`](Self::launch_with_shared) in clusters of
+    /// `cluster` blocks (each dimension dividing the grid's): the blocks of
+    /// each cluster run at once, so that `Cluster::sync` completes.
+    ///
+    /// # Safety
+    ///
+    /// As for [`launch`](Self::launch).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::cpu::Emulator;
+    ///
+    /// #[kernel]
+    /// pub fn ranks(cluster: Cluster, out: Out<u32>) {
+    ///     out.write(this_grid().thread_rank(), cluster.block_rank());
+    /// }
+    ///
+    /// let mut out = vec![0u32; 4];
+    /// let words = ((out.as_mut_ptr(), out.len()),);
+    /// // SAFETY: `out` lives and is not otherwise used during the launch.
+    /// unsafe { Emulator::new().launch_with_cluster(ranks, Dim3::new(4, 1, 1), Dim3::new(1, 1, 1), Dim3::new(2, 1, 1), 0, words) }?;
+    /// assert_eq!(out, [0, 1, 0, 1]);
+    /// # Ok::<(), coop::cpu::EmulationError>(())
+    /// ```
+    pub unsafe fn launch_with_cluster<K: Kernel>(
+        &self,
         _kernel: K,
         grid: Dim3,
         block: Dim3,
+        cluster: Dim3,
         dynamic_shared: u32,
         words: <K::Params as ParamList>::Words,
     ) -> Result<Report, EmulationError> {
@@ -373,6 +419,11 @@ impl Emulator {
             schedule: None,
         };
         if grid.volume() == 0 || block.volume() == 0 || block.volume() > 1024 {
+            return Err(fail(Dim3::new(0, 0, 0), Violation::Shape { grid, block }));
+        }
+        let divides = |c: u32, g: u32| c > 0 && g.is_multiple_of(c);
+        if !(divides(cluster.x, grid.x) && divides(cluster.y, grid.y) && divides(cluster.z, grid.z))
+        {
             return Err(fail(Dim3::new(0, 0, 0), Violation::Shape { grid, block }));
         }
         let mut list = Vec::new();
@@ -432,8 +483,9 @@ impl Emulator {
                 block_dim: block,
                 grid_dim: grid,
                 dynamic_shared,
+                cluster_dim: cluster,
             };
-            report = if K::COOPERATIVE {
+            report = if K::COOPERATIVE || cluster.volume() > 1 {
                 self.run_cooperative(&body, &shared, geometry, seed)
             } else {
                 self.run_grid(&body, &shared, geometry, seed)
@@ -493,6 +545,7 @@ impl Emulator {
                     block_dim: block,
                     grid_dim: grid,
                     dynamic_shared,
+                    cluster_dim: Dim3::new(1, 1, 1),
                 };
                 // Every earlier block has ended, or one failed (and with it
                 // the launch): nothing this block waits for can still come.
@@ -558,8 +611,9 @@ impl Emulator {
         Ok(report(geometry, counts))
     }
 
-    /// Runs a cooperative launch: every block at once, on this host
-    /// thread, so that grid syncs complete.
+    /// Runs a cooperative launch (every block at once) or a clustered one
+    /// (each cluster's blocks at once), on this host thread, so that grid
+    /// and cluster syncs complete.
     fn run_cooperative(
         &self,
         body: &(dyn Fn() + Sync),
@@ -569,7 +623,11 @@ impl Emulator {
     ) -> Result<Report, Box<(Dim3, Violation)>> {
         let stacks = RefCell::new(Stacks::new(self.stack_size));
         let mut counts = Counts::default();
-        cooperative::run_grid(geometry, body, launch, seed, &stacks, &mut counts)?;
+        if geometry.cluster_dim.volume() > 1 {
+            cooperative::run_clusters(geometry, body, launch, seed, &stacks, &mut counts)?;
+        } else {
+            cooperative::run_grid(geometry, body, launch, seed, &stacks, &mut counts)?;
+        }
         Ok(report(geometry, counts))
     }
 }

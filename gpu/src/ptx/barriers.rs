@@ -163,6 +163,23 @@ impl Barriers for Ptx {
     }
 
     #[inline(always)]
+    fn sync_cluster(site: Site) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            // SAFETY: the barrier's precondition, that every thread of the
+            // cluster arrives, is the caller's contract (documented on
+            // `Cluster::sync`, checked by the CPU backend).
+            unsafe {
+                asm!("barrier.cluster.arrive;", options(nostack));
+                asm!("barrier.cluster.wait;", options(nostack));
+            }
+        }
+        #[cfg(not(coop_sm90))]
+        Self::sync_block("Cluster::sync", site);
+    }
+
+    #[inline(always)]
     fn sync_warp(mask: u32, _site: Site) {
         // SAFETY: the mask always holds the calling lane (built by the tile).
         unsafe { bar_warp_sync(mask) }

@@ -61,6 +61,23 @@ impl Registers for Ptx {
     }
 
     #[inline(always)]
+    fn cluster_dim(_site: Site) -> Dim3 {
+        #[cfg(coop_sm90)]
+        {
+            let (x, y, z): (u32, u32, u32);
+            // SAFETY: reading special registers has no preconditions.
+            unsafe {
+                core::arch::asm!("mov.u32 {}, %cluster_nctaid.x;", out(reg32) x, options(pure, nomem, nostack));
+                core::arch::asm!("mov.u32 {}, %cluster_nctaid.y;", out(reg32) y, options(pure, nomem, nostack));
+                core::arch::asm!("mov.u32 {}, %cluster_nctaid.z;", out(reg32) z, options(pure, nomem, nostack));
+            }
+            Dim3::new(x, y, z)
+        }
+        #[cfg(not(coop_sm90))]
+        Dim3::new(1, 1, 1)
+    }
+
+    #[inline(always)]
     fn lane_id(_site: Site) -> u32 {
         // SAFETY: as above.
         unsafe { sreg_laneid() as u32 }

@@ -208,14 +208,18 @@ impl PtxBuilder {
                 "-Zcrate-attr=feature(asm_experimental_arch)",
             ])
             .env("RUSTC_BOOTSTRAP", "1")
-            .env(
-                "CARGO_ENCODED_RUSTFLAGS",
+            .env("CARGO_ENCODED_RUSTFLAGS", {
+                // Clusters (their special registers and barrier) exist
+                // from sm_90; the kernel crate reads this cfg.
+                let mut flags = format!("-Ctarget-cpu=sm_{sm}");
+                if sm >= 90 {
+                    flags.push_str("\x1f--cfg=coop_sm90");
+                }
                 if self.silent_panics {
-                    format!("-Ctarget-cpu=sm_{sm}\x1f--cfg=coop_silent_panics")
-                } else {
-                    format!("-Ctarget-cpu=sm_{sm}")
-                },
-            )
+                    flags.push_str("\x1f--cfg=coop_silent_panics");
+                }
+                flags
+            })
             .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", "true")
             .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
             .env("CARGO_PROFILE_RELEASE_LTO", "fat")

@@ -16,6 +16,7 @@ use coop::prelude::*;
 use coop::{MatchKey, TileSize, ValidTileSize};
 
 pub mod atomics;
+pub mod clusters;
 pub mod dynamic;
 pub mod grids;
 pub mod math;

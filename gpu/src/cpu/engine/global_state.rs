@@ -156,11 +156,32 @@ pub(crate) struct LaunchGlobal {
     writes: FastMap<(u32, usize), Box<[u64; PAGE]>>,
     /// Earlier blocks' first checked read of each element.
     reads: FastMap<(u32, usize), Box<[u64; PAGE]>>,
+    /// The launch's cluster shape, for a record of a whole clustered
+    /// launch: blocks of one cluster are not checked against each other
+    /// here (their syncs order them; each interval is checked apart).
+    cluster: Option<Dim3>,
     sites: Vec<Site>,
     site_ids: FastMap<usize, u32>,
 }
 
 impl LaunchGlobal {
+    /// The record of a whole launch of clusters of shape `cluster`.
+    pub fn with_clusters(cluster: Dim3) -> Self {
+        LaunchGlobal {
+            cluster: Some(cluster),
+            ..LaunchGlobal::default()
+        }
+    }
+
+    /// Whether blocks `a` and `b` of `grid` are in one cluster of this
+    /// record's launch (never, for a launch without clusters).
+    fn same_cluster(&self, grid: Dim3, a: u32, b: u32) -> bool {
+        self.cluster.is_some_and(|c| {
+            let (a, b) = (unrank(a, grid), unrank(b, grid));
+            (a.x / c.x, a.y / c.y, a.z / c.z) == (b.x / c.x, b.y / c.y, b.z / c.z)
+        })
+    }
+
     fn site_id(&mut self, site: Site) -> u32 {
         let key = site as *const _ as usize;
         if let Some(&id) = self.site_ids.get(&key) {
@@ -198,6 +219,16 @@ impl LaunchGlobal {
             };
             let earlier_write = self.writes.get(&key).map_or(0, |p| p[at]);
             let earlier_read = self.reads.get(&key).map_or(0, |p| p[at]);
+            let earlier_write = match earlier_write {
+                0 => 0,
+                w if self.same_cluster(grid, decode(w).0, block) => 0,
+                w => w,
+            };
+            let earlier_read = match earlier_read {
+                0 => 0,
+                r if self.same_cluster(grid, decode(r).0, block) => 0,
+                r => r,
+            };
             if let Some((rec, atomic)) = mine {
                 if earlier_write != 0 {
                     let (_, _, _, other_atomic) = decode(earlier_write);

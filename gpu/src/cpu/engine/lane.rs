@@ -22,6 +22,8 @@ pub(crate) struct LaneInfo {
     pub rank: u32,
     /// Bytes of dynamic shared memory the launch gave each block.
     pub dynamic_shared: u32,
+    /// The launch's cluster shape in blocks (1, 1, 1 without clusters).
+    pub cluster_dim: Dim3,
 }
 
 /// How a shuffle picks its source lane (PTX `shfl.sync` modes).
@@ -55,6 +57,9 @@ pub(crate) enum Op {
     /// `coalesced_threads`: which lanes of the warp reached the call
     /// together.
     ActiveMask,
+    /// `Cluster::sync`: a barrier of the block that also waits for every
+    /// other block of its cluster.
+    ClusterSync,
     /// `TiledPartition::sync` of a multi-warp tile of `size` threads.
     TileBarrier {
         size: u32,
@@ -95,7 +100,11 @@ impl Op {
     /// barrier.
     pub fn warp_mask(&self) -> Option<u32> {
         match *self {
-            Op::BlockSync { .. } | Op::GridSync | Op::ActiveMask | Op::TileBarrier { .. } => None,
+            Op::BlockSync { .. }
+            | Op::GridSync
+            | Op::ClusterSync
+            | Op::ActiveMask
+            | Op::TileBarrier { .. } => None,
             Op::WarpSync { mask }
             | Op::Shfl { mask, .. }
             | Op::Vote { mask, .. }
@@ -110,6 +119,7 @@ impl Op {
             Op::BlockSync { call } => call,
             Op::GridSync => "CooperativeGrid::sync",
             Op::ActiveMask => "coalesced_threads",
+            Op::ClusterSync => "Cluster::sync",
             Op::TileBarrier { .. } => "TiledPartition::sync",
             Op::WarpSync { .. } => "TiledPartition::sync",
             Op::Shfl { mode, .. } => match mode {
@@ -136,6 +146,7 @@ impl Op {
             (Op::BlockSync { .. }, Op::BlockSync { .. }) => true,
             (Op::GridSync, Op::GridSync) => true,
             (Op::ActiveMask, Op::ActiveMask) => true,
+            (Op::ClusterSync, Op::ClusterSync) => true,
             (Op::TileBarrier { size: a, .. }, Op::TileBarrier { size: b, .. }) => a == b,
             (Op::WarpSync { mask: a }, Op::WarpSync { mask: b }) => a == b,
             (

@@ -118,6 +118,8 @@ pub(crate) struct Geometry {
     pub grid_dim: Dim3,
     /// Dynamic shared memory per block, in bytes.
     pub dynamic_shared: u32,
+    /// The cluster shape in blocks (1, 1, 1 without clusters).
+    pub cluster_dim: Dim3,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -171,8 +173,8 @@ pub(crate) struct Block<'a> {
 pub(crate) enum Pause {
     /// Every thread returned.
     Done,
-    /// Every thread waits at the grid sync at this site.
-    GridSync(Site),
+    /// Every thread waits at the grid or cluster sync at this site.
+    GroupSync(Site),
     /// (Cooperative launches.) The threads left spin on global memory that
     /// another block may change; `stuck` once they have reached the spin
     /// limit.
@@ -228,7 +230,7 @@ pub(crate) fn run_block(
             // Only a cooperative kernel syncs its grid, and the emulator
             // runs those with `cooperative::run_grid`: a block run alone is
             // a grid of one block.
-            Ok(Pause::GridSync(_)) => {
+            Ok(Pause::GroupSync(_)) => {
                 if let Err(v) = block.release_grid_sync(counts) {
                     break Err(v);
                 }
@@ -300,6 +302,7 @@ impl<'a> Block<'a> {
                         grid_dim: geometry.grid_dim,
                         rank,
                         dynamic_shared: geometry.dynamic_shared,
+                        cluster_dim: geometry.cluster_dim,
                     },
                     scratch: scratch_ptr,
                     shared,
@@ -419,7 +422,7 @@ impl Block<'_> {
                 Spin::None => {}
             }
             if let Some(site) = self.resolve_barrier(counts)? {
-                return Ok(Pause::GridSync(site));
+                return Ok(Pause::GroupSync(site));
             }
         }
     }
@@ -773,7 +776,7 @@ impl Block<'_> {
                 matches!(
                     l.state,
                     State::Waiting {
-                        op: Op::BlockSync { .. } | Op::GridSync,
+                        op: Op::BlockSync { .. } | Op::GridSync | Op::ClusterSync,
                         ..
                     }
                 )
@@ -799,7 +802,7 @@ impl Block<'_> {
             return Err(stalled);
         }
         if let Some(State::Waiting {
-            op: Op::GridSync,
+            op: Op::GridSync | Op::ClusterSync,
             site,
         }) = self.lanes.first().map(|l| l.state)
         {
@@ -866,9 +869,11 @@ impl Block<'_> {
         };
         let lane_of = |m: usize| (m - warp_base) as u32;
         Ok(match *op {
-            Op::BlockSync { .. } | Op::GridSync | Op::ActiveMask | Op::TileBarrier { .. } => {
-                unreachable!("not completed here")
-            }
+            Op::BlockSync { .. }
+            | Op::GridSync
+            | Op::ClusterSync
+            | Op::ActiveMask
+            | Op::TileBarrier { .. } => unreachable!("not completed here"),
             Op::WarpSync { .. } => [0; 32],
             Op::Shfl { mode, mask, .. } => {
                 let mut out = [0u64; 32];

@@ -14,6 +14,10 @@ impl Barriers for Cpu {
         lane::collective(Op::GridSync, site);
     }
 
+    fn sync_cluster(site: Site) {
+        lane::collective(Op::ClusterSync, site);
+    }
+
     fn sync_tile(_size_index: u32, _tile: u32, warps: u32, site: Site) {
         lane::collective(
             Op::TileBarrier {

@@ -30,4 +30,9 @@ impl Registers for Cpu {
     fn lane_id(_site: Site) -> u32 {
         lane::info(|l| l.rank % 32)
     }
+
+    #[inline]
+    fn cluster_dim(_site: Site) -> Dim3 {
+        lane::info(|l| l.cluster_dim)
+    }
 }

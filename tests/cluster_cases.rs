@@ -1,0 +1,62 @@
+//! The cluster kernel of `coop-test-kernels` (`clusters`): a host
+//! reference and the run the CPU backend (`tests/cpu_backend.rs`) and the
+//! GPU suite (`tests/gpu.rs`, beside CUDA's twin) share.
+
+use crate::kernels::clusters::{self as k, CLUSTER_FIELDS};
+use coop_host::{Device, Error, LaunchConfig, Program};
+
+/// The host's fields for `blocks` blocks of `threads` in clusters of
+/// `cluster` (1-D).
+pub fn reference(blocks: u32, threads: u32, cluster: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for b in 0..blocks {
+        let rank = b % cluster;
+        let next = b - rank + (rank + 1) % cluster;
+        for t in 0..threads {
+            out.extend([
+                rank,
+                cluster,
+                cluster,
+                rank,
+                rank * threads + t,
+                cluster * threads,
+                100 * next + (rank + 1) % cluster,
+                1,
+            ]);
+        }
+    }
+    out
+}
+
+/// Runs [`k::cluster_ranks`] of `program` on `device`.
+pub fn run(
+    device: &Device,
+    program: &Program,
+    blocks: u32,
+    threads: u32,
+    cluster: u32,
+) -> Result<Vec<u32>, Error> {
+    let mut stage = device.zeros::<u32>(blocks as usize)?;
+    let mut out = device.zeros::<u32>(CLUSTER_FIELDS * (blocks * threads) as usize)?;
+    program.launch(
+        k::cluster_ranks,
+        LaunchConfig::new(blocks, threads).with_cluster(cluster),
+        (&mut stage, &mut out),
+    )?;
+    device.download(&out)
+}
+
+/// The cases: clusters of 1, 2, 4 and 8 blocks.
+pub const CASES: [(u32, u32, u32); 4] = [(4, 64, 1), (8, 32, 2), (16, 128, 4), (64, 256, 8)];
+
+/// Every case on `device`, against the host.
+pub fn check_all(device: &Device, program: &Program) {
+    for (blocks, threads, cluster) in CASES {
+        let got = run(device, program, blocks, threads, cluster)
+            .unwrap_or_else(|e| panic!("clusters of {cluster}: {e}"));
+        assert!(
+            got == reference(blocks, threads, cluster),
+            "clusters of {cluster}: differs from the host"
+        );
+    }
+}
