@@ -636,3 +636,68 @@ fn the_cluster_kernel_of_the_gpu_suite_matches_the_host_reference() {
     let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
     coop_tests::cluster_cases::check_all(&device, &program);
 }
+
+/// The `grid_sum` example's kernels on the CPU backend: the sum in one
+/// cooperative launch and in two launches, on a grid of the most blocks
+/// the emulated device holds, equal the host's; and the stencil rounds in
+/// one launch equal 100 launches of one round.
+#[test]
+fn the_grid_sync_examples_match_the_host() {
+    use coop_examples::kernels::grid_sync as k;
+    let device = coop_host::Device::cpu();
+    let program = device.load(&coop_tests::EXAMPLES_PTX).unwrap();
+    let input: Vec<f32> = (0..100_000).map(|i| (i % 7) as f32).collect();
+    let expected: f32 = input.iter().sum();
+    let blocks = program
+        .max_cooperative_blocks(k::sum_one_launch, 256, 0)
+        .unwrap();
+    let config = LaunchConfig::new(blocks, 256);
+    let d_in = device.upload(&input).unwrap();
+    let mut partial = device.zeros::<f32>(blocks as usize).unwrap();
+    let mut total = device.zeros::<f32>(1).unwrap();
+    program
+        .launch(k::sum_one_launch, config, (&d_in, &mut partial, &mut total))
+        .unwrap();
+    assert_eq!(device.download(&total).unwrap()[0], expected);
+    let mut total = device.zeros::<f32>(1).unwrap();
+    program
+        .launch(k::sum_partials, config, (&d_in, &mut partial))
+        .unwrap();
+    program
+        .launch(
+            k::sum_partials_finish,
+            LaunchConfig::new(1, 256),
+            (&partial, &mut total),
+        )
+        .unwrap();
+    assert_eq!(device.download(&total).unwrap()[0], expected);
+
+    let start: Vec<f32> = (0..5000).map(|i| (i % 13) as f32).collect();
+    let (mut a, mut b) = (
+        device.upload(&start).unwrap(),
+        device.zeros::<f32>(5000).unwrap(),
+    );
+    program
+        .launch(
+            k::smooth_rounds,
+            LaunchConfig::new(4, 128),
+            (6u32, &mut a, &mut b),
+        )
+        .unwrap();
+    let (mut c, mut d) = (
+        device.upload(&start).unwrap(),
+        device.zeros::<f32>(5000).unwrap(),
+    );
+    for r in 0..6 {
+        if r % 2 == 0 {
+            program
+                .launch(k::smooth_round, LaunchConfig::new(4, 128), (&c, &mut d))
+                .unwrap();
+        } else {
+            program
+                .launch(k::smooth_round, LaunchConfig::new(4, 128), (&d, &mut c))
+                .unwrap();
+        }
+    }
+    assert_eq!(device.download(&a).unwrap(), device.download(&c).unwrap());
+}
