@@ -796,6 +796,21 @@ fn kernel_faults_report_where_and_the_gpu_recovers() {
             (0..128).collect::<Vec<u32>>()
         );
     }
+    // A cooperative kernel launched the ordinary way (by hand, with the
+    // driver): the grid sync reports its line instead of hanging.
+    let stdout = child("not_cooperative");
+    let grids = include_str!("kernels/src/grids.rs");
+    let sync_line = grids
+        .lines()
+        .position(|l| l.trim() == "grid.sync();")
+        .unwrap()
+        + 1;
+    assert!(
+        stdout.lines().any(|l| l.contains("panicked at ")
+            && l.contains(&format!("kernels/src/grids.rs:{sync_line}:"))
+            && l.contains("CooperativeGrid::sync: the kernel was not launched cooperatively")),
+        "{stdout}"
+    );
     // A kernel that never finishes: the wait with a time limit names it.
     let stdout = child("spin");
     assert!(
@@ -820,6 +835,46 @@ fn fault_child() {
         fault_explicit_panic, fault_out_of_bounds, fault_spin, fault_unwrap_none,
     };
     let gpu = Gpu::new(0).unwrap();
+    if kind == "not_cooperative" {
+        // A cooperative kernel's PTX launched the ordinary way, bypassing
+        // coop_host (which always launches it cooperatively): its grid sync
+        // finds no grid workspace and stops with a report at its line.
+        use coop_host::cudarc::driver::{LaunchConfig as RawConfig, PushKernelArg};
+        let (_, text) = TEST_KERNELS_PTX.best_for(gpu.limits().sm).unwrap();
+        let module = gpu
+            .context()
+            .load_module(coop_host::cudarc::nvrtc::Ptx::from_src(text))
+            .unwrap();
+        let f = module.load_function("grid_steps").unwrap();
+        let mut a = gpu.zeros::<u32>(64).unwrap();
+        let mut b = gpu.zeros::<u32>(64).unwrap();
+        let mut ranks = gpu.zeros::<u32>(6 * 128).unwrap();
+        let (steps, n, rn) = (1u32, 64usize, 6 * 128usize);
+        let stream = gpu.stream();
+        let mut builder = stream.launch_builder(&f);
+        builder
+            .arg(&steps)
+            .arg(&mut a)
+            .arg(&n)
+            .arg(&mut b)
+            .arg(&n)
+            .arg(&mut ranks)
+            .arg(&rn);
+        let cfg = RawConfig {
+            grid_dim: (2, 1, 1),
+            block_dim: (64, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: grid_steps' parameters, in order; the buffers outlive the
+        // launch (the process waits for it below).
+        unsafe { builder.launch(cfg) }.unwrap();
+        let err = gpu
+            .synchronize_timeout(std::time::Duration::from_secs(10))
+            .unwrap_err();
+        println!("host error: {err}");
+        println!("fault child: done");
+        std::process::exit(0);
+    }
     if kind == "spin" {
         let module = gpu.load(&TEST_KERNELS_PTX).unwrap();
         let flag = gpu.zeros::<u32>(1).unwrap();
