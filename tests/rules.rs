@@ -2075,12 +2075,14 @@ fn blocks_of_different_clusters_are_not_ordered_by_a_cluster_sync() {
         cpu().launch(one_slot_per_cluster_rank, cfg(8, 32).with_cluster(4), (&mut out,)),
         "GlobalRace out[0] | block 0 thread 0 writes @{slot-per-cluster-rank} | block 4 thread 0 writes @{slot-per-cluster-rank}",
     );
-    clean(cpu().launch(
+    let report = clean(cpu().launch(
         one_slot_per_cluster_rank_fixed,
         cfg(8, 32).with_cluster(4),
         (&mut out,),
     ));
     assert_eq!(out, [0, 1, 2, 3, 0, 1, 2, 3]);
+    // One cluster sync per cluster, no grid sync.
+    assert_eq!((report.cluster_syncs, report.grid_syncs), (2, 0));
 }
 
 #[test]
@@ -2169,12 +2171,13 @@ fn a_block_that_returns_before_a_grid_sync_leaves_the_others_waiting() {
         ) && text.contains("; block 4 returned from the kernel"),
         "{text}"
     );
-    clean(cpu().launch(
+    let report = clean(cpu().launch(
         idle_blocks_return_fixed,
         cfg(5, 32),
         (&input[..], &mut partial, &mut total),
     ));
     assert_eq!(total[0], 5050);
+    assert_eq!((report.grid_syncs, report.cluster_syncs), (1, 0));
 }
 
 #[kernel(cooperative)]

@@ -641,6 +641,7 @@ fn report(geometry: Geometry, counts: Counts) -> Report {
         warp_collectives: counts.collectives,
         block_barriers: counts.barriers,
         grid_syncs: counts.grid_syncs,
+        cluster_syncs: counts.cluster_syncs,
         steps: counts.steps,
         shared: {
             let mut sites: Vec<SharedSite> = counts.shared.into_values().collect();

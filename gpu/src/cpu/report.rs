@@ -42,6 +42,9 @@ pub struct Report {
     /// Grid syncs completed (one per launch per call; a cooperative
     /// launch's only).
     pub grid_syncs: u64,
+    /// Cluster syncs completed (one per cluster per call; a launch in
+    /// clusters only).
+    pub cluster_syncs: u64,
     /// Steps taken by all threads (calls of handle methods).
     pub steps: u64,
     /// Shared-memory traffic per access site, in source order: how many

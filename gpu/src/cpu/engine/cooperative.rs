@@ -276,10 +276,13 @@ fn drive(
                         .map_err(|v| (i, v))?;
                 }
                 for (i, block) in blocks.iter_mut().enumerate() {
-                    block.release_grid_sync(counts).map_err(|v| (i, v))?;
+                    block.release_group_sync(counts).map_err(|v| (i, v))?;
                     places[i] = Place::Running;
                 }
-                counts.grid_syncs += 1;
+                match run.kind {
+                    Group::Grid => counts.grid_syncs += 1,
+                    Group::Cluster => counts.cluster_syncs += 1,
+                }
             }
             Some(first) => {
                 let all_stuck = places

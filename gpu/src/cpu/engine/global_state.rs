@@ -182,6 +182,16 @@ impl LaunchGlobal {
         })
     }
 
+    /// `slot`, or nothing (0) when it records an access by a block of
+    /// `block`'s cluster, which this record does not check.
+    fn unless_same_cluster(&self, grid: Dim3, slot: u64, block: u32) -> u64 {
+        if slot != 0 && self.same_cluster(grid, decode(slot).0, block) {
+            0
+        } else {
+            slot
+        }
+    }
+
     fn site_id(&mut self, site: Site) -> u32 {
         let key = site as *const _ as usize;
         if let Some(&id) = self.site_ids.get(&key) {
@@ -219,16 +229,8 @@ impl LaunchGlobal {
             };
             let earlier_write = self.writes.get(&key).map_or(0, |p| p[at]);
             let earlier_read = self.reads.get(&key).map_or(0, |p| p[at]);
-            let earlier_write = match earlier_write {
-                0 => 0,
-                w if self.same_cluster(grid, decode(w).0, block) => 0,
-                w => w,
-            };
-            let earlier_read = match earlier_read {
-                0 => 0,
-                r if self.same_cluster(grid, decode(r).0, block) => 0,
-                r => r,
-            };
+            let earlier_write = self.unless_same_cluster(grid, earlier_write, block);
+            let earlier_read = self.unless_same_cluster(grid, earlier_read, block);
             if let Some((rec, atomic)) = mine {
                 if earlier_write != 0 {
                     let (_, _, _, other_atomic) = decode(earlier_write);

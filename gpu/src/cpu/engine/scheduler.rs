@@ -86,6 +86,8 @@ pub(crate) struct Counts {
     pub barriers: u64,
     /// Grid syncs completed (one per launch per call).
     pub grid_syncs: u64,
+    /// Cluster syncs completed (one per cluster per call).
+    pub cluster_syncs: u64,
     pub steps: u64,
     /// Shared-memory requests and transactions per access site.
     pub shared: SiteTotals,
@@ -97,6 +99,7 @@ impl Counts {
         self.collectives += other.collectives;
         self.barriers += other.barriers;
         self.grid_syncs += other.grid_syncs;
+        self.cluster_syncs += other.cluster_syncs;
         self.steps += other.steps;
         for (key, site) in other.shared {
             self.shared
@@ -231,7 +234,7 @@ pub(crate) fn run_block(
             // runs those with `cooperative::run_grid`: a block run alone is
             // a grid of one block.
             Ok(Pause::GroupSync(_)) => {
-                if let Err(v) = block.release_grid_sync(counts) {
+                if let Err(v) = block.release_group_sync(counts) {
                     break Err(v);
                 }
             }
@@ -354,9 +357,10 @@ impl<'a> Block<'a> {
         self.ctxs.iter().map(|c| c.steps.get()).sum()
     }
 
-    /// Every block has arrived at the grid sync this block waits at: its
-    /// threads go on, in a new interval of the block's race detector.
-    pub(crate) fn release_grid_sync(&mut self, counts: &mut Counts) -> Result<(), Violation> {
+    /// Every block has arrived at the grid or cluster sync this block
+    /// waits at: its threads go on, in a new interval of the block's race
+    /// detector.
+    pub(crate) fn release_group_sync(&mut self, counts: &mut Counts) -> Result<(), Violation> {
         for (lane, ctx) in self.lanes.iter_mut().zip(self.ctxs.iter()) {
             lane.state = State::Ready(0);
             ctx.ordered.set(false);
