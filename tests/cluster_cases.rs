@@ -60,3 +60,79 @@ pub fn check_all(device: &Device, program: &Program) {
         );
     }
 }
+
+/// The host's [`k::dsm_rotate`] for `blocks` blocks of 128 threads in
+/// clusters of `cluster`.
+pub fn dsm_rotate_reference(blocks: u32, cluster: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for b in 0..blocks {
+        let rank = b % cluster;
+        for r in 0..128 {
+            let from = (rank + 1 + r % 3) % cluster;
+            out.push(1000 * (b - rank + from) + r);
+        }
+    }
+    out
+}
+
+/// Runs [`k::dsm_rotate`] of `program` on `device`.
+pub fn run_dsm_rotate(
+    device: &Device,
+    program: &Program,
+    blocks: u32,
+    cluster: u32,
+) -> Result<Vec<u32>, Error> {
+    let mut out = device.zeros::<u32>(blocks as usize * 128)?;
+    program.launch(
+        k::dsm_rotate,
+        LaunchConfig::new(blocks, 128).with_cluster(cluster),
+        (&mut out,),
+    )?;
+    device.download(&out)
+}
+
+/// The host's [`k::dsm_histogram`]: `256 * cluster` bins.
+pub fn dsm_histogram_reference(input: &[u32], cluster: u32) -> Vec<u32> {
+    let mut bins = vec![0u32; 256 * cluster as usize];
+    for &x in input {
+        bins[(x % (256 * cluster)) as usize] += 1;
+    }
+    bins
+}
+
+/// Runs [`k::dsm_histogram`] of `program` on `device`.
+pub fn run_dsm_histogram(
+    device: &Device,
+    program: &Program,
+    input: &[u32],
+    blocks: u32,
+    cluster: u32,
+) -> Result<Vec<u32>, Error> {
+    let d_in = device.upload(input)?;
+    let mut bins = device.zeros::<u32>(256 * cluster as usize)?;
+    program.launch(
+        k::dsm_histogram,
+        LaunchConfig::new(blocks, 128).with_cluster(cluster),
+        (&d_in, &mut bins),
+    )?;
+    device.download(&bins)
+}
+
+/// The distributed-shared-memory cases on `device`, against the host.
+pub fn check_dsm(device: &Device, program: &Program) {
+    for (blocks, cluster) in [(2, 1), (4, 2), (8, 4), (16, 8)] {
+        let got = run_dsm_rotate(device, program, blocks, cluster).unwrap();
+        assert!(
+            got == dsm_rotate_reference(blocks, cluster),
+            "dsm_rotate, clusters of {cluster}: differs from the host"
+        );
+        let input: Vec<u32> = (0..20_000u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+            .collect();
+        let got = run_dsm_histogram(device, program, &input, blocks, cluster).unwrap();
+        assert!(
+            got == dsm_histogram_reference(&input, cluster),
+            "dsm_histogram, clusters of {cluster}: differs from the host"
+        );
+    }
+}

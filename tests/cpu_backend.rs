@@ -701,3 +701,13 @@ fn the_grid_sync_examples_match_the_host() {
     }
     assert_eq!(device.download(&a).unwrap(), device.download(&c).unwrap());
 }
+
+/// The GPU suite's distributed-shared-memory kernels on the CPU backend:
+/// reads of other blocks' arrays and a histogram spread over a cluster,
+/// against the host.
+#[test]
+fn the_distributed_shared_memory_kernels_match_the_host_reference() {
+    let device = coop_host::Device::cpu();
+    let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
+    coop_tests::cluster_cases::check_dsm(&device, &program);
+}

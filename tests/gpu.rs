@@ -687,6 +687,48 @@ fn clusters_match_the_host_the_cpu_backend_and_cuda() {
             "CUDA's clusters of {cluster} differ from the host"
         );
     }
+    // Distributed shared memory: coop's reads and atomics into other
+    // blocks' arrays, and CUDA's `map_shared_rank` twins, against the host.
+    watched("distributed shared memory (coop)", LAUNCH_LIMIT, || {
+        c::check_dsm(&gpu, &coop)
+    });
+    c::check_dsm(&cpu, &cpu.load(&TEST_KERNELS_PTX).unwrap());
+    for (blocks, cluster) in [(2, 1), (4, 2), (8, 4), (16, 8)] {
+        let rotated = watched("dsm_rotate (CUDA)", LAUNCH_LIMIT, || {
+            let mut out = s.gpu.zeros::<u32>(blocks as usize * 128).unwrap();
+            s.cuda
+                .launch(
+                    kernels::clusters::dsm_rotate,
+                    LaunchConfig::new(blocks, 128).with_cluster(cluster),
+                    (&mut out,),
+                )
+                .unwrap();
+            s.gpu.download(&out).unwrap()
+        });
+        assert!(
+            rotated == c::dsm_rotate_reference(blocks, cluster),
+            "CUDA's dsm_rotate differs"
+        );
+        let input: Vec<u32> = (0..20_000u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+            .collect();
+        let bins = watched("dsm_histogram (CUDA)", LAUNCH_LIMIT, || {
+            let d_in = s.gpu.upload(&input).unwrap();
+            let mut bins = s.gpu.zeros::<u32>(256 * cluster as usize).unwrap();
+            s.cuda
+                .launch(
+                    kernels::clusters::dsm_histogram,
+                    LaunchConfig::new(blocks, 128).with_cluster(cluster),
+                    (&d_in, &mut bins),
+                )
+                .unwrap();
+            s.gpu.download(&bins).unwrap()
+        });
+        assert!(
+            bins == c::dsm_histogram_reference(&input, cluster),
+            "CUDA's dsm_histogram differs"
+        );
+    }
     // A cluster of 16 blocks is past the portable limit: refused before
     // the driver sees it.
     let err = c::run(&gpu, &coop, 32, 32, 16).unwrap_err();

@@ -2102,6 +2102,90 @@ fn cluster_shapes_the_hardware_refuses_are_refused() {
     }
 }
 
+#[kernel]
+pub fn read_a_neighbour_then_return(
+    cluster: Cluster,
+    block: ThreadBlock,
+    out: Out<u32>,
+    s: Shared<[u32; 32]>,
+) {
+    let r = block.thread_rank();
+    let mine = s.own(ByRank::new());
+    mine.set(r);
+    let shared = mine.publish(&block).share(&cluster);
+    let next = (cluster.block_rank() + 1) % cluster.num_blocks();
+    out.write(this_grid().thread_rank(), shared.get_from(next, r as usize)); // read-neighbour
+                                                                             // Returns while the neighbour may still read this block's array.
+}
+
+#[kernel]
+pub fn read_a_neighbour_then_return_fixed(
+    cluster: Cluster,
+    block: ThreadBlock,
+    out: Out<u32>,
+    s: Shared<[u32; 32]>,
+) {
+    let r = block.thread_rank();
+    let mine = s.own(ByRank::new());
+    mine.set(r);
+    let shared = mine.publish(&block).share(&cluster);
+    let next = (cluster.block_rank() + 1) % cluster.num_blocks();
+    out.write(this_grid().thread_rank(), shared.get_from(next, r as usize));
+    let _ = shared.unshare(&cluster);
+}
+
+#[kernel]
+pub fn read_past_the_cluster(
+    cluster: Cluster,
+    block: ThreadBlock,
+    out: Out<u32>,
+    s: Shared<[u32; 32]>,
+) {
+    let r = block.thread_rank();
+    let mine = s.own(ByRank::new());
+    mine.set(r);
+    let shared = mine.publish(&block).share(&cluster);
+    let next = cluster.block_rank() + 1; // no wrap: the last block reads past the cluster
+    out.write(this_grid().thread_rank(), shared.get_from(next, r as usize)); // past-cluster
+    let _ = shared.unshare(&cluster);
+}
+
+#[test]
+fn distributed_shared_memory_outlives_no_block_and_stays_in_the_cluster() {
+    let mut out = vec![0u32; 64];
+    // Block 0 reads block 1's array and returns; block 1 then reads block
+    // 0's, which is gone.
+    let e = error_of(cpu().launch(
+        read_a_neighbour_then_return,
+        cfg(2, 32).with_cluster(2),
+        (&mut out,),
+    ));
+    let text = e.to_string();
+    assert!(
+        text.contains("block 0 of the cluster returned while its shared array was shared")
+            && text.contains(&format!("rules.rs:{}:", line_of("read-neighbour"))),
+        "{text}"
+    );
+    assert_eq!(e.block, Dim3::new(1, 0, 0));
+    clean(cpu().launch(
+        read_a_neighbour_then_return_fixed,
+        cfg(2, 32).with_cluster(2),
+        (&mut out,),
+    ));
+    assert_eq!((out[0], out[33]), (0, 1));
+    let e = error_of(cpu().launch(
+        read_past_the_cluster,
+        cfg(2, 32).with_cluster(2),
+        (&mut out,),
+    ));
+    assert!(
+        e.to_string()
+            .contains("block rank 2 of the cluster is out of range: the cluster has 2 blocks"),
+        "{e}"
+    );
+    assert_eq!(e.block, Dim3::new(1, 0, 0));
+}
+
 // =====================================================================
 // Grid syncs: cooperative launches.
 

@@ -244,6 +244,11 @@ impl Cluster {
     #[track_caller]
     #[doc(alias = "cluster_group::sync")]
     pub fn sync(&self) {
-        Target::sync_cluster(site!());
+        self.sync_at(site!());
+    }
+
+    #[inline(always)]
+    pub(crate) fn sync_at(&self, site: crate::backend::Site) {
+        Target::sync_cluster(site);
     }
 }

@@ -227,3 +227,38 @@ extern "C" __global__ void cluster_ranks(unsigned* stage, size_t stage_len, unsi
     for (int k = 0; k < 8; ++k) out[8 * g + k] = f[k];
 }
 #endif
+
+// Twins of coop-test-kernels' `clusters::dsm_rotate` and
+// `clusters::dsm_histogram` (sm_90): distributed shared memory through
+// `cluster.map_shared_rank`.
+#if __CUDA_ARCH__ >= 900
+extern "C" __global__ void dsm_rotate(unsigned* out, size_t out_len) {
+    __shared__ unsigned s[128];
+    cg::cluster_group cluster = cg::this_cluster();
+    unsigned r = threadIdx.x;
+    unsigned b = blockIdx.x;
+    s[r] = 1000 * b + r;
+    cluster.sync();
+    unsigned from = (cluster.block_rank() + 1 + r % 3) % cluster.num_blocks();
+    unsigned* theirs = cluster.map_shared_rank(s, from);
+    out[grid_rank()] = theirs[r];
+    cluster.sync();
+}
+
+extern "C" __global__ void dsm_histogram(const unsigned* input, size_t n, unsigned* bins,
+                                         size_t bins_len) {
+    __shared__ unsigned part[256];
+    cg::cluster_group cluster = cg::this_cluster();
+    unsigned blocks = cluster.num_blocks();
+    for (unsigned k = threadIdx.x; k < 256; k += blockDim.x) part[k] = 0;
+    cluster.sync();
+    for (size_t i = grid_rank(); i < n; i += (size_t)gridDim.x * blockDim.x) {
+        unsigned bin = input[i] % (256 * blocks);
+        unsigned* owner = cluster.map_shared_rank(part, bin / 256);
+        atomicAdd(owner + bin % 256, 1u);
+    }
+    cluster.sync();
+    for (unsigned k = threadIdx.x; k < 256; k += blockDim.x)
+        if (part[k] != 0) atomicAdd(bins + cluster.block_rank() * 256 + k, part[k]);
+}
+#endif

@@ -91,4 +91,29 @@ pub(crate) trait SharedMemory {
         new: u64,
         site: Site,
     ) -> u64;
+    /// Element `index` (4 or 8 bytes wide) of the same array in block
+    /// `rank` of the calling block's cluster: distributed shared memory.
+    /// PTX (sm_90): `mapa.shared::cluster.u32` maps the element's address
+    /// into block `rank`'s window, then `ld.shared::cluster.b32`/`.b64`;
+    /// before sm_90 (clusters of one block) the block's own element.
+    /// Precondition: `rank` is a block of the cluster, `index` is inside
+    /// the array, the cluster barrier after the owner's last write has
+    /// passed, and the owner has not returned. CPU: the owner block's
+    /// element; a rank outside the cluster, or an owner that returned, is
+    /// reported.
+    fn shared_load_remote<E: SharedElem>(base: Self::Base, index: u32, rank: u32, site: Site) -> E;
+    /// `value` added atomically to element `index` of the same array in
+    /// block `rank` of the cluster. PTX (sm_90): `mapa.shared::cluster`,
+    /// then `red.relaxed.cluster.shared::cluster.add.{u32,s32,u64,f32}`;
+    /// before sm_90 the block's own `red.shared`. Precondition: as for
+    /// [`shared_load_remote`](Self::shared_load_remote), and `word` is one
+    /// of those four. CPU: the addition, with the same checks.
+    fn shared_add_remote(
+        base: Self::Base,
+        index: u32,
+        rank: u32,
+        word: Word,
+        value: u64,
+        site: Site,
+    );
 }

@@ -250,6 +250,106 @@ impl SharedMemory for Ptx {
     }
 
     #[inline(always)]
+    fn shared_load_remote<E: SharedElem>(base: SharedBase, index: u32, rank: u32, site: Site) -> E {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            let size = core::mem::size_of::<E>() as u32;
+            let local = base.0 + index * size;
+            let remote: u32;
+            // SAFETY: `mapa` computes an address; the load reads an element
+            // of block `rank`'s array, which the caller's phase keeps alive
+            // and unwritten (the precondition); `E` is 4 or 8 bytes of plain
+            // data (`RemoteElem`).
+            unsafe {
+                core::arch::asm!(
+                    "mapa.shared::cluster.u32 {r}, {l}, {k};",
+                    r = out(reg32) remote,
+                    l = in(reg32) local,
+                    k = in(reg32) rank,
+                    options(pure, nomem, nostack)
+                );
+                if size == 8 {
+                    let v: u64;
+                    core::arch::asm!(
+                        "ld.shared::cluster.b64 {v}, [{a}];",
+                        v = out(reg64) v,
+                        a = in(reg32) remote,
+                        options(nostack, readonly)
+                    );
+                    core::mem::transmute_copy(&v)
+                } else {
+                    let v: u32;
+                    core::arch::asm!(
+                        "ld.shared::cluster.b32 {v}, [{a}];",
+                        v = out(reg32) v,
+                        a = in(reg32) remote,
+                        options(nostack, readonly)
+                    );
+                    core::mem::transmute_copy(&v)
+                }
+            }
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = rank;
+            Self::shared_load(base, index, site)
+        }
+    }
+
+    #[inline(always)]
+    fn shared_add_remote(
+        base: SharedBase,
+        index: u32,
+        rank: u32,
+        word: Word,
+        value: u64,
+        site: Site,
+    ) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            let size = if word.wide() { 8 } else { 4 };
+            let local = base.0 + index * size;
+            // SAFETY: as for `shared_load_remote`; `word` is one of the four
+            // the `red` below takes (the handles' `RemoteAdd` bound).
+            unsafe {
+                let remote: u32;
+                core::arch::asm!(
+                    "mapa.shared::cluster.u32 {r}, {l}, {k};",
+                    r = out(reg32) remote,
+                    l = in(reg32) local,
+                    k = in(reg32) rank,
+                    options(pure, nomem, nostack)
+                );
+                match word {
+                    Word::U64 => core::arch::asm!(
+                        "red.relaxed.cluster.shared::cluster.add.u64 [{a}], {v};",
+                        a = in(reg32) remote, v = in(reg64) value, options(nostack)
+                    ),
+                    Word::S32 => core::arch::asm!(
+                        "red.relaxed.cluster.shared::cluster.add.s32 [{a}], {v};",
+                        a = in(reg32) remote, v = in(reg32) value as u32, options(nostack)
+                    ),
+                    Word::F32 => core::arch::asm!(
+                        "red.relaxed.cluster.shared::cluster.add.f32 [{a}], {v};",
+                        a = in(reg32) remote, v = in(reg32) value as u32, options(nostack)
+                    ),
+                    _ => core::arch::asm!(
+                        "red.relaxed.cluster.shared::cluster.add.u32 [{a}], {v};",
+                        a = in(reg32) remote, v = in(reg32) value as u32, options(nostack)
+                    ),
+                }
+            }
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = rank;
+            Self::shared_atomic_reduce(base, index, word, Rmw::Add, value, site)
+        }
+    }
+
+    #[inline(always)]
     fn shared_atomic_cas(
         base: SharedBase,
         index: u32,

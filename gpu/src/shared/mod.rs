@@ -66,6 +66,7 @@
 
 mod array;
 mod atomic_phase;
+mod cluster_phase;
 mod ownership;
 mod phase;
 mod raw;
@@ -73,6 +74,7 @@ mod raw;
 pub use crate::shared_elem::SharedElem;
 pub use array::SharedArray;
 pub use atomic_phase::{Atomics, PlainAccess};
+pub use cluster_phase::{ClusterAtomics, ClusterShared, ReadOtherBlocks, RemoteAdd, RemoteElem};
 pub use ownership::{ByRank, ColumnMajor, Ownership, RowMajor};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;

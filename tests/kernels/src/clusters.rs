@@ -37,3 +37,63 @@ pub fn cluster_ranks(cluster: Cluster, stage: Out<u32>, out: Out<u32>) {
         out.write(CLUSTER_FIELDS * g + k, *f);
     }
 }
+
+/// Distributed shared memory, read: each block fills its 128-element array
+/// with `1000 * grid block + thread`; after `share`, thread `t` reads
+/// element `t` of the array of the block `1 + t % 3` ranks further on in
+/// its cluster.
+#[kernel]
+pub fn dsm_rotate(
+    cluster: Cluster,
+    block: ThreadBlock,
+    out: Out<u32>,
+    s: coop::shared::Shared<[u32; 128]>,
+) {
+    let r = block.thread_rank();
+    let b = this_grid().block_rank() as u32;
+    let mine = s.own(coop::shared::ByRank::new());
+    mine.set(1000 * b + r);
+    let shared = mine.publish(&block).share(&cluster);
+    let from = (cluster.block_rank() + 1 + r % 3) % cluster.num_blocks();
+    out.write(this_grid().thread_rank(), shared.get_from(from, r as usize));
+    let _ = shared.unshare(&cluster);
+}
+
+/// Distributed shared memory, atomics: a histogram of `bins` = 256 per
+/// cluster block, spread over the cluster: each thread adds 1 to its
+/// value's bin in the block that holds it; each block then adds its part
+/// into the global histogram.
+#[kernel]
+pub fn dsm_histogram(
+    cluster: Cluster,
+    block: ThreadBlock,
+    input: &[u32],
+    bins: Out<u32>,
+    part: coop::shared::Shared<[u32; 256]>,
+) {
+    let n = cluster.num_blocks();
+    let zero = part.own(coop::shared::ByRank::new());
+    let threads = block.num_threads() as usize;
+    let mut nth = 0;
+    while block.thread_rank() as usize + nth * threads < 256 {
+        zero.write_nth(nth, 0);
+        nth += 1;
+    }
+    let counts = zero.share_atomics(&cluster);
+    let mut i = this_grid().thread_rank();
+    while i < input.len() {
+        let bin = input[i] % (256 * n);
+        counts.add_to(bin / 256, (bin % 256) as usize, 1);
+        i += this_grid().num_threads();
+    }
+    let done = counts.publish(&cluster);
+    let mut k = block.thread_rank() as usize;
+    while k < 256 {
+        let total = done.get(k);
+        if total != 0 {
+            bins.atomic()
+                .add(cluster.block_rank() as usize * 256 + k, total);
+        }
+        k += block.num_threads() as usize;
+    }
+}

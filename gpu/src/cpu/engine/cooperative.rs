@@ -153,7 +153,11 @@ fn run_group(
                 seed: block_seed(run.seed, b),
                 earlier_done: &others,
             };
-            Block::new(block_run, stacks, cell, true)
+            let peers: &[RefCell<BlockShared>] = match run.kind {
+                Group::Cluster => &shared,
+                Group::Grid => &[],
+            };
+            Block::new(block_run, stacks, cell, peers, true)
         })
         .collect();
     let mut places = vec![Place::Running; ranks.len()];
@@ -257,6 +261,9 @@ fn drive(
                 Pause::Blocked { stuck } => Place::Blocked { stuck },
             };
             moved |= !matches!(place, Place::Blocked { .. });
+            if let Place::Done = place {
+                shared[i].borrow_mut().ended = true;
+            }
             places[i] = place;
         }
         if places.iter().all(|p| matches!(p, Place::Done)) {

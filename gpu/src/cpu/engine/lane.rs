@@ -273,6 +273,10 @@ pub(crate) struct LaneCtx {
     pub scratch: *mut u8,
     /// The block's shared arrays and their race detector.
     pub shared: *const RefCell<BlockShared>,
+    /// The shared memory of the blocks of the block's cluster, by rank in
+    /// the cluster (`peer_count` of them; none without clusters).
+    pub peers: *const RefCell<BlockShared>,
+    pub peer_count: u32,
     /// What the launch's blocks share.
     pub launch: *const LaunchShared,
     pub yielder: Cell<*const LaneYielder>,
@@ -362,6 +366,56 @@ pub(crate) fn info<R>(read: impl FnOnce(&LaneInfo) -> R) -> R {
 #[track_caller]
 pub(crate) fn step<R>(site: Site, read: impl FnOnce(&LaneInfo) -> R) -> R {
     read(&count_step(site).info)
+}
+
+/// Where region `region` (the array at `own` in the calling block) lives
+/// in block `rank` of the calling block's cluster: distributed shared
+/// memory. A rank outside the cluster, an array the peer has not bound, or
+/// a peer whose threads have all returned stops the launch.
+pub(crate) fn remote_shared(region: u32, own: *mut u8, rank: u32, site: Site) -> *mut u8 {
+    let ctx = count_step(site);
+    let count = ctx.peer_count.max(1);
+    if rank >= count {
+        fail_at(
+            format!(
+                "coop: block rank {rank} of the cluster is out of range: the cluster has {count} \
+                 block{} (at {site})",
+                if count == 1 { "" } else { "s" }
+            ),
+            site,
+        );
+    }
+    if ctx.peer_count == 0 {
+        return own;
+    }
+    // SAFETY: the cluster's runner keeps its blocks' shared memory alive
+    // while their lanes run, and one lane runs at a time.
+    let peer = unsafe { &*ctx.peers.add(rank as usize) };
+    let own_key = block_shared(|s| s.region_storage(region).map(|(k, _)| k));
+    let mut peer = peer.borrow_mut();
+    if peer.ended {
+        drop(peer);
+        fail_at(
+            format!(
+                "coop: block {rank} of the cluster returned while its shared array was shared: \
+                 a block's shared memory ends with it; end the sharing with `unshare(&cluster)` \
+                 or `publish(&cluster)` (a cluster barrier) before any block returns (at {site})"
+            ),
+            site,
+        );
+    }
+    match peer.region_storage(region) {
+        Some((key, ptr)) if Some(key) == own_key => ptr,
+        _ => {
+            drop(peer);
+            fail_at(
+                format!(
+                    "coop: block {rank} of the cluster has not bound this shared array (at {site})"
+                ),
+                site,
+            )
+        }
+    }
 }
 
 /// A fence by the current lane: a step, after which its reads of global

@@ -226,7 +226,7 @@ pub(crate) fn run_block(
         run.geometry.block_dim.volume() as u32,
         run.geometry.dynamic_shared,
     ));
-    let mut block = Block::new(run, stacks, &shared, false);
+    let mut block = Block::new(run, stacks, &shared, &[], false);
     let mut result = loop {
         match block.run(counts) {
             Ok(Pause::Done) => break Ok(()),
@@ -278,6 +278,7 @@ impl<'a> Block<'a> {
         run: BlockRun<'a>,
         stacks: &'a RefCell<Stacks>,
         shared: &'a RefCell<BlockShared>,
+        peers: &'a [RefCell<BlockShared>],
         cooperative: bool,
     ) -> Self {
         let BlockRun {
@@ -309,6 +310,8 @@ impl<'a> Block<'a> {
                     },
                     scratch: scratch_ptr,
                     shared,
+                    peers: peers.as_ptr(),
+                    peer_count: peers.len() as u32,
                     launch,
                     yielder: Cell::new(core::ptr::null()),
                     steps: Cell::new(0),

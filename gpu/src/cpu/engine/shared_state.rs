@@ -61,6 +61,9 @@ pub(crate) struct BlockShared {
     requests: FastMap<RequestKey, Vec<u32>>,
     /// Site and array of each request key's site.
     sites: FastMap<(usize, AccessKind, u32), (Site, &'static str)>,
+    /// Whether every thread of the block has returned (its shared memory
+    /// is gone on a GPU: another block of its cluster must not read it).
+    pub ended: bool,
 }
 
 impl BlockShared {
@@ -76,6 +79,7 @@ impl BlockShared {
             executions: FastMap::default(),
             requests: FastMap::default(),
             sites: FastMap::default(),
+            ended: false,
         }
     }
 
@@ -137,6 +141,14 @@ impl BlockShared {
     /// `TiledPartition::sync` completed for the lanes of `mask` in `warp`.
     pub fn tile_sync(&mut self, warp: usize, mask: u32) {
         self.clocks.tile_sync(warp, mask);
+    }
+
+    /// Region `region`'s key and storage, for a block of the cluster that
+    /// reads it.
+    pub fn region_storage(&mut self, region: u32) -> Option<(&'static str, *mut u8)> {
+        self.regions
+            .get_mut(region as usize)
+            .map(|r| (r.key, r.memory.as_mut_ptr() as *mut u8))
     }
 
     /// A multi-warp tile's `sync` completed for the threads of ranks

@@ -91,6 +91,28 @@ impl SharedMemory for Cpu {
         Self::shared_atomic_rmw(base, index, word, op, value, site);
     }
 
+    fn shared_load_remote<E: SharedElem>(base: SharedBase, index: u32, rank: u32, site: Site) -> E {
+        let ptr = lane::remote_shared(base.region, base.ptr, rank, site);
+        // SAFETY: the phase handles bounds-check `index`; the peer's region
+        // is the same array, of whole elements, alive until the launch ends.
+        unsafe { (ptr as *const E).add(index as usize).read() }
+    }
+
+    fn shared_add_remote(
+        base: SharedBase,
+        index: u32,
+        rank: u32,
+        word: Word,
+        value: u64,
+        site: Site,
+    ) {
+        let ptr = lane::remote_shared(base.region, base.ptr, rank, site);
+        let size = if word.wide() { 8 } else { 4 };
+        // SAFETY: as above; the element is of `word`'s width. One host
+        // thread runs a cluster's blocks, so the update is not torn.
+        unsafe { atomics::rmw(ptr.add(index as usize * size), word, Rmw::Add, value) };
+    }
+
     fn shared_atomic_cas(
         base: SharedBase,
         index: u32,
