@@ -711,3 +711,58 @@ fn the_distributed_shared_memory_kernels_match_the_host_reference() {
     let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
     coop_tests::cluster_cases::check_dsm(&device, &program);
 }
+
+/// The wide-histogram example kernels (global atomics, a block's copy,
+/// bins spread over a cluster) on the CPU backend, against the host.
+#[test]
+fn the_wide_histogram_kernels_match_the_host() {
+    use coop_examples::kernels::wide_histogram as k;
+    let device = coop_host::Device::cpu();
+    let program = device.load(&coop_tests::EXAMPLES_PTX).unwrap();
+    let keys: Vec<u32> = (0..6000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 5)
+        .collect();
+    let bins = 1024u32;
+    let mut expected = vec![0u32; bins as usize];
+    for &key in &keys {
+        expected[(key % bins) as usize] += 1;
+    }
+    let d_keys = device.upload(&keys).unwrap();
+    let run = |launch: &dyn Fn(&mut coop_host::Buffer<u32>)| {
+        let mut out = device.zeros::<u32>(bins as usize).unwrap();
+        launch(&mut out);
+        device.download(&out).unwrap()
+    };
+    let global = run(&|out| {
+        program
+            .launch(
+                k::wide_histogram_global,
+                LaunchConfig::new(4, 128),
+                (&d_keys, out),
+            )
+            .unwrap()
+    });
+    let block = run(&|out| {
+        program
+            .launch(
+                k::wide_histogram_block,
+                LaunchConfig::new(4, 128).with_shared_memory(bins * 4),
+                (&d_keys, out),
+            )
+            .unwrap()
+    });
+    let cluster = run(&|out| {
+        program
+            .launch(
+                k::wide_histogram_cluster,
+                LaunchConfig::new(8, 128)
+                    .with_cluster(4)
+                    .with_shared_memory(bins / 4 * 4),
+                (&d_keys, out),
+            )
+            .unwrap()
+    });
+    assert_eq!(global, expected);
+    assert_eq!(block, expected);
+    assert_eq!(cluster, expected);
+}

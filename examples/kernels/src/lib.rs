@@ -13,3 +13,4 @@ pub mod sum;
 pub mod tiles;
 pub mod transpose;
 pub mod warp_vote;
+pub mod wide_histogram;
