@@ -118,9 +118,43 @@ pub fn run_dsm_histogram(
     device.download(&bins)
 }
 
+/// The host's [`k::dsm_pass_on`] for `blocks` blocks of 128 threads in
+/// clusters of `cluster`: block `b` holds what the previous block of its
+/// cluster wrote.
+pub fn dsm_pass_on_reference(blocks: u32, cluster: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for b in 0..blocks {
+        let rank = b % cluster;
+        let previous = b - rank + (rank + cluster - 1) % cluster;
+        out.extend((0..128).map(|r| 1000 * previous + r));
+    }
+    out
+}
+
+/// Runs [`k::dsm_pass_on`] of `program` on `device`.
+pub fn run_dsm_pass_on(
+    device: &Device,
+    program: &Program,
+    blocks: u32,
+    cluster: u32,
+) -> Result<Vec<u32>, Error> {
+    let mut out = device.zeros::<u32>(blocks as usize * 128)?;
+    program.launch(
+        k::dsm_pass_on,
+        LaunchConfig::new(blocks, 128).with_cluster(cluster),
+        (&mut out,),
+    )?;
+    device.download(&out)
+}
+
 /// The distributed-shared-memory cases on `device`, against the host.
 pub fn check_dsm(device: &Device, program: &Program) {
     for (blocks, cluster) in [(2, 1), (4, 2), (8, 4), (16, 8)] {
+        let got = run_dsm_pass_on(device, program, blocks, cluster).unwrap();
+        assert!(
+            got == dsm_pass_on_reference(blocks, cluster),
+            "dsm_pass_on, clusters of {cluster}: differs from the host"
+        );
         let got = run_dsm_rotate(device, program, blocks, cluster).unwrap();
         assert!(
             got == dsm_rotate_reference(blocks, cluster),

@@ -709,6 +709,21 @@ fn clusters_match_the_host_the_cpu_backend_and_cuda() {
             rotated == c::dsm_rotate_reference(blocks, cluster),
             "CUDA's dsm_rotate differs"
         );
+        let passed = watched("dsm_pass_on (CUDA)", LAUNCH_LIMIT, || {
+            let mut out = s.gpu.zeros::<u32>(blocks as usize * 128).unwrap();
+            s.cuda
+                .launch(
+                    kernels::clusters::dsm_pass_on,
+                    LaunchConfig::new(blocks, 128).with_cluster(cluster),
+                    (&mut out,),
+                )
+                .unwrap();
+            s.gpu.download(&out).unwrap()
+        });
+        assert!(
+            passed == c::dsm_pass_on_reference(blocks, cluster),
+            "CUDA's dsm_pass_on differs"
+        );
         let input: Vec<u32> = (0..20_000u32)
             .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
             .collect();

@@ -216,6 +216,21 @@ fn diagnosis(v: &Violation) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Violation::ClusterRace {
+            array,
+            element,
+            owner,
+            first,
+            second,
+        } => format!(
+            "ClusterRace {array}{element} of block {owner} | block {} thread {} {} | block {} thread {} {}",
+            first.0.x,
+            first.1,
+            site(Some(first.2)),
+            second.0.x,
+            second.1,
+            site(Some(second.2))
+        ),
         Violation::NotUniform {
             call,
             site: s,
@@ -2148,6 +2163,64 @@ pub fn read_past_the_cluster(
     let next = cluster.block_rank() + 1; // no wrap: the last block reads past the cluster
     out.write(this_grid().thread_rank(), shared.get_from(next, r as usize)); // past-cluster
     let _ = shared.unshare(&cluster);
+}
+
+#[kernel]
+pub fn everyone_writes_to_the_leader(
+    cluster: Cluster,
+    block: ThreadBlock,
+    out: Out<u32>,
+    s: Shared<[u32; 32]>,
+) {
+    let r = block.thread_rank();
+    let writes = s.own(ByRank::new()).share_writes(&cluster);
+    // Every block writes its rank into the leader's slot `r`: one writer
+    // too many per element.
+    writes.write_to(0, r as usize, cluster.block_rank()); // write-to-leader
+    let mine = writes.publish(&cluster);
+    out.write(this_grid().thread_rank(), mine.get(r as usize));
+}
+
+#[kernel]
+pub fn everyone_writes_to_the_leader_fixed(
+    cluster: Cluster,
+    block: ThreadBlock,
+    out: Out<u32>,
+    s: Shared<[u32; 64]>,
+) {
+    let r = block.thread_rank();
+    let writes = s.own(ByRank::new()).share_writes(&cluster);
+    // Each block writes into the next block's array, at slots of its own.
+    let n = cluster.num_blocks();
+    let (me, next) = (cluster.block_rank(), (cluster.block_rank() + 1) % n);
+    writes.write_to(next, (me * 32 + r) as usize, me);
+    let mine = writes.publish(&cluster);
+    let previous = (me + n - 1) % n;
+    out.write(
+        this_grid().thread_rank(),
+        mine.get((previous * 32 + r) as usize),
+    );
+}
+
+#[test]
+fn two_blocks_writing_one_element_of_a_third_race() {
+    let mut out = vec![0u32; 64];
+    let e = broken(
+        cpu().launch(everyone_writes_to_the_leader, cfg(2, 32).with_cluster(2), (&mut out,)),
+        "ClusterRace s[0] of block 0 | block 0 thread 0 @{write-to-leader} | block 1 thread 0 @{write-to-leader}",
+    );
+    assert!(
+        e.to_string()
+            .contains("with no cluster barrier between them"),
+        "{e}"
+    );
+    clean(cpu().launch(
+        everyone_writes_to_the_leader_fixed,
+        cfg(2, 32).with_cluster(2),
+        (&mut out,),
+    ));
+    // Each block reads what the previous block wrote into its array.
+    assert_eq!((out[0], out[31], out[32]), (1, 1, 0));
 }
 
 #[test]

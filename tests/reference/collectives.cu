@@ -262,3 +262,16 @@ extern "C" __global__ void dsm_histogram(const unsigned* input, size_t n, unsign
         if (part[k] != 0) atomicAdd(bins + cluster.block_rank() * 256 + k, part[k]);
 }
 #endif
+
+#if __CUDA_ARCH__ >= 900
+extern "C" __global__ void dsm_pass_on(unsigned* out, size_t out_len) {
+    __shared__ unsigned s[128];
+    cg::cluster_group cluster = cg::this_cluster();
+    unsigned r = threadIdx.x;
+    cluster.sync();
+    unsigned next = (cluster.block_rank() + 1) % cluster.num_blocks();
+    cluster.map_shared_rank(s, next)[r] = 1000 * blockIdx.x + r;
+    cluster.sync();
+    out[grid_rank()] = s[r];
+}
+#endif

@@ -102,6 +102,21 @@ pub(crate) trait SharedMemory {
     /// element; a rank outside the cluster, or an owner that returned, is
     /// reported.
     fn shared_load_remote<E: SharedElem>(base: Self::Base, index: u32, rank: u32, site: Site) -> E;
+    /// Stores `value` (4 or 8 bytes wide) in element `index` of the same
+    /// array in block `rank` of the cluster. PTX (sm_90):
+    /// `mapa.shared::cluster.u32`, then `st.shared::cluster.b32`/`.b64`;
+    /// before sm_90 the block's own store. Precondition: as for
+    /// [`shared_load_remote`](Self::shared_load_remote), and no other
+    /// thread of the cluster writes the element between the same two
+    /// cluster barriers. CPU: the store, and a report naming both writers
+    /// when two threads write one element between cluster barriers.
+    fn shared_store_remote<E: SharedElem>(
+        base: Self::Base,
+        index: u32,
+        rank: u32,
+        value: E,
+        site: Site,
+    );
     /// `value` added atomically to element `index` of the same array in
     /// block `rank` of the cluster. PTX (sm_90): `mapa.shared::cluster`,
     /// then `red.relaxed.cluster.shared::cluster.add.{u32,s32,u64,f32}`;

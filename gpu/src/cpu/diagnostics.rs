@@ -342,6 +342,20 @@ pub enum Violation {
         /// Where.
         site: Site,
     },
+    /// Two threads of a cluster wrote one element of a block's shared array
+    /// between the same two cluster barriers (`ClusterWrites::write_to`).
+    ClusterRace {
+        /// The array's parameter name.
+        array: &'static str,
+        /// The element.
+        element: String,
+        /// The rank in the cluster of the block whose array it is.
+        owner: u32,
+        /// The earlier writer: its block, its rank in the block, where.
+        first: (Dim3, u32, Site),
+        /// The later writer.
+        second: (Dim3, u32, Site),
+    },
     /// A collective of a multi-warp tile whose argument must be the same
     /// in every thread of the tile (`shfl`'s source rank) was given
     /// different ones.
@@ -689,6 +703,26 @@ impl Violation {
                 "`{call}` at {site}: {} reads {}, outside its tile",
                 who(*thread),
                 who(*source)
+            ),
+            Violation::ClusterRace {
+                array,
+                element,
+                owner,
+                first,
+                second,
+            } => write!(
+                f,
+                "data race on `{array}{element}` in the shared memory of block {owner} of the \
+                 cluster: block {} {} writes it at {}, then block {} {} writes it at {}, with no \
+                 cluster barrier between them. Between two cluster barriers each element takes \
+                 at most one writer: give every element one writer, or add into it with \
+                 `share_atomics` / `add_to`",
+                first.0,
+                who(first.1),
+                first.2,
+                second.0,
+                who(second.1),
+                second.2
             ),
             Violation::NotUniform { call, site, values } => {
                 write!(

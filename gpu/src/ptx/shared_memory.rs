@@ -298,6 +298,56 @@ impl SharedMemory for Ptx {
     }
 
     #[inline(always)]
+    fn shared_store_remote<E: SharedElem>(
+        base: SharedBase,
+        index: u32,
+        rank: u32,
+        value: E,
+        site: Site,
+    ) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            let size = core::mem::size_of::<E>() as u32;
+            let local = base.0 + index * size;
+            // SAFETY: as for `shared_load_remote`; no other thread writes
+            // the element in this phase (the caller's contract).
+            unsafe {
+                let remote: u32;
+                core::arch::asm!(
+                    "mapa.shared::cluster.u32 {r}, {l}, {k};",
+                    r = out(reg32) remote,
+                    l = in(reg32) local,
+                    k = in(reg32) rank,
+                    options(pure, nomem, nostack)
+                );
+                if size == 8 {
+                    let v: u64 = core::mem::transmute_copy(&value);
+                    core::arch::asm!(
+                        "st.shared::cluster.b64 [{a}], {v};",
+                        a = in(reg32) remote,
+                        v = in(reg64) v,
+                        options(nostack)
+                    );
+                } else {
+                    let v: u32 = core::mem::transmute_copy(&value);
+                    core::arch::asm!(
+                        "st.shared::cluster.b32 [{a}], {v};",
+                        a = in(reg32) remote,
+                        v = in(reg32) v,
+                        options(nostack)
+                    );
+                }
+            }
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = rank;
+            Self::shared_store(base, index, value, site)
+        }
+    }
+
+    #[inline(always)]
     fn shared_add_remote(
         base: SharedBase,
         index: u32,

@@ -260,3 +260,79 @@ impl<A: SharedArray + ?Sized> ClusterAtomics<A> {
         Published::new(self.region)
     }
 }
+
+/// A shared array that the threads of the whole cluster write: each element
+/// of each block's copy by at most one thread between the cluster barriers
+/// that start and end the phase ([`Owned::share_writes`] and
+/// [`publish`](Self::publish)). Nobody reads it meanwhile.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::shared::{ByRank, Shared};
+/// use coop_host::{Cpu, LaunchConfig};
+///
+/// /// Each thread writes its value into the next block's array (a
+/// /// transpose of the cluster's blocks); each block then reads its own.
+/// #[kernel]
+/// pub fn pass_on(cluster: Cluster, block: ThreadBlock, out: Out<u32>, s: Shared<[u32; 32]>) {
+///     let r = block.thread_rank();
+///     let writes = s.own(ByRank::new()).share_writes(&cluster);
+///     let next = (cluster.block_rank() + 1) % cluster.num_blocks();
+///     writes.write_to(next, r as usize, 100 * cluster.block_rank() + r);
+///     let mine = writes.publish(&cluster);
+///     out.write(this_grid().thread_rank(), mine.get(r as usize));
+/// }
+///
+/// let mut out = vec![0u32; 96];
+/// Cpu::new().launch(pass_on, LaunchConfig::new(3, 32).with_cluster(3), (&mut out,))?;
+/// assert_eq!((out[0], out[32], out[64 + 7]), (200, 0, 107));
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[must_use = "a shared array's phase is how its elements are reached; a shared phase also keeps the array alive for the cluster until `publish`"]
+pub struct ClusterWrites<A: SharedArray + ?Sized> {
+    region: Region,
+    _array: PhantomData<*const A>,
+}
+
+impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
+    /// Ends the writing phase with a cluster barrier (every thread of every
+    /// block of the cluster calls it), after which the cluster's threads
+    /// write into any block's array, each element by at most one thread.
+    ///
+    /// See [`ClusterWrites`] for an example.
+    #[inline(always)]
+    #[track_caller]
+    pub fn share_writes(self, cluster: &Cluster) -> ClusterWrites<A> {
+        cluster.sync_at(site!());
+        ClusterWrites {
+            region: self.region(),
+            _array: PhantomData,
+        }
+    }
+}
+
+impl<A: SharedArray + ?Sized> ClusterWrites<A> {
+    /// Stores `value` in element `index` of the array of block `rank` of
+    /// the cluster (`st.shared::cluster`). A second writer of the element
+    /// in this phase is a race, which the CPU backend reports with both
+    /// writers.
+    #[inline(always)]
+    #[track_caller]
+    pub fn write_to(&self, rank: u32, index: A::Index, value: A::Elem)
+    where
+        A::Elem: RemoteElem,
+    {
+        let site = site!();
+        let i = element::<A>(&self.region, index, site);
+        Target::shared_store_remote(self.region.base, i, rank, value, site);
+    }
+
+    /// Ends the phase with a cluster barrier: every write, from any block,
+    /// is then in place, and each block reads its own array.
+    #[inline(always)]
+    #[track_caller]
+    pub fn publish(self, cluster: &Cluster) -> Published<A> {
+        cluster.sync_at(site!());
+        Published::new(self.region)
+    }
+}

@@ -74,7 +74,9 @@ mod raw;
 pub use crate::shared_elem::SharedElem;
 pub use array::SharedArray;
 pub use atomic_phase::{Atomics, PlainAccess};
-pub use cluster_phase::{ClusterAtomics, ClusterShared, ReadOtherBlocks, RemoteAdd, RemoteElem};
+pub use cluster_phase::{
+    ClusterAtomics, ClusterShared, ClusterWrites, ReadOtherBlocks, RemoteAdd, RemoteElem,
+};
 pub use ownership::{ByRank, ColumnMajor, Ownership, RowMajor};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;

@@ -97,3 +97,22 @@ pub fn dsm_histogram(
         k += block.num_threads() as usize;
     }
 }
+
+/// Distributed shared memory, writes: thread `t` of each block writes
+/// `1000 * grid block + t` into element `t` of the next block's 128-element
+/// array of its cluster; after the barrier each block reads its own.
+#[kernel]
+pub fn dsm_pass_on(
+    cluster: Cluster,
+    block: ThreadBlock,
+    out: Out<u32>,
+    s: coop::shared::Shared<[u32; 128]>,
+) {
+    let r = block.thread_rank();
+    let b = this_grid().block_rank() as u32;
+    let writes = s.own(coop::shared::ByRank::new()).share_writes(&cluster);
+    let next = (cluster.block_rank() + 1) % cluster.num_blocks();
+    writes.write_to(next, r as usize, 1000 * b + r);
+    let mine = writes.publish(&cluster);
+    out.write(this_grid().thread_rank(), mine.get(r as usize));
+}

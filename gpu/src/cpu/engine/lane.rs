@@ -418,6 +418,46 @@ pub(crate) fn remote_shared(region: u32, own: *mut u8, rank: u32, site: Site) ->
     }
 }
 
+/// [`remote_shared`] for a store into element `index`: a second write of
+/// the element by another thread of the cluster since the last cluster
+/// barrier is a race, reported with both writers.
+pub(crate) fn remote_store(
+    region: u32,
+    own: *mut u8,
+    rank: u32,
+    index: u32,
+    site: Site,
+) -> *mut u8 {
+    let ptr = remote_shared(region, own, rank, site);
+    let ctx = current();
+    let me = (ctx.info.block, ctx.info.rank);
+    let owner = if ctx.peer_count == 0 {
+        // SAFETY: the block's own shared memory, alive while it runs.
+        unsafe { &*ctx.shared }
+    } else {
+        // SAFETY: as in `remote_shared`, which checked `rank`.
+        unsafe { &*ctx.peers.add(rank as usize) }
+    };
+    let mut owner = owner.borrow_mut();
+    let earlier = *owner
+        .remote_writes
+        .entry((region, index))
+        .or_insert((me.0, me.1, site));
+    owner.mark_written(region, index);
+    if (earlier.0, earlier.1) != me {
+        let (array, element) = owner.array_element(region, index);
+        drop(owner);
+        abort(Request::Stop(Box::new(Violation::ClusterRace {
+            array,
+            element,
+            owner: rank,
+            first: (earlier.0, earlier.1, earlier.2),
+            second: (me.0, me.1, site),
+        })));
+    }
+    ptr
+}
+
 /// A fence by the current lane: a step, after which its reads of global
 /// memory may follow a flag protocol.
 pub(crate) fn fence(site: Site) {

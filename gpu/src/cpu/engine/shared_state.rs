@@ -11,6 +11,7 @@ use crate::backend::ElemShape;
 use crate::backend::Site;
 use crate::cpu::diagnostics::Violation;
 use crate::cpu::report::{AccessKind, SharedAccess, SharedSite};
+use crate::Dim3;
 
 /// Where the CPU backend keeps an array: its memory and its index in the
 /// block's table.
@@ -64,6 +65,10 @@ pub(crate) struct BlockShared {
     /// Whether every thread of the block has returned (its shared memory
     /// is gone on a GPU: another block of its cluster must not read it).
     pub ended: bool,
+    /// Writes by the cluster's threads into this block's arrays since the
+    /// last cluster barrier: (region, element) to (writer's block, thread,
+    /// site).
+    pub remote_writes: FastMap<(u32, u32), (Dim3, u32, Site)>,
 }
 
 impl BlockShared {
@@ -80,6 +85,7 @@ impl BlockShared {
             requests: FastMap::default(),
             sites: FastMap::default(),
             ended: false,
+            remote_writes: FastMap::default(),
         }
     }
 
@@ -123,7 +129,29 @@ impl BlockShared {
     pub fn barrier(&mut self) -> Result<(), Violation> {
         self.end_interval()?;
         self.clocks.barrier();
+        self.remote_writes.clear();
         Ok(())
+    }
+
+    /// Element `index` of region `region` was written by a thread of
+    /// another block (or this one) through the cluster: it holds a value.
+    pub fn mark_written(&mut self, region: u32, index: u32) {
+        if let Some(e) = self
+            .regions
+            .get_mut(region as usize)
+            .and_then(|r| r.elems.get_mut(index as usize))
+        {
+            e.written = true;
+        }
+    }
+
+    /// The name of region `region`'s array and its element `index`, as a
+    /// diagnostic writes it.
+    pub fn array_element(&self, region: u32, index: u32) -> (&'static str, String) {
+        match self.regions.get(region as usize) {
+            Some(r) => (r.name, self.element_name(region as usize, index)),
+            None => ("a shared array", format!("[{index}]")),
+        }
     }
 
     /// The block's threads have all returned.

@@ -98,6 +98,18 @@ impl SharedMemory for Cpu {
         unsafe { (ptr as *const E).add(index as usize).read() }
     }
 
+    fn shared_store_remote<E: SharedElem>(
+        base: SharedBase,
+        index: u32,
+        rank: u32,
+        value: E,
+        site: Site,
+    ) {
+        let ptr = lane::remote_store(base.region, base.ptr, rank, index, site);
+        // SAFETY: as for `shared_load_remote`.
+        unsafe { (ptr as *mut E).add(index as usize).write(value) }
+    }
+
     fn shared_add_remote(
         base: SharedBase,
         index: u32,
