@@ -625,6 +625,7 @@ fn multi_warp_tiles_match_the_host_reference() {
     let device = coop_host::Device::cpu();
     let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
     coop_tests::multi_warp_cases::check_all(&device, &program);
+    coop_tests::multi_warp_cases::check_guarded(&device, &program);
 }
 
 /// The GPU suite's cluster kernel on the CPU backend: ranks, and a value

@@ -598,6 +598,12 @@ fn multi_warp_tiles_match_the_host_the_cpu_backend_and_cuda() {
     watched("multi-warp tiles (coop)", LAUNCH_LIMIT * 5, || {
         mw::check_all(&gpu, &coop)
     });
+    // The shape users write: guarded load, tile collectives, guarded store.
+    watched(
+        "guarded multi-warp tile scans (coop)",
+        LAUNCH_LIMIT * 5,
+        || mw::check_guarded(&gpu, &coop),
+    );
     let cpu = coop_host::Device::cpu();
     let cpu_program = cpu.load(&TEST_KERNELS_PTX).unwrap();
     mw::check_all(&cpu, &cpu_program);

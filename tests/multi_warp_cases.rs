@@ -83,3 +83,32 @@ pub fn check(device: &Device, program: &Program, sizes: &[usize]) {
 pub fn check_all(device: &Device, program: &Program) {
     check(device, program, &[64, 128, 256, 512, 1024]);
 }
+
+/// [`k::guarded_tile_scans_128`] on `n` elements in blocks of 256, against
+/// the host, for lengths around the tile and block edges.
+pub fn check_guarded(device: &Device, program: &Program) {
+    for n in [1usize, 127, 128, 129, 255, 1000, 5000] {
+        let input: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1).collect();
+        let d_in = device.upload(&input).unwrap();
+        let mut out = device.zeros::<u32>(2 * n).unwrap();
+        program
+            .launch(
+                k::guarded_tile_scans_128,
+                LaunchConfig::for_elements(n, 256),
+                (&d_in, &mut out),
+            )
+            .unwrap_or_else(|e| panic!("guarded tile scans, n {n}: {e}"));
+        let got = device.download(&out).unwrap();
+        for i in 0..n {
+            let tile = i - i % 128;
+            let end = (tile + 128).min(n);
+            let total: u32 = input[tile..end].iter().sum();
+            let running: u32 = input[tile..=i].iter().sum();
+            assert_eq!(
+                (got[2 * i], got[2 * i + 1]),
+                (total, running),
+                "guarded tile scans, n {n}, element {i}"
+            );
+        }
+    }
+}

@@ -50,3 +50,19 @@ multi_warp_kernel!(multi_warp_128, 128);
 multi_warp_kernel!(multi_warp_256, 256);
 multi_warp_kernel!(multi_warp_512, 512);
 multi_warp_kernel!(multi_warp_1024, 1024);
+
+/// The shape users write: a guarded load, a multi-warp tile's reduction
+/// and inclusive scan, a guarded store, on any length (the last tile only
+/// partly in range): `out[2i]` = the tile's sum, `out[2i + 1]` = the scan.
+#[kernel]
+pub fn guarded_tile_scans_128(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let i = this_grid().thread_rank();
+    let x = if i < input.len() { input[i] } else { 0 };
+    let tile = block.tiled_partition::<128>();
+    let total = reduce(&tile, x, op::Sum);
+    let running = inclusive_scan(&tile, x, op::Sum);
+    if i < input.len() {
+        out.write(2 * i, total);
+        out.write(2 * i + 1, running);
+    }
+}
