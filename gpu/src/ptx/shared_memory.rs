@@ -256,19 +256,12 @@ impl SharedMemory for Ptx {
             let _ = site;
             let size = core::mem::size_of::<E>() as u32;
             let local = base.0 + index * size;
-            let remote: u32;
-            // SAFETY: `mapa` computes an address; the load reads an element
-            // of block `rank`'s array, which the caller's phase keeps alive
-            // and unwritten (the precondition); `E` is 4 or 8 bytes of plain
-            // data (`RemoteElem`).
+            let remote = cluster_address(local, rank);
+            // SAFETY: the load reads an element of block `rank`'s array,
+            // which the caller's phase keeps alive and unwritten (the
+            // precondition); `E` is 4 or 8 bytes of plain data
+            // (`RemoteElem`).
             unsafe {
-                core::arch::asm!(
-                    "mapa.shared::cluster.u32 {r}, {l}, {k};",
-                    r = out(reg32) remote,
-                    l = in(reg32) local,
-                    k = in(reg32) rank,
-                    options(pure, nomem, nostack)
-                );
                 if size == 8 {
                     let v: u64;
                     core::arch::asm!(
@@ -313,14 +306,7 @@ impl SharedMemory for Ptx {
             // SAFETY: as for `shared_load_remote`; no other thread writes
             // the element in this phase (the caller's contract).
             unsafe {
-                let remote: u32;
-                core::arch::asm!(
-                    "mapa.shared::cluster.u32 {r}, {l}, {k};",
-                    r = out(reg32) remote,
-                    l = in(reg32) local,
-                    k = in(reg32) rank,
-                    options(pure, nomem, nostack)
-                );
+                let remote = cluster_address(local, rank);
                 if size == 8 {
                     let v: u64 = core::mem::transmute_copy(&value);
                     core::arch::asm!(
@@ -364,14 +350,7 @@ impl SharedMemory for Ptx {
             // SAFETY: as for `shared_load_remote`; `word` is one of the four
             // the `red` below takes (the handles' `RemoteAdd` bound).
             unsafe {
-                let remote: u32;
-                core::arch::asm!(
-                    "mapa.shared::cluster.u32 {r}, {l}, {k};",
-                    r = out(reg32) remote,
-                    l = in(reg32) local,
-                    k = in(reg32) rank,
-                    options(pure, nomem, nostack)
-                );
+                let remote = cluster_address(local, rank);
                 match word {
                     Word::U64 => core::arch::asm!(
                         "red.relaxed.cluster.shared::cluster.add.u64 [{a}], {v};",
@@ -412,4 +391,24 @@ impl SharedMemory for Ptx {
         // SAFETY: as for `shared_atomic_rmw`.
         unsafe { Ptx::shared_cas(base.0 + index * size, word, expected, new) }
     }
+}
+
+/// The address in block `rank` of the calling block's cluster that
+/// corresponds to the shared-window address `local` in the calling block
+/// (`mapa.shared::cluster.u32`): the same array's element in that block.
+#[cfg(coop_sm90)]
+#[inline(always)]
+fn cluster_address(local: u32, rank: u32) -> u32 {
+    let remote: u32;
+    // SAFETY: `mapa` computes an address; it reads no memory.
+    unsafe {
+        core::arch::asm!(
+            "mapa.shared::cluster.u32 {r}, {l}, {k};",
+            r = out(reg32) remote,
+            l = in(reg32) local,
+            k = in(reg32) rank,
+            options(pure, nomem, nostack)
+        );
+    }
+    remote
 }
