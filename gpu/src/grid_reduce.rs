@@ -36,6 +36,7 @@
 //! # Ok::<(), coop_host::Error>(())
 //! ```
 
+use crate::map::{Identity, Map};
 use crate::memory::fence_device;
 use crate::op::{Max, Operator};
 use crate::reduce::reduce_into_warp0;
@@ -52,23 +53,51 @@ pub struct Align16<A>(pub A);
 pub trait Vectorized: Shuffle {
     /// 16 bytes of elements.
     type Chunk: Copy;
-    /// Folds the chunk's elements, in order, into `acc`.
-    fn fold_chunk<O: Operator<Self>>(chunk: Self::Chunk, acc: Self, op: O) -> Self;
+    /// Elements in a chunk.
+    const LANES: usize;
+    /// Folds the chunk's elements, in order, mapped by `map`, into `acc`;
+    /// `first` is the index of the chunk's first element in the input.
+    fn fold_chunk<M: Map<Self>, O: Operator<M::Output>>(
+        chunk: Self::Chunk,
+        first: usize,
+        acc: M::Output,
+        map: M,
+        op: O,
+    ) -> M::Output;
+    /// Element `i` of the chunk (`i < LANES`).
+    fn lane(chunk: Self::Chunk, i: usize) -> Self;
+    /// A chunk whose element `i` is `f(i)`.
+    fn chunk_from_fn(f: impl FnMut(usize) -> Self) -> Self::Chunk;
 }
 
 macro_rules! vectorized {
     ($($t:ty: $k:literal),*) => {$(
         impl Vectorized for $t {
             type Chunk = Align16<[$t; $k]>;
+            const LANES: usize = $k;
             #[inline(always)]
-            fn fold_chunk<O: Operator<Self>>(chunk: Self::Chunk, acc: Self, op: O) -> Self {
+            fn fold_chunk<M: Map<Self>, O: Operator<M::Output>>(
+                chunk: Self::Chunk,
+                first: usize,
+                acc: M::Output,
+                map: M,
+                op: O,
+            ) -> M::Output {
                 let mut acc = acc;
                 let mut i = 0;
                 while i < $k {
-                    acc = op.combine(acc, chunk.0[i]);
+                    acc = op.combine(acc, map.apply(first + i, chunk.0[i]));
                     i += 1;
                 }
                 acc
+            }
+            #[inline(always)]
+            fn lane(chunk: Self::Chunk, i: usize) -> Self {
+                chunk.0[i]
+            }
+            #[inline(always)]
+            fn chunk_from_fn(f: impl FnMut(usize) -> Self) -> Self::Chunk {
+                Align16(core::array::from_fn(f))
             }
         }
     )*};
@@ -92,9 +121,9 @@ pub fn reduce_blocks<T: Vectorized, O: Operator<T>>(
     op: O,
     partials: Out<T>,
 ) {
-    let acc = match one_block_small(input, op, &block) {
+    let acc = match one_block_small(input, Identity, op, &block) {
         Some(acc) => acc,
-        None => vector_share(input, op, &block),
+        None => vector_share(input, Identity, op, &block),
     };
     store_block_result(&block, acc, op, &partials, this_grid().block_rank());
 }
@@ -110,7 +139,7 @@ pub fn reduce_blocks_scalar<T: Shuffle, O: Operator<T>>(
     partials: Out<T>,
 ) {
     let grid = this_grid();
-    let acc = scalar_share(input, op, grid.thread_rank(), grid.num_threads());
+    let acc = scalar_share(input, Identity, op, grid.thread_rank(), grid.num_threads());
     store_block_result(&block, acc, op, &partials, this_grid().block_rank());
 }
 
@@ -173,11 +202,11 @@ pub fn reduce_grid<T: Vectorized, O: Operator<T>>(
     partials: Out<T>,
     tickets: Out<u32>,
 ) {
-    if let Some(acc) = one_block_small(input, op, &block) {
+    if let Some(acc) = one_block_small(input, Identity, op, &block) {
         let index = if tickets.is_empty() { 0 } else { 1 };
         return store_block_result(&block, acc, op, &partials, index);
     }
-    let acc = vector_share(input, op, &block);
+    let acc = vector_share(input, Identity, op, &block);
     finish_in_last_block(block, acc, op, partials, tickets)
 }
 
@@ -195,11 +224,99 @@ pub fn reduce_grid_scalar<T: Shuffle, O: Operator<T>>(
     let grid = this_grid();
     finish_in_last_block(
         block,
-        scalar_share(input, op, grid.thread_rank(), grid.num_threads()),
+        scalar_share(input, Identity, op, grid.thread_rank(), grid.num_threads()),
         op,
         partials,
         tickets,
     )
+}
+
+/// A transform-reduction in one launch: `op` over `map.apply(i, input[i])`
+/// for every `i`, without storing the mapped values. Each block reduces
+/// its share as [`reduce_grid`] does (16-byte loads, the map applied to
+/// each element as it is folded) and the last block to finish reduces the
+/// blocks' results into `partials[blocks]`.
+///
+/// It always finishes in its one launch, so `tickets` must have an
+/// element (0 before the launch; the last block sets it back to 0); a
+/// launch without tickets stops with a message. `coop_host`'s
+/// `Reducer::transform_reduce_with` launches such a kernel with a grid of
+/// at most one wave (every block resident at once), each block taking as
+/// many tiles as it needs. `partials` has `blocks + 1` elements of the
+/// map's output type.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::grid_reduce::reduce_grid_map;
+/// use coop::map;
+///
+/// /// The sum of squares of `i * x[i]`: an index-aware map.
+/// #[kernel]
+/// pub fn weighted_norm(block: ThreadBlock, input: &[f64], partials: Out<f64>, tickets: Out<u32>) {
+///     let weighted = map::from_fn(|i: usize, x: f64| (i as f64 * x) * (i as f64 * x));
+///     reduce_grid_map(block, input, weighted, op::Sum, partials, tickets)
+/// }
+///
+/// let input = vec![0.5f64; 1000];
+/// let (mut partials, mut tickets) = (vec![0f64; 3 + 1], vec![0u32; 1]);
+/// let config = coop_host::LaunchConfig::new(3, 128);
+/// coop_host::Cpu::new().launch(weighted_norm, config, (&input, &mut partials, &mut tickets))?;
+/// let expected: f64 = (0..1000).map(|i| (i as f64 * 0.5).powi(2)).sum();
+/// assert!((partials[3] - expected).abs() < 1e-9 * expected);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn reduce_grid_map<T: Vectorized, M: Map<T>, O: Operator<M::Output>>(
+    block: ThreadBlock,
+    input: &[T],
+    map: M,
+    op: O,
+    partials: Out<M::Output>,
+    tickets: Out<u32>,
+) {
+    needs_tickets(&tickets, "reduce_grid_map");
+    if let Some(acc) = one_block_small(input, map, op, &block) {
+        return store_block_result(&block, acc, op, &partials, 1);
+    }
+    let acc = vector_share(input, map, op, &block);
+    finish_in_last_block(block, acc, op, partials, tickets)
+}
+
+/// [`reduce_grid_map`] for element types without a vector form (user
+/// structs): one element per load.
+#[inline(always)]
+#[track_caller]
+pub fn reduce_grid_map_scalar<T: Shuffle, M: Map<T>, O: Operator<M::Output>>(
+    block: ThreadBlock,
+    input: &[T],
+    map: M,
+    op: O,
+    partials: Out<M::Output>,
+    tickets: Out<u32>,
+) {
+    needs_tickets(&tickets, "reduce_grid_map_scalar");
+    let grid = this_grid();
+    finish_in_last_block(
+        block,
+        scalar_share(input, map, op, grid.thread_rank(), grid.num_threads()),
+        op,
+        partials,
+        tickets,
+    )
+}
+
+/// Stops the kernel, naming `call`, when `tickets` is empty: a
+/// transform-reduction cannot do the first of two launches (its second
+/// would map the partial results again).
+#[inline(always)]
+#[track_caller]
+fn needs_tickets(tickets: &Out<u32>, call: &'static str) {
+    assert!(
+        !tickets.is_empty(),
+        "{call}: a transform-reduction finishes in one launch and needs a tickets buffer of one \
+         element (zero before the launch); launch it with Reducer::transform_reduce_with"
+    );
 }
 
 /// Reduces `value` over the block and has thread 0 store the result in
@@ -271,7 +388,7 @@ fn finish_in_last_block<T: Shuffle, O: Operator<T>>(
     let (t, bt) = (block.thread_rank() as usize, block.num_threads() as usize);
     store_block_result(
         &block,
-        scalar_share(parts, op, t, bt),
+        scalar_share(parts, Identity, op, t, bt),
         op,
         &partials,
         blocks,
@@ -286,27 +403,29 @@ const SMALL_PER_THREAD: usize = 16;
 
 /// In a launch of one block, for a commutative operator and at most
 /// [`SMALL_PER_THREAD`] elements a thread: thread `t`'s fold of elements
-/// `t, t + threads, ...`, all loaded (one element a load, so no alignment
-/// is needed) before a tree of combines. A small input is all start-up:
-/// this path runs about a third of the instructions of the tile loop's
-/// (the unaligned head and tail, the tile bookkeeping). `None` otherwise.
+/// `t, t + threads, ...`, mapped, all loaded (one element a load, so no
+/// alignment is needed) before a tree of combines. A small input is all
+/// start-up: this path runs about a third of the instructions of the tile
+/// loop's (the unaligned head and tail, the tile bookkeeping). `None`
+/// otherwise.
 #[inline(always)]
-fn one_block_small<T: Shuffle, O: Operator<T>>(
+fn one_block_small<T: Shuffle, M: Map<T>, O: Operator<M::Output>>(
     input: &[T],
+    map: M,
     op: O,
     block: &ThreadBlock,
-) -> Option<T> {
+) -> Option<M::Output> {
     let bt = block.num_threads() as usize;
     if !O::COMMUTATIVE || this_grid().num_blocks() != 1 || input.len() > SMALL_PER_THREAD * bt {
         return None;
     }
     // 32-bit index arithmetic: the input has at most 16 x 1024 elements.
     let (t, bt, len) = (block.thread_rank(), bt as u32, input.len() as u32);
-    let mut v: [T; SMALL_PER_THREAD] = core::array::from_fn(|k| {
+    let mut v: [M::Output; SMALL_PER_THREAD] = core::array::from_fn(|k| {
         let i = t + k as u32 * bt;
         if i < len {
             // SAFETY: checked just above.
-            unsafe { *input.get_unchecked(i as usize) }
+            map.apply(i as usize, unsafe { *input.get_unchecked(i as usize) })
         } else {
             op.identity()
         }
@@ -321,34 +440,46 @@ fn one_block_small<T: Shuffle, O: Operator<T>>(
     Some(v[0])
 }
 
-/// This thread's fold of its share of `input`: tiles of 16-byte chunks for
-/// a commutative operator ([`strided`]), a contiguous range otherwise, so
-/// that the threads' results in rank order keep the order of `input`.
+/// This thread's fold of its share of `input`, mapped: tiles of 16-byte
+/// chunks for a commutative operator ([`strided`]), a contiguous range
+/// otherwise, so that the threads' results in rank order keep the order of
+/// `input`.
 #[inline(always)]
-fn vector_share<T: Vectorized, O: Operator<T>>(input: &[T], op: O, block: &ThreadBlock) -> T {
+fn vector_share<T: Vectorized, M: Map<T>, O: Operator<M::Output>>(
+    input: &[T],
+    map: M,
+    op: O,
+    block: &ThreadBlock,
+) -> M::Output {
     if O::COMMUTATIVE {
-        strided(input, op, block)
+        strided(input, map, op, block)
     } else {
         let grid = this_grid();
-        contiguous(input, op, grid.thread_rank(), grid.num_threads())
+        contiguous(input, map, op, grid.thread_rank(), grid.num_threads())
     }
 }
 
-/// Thread `t` of `threads`' fold of `input`: strided (coalesced) for a
-/// commutative operator, a contiguous range otherwise, so that the
+/// Thread `t` of `threads`' fold of `input`, mapped: strided (coalesced)
+/// for a commutative operator, a contiguous range otherwise, so that the
 /// threads' results in rank order keep the order of `input`.
 #[inline(always)]
-fn scalar_share<T: Shuffle, O: Operator<T>>(input: &[T], op: O, t: usize, threads: usize) -> T {
+fn scalar_share<T: Shuffle, M: Map<T>, O: Operator<M::Output>>(
+    input: &[T],
+    map: M,
+    op: O,
+    t: usize,
+    threads: usize,
+) -> M::Output {
     if O::COMMUTATIVE {
         let mut acc = op.identity();
         let mut i = t;
         while i < input.len() {
-            acc = op.combine(acc, input[i]);
+            acc = op.combine(acc, map.apply(i, input[i]));
             i += threads;
         }
         acc
     } else {
-        contiguous(input, op, t, threads)
+        contiguous(input, map, op, t, threads)
     }
 }
 
@@ -358,9 +489,15 @@ fn scalar_share<T: Shuffle, O: Operator<T>>(input: &[T], op: O, t: usize, thread
 /// each run, so every load instruction of a warp reads 512 contiguous bytes.
 /// Finding a block's tiles takes no division, so the first loads leave
 /// early; the unaligned head and tail of `input` (fewer than 16 bytes each)
-/// go to the grid's first threads after them.
+/// go to the grid's first threads after them. The map sees each element's
+/// index in `input`.
 #[inline(always)]
-fn strided<T: Vectorized, O: Operator<T>>(input: &[T], op: O, block: &ThreadBlock) -> T {
+fn strided<T: Vectorized, M: Map<T>, O: Operator<M::Output>>(
+    input: &[T],
+    map: M,
+    op: O,
+    block: &ThreadBlock,
+) -> M::Output {
     let grid = this_grid();
     // SAFETY: every bit pattern of the primitive element types is valid in
     // a chunk of them; `align_to` keeps the chunks in bounds.
@@ -371,6 +508,8 @@ fn strided<T: Vectorized, O: Operator<T>>(input: &[T], op: O, block: &ThreadBloc
     let len = body.len();
     let mut base = grid.block_rank() * tile;
     let t = block.thread_rank() as usize;
+    // Index in `input` of chunk `i`'s first element.
+    let first = |i: usize| head.len() + i * T::LANES;
     // Four independent accumulators keep four loads in flight per thread.
     let (mut a0, mut a1, mut a2, mut a3) =
         (op.identity(), op.identity(), op.identity(), op.identity());
@@ -391,44 +530,204 @@ fn strided<T: Vectorized, O: Operator<T>>(input: &[T], op: O, block: &ThreadBloc
         // one's chunks are folded, so the folds never hold them back
         // (ptxas otherwise may start folding the first chunk before issuing
         // the last load, and the loads wait on each other).
-        let mut c = four(base + t);
+        let mut i = base + t;
+        let mut c = four(i);
         base += stride;
         while base + tile <= len {
             let next = four(base + t);
-            a0 = T::fold_chunk(c.0, a0, op);
-            a1 = T::fold_chunk(c.1, a1, op);
-            a2 = T::fold_chunk(c.2, a2, op);
-            a3 = T::fold_chunk(c.3, a3, op);
+            a0 = T::fold_chunk(c.0, first(i), a0, map, op);
+            a1 = T::fold_chunk(c.1, first(i + bt), a1, map, op);
+            a2 = T::fold_chunk(c.2, first(i + 2 * bt), a2, map, op);
+            a3 = T::fold_chunk(c.3, first(i + 3 * bt), a3, map, op);
             c = next;
+            i = base + t;
             base += stride;
         }
-        a0 = T::fold_chunk(c.0, a0, op);
-        a1 = T::fold_chunk(c.1, a1, op);
-        a2 = T::fold_chunk(c.2, a2, op);
-        a3 = T::fold_chunk(c.3, a3, op);
+        a0 = T::fold_chunk(c.0, first(i), a0, map, op);
+        a1 = T::fold_chunk(c.1, first(i + bt), a1, map, op);
+        a2 = T::fold_chunk(c.2, first(i + 2 * bt), a2, map, op);
+        a3 = T::fold_chunk(c.3, first(i + 3 * bt), a3, map, op);
     }
     // The last, partial tile starts at `base` of one block only.
     let mut i = base + t;
     while i < len {
-        a0 = T::fold_chunk(body[i], a0, op);
+        a0 = T::fold_chunk(body[i], first(i), a0, map, op);
         i += bt;
     }
     let g = grid.thread_rank();
     if g < head.len() {
-        a1 = op.combine(a1, head[g]);
+        a1 = op.combine(a1, map.apply(g, head[g]));
     }
     if g < tail.len() {
-        a2 = op.combine(a2, tail[g]);
+        let at = head.len() + len * T::LANES + g;
+        a2 = op.combine(a2, map.apply(at, tail[g]));
     }
     op.combine(op.combine(a0, a1), op.combine(a2, a3))
 }
 
 #[inline(always)]
-fn contiguous<T: Shuffle, O: Operator<T>>(input: &[T], op: O, t: usize, threads: usize) -> T {
+fn contiguous<T: Shuffle, M: Map<T>, O: Operator<M::Output>>(
+    input: &[T],
+    map: M,
+    op: O,
+    t: usize,
+    threads: usize,
+) -> M::Output {
     let per_thread = input.len().div_ceil(threads);
     let start = (t * per_thread).min(input.len());
     let end = (start + per_thread).min(input.len());
-    input[start..end]
-        .iter()
-        .fold(op.identity(), |acc, &x| op.combine(acc, x))
+    let mut acc = op.identity();
+    let mut i = start;
+    while i < end {
+        acc = op.combine(acc, map.apply(i, input[i]));
+        i += 1;
+    }
+    acc
+}
+
+/// A reduction whose result depends on the input alone: block `b` of `B`
+/// reduces the `b`-th of `B` equal spans of `input` (whole 16-byte chunks,
+/// the last span shorter) and stores the result in `partials[b]`; a second
+/// launch of one block over the partials stores the total in
+/// `partials[0]`, as with [`reduce_blocks`].
+///
+/// Every combination's order is fixed by the element's index, the block
+/// count and the block size. For a commutative operator, thread `t` folds
+/// chunks `t, t + threads, ...`
+/// of its span, element `j` of each chunk into its own accumulator `j`,
+/// then the accumulators in order, then the block combines its threads'
+/// results in a fixed tree; for another, each thread folds a contiguous
+/// range of the span, in input order. The loads are 16-byte vectors where `input`
+/// starts 16-byte aligned and four scalar loads of the same elements where
+/// it does not, so that the alignment of a view changes nothing. Launched
+/// with a block count that depends on the length alone (as
+/// `coop_host::reduce::Reducer::deterministic` does), a float sum has the
+/// same bits on every GPU and on the CPU backend.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::grid_reduce::reduce_ordered;
+/// use coop::map::Identity;
+///
+/// #[kernel]
+/// pub fn sum_ordered(block: ThreadBlock, input: &[f32], partials: Out<f32>) {
+///     reduce_ordered(block, input, Identity, op::Sum, partials)
+/// }
+///
+/// let input: Vec<f32> = (0..50_000).map(|i| 1.0 / (1.0 + i as f32)).collect();
+/// let run = |offset: usize| -> Result<f32, coop_host::Error> {
+///     let cpu = coop_host::Cpu::new();
+///     let mut partials = vec![0f32; 7];
+///     cpu.launch(sum_ordered, coop_host::LaunchConfig::new(7, 128), (&input[offset..], &mut partials))?;
+///     let mut total = vec![0f32; 1];
+///     cpu.launch(sum_ordered, coop_host::LaunchConfig::new(1, 128), (&partials, &mut total))?;
+///     Ok(total[0])
+/// };
+/// // The same bits whatever the alignment of the view.
+/// let aligned: Vec<f32> = input[1..].to_vec();
+/// assert_eq!(run(1)?.to_bits(), {
+///     let cpu = coop_host::Cpu::new();
+///     let mut partials = vec![0f32; 7];
+///     cpu.launch(sum_ordered, coop_host::LaunchConfig::new(7, 128), (&aligned, &mut partials))?;
+///     let mut total = vec![0f32; 1];
+///     cpu.launch(sum_ordered, coop_host::LaunchConfig::new(1, 128), (&partials, &mut total))?;
+///     total[0].to_bits()
+/// });
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn reduce_ordered<T: Vectorized, M: Map<T>, O: Operator<M::Output>>(
+    block: ThreadBlock,
+    input: &[T],
+    map: M,
+    op: O,
+    partials: Out<M::Output>,
+) {
+    let grid = this_grid();
+    let (b, blocks) = (grid.block_rank(), grid.num_blocks());
+    let lanes = T::LANES;
+    let chunks = input.len().div_ceil(lanes);
+    let span = chunks.div_ceil(blocks);
+    let first = (b * span).min(chunks);
+    let end = (first + span).min(chunks);
+    let (t, bt) = (block.thread_rank() as usize, block.num_threads() as usize);
+    if !O::COMMUTATIVE {
+        // In input order: a contiguous range a thread, in rank order.
+        let (lo, hi) = (
+            (first * lanes).min(input.len()),
+            (end * lanes).min(input.len()),
+        );
+        let per = (hi - lo).div_ceil(bt);
+        let start = (lo + t * per).min(hi);
+        let stop = (start + per).min(hi);
+        let mut acc = op.identity();
+        let mut i = start;
+        while i < stop {
+            acc = op.combine(acc, map.apply(i, input[i]));
+            i += 1;
+        }
+        return store_block_result(&block, acc, op, &partials, b);
+    }
+    let vector = (input.as_ptr() as usize).is_multiple_of(16);
+    // Chunk `c` of the input: whole, through one vector load where the
+    // input is aligned, element by element where not or at the end.
+    let chunk = |c: usize| -> [M::Output; 16] {
+        let at = c * lanes;
+        let mut out = [op.identity(); 16];
+        if vector && at + lanes <= input.len() {
+            // SAFETY: `at + lanes <= len`, `at` is a multiple of `lanes`
+            // and the input starts 16-byte aligned, so the chunk is whole
+            // and aligned.
+            let v = unsafe { *(input.as_ptr().add(at) as *const T::Chunk) };
+            let mut j = 0;
+            while j < lanes {
+                out[j] = map.apply(at + j, T::lane(v, j));
+                j += 1;
+            }
+        } else {
+            let mut j = 0;
+            while j < lanes {
+                if at + j < input.len() {
+                    out[j] = map.apply(at + j, input[at + j]);
+                }
+                j += 1;
+            }
+        }
+        out
+    };
+    let mut acc = [op.identity(); 16];
+    let mut fold = |x: [M::Output; 16]| {
+        let mut j = 0;
+        while j < lanes {
+            acc[j] = op.combine(acc[j], x[j]);
+            j += 1;
+        }
+    };
+    // Four chunks' loads before their folds; the folds keep chunk order.
+    let mut c = first + t;
+    while c + 3 * bt < end {
+        let (x0, x1, x2, x3) = (
+            chunk(c),
+            chunk(c + bt),
+            chunk(c + 2 * bt),
+            chunk(c + 3 * bt),
+        );
+        fold(x0);
+        fold(x1);
+        fold(x2);
+        fold(x3);
+        c += 4 * bt;
+    }
+    while c < end {
+        fold(chunk(c));
+        c += bt;
+    }
+    let mut mine = acc[0];
+    let mut j = 1;
+    while j < lanes {
+        mine = op.combine(mine, acc[j]);
+        j += 1;
+    }
+    store_block_result(&block, mine, op, &partials, b);
 }

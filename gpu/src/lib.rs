@@ -57,6 +57,7 @@ mod cooperative_grid;
 #[cfg_attr(docsrs, doc(cfg(not(target_arch = "nvptx64"))))]
 pub mod cpu;
 mod device_copy;
+pub mod device_scan;
 mod dim;
 /// The CPU backend under its former name.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -69,6 +70,7 @@ mod grid;
 pub mod grid_reduce;
 mod group;
 pub mod kernel;
+pub mod map;
 mod matching;
 pub mod math;
 pub mod matrix;
@@ -79,6 +81,7 @@ pub mod prelude;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
 mod reduce;
+pub mod segmented;
 pub mod shared;
 mod shared_elem;
 mod shuffle;

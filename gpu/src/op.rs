@@ -6,7 +6,9 @@
 //! Integer sums and products wrap on overflow (as the hardware's `add` and
 //! `mul` do); float [`Min`] and [`Max`] ignore NaN, as PTX's `min.f32` and
 //! Rust's `f32::min` do: their identity is NaN, so the result is NaN only
-//! when every input is NaN (or there is none).
+//! when every input is NaN (or there is none). [`ArgMax`] and [`ArgMin`]
+//! reduce [`Arg`]s, a value with its index (ties to the smaller index, NaN
+//! losing to every number). [`Flip`] swaps an operator's operands.
 //! Any other operator is a type implementing [`Operator`], or a closure
 //! given to [`from_fn`].
 
@@ -304,5 +306,248 @@ impl<T: Copy, F: Fn(T, T) -> T + Copy, const C: bool> Operator<T> for FnOp<T, F,
     #[inline(always)]
     fn identity(&self) -> T {
         self.identity
+    }
+}
+
+mod ordered_sealed {
+    pub trait Sealed {}
+}
+
+/// The primitive numbers, which [`ArgMax`], [`ArgMin`] and
+/// [`map::CountIf`](crate::map::CountIf) compare: every integer and float.
+pub trait Ordered: PartialOrd + crate::Shuffle + ordered_sealed::Sealed {
+    /// The smallest value (floats: negative infinity).
+    const LOWEST: Self;
+    /// The largest value (floats: infinity).
+    const HIGHEST: Self;
+    /// What no element loses to under [`ArgMax`]: the smallest integer, or
+    /// NaN.
+    const ARG_MAX_IDENTITY: Self;
+    /// What no element loses to under [`ArgMin`]: the largest integer, or
+    /// NaN.
+    const ARG_MIN_IDENTITY: Self;
+    /// Whether the value is NaN (never, for integers).
+    fn is_nan(self) -> bool;
+}
+
+macro_rules! ordered_ints {
+    ($($t:ty),*) => {$(
+        impl ordered_sealed::Sealed for $t {}
+        impl Ordered for $t {
+            const LOWEST: Self = <$t>::MIN;
+            const HIGHEST: Self = <$t>::MAX;
+            const ARG_MAX_IDENTITY: Self = <$t>::MIN;
+            const ARG_MIN_IDENTITY: Self = <$t>::MAX;
+            #[inline(always)]
+            fn is_nan(self) -> bool { false }
+        }
+    )*};
+}
+ordered_ints!(u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize);
+
+macro_rules! ordered_floats {
+    ($($t:ty),*) => {$(
+        impl ordered_sealed::Sealed for $t {}
+        impl Ordered for $t {
+            const LOWEST: Self = <$t>::NEG_INFINITY;
+            const HIGHEST: Self = <$t>::INFINITY;
+            const ARG_MAX_IDENTITY: Self = <$t>::NAN;
+            const ARG_MIN_IDENTITY: Self = <$t>::NAN;
+            #[inline(always)]
+            #[allow(clippy::eq_op)]
+            fn is_nan(self) -> bool { self != self }
+        }
+    )*};
+}
+ordered_floats!(f32, f64);
+
+/// A value and the index where it was found: what [`ArgMax`] and
+/// [`ArgMin`] reduce (CUB's `KeyValuePair`).
+///
+/// The index is kept as two 32-bit words, so that `Arg<f32>` is 12 bytes
+/// and `Arg<f64>` 16, neither with padding: both move between host and GPU
+/// as plain bytes.
+///
+/// ```
+/// use coop::op::Arg;
+/// let a = Arg::new(5_000_000_000, 2.5f32);
+/// assert_eq!((a.index(), a.value), (5_000_000_000, 2.5));
+/// assert_eq!(std::mem::size_of::<Arg<f32>>(), 12);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Arg<T> {
+    /// The value.
+    pub value: T,
+    /// The index, low word first.
+    index: [u32; 2],
+}
+
+impl<T> Arg<T> {
+    /// `value`, found at `index`.
+    #[inline(always)]
+    pub const fn new(index: usize, value: T) -> Self {
+        let i = index as u64;
+        Arg {
+            value,
+            index: [i as u32, (i >> 32) as u32],
+        }
+    }
+
+    /// Where the value was found.
+    #[inline(always)]
+    pub const fn index(&self) -> usize {
+        (self.index[0] as u64 | (self.index[1] as u64) << 32) as usize
+    }
+
+    /// The index as it is stored, `u64::MAX` for an operator's identity.
+    #[inline(always)]
+    const fn raw_index(&self) -> u64 {
+        self.index[0] as u64 | (self.index[1] as u64) << 32
+    }
+}
+
+// SAFETY: the value's words, then the index's two words, each rebuilt by
+// a sound `Shuffle` impl; no padding is read (the fields are moved one by
+// one).
+unsafe impl<T: crate::Shuffle> crate::Shuffle for Arg<T> {
+    const WORDS: usize = T::WORDS + 2;
+    #[inline(always)]
+    fn map_words(self, mut f: impl FnMut(u32) -> u32) -> Self {
+        let value = self.value.map_words(&mut f);
+        let lo = f(self.index[0]);
+        let hi = f(self.index[1]);
+        Arg {
+            value,
+            index: [lo, hi],
+        }
+    }
+}
+
+macro_rules! arg_device_copy {
+    ($($t:ty),*) => {$(
+        // SAFETY: a 4- or 8-byte number followed by two `u32` words: no
+        // padding (the words are 4-aligned and the size is a multiple of
+        // the value's alignment), and every bit pattern is a valid value.
+        unsafe impl crate::DeviceCopy for Arg<$t> {}
+        // SAFETY: as above: plain bytes without padding.
+        #[cfg(not(target_arch = "nvptx64"))]
+        unsafe impl cudarc::driver::DeviceRepr for Arg<$t> {}
+        // SAFETY: all-zero bytes are the value 0 at index 0.
+        #[cfg(not(target_arch = "nvptx64"))]
+        unsafe impl cudarc::driver::ValidAsZeroBits for Arg<$t> {}
+    )*};
+}
+arg_device_copy!(f32, f64, i32, u32, i64, u64);
+
+/// The largest value and its index: an operator on [`Arg`]s, made by
+/// [`map::WithIndex`](crate::map::WithIndex).
+///
+/// Of equal values the smaller index wins (`-0.0` and `0.0` are equal); a
+/// NaN loses to every number, so the result is a NaN only when every value
+/// is NaN, and then the first. The identity is a NaN (floats) or the
+/// type's minimum (integers) at index `u64::MAX`. Commutative: the winner
+/// does not depend on the order of combination.
+///
+/// ```
+/// use coop::op::{Arg, ArgMax, Operator};
+/// let best = [3.0f32, 9.0, f32::NAN, 9.0]
+///     .iter()
+///     .enumerate()
+///     .map(|(i, &x)| Arg::new(i, x))
+///     .fold(ArgMax.identity(), |a, b| ArgMax.combine(a, b));
+/// assert_eq!((best.index(), best.value), (1, 9.0));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ArgMax;
+
+/// The smallest value and its index; as [`ArgMax`] otherwise.
+///
+/// ```
+/// use coop::op::{Arg, ArgMin, Operator};
+/// let a = ArgMin.combine(Arg::new(4, -1i64), Arg::new(2, -1));
+/// assert_eq!(a.index(), 2);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ArgMin;
+
+/// Whether `a` wins over `b`: a number over a NaN, then the larger value
+/// (`larger`) or the smaller, then the smaller index.
+#[inline(always)]
+fn arg_wins<T: Ordered>(a: Arg<T>, b: Arg<T>, larger: bool) -> bool {
+    let (a_nan, b_nan) = (a.value.is_nan(), b.value.is_nan());
+    if a_nan != b_nan {
+        return b_nan;
+    }
+    if !a_nan && a.value != b.value {
+        return if larger {
+            a.value > b.value
+        } else {
+            a.value < b.value
+        };
+    }
+    a.raw_index() <= b.raw_index()
+}
+
+impl<T: Ordered> Operator<Arg<T>> for ArgMax {
+    const COMMUTATIVE: bool = true;
+    #[inline(always)]
+    fn combine(&self, a: Arg<T>, b: Arg<T>) -> Arg<T> {
+        if arg_wins(a, b, true) {
+            a
+        } else {
+            b
+        }
+    }
+    #[inline(always)]
+    fn identity(&self) -> Arg<T> {
+        Arg {
+            value: T::ARG_MAX_IDENTITY,
+            index: [u32::MAX; 2],
+        }
+    }
+}
+
+impl<T: Ordered> Operator<Arg<T>> for ArgMin {
+    const COMMUTATIVE: bool = true;
+    #[inline(always)]
+    fn combine(&self, a: Arg<T>, b: Arg<T>) -> Arg<T> {
+        if arg_wins(a, b, false) {
+            a
+        } else {
+            b
+        }
+    }
+    #[inline(always)]
+    fn identity(&self) -> Arg<T> {
+        Arg {
+            value: T::ARG_MIN_IDENTITY,
+            index: [u32::MAX; 2],
+        }
+    }
+}
+
+/// An operator with its operands swapped: `Flip(op).combine(a, b) ==
+/// op.combine(b, a)`, with the same identity. Reducing with it in rank
+/// order combines from the highest rank down, as a look-back over earlier
+/// tiles needs for an operator that is not commutative.
+///
+/// ```
+/// use coop::op::{self, Flip, Operator};
+/// let concat = op::from_fn(0u32, |a: u32, b: u32| a * 10 + b);
+/// assert_eq!(Flip(concat).combine(1, 2), 21);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Flip<O>(pub O);
+
+impl<T, O: Operator<T>> Operator<T> for Flip<O> {
+    const COMMUTATIVE: bool = O::COMMUTATIVE;
+    #[inline(always)]
+    fn combine(&self, a: T, b: T) -> T {
+        self.0.combine(b, a)
+    }
+    #[inline(always)]
+    fn identity(&self) -> T {
+        self.0.identity()
     }
 }

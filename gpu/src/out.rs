@@ -218,6 +218,33 @@ impl<T: Copy> Out<'_, T> {
         unsafe { self.ptr.add(index).write(value) }
     }
 
+    /// Stores `chunk`, the `lanes` elements at `index..index + lanes`, with
+    /// one store instruction (a 16-byte vector store for a 16-byte chunk).
+    /// On the CPU backend each element counts as written, as by
+    /// [`write`](Self::write).
+    ///
+    /// # Safety
+    ///
+    /// `index + lanes <= len()`, `C` is `lanes` values of `T` without
+    /// padding, and the element at `index` has `C`'s alignment.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) unsafe fn write_chunk<C: Copy>(&self, index: usize, lanes: usize, chunk: C) {
+        let mut k = 0;
+        while k < lanes {
+            Target::global_access(
+                self.ptr as *const u8,
+                index + k,
+                GlobalAccess::Write,
+                site!(),
+            );
+            k += 1;
+        }
+        // SAFETY: in bounds and aligned for `C` (the caller's promise); the
+        // buffer is live for the launch.
+        unsafe { (self.ptr.add(index) as *mut C).write(chunk) }
+    }
+
     /// The buffer's first element, for patterns `write` does not cover
     /// (atomics, vector stores).
     ///

@@ -237,3 +237,83 @@ impl Program {
         }
     }
 }
+
+/// Where a call of coop-host's device-wide algorithms finds a kernel of
+/// yours: the [`Program`] or [`Module`] you loaded it with. Made with
+/// `.into()` from `&Program` or `&Module`, so that a call takes either as
+/// it is.
+///
+/// ```
+/// use coop_host::{Device, ProgramRef};
+/// # static PTX: coop_host::PtxSet = coop_host::PtxSet::new("doc", &[]);
+/// let device = Device::cpu();
+/// let program = device.load(&PTX)?;
+/// let from: ProgramRef<'_> = (&program).into();
+/// assert!(matches!(from, ProgramRef::Cpu));
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub enum ProgramRef<'a> {
+    /// A module loaded on a GPU.
+    Module(&'a Module),
+    /// The CPU backend, which runs the kernels' Rust code.
+    Cpu,
+    /// coop-host's own kernels (its built-in module on a GPU).
+    Own,
+}
+
+impl<'a> From<&'a Program> for ProgramRef<'a> {
+    fn from(program: &'a Program) -> Self {
+        match program {
+            Program::Gpu(module) => ProgramRef::Module(module),
+            Program::Cpu(_) => ProgramRef::Cpu,
+        }
+    }
+}
+
+impl<'a> From<&'a Module> for ProgramRef<'a> {
+    fn from(module: &'a Module) -> Self {
+        ProgramRef::Module(module)
+    }
+}
+
+impl<'a> From<Option<&'a Module>> for ProgramRef<'a> {
+    /// `None`: coop-host's own module on a GPU, nothing on the CPU backend.
+    fn from(module: Option<&'a Module>) -> Self {
+        module.map_or(ProgramRef::Own, ProgramRef::Module)
+    }
+}
+
+impl<'a> ProgramRef<'a> {
+    /// The module to launch from on a GPU whose built-in module is `own`;
+    /// fails, naming `call`, for a program of the CPU backend.
+    pub(crate) fn gpu_module(
+        self,
+        own: &'a Module,
+        call: &'static str,
+    ) -> Result<&'a Module, Error> {
+        match self {
+            ProgramRef::Module(module) => Ok(module),
+            ProgramRef::Own => Ok(own),
+            ProgramRef::Cpu => Err(Error::Unavailable {
+                call,
+                reason: "the program was loaded on the CPU backend, and this call runs on a GPU: \
+                         load the kernels with the GPU's Device"
+                    .into(),
+            }),
+        }
+    }
+
+    /// Checks that a call on the CPU backend was not given a GPU module.
+    pub(crate) fn check_cpu(self, call: &'static str) -> Result<(), Error> {
+        match self {
+            ProgramRef::Module(_) => Err(Error::Unavailable {
+                call,
+                reason: "the module was loaded on a GPU, and this call runs on the CPU backend: \
+                         pass the Program of the CPU backend's Device"
+                    .into(),
+            }),
+            ProgramRef::Cpu | ProgramRef::Own => Ok(()),
+        }
+    }
+}

@@ -129,6 +129,16 @@ pub enum Error {
         reason: String,
     },
 
+    /// An argument of a call that the call cannot take: lengths that do not
+    /// match, offsets that are not in order, a value out of range.
+    #[error("`{call}`: {problem}")]
+    InvalidArgument {
+        /// The call.
+        call: &'static str,
+        /// What was wrong, and what is allowed.
+        problem: String,
+    },
+
     /// The driver refused or failed the launch.
     #[error("launching `{kernel}` failed: {source}")]
     Launch {

@@ -55,12 +55,15 @@ mod module;
 pub mod multi;
 mod ptx;
 pub mod reduce;
+pub mod scan;
+pub mod segmented;
 mod timer;
+mod views;
 
 pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
 pub use coop_build::{convergence, BuildError, PtxBuilder};
 pub use cpu::Cpu;
-pub use device::{Buffer, Device, Program};
+pub use device::{Buffer, Device, Program, ProgramRef};
 pub use error::Error;
 pub use fault::LaunchRecord;
 pub use gpu::Gpu;
@@ -69,6 +72,7 @@ pub use limits::{DeviceLimits, KernelLimits};
 pub use module::Module;
 pub use ptx::PtxSet;
 pub use timer::Timer;
+pub use views::{Input, Output};
 
 pub use coop;
 pub use coop::cpu::{EmulationError, Report, Violation};

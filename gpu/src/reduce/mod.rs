@@ -14,7 +14,7 @@
 //! them.
 
 mod block;
-pub(crate) use block::reduce_into_warp0;
+pub(crate) use block::{reduce_into_warp0, scan_with_prefix};
 mod coalesced;
 mod multi_warp;
 mod tile;

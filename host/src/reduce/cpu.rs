@@ -71,3 +71,27 @@ where
     }
     Ok(all[blocks])
 }
+
+/// Runs a reduction that finishes in one launch (a transform-reduction)
+/// over `len` elements of `T` on `cpu`: `launch` runs it over the blocks it
+/// is given, with `blocks + 1` zeroed slots and a zeroed ticket; returns
+/// the last slot.
+///
+/// # Safety
+///
+/// All-zero bytes must be a valid `U` (the slots start zeroed).
+pub(super) unsafe fn one_launch<T, U: Copy>(
+    cpu: &Cpu,
+    len: usize,
+    sizing: &Sizing,
+    launch: impl FnOnce(u32, &mut [U], &mut [u32]) -> Result<(), Error>,
+) -> Result<U, Error> {
+    let blocks = sizing.one_wave::<T>(len, cpu.limits().multiprocessors, CPU_RESIDENT_BLOCKS);
+    // SAFETY: all-zero bytes are a valid `U` (this function's precondition).
+    let mut slots: Vec<U> = (0..blocks as usize + 1)
+        .map(|_| unsafe { std::mem::zeroed() })
+        .collect();
+    let mut ticket = [0u32];
+    launch(blocks, &mut slots, &mut ticket)?;
+    Ok(slots[blocks as usize])
+}

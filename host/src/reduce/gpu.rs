@@ -5,9 +5,9 @@ use super::plan::{Sizing, Strategy, THREADS};
 use super::{ReductionParams, KERNELS_PTX};
 use crate::{Error, Gpu, Module};
 use coop::Kernel;
-use cudarc::driver::{CudaSlice, CudaView};
 #[cfg(feature = "multi")]
-use cudarc::driver::{CudaViewMut, DeviceRepr};
+use cudarc::driver::DeviceRepr;
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 use std::any::TypeId;
 use std::sync::{Mutex, MutexGuard};
 
@@ -186,6 +186,63 @@ impl GpuReducer {
         // reduction was of `T`, which its kernel stored there (this
         // function's precondition).
         unsafe { self.lock_scratch().total::<T>(&self.gpu) }
+    }
+
+    /// Runs a reduction that finishes in one launch (a transform-reduction)
+    /// over `len` elements of `T` with `kernel` from `module`: `launch`
+    /// queues it over the blocks it is given, into the partial results'
+    /// slots and the ticket counter; returns the total, a `U`, once the
+    /// launch has finished.
+    ///
+    /// # Safety
+    ///
+    /// What `launch` queues must store a valid `U` in the last of the slots
+    /// it is given, as `coop::grid_reduce::reduce_grid_map` does.
+    pub(super) unsafe fn one_launch<T, U: Copy + 'static, K: Kernel>(
+        &self,
+        module: &Module,
+        kernel: K,
+        len: usize,
+        sizing: &Sizing,
+        launch: impl FnOnce(
+            u32,
+            &mut CudaViewMut<'_, U>,
+            &mut CudaViewMut<'_, u32>,
+        ) -> Result<(), Error>,
+    ) -> Result<U, Error> {
+        let resident = module.resident_blocks(kernel, THREADS, 0)?;
+        let blocks = sizing.one_wave::<T>(len, self.gpu.limits().multiprocessors, resident);
+        let size = std::mem::size_of::<U>();
+        let mut scratch = self.lock_scratch();
+        let (slots, tickets) = scratch.reserve(&self.gpu, (blocks as usize + 1) * size.max(16))?;
+        let count = slots.len() / size;
+        // SAFETY: as in `launch`: the kernels read only slots a block of
+        // the same launch stored first, the host reads the final slot under
+        // this function's precondition, and the slots start 256-byte
+        // aligned, `U`s from there.
+        let mut all = unsafe { slots.transmute_mut::<U>(count) }
+            .expect("`count` values of `U` fit the slots");
+        let mut span = all.slice_mut(count - 1 - blocks as usize..);
+        let mut tickets = tickets.slice_mut(..1);
+        launch(blocks, &mut span, &mut tickets)?;
+        scratch.total = Some((TypeId::of::<U>(), std::any::type_name::<U>()));
+        // SAFETY: the launch just queued stores a valid `U` in the final
+        // slot (this function's precondition).
+        unsafe { scratch.total::<U>(&self.gpu) }
+    }
+
+    /// The reducer's own module, or `program`'s.
+    pub(super) fn module<'a>(
+        &'a self,
+        program: crate::ProgramRef<'a>,
+        call: &'static str,
+    ) -> Result<&'a Module, Error> {
+        program.gpu_module(&self.module, call)
+    }
+
+    /// The GPU, for launches of the reducer's own.
+    pub(super) fn gpu(&self) -> &Gpu {
+        &self.gpu
     }
 
     fn lock_scratch(&self) -> MutexGuard<'_, Scratch> {

@@ -39,16 +39,16 @@
 mod builtin;
 mod cpu;
 mod gpu;
-mod input;
+mod ordered;
 mod params;
 mod plan;
 mod reducer;
 
-pub use builtin::{Builtin, KERNELS_PTX};
+pub use crate::views::Input;
+pub use builtin::{Builtin, BuiltinCount, BuiltinMap, KERNELS_PTX};
 #[cfg(feature = "multi")]
 pub(crate) use gpu::GpuReducer;
-pub use input::Input;
-pub use params::ReductionParams;
+pub use params::{MapReductionParams, ReductionParams};
 pub use plan::{DEFAULT_BLOCKS_PER_SM, MIN_TILES_PER_BLOCK, THREADS};
 pub use reducer::Reducer;
 

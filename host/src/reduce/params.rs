@@ -90,3 +90,69 @@ reduction_params!(
     true,
     |input, partials, tickets| (input, partials, tickets)
 );
+
+/// The parameter list of a transform-reduction kernel that a
+/// [`Reducer`](super::Reducer) runs with
+/// [`transform_reduce_with`](super::Reducer::transform_reduce_with):
+/// `(input: &[T], partials: Out<U>, tickets: Out<u32>)`, a kernel that
+/// calls `coop::grid_reduce::reduce_grid_map` (or `_scalar`), `U` the
+/// map's output. It always finishes in one launch.
+pub trait MapReductionParams<T, U>: coop::kernel::params::ParamList + map_sealed::Sealed {
+    /// Launches `kernel` on a GPU over `blocks` blocks.
+    #[doc(hidden)]
+    fn launch_gpu<K: Kernel<Params = Self>>(
+        module: &Module,
+        kernel: K,
+        blocks: u32,
+        input: &CudaView<'_, T>,
+        partials: &mut CudaViewMut<'_, U>,
+        tickets: &mut CudaViewMut<'_, u32>,
+    ) -> Result<(), Error>;
+    /// Launches `kernel` on the CPU backend over `blocks` blocks.
+    #[doc(hidden)]
+    fn launch_cpu<K: Kernel<Params = Self>>(
+        cpu: &Cpu,
+        kernel: K,
+        blocks: u32,
+        input: &[T],
+        partials: &mut [U],
+        tickets: &mut [u32],
+    ) -> Result<(), Error>;
+}
+
+mod map_sealed {
+    pub trait Sealed {}
+    impl<T, U> Sealed for (super::Slice<T>, super::OutSlice<U>, super::OutSlice<u32>) {}
+}
+
+impl<T, U> MapReductionParams<T, U> for (Slice<T>, OutSlice<U>, OutSlice<u32>) {
+    fn launch_gpu<K: Kernel<Params = Self>>(
+        module: &Module,
+        kernel: K,
+        blocks: u32,
+        input: &CudaView<'_, T>,
+        partials: &mut CudaViewMut<'_, U>,
+        tickets: &mut CudaViewMut<'_, u32>,
+    ) -> Result<(), Error> {
+        module.launch(
+            kernel,
+            LaunchConfig::new(blocks, THREADS),
+            (input, partials, tickets),
+        )
+    }
+    fn launch_cpu<K: Kernel<Params = Self>>(
+        cpu: &Cpu,
+        kernel: K,
+        blocks: u32,
+        input: &[T],
+        partials: &mut [U],
+        tickets: &mut [u32],
+    ) -> Result<(), Error> {
+        cpu.launch(
+            kernel,
+            LaunchConfig::new(blocks, THREADS),
+            (input, partials, tickets),
+        )
+        .map(drop)
+    }
+}

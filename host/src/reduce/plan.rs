@@ -143,6 +143,20 @@ impl Sizing {
     }
 }
 
+impl Sizing {
+    /// The grid of a reduction that always finishes in one launch (a
+    /// transform-reduction): one block per tile of `n` elements of `T`, at
+    /// most one wave of `resident` blocks a multiprocessor (capped by
+    /// `blocks_per_sm`), every block resident at once so that its last block
+    /// never waits long for a place; a block takes several tiles when the
+    /// input has more.
+    pub fn one_wave<T>(&self, n: usize, multiprocessors: u32, resident: u32) -> u32 {
+        let tiles = n.div_ceil(tile_elements::<T>()).max(1);
+        let wave = multiprocessors as usize * resident.clamp(1, self.blocks_per_sm) as usize;
+        tiles.min(wave).max(1) as u32
+    }
+}
+
 /// Elements of `T` in one tile: each of a block's [`THREADS`] threads loads
 /// four 16-byte chunks.
 pub(super) fn tile_elements<T>() -> usize {

@@ -1,0 +1,90 @@
+//! Device-wide scans from the host: every prefix of a buffer combined with
+//! an operator, inclusive or exclusive, on a GPU or on the CPU backend.
+//!
+//! ```
+//! use coop_host::{scan, Device};
+//!
+//! let device = Device::cpu(); // or Device::gpu_or_cpu()
+//! let input = device.upload(&[3u32, 1, 4, 1, 5, 9])?;
+//! let mut out = device.zeros::<u32>(6)?;
+//! scan::inclusive_sum(&device, &input, &mut out)?;
+//! assert_eq!(device.download(&out)?, [3, 4, 8, 9, 14, 23]);
+//! scan::exclusive_sum(&device, &input, &mut out)?;
+//! assert_eq!(device.download(&out)?, [0, 3, 4, 8, 9, 14]);
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+//!
+//! A scan reads each element once and writes each once, in one launch
+//! (`coop::device_scan::scan`, decoupled look-back): block `b` scans tile
+//! `b` of 4096 elements (2048 of 8-byte types), publishes its total, and
+//! finds what comes before it from the totals and prefixes the tiles
+//! before it published. Any length works, 0 included, and any alignment.
+//! Integer scans wrap on overflow and are exact. A float scan's last bits
+//! can change from run to run (where each tile's look-back stopped
+//! decides the order of its additions), as CUB's do;
+//! [`Scanner::deterministic`] scans in three fixed passes instead (tile
+//! totals, their scan, the tiles again), whose results have the same bits
+//! on every GPU and on the CPU backend, for a second read of the input.
+//!
+//! [`Scanner`] keeps its kernels and tile states between calls and runs
+//! your own scan kernels (user types and operators, in order for an
+//! operator that is not commutative).
+
+mod builtin;
+mod gpu;
+mod params;
+mod scanner;
+
+pub use builtin::BuiltinScan;
+pub use params::ScanParams;
+pub use scanner::Scanner;
+
+use crate::{Device, Error, Input, Output};
+use coop::op::Sum;
+
+/// Threads per block of every scan launch.
+pub const THREADS: u32 = 256;
+
+/// One launch of a scan: the single pass, or one of the deterministic
+/// three.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pass {
+    Single,
+    TileTotals,
+    ScanTotals,
+    WithPrefixes,
+}
+
+impl Pass {
+    /// The kernel's control word for this pass.
+    pub(crate) fn control(self, exclusive: bool) -> u32 {
+        use coop::device_scan as s;
+        let pass = match self {
+            Pass::Single => s::SINGLE_PASS,
+            Pass::TileTotals => s::TILE_TOTALS,
+            Pass::ScanTotals => s::SCAN_TOTALS,
+            Pass::WithPrefixes => s::WITH_PREFIXES,
+        };
+        pass | if exclusive { s::EXCLUSIVE } else { 0 }
+    }
+}
+
+/// The inclusive sum of `input` into `output` on `device` (integers wrap):
+/// `output[i] = input[0] + ... + input[i]`. See the module docs.
+pub fn inclusive_sum<'a, 'b, T: BuiltinScan<Sum>>(
+    device: &Device,
+    input: impl Into<Input<'a, T>>,
+    output: impl Into<Output<'b, T>>,
+) -> Result<(), Error> {
+    Scanner::new(device)?.inclusive(Sum, input, output)
+}
+
+/// The exclusive sum of `input` into `output` on `device`: `output[i] =
+/// input[0] + ... + input[i - 1]`, and 0 at 0. See the module docs.
+pub fn exclusive_sum<'a, 'b, T: BuiltinScan<Sum>>(
+    device: &Device,
+    input: impl Into<Input<'a, T>>,
+    output: impl Into<Output<'b, T>>,
+) -> Result<(), Error> {
+    Scanner::new(device)?.exclusive(Sum, input, output)
+}

@@ -1,0 +1,330 @@
+//! [`Scanner`]: device-wide scans on one device, keeping the loaded
+//! kernels and the tiles' states between calls.
+
+use super::gpu::GpuScanner;
+use super::params::ScanParams;
+use super::{BuiltinScan, Pass, THREADS};
+use crate::{Cpu, Device, Error, Input, Output, ProgramRef};
+use coop::Kernel;
+
+/// Device-wide inclusive and exclusive scans on one device: the built-in
+/// ones ([`inclusive`](Self::inclusive), [`exclusive`](Self::exclusive))
+/// and your own kernels ([`inclusive_with`](Self::inclusive_with),
+/// [`exclusive_with`](Self::exclusive_with)); see the [module
+/// docs](super).
+///
+/// ```
+/// use coop::op;
+/// use coop_host::{scan::Scanner, Device};
+///
+/// let device = Device::cpu(); // or Device::gpu_or_cpu()
+/// let scanner = Scanner::new(&device)?;
+/// let input = device.upload(&[3i64, -1, 4, 1, -5])?;
+/// let mut out = device.zeros::<i64>(5)?;
+/// scanner.inclusive(op::Max, &input, &mut out)?;
+/// assert_eq!(device.download(&out)?, [3, 3, 4, 4, 4]);
+/// scanner.exclusive(op::Sum, &input, &mut out)?;
+/// assert_eq!(device.download(&out)?, [0, 3, 2, 6, 7]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+pub struct Scanner {
+    backend: Backend,
+    deterministic: bool,
+}
+
+enum Backend {
+    Gpu(GpuScanner),
+    Cpu(Cpu),
+}
+
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let on = match &self.backend {
+            Backend::Gpu(gpu) => gpu.device_name(),
+            Backend::Cpu(_) => "the CPU backend",
+        };
+        f.debug_struct("Scanner")
+            .field("device", &on)
+            .field("deterministic", &self.deterministic)
+            .finish()
+    }
+}
+
+impl Scanner {
+    /// Loads the built-in scan kernels on `device`.
+    pub fn new(device: &Device) -> Result<Scanner, Error> {
+        let backend = match device {
+            Device::Gpu(gpu) => Backend::Gpu(GpuScanner::new(gpu)?),
+            Device::Cpu(cpu) => Backend::Cpu(cpu.clone()),
+        };
+        Ok(Scanner {
+            backend,
+            deterministic: false,
+        })
+    }
+
+    /// The same scanner, scanning in three fixed passes whose results have
+    /// the same bits on every GPU and on the CPU backend, run after run
+    /// (floating-point sums included); it reads the input twice. See the
+    /// [module docs](super).
+    ///
+    /// ```
+    /// use coop::op;
+    /// use coop_host::{scan::Scanner, Device};
+    ///
+    /// let device = Device::cpu();
+    /// let scanner = Scanner::new(&device)?.deterministic();
+    /// let input: Vec<f32> = (0..10_000).map(|i| 1.0 / (1.0 + i as f32)).collect();
+    /// let mut once = vec![0f32; input.len()];
+    /// let mut again = vec![0f32; input.len()];
+    /// scanner.inclusive(op::Sum, &input, &mut once)?;
+    /// scanner.inclusive(op::Sum, &input, &mut again)?;
+    /// assert_eq!(once, again);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn deterministic(mut self) -> Self {
+        self.deterministic = true;
+        self
+    }
+
+    /// Whether this scanner runs the deterministic passes.
+    pub fn is_deterministic(&self) -> bool {
+        self.deterministic
+    }
+
+    /// `output[i] = input[0] op input[1] op ... op input[i]`, with a
+    /// built-in kernel. `output` must be as long as `input`. On a GPU the
+    /// call returns once the scan is queued: download `output` (or
+    /// synchronize) to wait for it.
+    pub fn inclusive<'a, 'b, O, T: BuiltinScan<O>>(
+        &self,
+        _op: O,
+        input: impl Into<Input<'a, T>>,
+        output: impl Into<Output<'b, T>>,
+    ) -> Result<(), Error> {
+        self.run(
+            ProgramRef::Own,
+            T::KERNEL,
+            input.into(),
+            output.into(),
+            false,
+            "Scanner::inclusive",
+        )
+    }
+
+    /// `output[i] = input[0] op ... op input[i - 1]`, and the operator's
+    /// identity at 0, with a built-in kernel; as
+    /// [`inclusive`](Self::inclusive) otherwise.
+    pub fn exclusive<'a, 'b, O, T: BuiltinScan<O>>(
+        &self,
+        _op: O,
+        input: impl Into<Input<'a, T>>,
+        output: impl Into<Output<'b, T>>,
+    ) -> Result<(), Error> {
+        self.run(
+            ProgramRef::Own,
+            T::KERNEL,
+            input.into(),
+            output.into(),
+            true,
+            "Scanner::exclusive",
+        )
+    }
+
+    /// An inclusive scan with your own `kernel`, found in `program` (the
+    /// [`Program`](crate::Program) or [`Module`](crate::Module) you loaded
+    /// it with): a `#[kernel]` with the parameters of [`ScanParams`] that
+    /// calls `coop::device_scan::scan` or `scan_scalar`.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::device_scan::scan_scalar;
+    /// use coop_host::{scan::Scanner, Device};
+    ///
+    /// /// Composition of affine maps x -> a x + b: not commutative.
+    /// #[derive(Clone, Copy, Debug, PartialEq, Shuffle, DeviceCopy)]
+    /// #[repr(C)]
+    /// pub struct Affine { pub a: i64, pub b: i64 }
+    ///
+    /// #[derive(Clone, Copy)]
+    /// pub struct Then;
+    /// impl op::Operator<Affine> for Then {
+    ///     const COMMUTATIVE: bool = false;
+    ///     fn combine(&self, f: Affine, g: Affine) -> Affine {
+    ///         Affine { a: g.a.wrapping_mul(f.a), b: g.a.wrapping_mul(f.b).wrapping_add(g.b) }
+    ///     }
+    ///     fn identity(&self) -> Affine { Affine { a: 1, b: 0 } }
+    /// }
+    ///
+    /// #[kernel]
+    /// pub fn compose(block: ThreadBlock, input: &[Affine], output: Out<Affine>,
+    ///                control: u32, status: Out<u32>, partials: Out<Affine>, epoch: u32) {
+    ///     scan_scalar(block, input, output, Then, control, status, partials, epoch)
+    /// }
+    /// # static PTX: coop_host::PtxSet = coop_host::PtxSet::new("doc", &[]);
+    ///
+    /// let device = Device::cpu();
+    /// let program = device.load(&PTX)?;
+    /// let maps: Vec<Affine> = (0..5000).map(|i| Affine { a: 1 + i % 3, b: i % 7 - 3 }).collect();
+    /// let mut out = vec![Affine { a: 0, b: 0 }; maps.len()];
+    /// Scanner::new(&device)?.inclusive_with(&program, compose, &maps, &mut out)?;
+    /// let mut acc = Affine { a: 1, b: 0 };
+    /// for (m, o) in maps.iter().zip(&out) {
+    ///     acc = op::Operator::combine(&Then, acc, *m);
+    ///     assert_eq!(*o, acc);
+    /// }
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn inclusive_with<'p, 'a, 'b, T, K>(
+        &self,
+        program: impl Into<ProgramRef<'p>>,
+        kernel: K,
+        input: impl Into<Input<'a, T>>,
+        output: impl Into<Output<'b, T>>,
+    ) -> Result<(), Error>
+    where
+        T: coop::DeviceCopy,
+        K: Kernel,
+        K::Params: ScanParams<T>,
+    {
+        self.run(
+            program.into(),
+            kernel,
+            input.into(),
+            output.into(),
+            false,
+            "Scanner::inclusive_with",
+        )
+    }
+
+    /// An exclusive scan with your own `kernel`; as
+    /// [`inclusive_with`](Self::inclusive_with) otherwise.
+    pub fn exclusive_with<'p, 'a, 'b, T, K>(
+        &self,
+        program: impl Into<ProgramRef<'p>>,
+        kernel: K,
+        input: impl Into<Input<'a, T>>,
+        output: impl Into<Output<'b, T>>,
+    ) -> Result<(), Error>
+    where
+        T: coop::DeviceCopy,
+        K: Kernel,
+        K::Params: ScanParams<T>,
+    {
+        self.run(
+            program.into(),
+            kernel,
+            input.into(),
+            output.into(),
+            true,
+            "Scanner::exclusive_with",
+        )
+    }
+
+    /// Waits until the scans queued on a GPU are done (nothing to wait for
+    /// on the CPU backend).
+    pub fn synchronize(&self) -> Result<(), Error> {
+        match &self.backend {
+            Backend::Gpu(gpu) => gpu.synchronize(),
+            Backend::Cpu(_) => Ok(()),
+        }
+    }
+
+    fn run<T, K>(
+        &self,
+        program: ProgramRef<'_>,
+        kernel: K,
+        input: Input<'_, T>,
+        output: Output<'_, T>,
+        exclusive: bool,
+        call: &'static str,
+    ) -> Result<(), Error>
+    where
+        T: coop::DeviceCopy,
+        K: Kernel,
+        K::Params: ScanParams<T>,
+    {
+        if input.len() != output.len() {
+            return Err(Error::InvalidArgument {
+                call,
+                problem: format!(
+                    "the output holds {} elements and the input {}: a scan writes one \
+                     element for each element it reads",
+                    output.len(),
+                    input.len()
+                ),
+            });
+        }
+        if input.is_empty() {
+            return Ok(());
+        }
+        let passes: &[Pass] = if self.deterministic {
+            &[Pass::TileTotals, Pass::ScanTotals, Pass::WithPrefixes]
+        } else {
+            &[Pass::Single]
+        };
+        match (&self.backend, input, output) {
+            (Backend::Gpu(gpu), Input::Gpu(i), Output::Gpu(o)) => {
+                gpu.scan(program, kernel, i, o, passes, exclusive)
+            }
+            (Backend::Cpu(cpu), Input::Cpu(i), Output::Cpu(o)) => {
+                program.check_cpu(call)?;
+                scan_cpu(cpu, kernel, i, o, passes, exclusive)
+            }
+            (Backend::Gpu(_), Input::Cpu(_), _) => Err(wrong_device::<K>("GPU", 0)),
+            (Backend::Gpu(_), _, _) => Err(wrong_device::<K>("GPU", 1)),
+            (Backend::Cpu(_), Input::Gpu(_), _) => Err(wrong_device::<K>("CPU", 0)),
+            (Backend::Cpu(_), _, _) => Err(wrong_device::<K>("CPU", 1)),
+        }
+    }
+}
+
+/// The scan's passes on the CPU backend, with fresh tile states (epoch 1).
+fn scan_cpu<T, K>(
+    cpu: &Cpu,
+    kernel: K,
+    input: &[T],
+    output: &mut [T],
+    passes: &[Pass],
+    exclusive: bool,
+) -> Result<(), Error>
+where
+    T: coop::DeviceCopy,
+    K: Kernel,
+    K::Params: ScanParams<T>,
+{
+    let tiles = coop::device_scan::tiles::<T>(input.len(), THREADS);
+    let mut status = vec![0u32; tiles];
+    // SAFETY: `zeroed` needs all-zero bytes to be a valid `T`, which
+    // `DeviceCopy` promises.
+    let mut partials: Vec<T> = (0..2 * tiles)
+        .map(|_| unsafe { std::mem::zeroed() })
+        .collect();
+    for pass in passes {
+        let blocks = if *pass == Pass::ScanTotals {
+            1
+        } else {
+            tiles as u32
+        };
+        K::Params::launch_cpu(
+            cpu,
+            kernel,
+            crate::LaunchConfig::new(blocks, THREADS),
+            input,
+            output,
+            pass.control(exclusive),
+            &mut status,
+            &mut partials,
+            1,
+        )?;
+    }
+    Ok(())
+}
+
+fn wrong_device<K: Kernel>(device: &'static str, argument: usize) -> Error {
+    Error::WrongDevice {
+        kernel: K::NAME,
+        device,
+        argument,
+    }
+}

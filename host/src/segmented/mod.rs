@@ -1,0 +1,76 @@
+//! Segmented reductions from the host: one result per segment of a buffer,
+//! the segments given by offsets (CSR style), on a GPU or on the CPU
+//! backend.
+//!
+//! ```
+//! use coop_host::{segmented, Device};
+//!
+//! let device = Device::cpu(); // or Device::gpu_or_cpu()
+//! // Rows of a sparse matrix: [5, 1], [], [2, 2, 2]
+//! let values = device.upload(&[5i32, 1, 2, 2, 2])?;
+//! let row_starts = device.upload(&[0u64, 2, 2, 5])?;
+//! let mut row_sums = device.zeros::<i32>(3)?;
+//! segmented::sum(&device, &values, &row_starts, &mut row_sums)?;
+//! assert_eq!(device.download(&row_sums)?, [6, 0, 6]);
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+//!
+//! Segment `s` is `input[offsets[s]..offsets[s + 1]]`; offsets are `u32` or
+//! `u64`, never decrease, and end at most at the input's length. Segments
+//! of any length, 0 included, go in one call: each is reduced by a warp, a
+//! block or many blocks by its length, chosen on the GPU while the kernels
+//! run (the host never reads the offsets; see `coop::segmented` for the
+//! three phases), so that segments of one element, of thousands and of
+//! millions, and any mix of them, run at the device's bandwidth. Values
+//! combine in input order within a segment; an empty segment gets the
+//! operator's identity.
+//!
+//! [`SegmentedReducer`] keeps its kernels and work lists between calls and
+//! runs your own kernels (user types and operators).
+
+mod builtin;
+mod params;
+mod reducer;
+
+pub use builtin::BuiltinSegmented;
+pub use params::SegmentedParams;
+pub use reducer::SegmentedReducer;
+
+use crate::{Device, Error, Input, Output};
+use coop::op::{Max, Min, Sum};
+use coop::segmented::Offset;
+use coop::DeviceCopy;
+
+/// Threads per block of every segmented launch.
+pub const THREADS: u32 = 256;
+
+/// The sum of each segment of `input` into `output` on `device`; see the
+/// module docs.
+pub fn sum<'a, 'o, 'b, T: BuiltinSegmented<Sum>, Off: Offset + DeviceCopy>(
+    device: &Device,
+    input: impl Into<Input<'a, T>>,
+    offsets: impl Into<Input<'o, Off>>,
+    output: impl Into<Output<'b, T>>,
+) -> Result<(), Error> {
+    SegmentedReducer::new(device)?.reduce(Sum, input, offsets, output)
+}
+
+/// The minimum of each segment; see the module docs.
+pub fn min<'a, 'o, 'b, T: BuiltinSegmented<Min>, Off: Offset + DeviceCopy>(
+    device: &Device,
+    input: impl Into<Input<'a, T>>,
+    offsets: impl Into<Input<'o, Off>>,
+    output: impl Into<Output<'b, T>>,
+) -> Result<(), Error> {
+    SegmentedReducer::new(device)?.reduce(Min, input, offsets, output)
+}
+
+/// The maximum of each segment; see the module docs.
+pub fn max<'a, 'o, 'b, T: BuiltinSegmented<Max>, Off: Offset + DeviceCopy>(
+    device: &Device,
+    input: impl Into<Input<'a, T>>,
+    offsets: impl Into<Input<'o, Off>>,
+    output: impl Into<Output<'b, T>>,
+) -> Result<(), Error> {
+    SegmentedReducer::new(device)?.reduce(Max, input, offsets, output)
+}
