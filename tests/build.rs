@@ -6,8 +6,13 @@ fn main() {
     coop_build::PtxBuilder::new("kernels")
         .watch("../gpu/src")
         .build_or_exit();
-    coop_build::PtxBuilder::new("../host/kernels")
-        .watch("../gpu/src")
-        .silent_panics()
-        .build_or_exit();
+    // One module a family of coop-host's kernels, as coop-host ships them.
+    for family in ["reduce", "transform", "arg", "scan", "segmented"] {
+        coop_build::PtxBuilder::new("../host/kernels")
+            .features(&[family])
+            .name(&format!("coop-host-kernels-{family}"))
+            .watch("../gpu/src")
+            .silent_panics()
+            .build_or_exit();
+    }
 }

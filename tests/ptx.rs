@@ -391,20 +391,19 @@ fn user_shaped_kernels_use_only_non_aligned_block_barriers() {
 /// it rewrites the shipped files instead.
 #[test]
 fn coop_hosts_shipped_ptx_is_what_its_kernel_sources_give() {
-    let fresh = [
-        (
-            80,
-            include_str!(concat!(env!("OUT_DIR"), "/coop-host-kernels.sm_80.ptx")),
-        ),
-        (
-            90,
-            include_str!(concat!(env!("OUT_DIR"), "/coop-host-kernels.sm_90.ptx")),
-        ),
-    ];
+    macro_rules! fresh {
+        ($($family:literal),*) => {
+            [$(
+                ($family, 80, include_str!(concat!(env!("OUT_DIR"), "/coop-host-kernels-", $family, ".sm_80.ptx"))),
+                ($family, 90, include_str!(concat!(env!("OUT_DIR"), "/coop-host-kernels-", $family, ".sm_90.ptx"))),
+            )*]
+        };
+    }
+    let fresh = fresh!("reduce", "transform", "arg", "scan", "segmented");
     let shipped_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/ptx");
     let bless = std::env::var_os("COOP_BLESS").is_some_and(|v| v == "1");
-    for (sm, fresh) in fresh {
-        let path = shipped_dir.join(format!("coop-host-kernels.sm_{sm}.ptx"));
+    for (family, sm, fresh) in fresh {
+        let path = shipped_dir.join(format!("coop-host-kernels-{family}.sm_{sm}.ptx"));
         if bless {
             std::fs::write(&path, fresh).unwrap();
             continue;

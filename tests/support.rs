@@ -21,6 +21,8 @@ pub mod multi_cases;
 pub mod multi_warp_cases;
 #[path = "reductions.rs"]
 pub mod reductions;
+#[path = "scan_cases.rs"]
+pub mod scan_cases;
 #[path = "user_shapes.rs"]
 pub mod user_shapes;
 #[path = "watchdog.rs"]

@@ -54,6 +54,7 @@ mod module;
 #[cfg_attr(docsrs, doc(cfg(feature = "multi")))]
 pub mod multi;
 mod ptx;
+pub mod ptx_families;
 pub mod reduce;
 pub mod scan;
 pub mod segmented;

@@ -36,6 +36,8 @@ pub struct PtxBuilder {
     watch: Vec<PathBuf>,
     allow_convergence_dependent: bool,
     silent_panics: bool,
+    features: Vec<String>,
+    name: Option<String>,
 }
 
 impl PtxBuilder {
@@ -51,7 +53,31 @@ impl PtxBuilder {
             watch: Vec::new(),
             allow_convergence_dependent: false,
             silent_panics: false,
+            features: Vec::new(),
+            name: None,
         }
+    }
+
+    /// Builds the kernel crate with exactly these cargo features (its
+    /// default features off), to make PTX of a part of its kernels. Name
+    /// the result with [`name`](Self::name) when one crate gives several.
+    ///
+    /// ```no_run
+    /// coop_build::PtxBuilder::new("kernels")
+    ///     .features(&["scans"])
+    ///     .name("my-kernels-scans")
+    ///     .build_or_exit();
+    /// ```
+    pub fn features(mut self, features: &[&str]) -> Self {
+        self.features = features.iter().map(|f| f.to_string()).collect();
+        self
+    }
+
+    /// Names the output `<name>.sm_<N>.ptx` and `<name>.ptx.rs` (for
+    /// `include_ptx!("<name>")`) instead of after the package.
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = Some(name.to_string());
+        self
     }
 
     /// Builds the kernels so that a panic or a failed coop check traps
@@ -112,6 +138,7 @@ impl PtxBuilder {
         );
         let manifest = self.crate_dir.join("Cargo.toml");
         let package = package_name(&manifest)?;
+        let output = self.name.clone().unwrap_or_else(|| package.clone());
         let targets = targets_from_env().unwrap_or(self.targets.clone());
         if let Some(&bad) = targets.iter().find(|&&t| t < 70) {
             return Err(BuildError::BadTarget(bad));
@@ -138,11 +165,11 @@ impl PtxBuilder {
         let started = std::time::Instant::now();
         let mut paths = Vec::new();
         for &sm in &targets {
-            let dest = out_dir.join(format!("{package}.sm_{sm}.ptx"));
+            let dest = out_dir.join(format!("{output}.sm_{sm}.ptx"));
             let ptx = if docs_rs {
                 String::new()
             } else {
-                self.build_one(&package, sm, &out_dir)?
+                self.build_one(&package, &output, sm, &out_dir)?
             };
             let findings = convergence::check(&ptx);
             if !findings.is_empty() && !self.allow_convergence_dependent {
@@ -158,7 +185,7 @@ impl PtxBuilder {
             })?;
             paths.push(dest);
         }
-        let mut rs = format!("::coop_host::PtxSet::new({package:?}, &[\n");
+        let mut rs = format!("::coop_host::PtxSet::new({output:?}, &[\n");
         for (sm, path) in targets.iter().zip(&paths) {
             let _ = writeln!(
                 rs,
@@ -167,7 +194,7 @@ impl PtxBuilder {
             );
         }
         rs.push_str("])\n");
-        let rs_path = out_dir.join(format!("{package}.ptx.rs"));
+        let rs_path = out_dir.join(format!("{output}.ptx.rs"));
         std::fs::write(&rs_path, rs).map_err(|source| BuildError::Write {
             path: rs_path,
             source,
@@ -177,7 +204,7 @@ impl PtxBuilder {
             // output only as warnings): what was built, and how long it took.
             let sms: Vec<String> = targets.iter().map(|sm| format!("sm_{sm}")).collect();
             println!(
-                "cargo::warning=coop: built the PTX of `{package}` for {} in {:.1} s \
+                "cargo::warning=coop: built the PTX of `{output}` for {} in {:.1} s \
                  (COOP_PTX_QUIET=1 hides this line)",
                 sms.join(", "),
                 started.elapsed().as_secs_f64()
@@ -186,9 +213,15 @@ impl PtxBuilder {
         Ok(paths)
     }
 
-    fn build_one(&self, package: &str, sm: u32, out_dir: &Path) -> Result<String, BuildError> {
+    fn build_one(
+        &self,
+        package: &str,
+        output: &str,
+        sm: u32,
+        out_dir: &Path,
+    ) -> Result<String, BuildError> {
         let target_dir = ptx_target_dir(out_dir)
-            .join(package)
+            .join(output)
             .join(format!("sm_{sm}"));
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
         let mut cmd = Command::new(&cargo);
@@ -199,36 +232,41 @@ impl PtxBuilder {
             .args(["--lib", "--release", "--target", "nvptx64-nvidia-cuda"])
             .args(["-Zbuild-std=core", "--crate-type", "cdylib"])
             .arg("--target-dir")
-            .arg(&target_dir)
-            .args([
-                "--",
-                "--emit=asm",
-                "-Zcrate-attr=feature(abi_ptx)",
-                // `#[kernel]` declares shared arrays with `global_asm!`.
-                "-Zcrate-attr=feature(asm_experimental_arch)",
-            ])
-            .env("RUSTC_BOOTSTRAP", "1")
-            .env("CARGO_ENCODED_RUSTFLAGS", {
-                // Clusters (their special registers and barrier) exist
-                // from sm_90; the kernel crate reads this cfg.
-                let mut flags = format!("-Ctarget-cpu=sm_{sm}");
-                if sm >= 90 {
-                    flags.push_str("\x1f--cfg=coop_sm90");
-                }
-                if self.silent_panics {
-                    flags.push_str("\x1f--cfg=coop_silent_panics");
-                }
-                flags
-            })
-            .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", "true")
-            .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
-            .env("CARGO_PROFILE_RELEASE_LTO", "fat")
-            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
-            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
-            .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-            .env("CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS", "false")
-            .env("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "false")
-            .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
+            .arg(&target_dir);
+        if !self.features.is_empty() {
+            cmd.arg("--no-default-features")
+                .arg("--features")
+                .arg(self.features.join(","));
+        }
+        cmd.args([
+            "--",
+            "--emit=asm",
+            "-Zcrate-attr=feature(abi_ptx)",
+            // `#[kernel]` declares shared arrays with `global_asm!`.
+            "-Zcrate-attr=feature(asm_experimental_arch)",
+        ])
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("CARGO_ENCODED_RUSTFLAGS", {
+            // Clusters (their special registers and barrier) exist
+            // from sm_90; the kernel crate reads this cfg.
+            let mut flags = format!("-Ctarget-cpu=sm_{sm}");
+            if sm >= 90 {
+                flags.push_str("\x1f--cfg=coop_sm90");
+            }
+            if self.silent_panics {
+                flags.push_str("\x1f--cfg=coop_silent_panics");
+            }
+            flags
+        })
+        .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", "true")
+        .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
+        .env("CARGO_PROFILE_RELEASE_LTO", "fat")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS", "false")
+        .env("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "false")
+        .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
         let output = cmd.output().map_err(|source| BuildError::Spawn {
             program: cargo.to_string_lossy().into_owned(),
             source,

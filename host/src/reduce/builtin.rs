@@ -1,28 +1,13 @@
 //! The built-in reduction kernels: the PTX of `coop-host-kernels`, and the
 //! table from (element type, operator) to its kernel.
 
-use crate::PtxSet;
 use coop::kernel::params::{OutSlice, Slice, Value};
 use coop::op::{Max, Min, Sum};
 use coop::DeviceCopy;
 use coop::Kernel;
 
-/// The PTX of the built-in reduction kernels (`coop-host-kernels`), which
-/// [`Reducer::new`](super::Reducer::new) loads; load it yourself to pass the
-/// module to [`Reducer::with_module`](super::Reducer::with_module) or
-/// [`Reducer::reduce_with`](super::Reducer::reduce_with).
-///
-/// The PTX ships with the crate as text (`host/ptx/`), built by
-/// `coop_build::PtxBuilder` with the pinned toolchain, so that a user's
-/// build compiles no device code of coop-host's; a workspace test rebuilds
-/// it from `coop-host-kernels` and fails if the two differ.
-pub static KERNELS_PTX: PtxSet = PtxSet::new(
-    "coop-host-kernels",
-    &[
-        (80, include_str!("../../ptx/coop-host-kernels.sm_80.ptx")),
-        (90, include_str!("../../ptx/coop-host-kernels.sm_90.ptx")),
-    ],
-);
+/// The PTX of the built-in reduction kernels: [`REDUCE_PTX`](crate::ptx_families::REDUCE_PTX).
+pub use crate::ptx_families::REDUCE_PTX as KERNELS_PTX;
 
 /// A type with a built-in reduction kernel for the operator `O`: `f32`,
 /// `f64`, `i32`, `u32`, `i64` and `u64` for [`Sum`], [`Min`] and [`Max`].
@@ -71,14 +56,18 @@ pub trait BuiltinMap<M, O>: DeviceCopy {
     type Kernel: Kernel<Params = (Slice<Self>, OutSlice<Self::Output>, OutSlice<u32>)>;
     /// Its descriptor.
     const KERNEL: Self::Kernel;
+    /// The PTX module that holds it.
+    #[doc(hidden)]
+    const PTX: &'static crate::PtxSet;
 }
 
 macro_rules! builtin_maps {
-    ($($t:ty, $m:ty, $op:ty => $u:ty, $k:ident;)*) => {$(
+    ($ptx:ident: $($t:ty, $m:ty, $op:ty => $u:ty, $k:ident;)*) => {$(
         impl BuiltinMap<$m, $op> for $t {
             type Output = $u;
             type Kernel = coop_host_kernels::$k;
             const KERNEL: Self::Kernel = coop_host_kernels::$k;
+            const PTX: &'static crate::PtxSet = &crate::ptx_families::$ptx;
         }
     )*};
 }
@@ -87,6 +76,7 @@ use coop::map::{Abs, Square, WithIndex};
 use coop::op::{Arg, ArgMax, ArgMin};
 
 builtin_maps! {
+    TRANSFORM_PTX:
     f32, Abs, Sum => f32, sum_abs_f32; f64, Abs, Sum => f64, sum_abs_f64;
     i32, Abs, Sum => i32, sum_abs_i32; i64, Abs, Sum => i64, sum_abs_i64;
     f32, Abs, Max => f32, max_abs_f32; f64, Abs, Max => f64, max_abs_f64;
@@ -94,6 +84,10 @@ builtin_maps! {
     f32, Square, Sum => f32, sum_squares_f32; f64, Square, Sum => f64, sum_squares_f64;
     i32, Square, Sum => i32, sum_squares_i32; u32, Square, Sum => u32, sum_squares_u32;
     i64, Square, Sum => i64, sum_squares_i64; u64, Square, Sum => u64, sum_squares_u64;
+}
+
+builtin_maps! {
+    ARG_PTX:
     f32, WithIndex, ArgMax => Arg<f32>, arg_max_f32; f32, WithIndex, ArgMin => Arg<f32>, arg_min_f32;
     f64, WithIndex, ArgMax => Arg<f64>, arg_max_f64; f64, WithIndex, ArgMin => Arg<f64>, arg_min_f64;
     i32, WithIndex, ArgMax => Arg<i32>, arg_max_i32; i32, WithIndex, ArgMin => Arg<i32>, arg_min_i32;

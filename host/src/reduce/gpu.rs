@@ -9,13 +9,16 @@ use coop::Kernel;
 use cudarc::driver::DeviceRepr;
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 use std::any::TypeId;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// A [`Reducer`](super::Reducer) on a GPU: the device, the module of the
 /// built-in kernels, and the scratch kept between calls.
 pub(crate) struct GpuReducer {
     gpu: Gpu,
     module: Box<Module>,
+    /// The other families of built-in kernels, loaded at their first call.
+    transform: OnceLock<Module>,
+    arg: OnceLock<Module>,
     scratch: Mutex<Scratch>,
 }
 
@@ -40,6 +43,8 @@ impl GpuReducer {
         Ok(GpuReducer {
             gpu: gpu.clone(),
             module: Box::new(gpu.load(&KERNELS_PTX)?),
+            transform: OnceLock::new(),
+            arg: OnceLock::new(),
             scratch: Mutex::new(Scratch::default()),
         })
     }
@@ -238,6 +243,23 @@ impl GpuReducer {
         call: &'static str,
     ) -> Result<&'a Module, Error> {
         program.gpu_module(&self.module, call)
+    }
+
+    /// The module of the built-in family `set` (transform-reductions or
+    /// arg-min and arg-max), loaded at its first use.
+    pub(super) fn family(&self, set: &'static crate::PtxSet) -> Result<&Module, Error> {
+        let slot = if std::ptr::eq(set, &crate::ptx_families::ARG_PTX) {
+            &self.arg
+        } else {
+            &self.transform
+        };
+        if let Some(module) = slot.get() {
+            return Ok(module);
+        }
+        let module = self.gpu.load(set)?;
+        // Another thread may have loaded it meanwhile: either copy serves.
+        let _ = slot.set(module);
+        Ok(slot.get().expect("set just above"))
     }
 
     /// The GPU, for launches of the reducer's own.

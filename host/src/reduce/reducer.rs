@@ -295,10 +295,9 @@ impl Reducer {
         let input = input.into();
         let (code, threshold) = (test.compare as u32, test.threshold);
         let kernel = T::KERNEL;
-        let call = "Reducer::count_if";
         match (&self.backend, input) {
             (Backend::Gpu(gpu), Input::Gpu(view)) => {
-                let module = gpu.module(ProgramRef::Own, call)?;
+                let module = gpu.family(&crate::ptx_families::TRANSFORM_PTX)?;
                 // SAFETY: the count kernel calls `reduce_grid_map`, which
                 // stores its total, a `u64`, in the last slot.
                 unsafe {
@@ -402,12 +401,14 @@ impl Reducer {
         &self,
         input: Input<'_, T>,
     ) -> Result<T::Output, Error> {
+        let program = match &self.backend {
+            Backend::Gpu(gpu) => ProgramRef::Module(gpu.family(T::PTX)?),
+            Backend::Cpu(_) => ProgramRef::Own,
+        };
         // SAFETY: built-in kernels call `reduce_grid_map`, which stores its
         // total in the last slot; their outputs (the primitives and
         // `Arg`s of them) are valid as all-zero bytes.
-        unsafe {
-            self.map_run::<T, T::Output, T::Kernel>(ProgramRef::Own, T::KERNEL, input, "Reducer")
-        }
+        unsafe { self.map_run::<T, T::Output, T::Kernel>(program, T::KERNEL, input, "Reducer") }
     }
 
     /// Runs a one-launch transform-reduction kernel.

@@ -3,7 +3,7 @@
 
 use super::params::ScanParams;
 use super::{Pass, THREADS};
-use crate::reduce::KERNELS_PTX;
+use crate::ptx_families::SCAN_PTX;
 use crate::{Error, Gpu, LaunchConfig, Module, ProgramRef};
 use coop::Kernel;
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
@@ -37,7 +37,7 @@ impl GpuScanner {
     pub(super) fn new(gpu: &Gpu) -> Result<Self, Error> {
         Ok(GpuScanner {
             gpu: gpu.clone(),
-            module: Box::new(gpu.load(&KERNELS_PTX)?),
+            module: Box::new(gpu.load(&SCAN_PTX)?),
             state: Mutex::new(TileStates::default()),
         })
     }

@@ -3,7 +3,7 @@
 
 use super::params::SegmentedParams;
 use super::{BuiltinSegmented, THREADS};
-use crate::reduce::KERNELS_PTX;
+use crate::ptx_families::SEGMENTED_PTX;
 use crate::{Cpu, Device, Error, Gpu, Input, LaunchConfig, Module, Output, ProgramRef};
 use coop::segmented::{self as seg, Offset};
 use coop::{DeviceCopy, Kernel};
@@ -69,7 +69,7 @@ impl SegmentedReducer {
         let backend = match device {
             Device::Gpu(gpu) => Backend::Gpu(GpuState {
                 gpu: gpu.clone(),
-                module: Box::new(gpu.load(&KERNELS_PTX)?),
+                module: Box::new(gpu.load(&SEGMENTED_PTX)?),
                 scratch: Mutex::new(Scratch::default()),
             }),
             Device::Cpu(cpu) => Backend::Cpu(cpu.clone()),

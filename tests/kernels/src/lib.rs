@@ -590,3 +590,67 @@ pub mod faults {
         }
     }
 }
+
+// ---------------------------------------------------------------------
+// Device-wide scans, segmented reductions and transform-reductions with a
+// user type and an operator that is not commutative.
+
+/// A device-wide scan of 2x2 matrices by their ordered product, for
+/// `coop_host::scan::Scanner::inclusive_with` and `exclusive_with`.
+#[kernel]
+pub fn scan_mat2_product(
+    block: ThreadBlock,
+    input: &[Mat2],
+    output: Out<Mat2>,
+    control: u32,
+    status: Out<u32>,
+    partials: Out<Mat2>,
+    epoch: u32,
+) {
+    coop::device_scan::scan_scalar(
+        block, input, output, MatMul, control, status, partials, epoch,
+    )
+}
+
+/// The ordered product of each segment of 2x2 matrices, for
+/// `coop_host::segmented::SegmentedReducer::reduce_with`.
+#[kernel]
+pub fn segmented_mat2_product(
+    block: ThreadBlock,
+    input: &[Mat2],
+    offsets: &[u32],
+    output: Out<Mat2>,
+    phase: u32,
+    work: Out<u64>,
+    partials: Out<Mat2>,
+) {
+    coop::segmented::segmented_reduce(block, input, offsets, output, MatMul, phase, work, partials)
+}
+
+/// An index-aware transform-reduction: the sum of `(i mod 7) * x[i]`, for
+/// `coop_host::reduce::Reducer::transform_reduce_with`.
+#[kernel]
+pub fn transform_index_weighted(
+    block: ThreadBlock,
+    input: &[i64],
+    partials: Out<i64>,
+    tickets: Out<u32>,
+) {
+    let weighted = coop::map::from_fn(|i: usize, x: i64| x.wrapping_mul((i % 7) as i64));
+    coop::grid_reduce::reduce_grid_map(block, input, weighted, coop::op::Sum, partials, tickets)
+}
+
+/// A transform-reduction of a user type through an index-aware map, with
+/// an operator that is not commutative: each matrix with its upper right
+/// entry replaced by `i mod 3`, multiplied in order.
+#[kernel]
+pub fn transform_mat2_traces(
+    block: ThreadBlock,
+    input: &[Mat2],
+    partials: Out<Mat2>,
+    tickets: Out<u32>,
+) {
+    let marked =
+        coop::map::from_fn(|i: usize, m: Mat2| Mat2([m.0[0], (i % 3) as i32, m.0[2], m.0[3]]));
+    coop::grid_reduce::reduce_grid_map_scalar(block, input, marked, MatMul, partials, tickets)
+}

@@ -1,0 +1,62 @@
+//! The PTX of coop-host's own kernels (`coop-host-kernels`), one module a
+//! family, so that a program loads (and the driver compiles, the first time
+//! on a machine) only the families it calls.
+//!
+//! The PTX ships with the crate as text (`host/ptx/`), built by
+//! `coop_build::PtxBuilder` with the pinned toolchain, so that a user's
+//! build compiles no device code of coop-host's; a workspace test rebuilds
+//! it from `coop-host-kernels` and fails if the two differ.
+
+use crate::PtxSet;
+
+/// `PtxSet`s of the family `$name`, from `host/ptx/coop-host-kernels-$name.sm_*.ptx`.
+macro_rules! family {
+    ($(#[$doc:meta])* $set:ident = $name:literal) => {
+        $(#[$doc])*
+        pub static $set: PtxSet = PtxSet::new(
+            concat!("coop-host-kernels-", $name),
+            &[
+                (80, include_str!(concat!("../ptx/coop-host-kernels-", $name, ".sm_80.ptx"))),
+                (90, include_str!(concat!("../ptx/coop-host-kernels-", $name, ".sm_90.ptx"))),
+            ],
+        );
+    };
+}
+
+family!(
+    /// The plain reductions and the deterministic sums, which
+    /// [`reduce::Reducer::new`](crate::reduce::Reducer::new) loads; load it
+    /// yourself to pass the module to
+    /// [`Reducer::with_module`](crate::reduce::Reducer::with_module).
+    REDUCE_PTX = "reduce"
+);
+family!(
+    /// The transform-reductions through built-in maps (`sum_abs`,
+    /// `max_abs`, `sum_squares`, `count_if`), loaded by a `Reducer` at its
+    /// first such call.
+    TRANSFORM_PTX = "transform"
+);
+family!(
+    /// Arg-min and arg-max, loaded by a `Reducer` at its first such call.
+    ARG_PTX = "arg"
+);
+family!(
+    /// The scans, which [`scan::Scanner::new`](crate::scan::Scanner::new)
+    /// loads.
+    SCAN_PTX = "scan"
+);
+family!(
+    /// The segmented reductions, which
+    /// [`segmented::SegmentedReducer::new`](crate::segmented::SegmentedReducer::new)
+    /// loads.
+    SEGMENTED_PTX = "segmented"
+);
+
+/// The families, by the feature of `coop-host-kernels` that holds each.
+pub const FAMILIES: [(&str, &PtxSet); 5] = [
+    ("reduce", &REDUCE_PTX),
+    ("transform", &TRANSFORM_PTX),
+    ("arg", &ARG_PTX),
+    ("scan", &SCAN_PTX),
+    ("segmented", &SEGMENTED_PTX),
+];
