@@ -23,6 +23,10 @@ pub mod multi_warp_cases;
 pub mod reductions;
 #[path = "scan_cases.rs"]
 pub mod scan_cases;
+#[path = "segmented_cases.rs"]
+pub mod segmented_cases;
+#[path = "transform_cases.rs"]
+pub mod transform_cases;
 #[path = "user_shapes.rs"]
 pub mod user_shapes;
 #[path = "watchdog.rs"]

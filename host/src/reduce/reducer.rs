@@ -213,7 +213,8 @@ impl Reducer {
     }
 
     /// The largest absolute value (the infinity norm; NaN-ignoring for
-    /// floats, 0 for no input).
+    /// floats). For no input, [`Max`]'s identity, as [`max`](Self::max)
+    /// gives: the type's minimum, or NaN.
     pub fn max_abs<'a, T: BuiltinMap<Abs, Max, Output = T>>(
         &self,
         input: impl Into<Input<'a, T>>,
