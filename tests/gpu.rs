@@ -1096,3 +1096,132 @@ fn math_functions_match_the_cpu_backend_and_their_bounds_on_the_gpu() {
     }
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// Device-wide scans on the GPU: every built-in type, operator and kind,
+/// the deterministic passes, the matrix-product scan and the errors, as
+/// on the CPU backend (`scans.rs`).
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn device_wide_scans_match_host_references_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `device_wide_scans_match_host_references_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let s = suite();
+    let runs = coop_tests::scan_cases::check_all(
+        &coop_host::Device::Gpu(s.gpu.clone()),
+        coop_host::ProgramRef::Module(&s.coop),
+    );
+    eprintln!("device-wide scans: {runs} checked on the GPU");
+}
+
+/// Segmented reductions on the GPU, as on the CPU backend (`segmented.rs`).
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn segmented_reductions_match_host_references_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `segmented_reductions_match_host_references_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let s = suite();
+    let runs = coop_tests::segmented_cases::check_all(
+        &coop_host::Device::Gpu(s.gpu.clone()),
+        coop_host::ProgramRef::Module(&s.coop),
+    );
+    eprintln!("segmented reductions: {runs} checked on the GPU");
+}
+
+/// Transform-reductions, arg-min/arg-max and counts on the GPU, as on the
+/// CPU backend (`transform_reduce.rs`).
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn transform_reductions_match_host_references_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `transform_reductions_match_host_references_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let s = suite();
+    let runs = coop_tests::transform_cases::check_all(
+        &coop_host::Device::Gpu(s.gpu.clone()),
+        coop_host::ProgramRef::Module(&s.coop),
+    );
+    eprintln!("transform-reductions: {runs} checked on the GPU");
+}
+
+/// The deterministic float sums and scans have the same bits on the GPU
+/// and on the CPU backend, for lengths that make one block and thousands,
+/// from a view at any alignment.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn deterministic_sums_and_scans_have_the_same_bits_on_the_gpu_and_the_cpu_backend() {
+    let _watch = watch(
+        "the GPU test `deterministic_sums_and_scans_have_the_same_bits_on_the_gpu_and_the_cpu_backend`",
+        TEST_LIMIT,
+    );
+    use coop::op::Sum;
+    use coop_host::{reduce::Reducer, scan::Scanner, Device};
+    let s = suite();
+    let gpu = Device::Gpu(s.gpu.clone());
+    let cpu = Device::cpu();
+    let mut rng = coop_tests::Rng::new(0xB175);
+    let mut compared = 0;
+    for &n in &[1usize, 1000, 65_537, 1 << 20, 3_000_017] {
+        let data: Vec<f32> = (0..n + 1)
+            .map(|_| (rng.next_u64() % 1_000_000) as f32 * 1e-6 - 0.3)
+            .collect();
+        let data64: Vec<f64> = data.iter().map(|&x| x as f64 * 1.000_001).collect();
+        let on = |device: &Device| {
+            let r = Reducer::new(device).unwrap().deterministic();
+            match device {
+                Device::Gpu(g) => {
+                    let (a, b) = (g.upload(&data).unwrap(), g.upload(&data64).unwrap());
+                    (
+                        r.sum(a.slice(1..)).unwrap().to_bits(),
+                        r.sum_squares(&a).unwrap().to_bits(),
+                        r.sum(&b).unwrap().to_bits(),
+                        r.sum_abs(b.slice(1..)).unwrap().to_bits(),
+                    )
+                }
+                Device::Cpu(_) => (
+                    r.sum(&data[1..]).unwrap().to_bits(),
+                    r.sum_squares(&data).unwrap().to_bits(),
+                    r.sum(&data64).unwrap().to_bits(),
+                    r.sum_abs(&data64[1..]).unwrap().to_bits(),
+                ),
+            }
+        };
+        assert_eq!(on(&gpu), on(&cpu), "deterministic sums of {n}");
+        compared += 4;
+        if n <= 70_000 {
+            let scan = |device: &Device| {
+                let scanner = Scanner::new(device).unwrap().deterministic();
+                match device {
+                    Device::Gpu(g) => {
+                        let a = g.upload(&data).unwrap();
+                        let mut out = g.zeros::<f32>(n).unwrap();
+                        scanner.inclusive(Sum, a.slice(1..), &mut out).unwrap();
+                        g.download(&out).unwrap()
+                    }
+                    Device::Cpu(_) => {
+                        let mut out = vec![0f32; n];
+                        scanner.inclusive(Sum, &data[1..], &mut out).unwrap();
+                        out
+                    }
+                }
+            };
+            let (g, c) = (scan(&gpu), scan(&cpu));
+            let bad = g
+                .iter()
+                .zip(&c)
+                .position(|(a, b)| a.to_bits() != b.to_bits());
+            assert!(
+                bad.is_none(),
+                "deterministic scan of {n}: element {bad:?} differs"
+            );
+            compared += 1;
+        }
+    }
+    eprintln!(
+        "deterministic results: {compared} compared bit for bit, GPU against the CPU backend"
+    );
+}

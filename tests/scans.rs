@@ -56,3 +56,82 @@ fn a_deterministic_float_scan_does_not_depend_on_host_threads() {
     };
     assert_eq!(run(1), run(2));
 }
+
+/// The look-back alone, over tile states made by hand: tile 0 inclusive,
+/// the others aggregates (one inclusive on the way in the second case),
+/// 200 tiles back, so that two rounds of 128 are combined in tile order.
+/// A matrix product (values in `partials`) and "the last nonzero value"
+/// (values in the status words) show any change of order.
+#[test]
+fn the_look_back_combines_the_tiles_before_in_order() {
+    use coop::device_scan::{AGGREGATE, INCLUSIVE};
+    use coop::op::Operator;
+    use coop_tests::kernels::{look_back_last_nonzero, look_back_mat2, Mat2, MatMul};
+    let cpu = Cpu::new();
+    let config = coop_host::LaunchConfig::new(1, 32);
+    let (epoch, tile) = (7u32, 200usize);
+    let tiles = tile + 1;
+    let tag = |flag: u32| (epoch << 2 | flag) as u64;
+    for stop_at in [0usize, 150] {
+        // Matrices, in `partials`.
+        let values: Vec<Mat2> = (0..tile)
+            .map(|j| Mat2([1 + (j % 3) as i32, (j % 5) as i32, (j % 2) as i32, 1]))
+            .collect();
+        let mut status = vec![tag(AGGREGATE); tiles];
+        let mut partials = vec![Mat2::default(); 2 * tiles];
+        partials[..tile].copy_from_slice(&values);
+        let inclusive_at = |j: usize| {
+            values[..=j]
+                .iter()
+                .fold(MatMul.identity(), |a, &b| MatMul.combine(a, b))
+        };
+        status[0] = tag(INCLUSIVE);
+        partials[tiles] = inclusive_at(0);
+        status[stop_at] = tag(INCLUSIVE);
+        partials[tiles + stop_at] = inclusive_at(stop_at);
+        let mut out = vec![Mat2::default(); 1];
+        cpu.launch(
+            look_back_mat2,
+            config,
+            (tile as u32, &mut status, &mut partials, epoch, &mut out),
+        )
+        .unwrap();
+        assert_eq!(
+            out[0],
+            inclusive_at(tile - 1),
+            "matrices, inclusive at {stop_at}"
+        );
+        // Words, in the status words.
+        let words: Vec<u32> = (0..tile)
+            .map(|j| if j % 7 == 3 { 0 } else { 1000 + j as u32 })
+            .collect();
+        let last_nonzero = |j: usize| {
+            words[..=j]
+                .iter()
+                .rev()
+                .copied()
+                .find(|&w| w != 0)
+                .unwrap_or(0)
+        };
+        let mut status: Vec<u64> = words
+            .iter()
+            .map(|&w| (w as u64) << 32 | tag(AGGREGATE))
+            .collect();
+        status.push(0);
+        status[0] = (last_nonzero(0) as u64) << 32 | tag(INCLUSIVE);
+        status[stop_at] = (last_nonzero(stop_at) as u64) << 32 | tag(INCLUSIVE);
+        let mut partials = vec![0u32; 2 * tiles];
+        let mut out = vec![0u32; 1];
+        cpu.launch(
+            look_back_last_nonzero,
+            config,
+            (tile as u32, &mut status, &mut partials, epoch, &mut out),
+        )
+        .unwrap();
+        assert_eq!(
+            out[0],
+            last_nonzero(tile - 1),
+            "words, inclusive at {stop_at}"
+        );
+    }
+}

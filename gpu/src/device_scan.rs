@@ -33,7 +33,7 @@
 //!     input: &[Range],
 //!     output: Out<Range>,
 //!     control: u32,
-//!     status: Out<u32>,
+//!     status: Out<u64>,
 //!     partials: Out<Range>,
 //!     epoch: u32,
 //! ) {
@@ -52,25 +52,35 @@
 //! 0 finds what comes before the tile by looking back over the tiles
 //! before it:
 //!
-//! 1. It publishes the tile's total as an *aggregate*: the value into
-//!    `partials[b]`, then the tile's status word, a release store at GPU
-//!    scope (`st.release.gpu`). Tile 0 publishes its total as an
-//!    *inclusive prefix* at once.
-//! 2. Lane `l` reads the status of tile `b - 1 - l` with acquire loads at
-//!    GPU scope (`ld.acquire.gpu`), spinning while that tile has published
-//!    nothing in this scan, then its value (the aggregate in `partials[j]`
-//!    or the inclusive prefix in `partials[tiles + j]`): the acquire
-//!    orders the value's read after the flag's, and the release orders its
-//!    write before the flag's, so a lane never reads a value before it is
-//!    written.
+//! 1. It publishes the tile's total as an *aggregate*: the tile's status
+//!    word (64 bits), a release store at GPU scope (`st.release.gpu`),
+//!    with the value in its upper half when the value is one 32-bit word,
+//!    or after writing the value into `partials[b]` when it is larger. Tile
+//!    0 publishes its total as an *inclusive prefix* at once.
+//! 2. Lane `l` reads the status words of tiles `b - 1 - l`, `b - 33 - l`,
+//!    `b - 65 - l` and `b - 97 - l` (128 tiles a round, all four loads in
+//!    flight at once) with acquire loads at GPU scope (`ld.acquire.gpu`),
+//!    spinning while a tile has published nothing in this scan, then takes
+//!    its value from the word or from `partials` (the aggregate in
+//!    `partials[j]`, the inclusive prefix in `partials[tiles + j]`): the
+//!    acquire orders the value's read after the flag's, and the release
+//!    orders its write before the flag's, so a lane never reads a value
+//!    before it is written.
 //! 3. The nearest tile with an inclusive prefix ends the look-back: the
 //!    warp combines that prefix and the aggregates after it, in tile order
-//!    (a warp reduction with the operands swapped, [`Flip`], so that an
+//!    (warp reductions with the operands swapped, [`Flip`], so that an
 //!    operator that is not commutative keeps its order); with none in the
-//!    window, it combines all 32 aggregates and looks at the 32 tiles
+//!    round, it combines all 128 aggregates and looks at the 128 tiles
 //!    before.
-//! 4. It publishes the tile's inclusive prefix (value, then status, as in
-//!    1) and hands the exclusive prefix to the block through shared memory.
+//! 4. It publishes the tile's inclusive prefix (as in 1) and hands the
+//!    exclusive prefix to the block through shared memory.
+//!
+//! How far a look-back goes is the look-back's whole cost: a round takes
+//! about one load's latency, and while it waits, later tiles publish only
+//! aggregates. A value in the status word saves the second, dependent
+//! load of a round; four tiles a lane make a round cover 128 tiles, so
+//! that the rounds keep up with the tiles coming in (chapter 7 of the
+//! guide has the figures).
 //!
 //! A tile waits only for tiles before it, which started before it: a
 //! block's tile is its block index, and the GPU starts blocks in index
@@ -97,7 +107,7 @@
 //! `control` bit 0 is set for an exclusive scan (rank `i` gets the
 //! elements before `i`; element 0 the operator's identity); bits 1 and 2
 //! give the pass, [`SINGLE_PASS`], [`TILE_TOTALS`], [`SCAN_TOTALS`] or
-//! [`WITH_PREFIXES`]. `status` has an element per tile, `partials` two
+//! [`WITH_PREFIXES`]. `status` has a `u64` per tile, `partials` two
 //! (aggregates, then inclusive prefixes; the deterministic passes use the
 //! first half), and `epoch` is in `1..2^30`.
 
@@ -179,7 +189,7 @@ pub fn scan<T: Vectorized, O: Operator<T>>(
     output: Out<T>,
     op: O,
     control: u32,
-    status: Out<u32>,
+    status: Out<u64>,
     partials: Out<T>,
     epoch: u32,
 ) {
@@ -249,7 +259,7 @@ pub fn scan_scalar<T: Shuffle, O: Operator<T>>(
     output: Out<T>,
     op: O,
     control: u32,
-    status: Out<u32>,
+    status: Out<u64>,
     partials: Out<T>,
     epoch: u32,
 ) {
@@ -300,7 +310,7 @@ fn run<T: Shuffle, O: Operator<T>>(
     len: usize,
     op: O,
     control: u32,
-    status: Out<u32>,
+    status: Out<u64>,
     partials: Out<T>,
     epoch: u32,
     items: usize,
@@ -398,35 +408,48 @@ fn scan_items<T: Shuffle, O: Operator<T>>(
     (y, before)
 }
 
-/// The status word of a tile that has published its aggregate.
-const AGGREGATE: u32 = 1;
-/// The status word of a tile that has published its inclusive prefix.
-const INCLUSIVE: u32 = 2;
+/// The flag of a tile that has published its aggregate (the status word
+/// is `value << 32 | epoch << 2 | flag`, the value there for values of one
+/// 32-bit word).
+#[doc(hidden)]
+pub const AGGREGATE: u32 = 1;
+/// The flag of a tile that has published its inclusive prefix.
+#[doc(hidden)]
+pub const INCLUSIVE: u32 = 2;
 
 /// Warp 0 of tile `tile`: publishes the tile's total, finds what comes
 /// before the tile from the tiles before it, and publishes the tile's
 /// inclusive prefix (see the module docs). Every lane returns the
-/// exclusive prefix.
+/// exclusive prefix. Public for the workspace's tests, which give it tile
+/// states made by hand.
+#[doc(hidden)]
 #[inline(always)]
 #[track_caller]
-fn look_back<T: Shuffle, O: Operator<T>>(
+pub fn look_back<T: Shuffle, O: Operator<T>>(
     warp: &TiledPartition<32>,
     tile: usize,
     total: T,
     op: O,
-    status: &Out<u32>,
+    status: &Out<u64>,
     partials: &Out<T>,
     epoch: u32,
 ) -> T {
     let lane = warp.thread_rank() as usize;
     let tiles = partials.len() / 2;
+    // A value of one 32-bit word travels in its tile's status word: one
+    // load finds both.
+    let packed = T::WORDS == 1;
     let flags = status.atomic();
     let publish = |flag: u32, at: usize, value: T| {
         if lane == 0 {
-            partials.write(at, value);
-            flags
-                .with_ordering(Ordering::Release)
-                .store(tile, epoch << 2 | flag);
+            let tag = (epoch << 2 | flag) as u64;
+            let word = if packed {
+                tag | (word_of(value) as u64) << 32
+            } else {
+                partials.write(at, value);
+                tag
+            };
+            flags.with_ordering(Ordering::Release).store(tile, word);
         }
     };
     if tile == 0 {
@@ -435,45 +458,128 @@ fn look_back<T: Shuffle, O: Operator<T>>(
     }
     publish(AGGREGATE, tile, total);
     let acquire = flags.with_ordering(Ordering::Acquire);
+    let ready = |word: u64| (word as u32) >> 2 == epoch && word & 3 != 0;
     let mut running = op.identity();
     let mut end = tile;
     loop {
-        // Lane l looks at tile end - 1 - l; lanes past tile 0 count as an
-        // inclusive identity, never reached (tile 0 is inclusive).
-        let (flag, value) = if lane < end {
-            let j = end - 1 - lane;
-            let mut word = acquire.load(j);
-            while word >> 2 != epoch || word & 3 == 0 {
-                word = acquire.load(j);
+        // Lane l looks at tiles end - 1 - (l + 32 k) for k < WINDOW: all
+        // the loads first, then each waits for its tile.
+        let mut words = [0u64; WINDOW];
+        let mut k = 0;
+        while k < WINDOW {
+            let p = lane + 32 * k;
+            if p < end {
+                words[k] = acquire.load(end - 1 - p);
             }
-            let flag = word & 3;
-            let at = if flag == INCLUSIVE { tiles + j } else { j };
-            (flag, partials.read(at))
-        } else {
-            (INCLUSIVE, op.identity())
-        };
-        let inclusive = warp.ballot(flag == INCLUSIVE);
+            k += 1;
+        }
+        // One spin loop over all four (a loop inside the loop over `k`
+        // would keep the compiler from unrolling it, and the words would go
+        // to local memory).
+        loop {
+            let mut waiting = false;
+            let mut k = 0;
+            while k < WINDOW {
+                let p = lane + 32 * k;
+                if p < end && !ready(words[k]) {
+                    words[k] = acquire.load(end - 1 - p);
+                    waiting = true;
+                }
+                k += 1;
+            }
+            if !waiting {
+                break;
+            }
+        }
+        // Tiles before tile 0 count as an inclusive identity, never reached
+        // (tile 0 is inclusive).
+        let mut values = [op.identity(); WINDOW];
+        let mut inclusive = [0u32; WINDOW];
+        let mut k = 0;
+        while k < WINDOW {
+            let p = lane + 32 * k;
+            let flag = if p < end {
+                let flag = (words[k] & 3) as u32;
+                let j = end - 1 - p;
+                values[k] = if packed {
+                    word_to(op.identity(), (words[k] >> 32) as u32)
+                } else if flag == INCLUSIVE {
+                    partials.read(tiles + j)
+                } else {
+                    partials.read(j)
+                };
+                flag
+            } else {
+                INCLUSIVE
+            };
+            inclusive[k] = warp.ballot(flag == INCLUSIVE);
+            k += 1;
+        }
         // The nearest tile with an inclusive prefix, or past the window.
-        let stop = if inclusive == 0 {
-            32
-        } else {
-            inclusive.trailing_zeros() as usize
-        };
-        let mine = if lane <= stop { value } else { op.identity() };
-        // Lane 0 is the nearest tile: combine from the highest lane down.
+        let mut stop = 32 * WINDOW;
+        let mut k = WINDOW;
+        while k > 0 {
+            k -= 1;
+            if inclusive[k] != 0 {
+                stop = 32 * k + inclusive[k].trailing_zeros() as usize;
+            }
+        }
+        let mut k = 0;
+        while k < WINDOW {
+            if lane + 32 * k > stop {
+                values[k] = op.identity();
+            }
+            k += 1;
+        }
+        // Position 0 is the nearest tile: combine from the farthest down.
         let window = if O::COMMUTATIVE {
+            let mut mine = values[0];
+            let mut k = 1;
+            while k < WINDOW {
+                mine = op.combine(mine, values[k]);
+                k += 1;
+            }
             reduce(warp, mine, op)
         } else {
-            reduce(warp, mine, Flip(op))
+            let mut window = op.identity();
+            let mut k = WINDOW;
+            while k > 0 {
+                k -= 1;
+                window = op.combine(window, reduce(warp, values[k], Flip(op)));
+            }
+            window
         };
         running = op.combine(window, running);
-        if inclusive != 0 {
+        if stop < 32 * WINDOW {
             break;
         }
-        end -= 32;
+        end -= 32 * WINDOW;
     }
     publish(INCLUSIVE, tiles + tile, op.combine(running, total));
     running
+}
+
+/// Tiles a lane of the look-back looks at in one round: 32 of them a round
+/// for each.
+const WINDOW: usize = 4;
+
+/// The one 32-bit word of a value of one word.
+#[inline(always)]
+fn word_of<T: Shuffle>(value: T) -> u32 {
+    let mut word = 0;
+    value.map_words(|w| {
+        word = w;
+        w
+    });
+    word
+}
+
+/// The value of one word `word` (from [`word_of`] of a `T`), `like` giving
+/// the shape.
+#[inline(always)]
+fn word_to<T: Shuffle>(like: T, word: u32) -> T {
+    // The word came from `word_of` of a `T` (the `Shuffle` contract).
+    like.map_words(|_| word)
 }
 
 /// The deterministic scan's second pass, in one block: the first `tiles`

@@ -127,6 +127,19 @@ pub const fn work_len(len: usize, segments: usize) -> usize {
     LISTS + medium + 3 * large
 }
 
+/// Elements at the start of `work` that must be zero before the first
+/// phase of a reduction of `len` elements in `segments` segments: the
+/// counters and the tickets. The rest of `work` needs no clearing; the
+/// phases leave the tickets at zero again.
+///
+/// ```
+/// assert_eq!(coop::segmented::cleared_len(100, 10), 3);
+/// ```
+pub const fn cleared_len(len: usize, segments: usize) -> usize {
+    let (_, large) = capacities(len, segments);
+    LISTS + large
+}
+
 /// Elements of `partials` the same reduction needs: one per chunk of the
 /// long segments (at least 1).
 pub const fn partials_len(len: usize, segments: usize) -> usize {
@@ -208,8 +221,8 @@ impl<'a> Offsets<'a> {
 /// element per segment), segments given by `offsets` (one more than
 /// segments); see the [module docs](self). Launch it three times, with
 /// [`SMALL`], [`MEDIUM`] and [`LARGE`] in that order, over the same
-/// buffers: `work` of [`work_len`] elements whose first three are zero
-/// before the first phase, `partials` of [`partials_len`]. Any grid works;
+/// buffers: `work` of [`work_len`] elements whose first [`cleared_len`]
+/// are zero before the first phase, `partials` of [`partials_len`]. Any grid works;
 /// the block's thread count must be a multiple of 32.
 #[inline(always)]
 #[track_caller]
@@ -274,18 +287,21 @@ struct Lists<'a, 'b> {
     large_cap: usize,
 }
 
+/// The layout of `work`: the three counters, the long segments' tickets
+/// (zero before each reduction, like the counters: see [`cleared_len`]),
+/// then the lists, which each reduction writes before it reads them.
 impl Lists<'_, '_> {
+    fn large_ticket(&self, e: usize) -> usize {
+        LISTS + e
+    }
     fn medium(&self, i: usize) -> usize {
-        LISTS + i
+        LISTS + self.large_cap + i
     }
     fn large_segment(&self, e: usize) -> usize {
-        LISTS + self.medium_cap + e
+        LISTS + self.large_cap + self.medium_cap + e
     }
     fn large_first_chunk(&self, e: usize) -> usize {
-        LISTS + self.medium_cap + self.large_cap + e
-    }
-    fn large_ticket(&self, e: usize) -> usize {
-        LISTS + self.medium_cap + 2 * self.large_cap + e
+        LISTS + 2 * self.large_cap + self.medium_cap + e
     }
 }
 

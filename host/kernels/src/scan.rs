@@ -14,7 +14,7 @@ macro_rules! scans {
             input: &[$t],
             output: Out<$t>,
             control: u32,
-            status: Out<u32>,
+            status: Out<u64>,
             partials: Out<$t>,
             epoch: u32,
         ) {

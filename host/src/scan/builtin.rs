@@ -11,7 +11,7 @@ pub type Params<T> = (
     Slice<T>,
     OutSlice<T>,
     Value<u32>,
-    OutSlice<u32>,
+    OutSlice<u64>,
     OutSlice<T>,
     Value<u32>,
 );

@@ -25,7 +25,7 @@ pub(crate) struct GpuScanner {
 struct TileStates {
     /// A status word a tile: the epoch of the scan that last wrote it and a
     /// flag; zeroed when allocated and when the epochs wrap.
-    status: Option<CudaSlice<u32>>,
+    status: Option<CudaSlice<u64>>,
     /// Two values a tile (aggregates, then inclusive prefixes), of the type
     /// of the scan at hand; it only grows.
     partials: Option<CudaSlice<u8>>,
@@ -122,7 +122,7 @@ impl TileStates {
             // Zeroed: no word holds a current epoch. The old words are
             // dropped once the scans queued on them are done (cudarc frees
             // in stream order).
-            self.status = Some(gpu.zeros::<u32>(tiles.max(1024))?);
+            self.status = Some(gpu.zeros::<u64>(tiles.max(1024))?);
             self.epoch = 0;
         }
         if self.epoch == LAST_EPOCH {

@@ -7,7 +7,7 @@ use coop::Kernel;
 use cudarc::driver::{CudaView, CudaViewMut};
 
 /// The parameter list of the scan kernels a [`Scanner`](super::Scanner)
-/// runs: `(input: &[T], output: Out<T>, control: u32, status: Out<u32>,
+/// runs: `(input: &[T], output: Out<T>, control: u32, status: Out<u64>,
 /// partials: Out<T>, epoch: u32)`, a kernel that calls
 /// `coop::device_scan::scan` or `scan_scalar` with them (see
 /// `coop::device_scan` for what each means).
@@ -22,7 +22,7 @@ pub trait ScanParams<T>: coop::kernel::params::ParamList + sealed::Sealed {
         input: &CudaView<'_, T>,
         output: &mut CudaViewMut<'_, T>,
         control: u32,
-        status: &mut CudaViewMut<'_, u32>,
+        status: &mut CudaViewMut<'_, u64>,
         partials: &mut CudaViewMut<'_, T>,
         epoch: u32,
     ) -> Result<(), Error>;
@@ -36,7 +36,7 @@ pub trait ScanParams<T>: coop::kernel::params::ParamList + sealed::Sealed {
         input: &[T],
         output: &mut [T],
         control: u32,
-        status: &mut [u32],
+        status: &mut [u64],
         partials: &mut [T],
         epoch: u32,
     ) -> Result<(), Error>;
@@ -49,7 +49,7 @@ mod sealed {
             super::Slice<T>,
             super::OutSlice<T>,
             super::Value<u32>,
-            super::OutSlice<u32>,
+            super::OutSlice<u64>,
             super::OutSlice<T>,
             super::Value<u32>,
         )
@@ -62,7 +62,7 @@ impl<T> ScanParams<T>
         Slice<T>,
         OutSlice<T>,
         Value<u32>,
-        OutSlice<u32>,
+        OutSlice<u64>,
         OutSlice<T>,
         Value<u32>,
     )
@@ -74,7 +74,7 @@ impl<T> ScanParams<T>
         input: &CudaView<'_, T>,
         output: &mut CudaViewMut<'_, T>,
         control: u32,
-        status: &mut CudaViewMut<'_, u32>,
+        status: &mut CudaViewMut<'_, u64>,
         partials: &mut CudaViewMut<'_, T>,
         epoch: u32,
     ) -> Result<(), Error> {
@@ -92,7 +92,7 @@ impl<T> ScanParams<T>
         input: &[T],
         output: &mut [T],
         control: u32,
-        status: &mut [u32],
+        status: &mut [u64],
         partials: &mut [T],
         epoch: u32,
     ) -> Result<(), Error> {

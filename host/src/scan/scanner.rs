@@ -158,7 +158,7 @@ impl Scanner {
     ///
     /// #[kernel]
     /// pub fn compose(block: ThreadBlock, input: &[Affine], output: Out<Affine>,
-    ///                control: u32, status: Out<u32>, partials: Out<Affine>, epoch: u32) {
+    ///                control: u32, status: Out<u64>, partials: Out<Affine>, epoch: u32) {
     ///     scan_scalar(block, input, output, Then, control, status, partials, epoch)
     /// }
     /// # static PTX: coop_host::PtxSet = coop_host::PtxSet::new("doc", &[]);
@@ -294,7 +294,7 @@ where
     K::Params: ScanParams<T>,
 {
     let tiles = coop::device_scan::tiles::<T>(input.len(), THREADS);
-    let mut status = vec![0u32; tiles];
+    let mut status = vec![0u64; tiles];
     // SAFETY: `zeroed` needs all-zero bytes to be a valid `T`, which
     // `DeviceCopy` promises.
     let mut partials: Vec<T> = (0..2 * tiles)

@@ -36,7 +36,8 @@ pub struct SegmentedReducer {
 
 enum Backend {
     Gpu(GpuState),
-    Cpu(Cpu),
+    /// The CPU backend, with its work list kept between calls as on a GPU.
+    Cpu(Cpu, Mutex<Vec<u64>>),
 }
 
 struct GpuState {
@@ -55,7 +56,7 @@ impl std::fmt::Debug for SegmentedReducer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let on = match &self.backend {
             Backend::Gpu(g) => g.gpu.limits().name.as_str(),
-            Backend::Cpu(_) => "the CPU backend",
+            Backend::Cpu(..) => "the CPU backend",
         };
         f.debug_struct("SegmentedReducer")
             .field("device", &on)
@@ -72,7 +73,7 @@ impl SegmentedReducer {
                 module: Box::new(gpu.load(&SEGMENTED_PTX)?),
                 scratch: Mutex::new(Scratch::default()),
             }),
-            Device::Cpu(cpu) => Backend::Cpu(cpu.clone()),
+            Device::Cpu(cpu) => Backend::Cpu(cpu.clone(), Mutex::new(Vec::new())),
         };
         Ok(SegmentedReducer { backend })
     }
@@ -148,7 +149,7 @@ impl SegmentedReducer {
                     },
                 )
             }
-            (Backend::Cpu(cpu), Input::Cpu(i), Input::Cpu(o), Output::Cpu(out)) => {
+            (Backend::Cpu(cpu, work), Input::Cpu(i), Input::Cpu(o), Output::Cpu(out)) => {
                 check_offsets(call, i.len(), o)?;
                 // SAFETY: as above.
                 let words = unsafe {
@@ -157,14 +158,19 @@ impl SegmentedReducer {
                         std::mem::size_of_val(o) / 4,
                     )
                 };
-                run_cpu::<T>(i.len(), o.len() - 1, |config, phase, work, partials| {
-                    cpu.launch(
-                        kernel,
-                        config,
-                        (i, words, wide, &mut **out, phase, work, partials),
-                    )
-                    .map(drop)
-                })
+                run_cpu::<T>(
+                    work,
+                    i.len(),
+                    o.len() - 1,
+                    |config, phase, work, partials| {
+                        cpu.launch(
+                            kernel,
+                            config,
+                            (i, words, wide, &mut **out, phase, work, partials),
+                        )
+                        .map(drop)
+                    },
+                )
             }
             (b, i, o, _) => Err(wrong_device::<T::Kernel>(
                 matches!(b, Backend::Gpu(_)),
@@ -243,12 +249,17 @@ impl SegmentedReducer {
                     },
                 )
             }
-            (Backend::Cpu(cpu), Input::Cpu(i), Input::Cpu(o), Output::Cpu(out)) => {
+            (Backend::Cpu(cpu, work), Input::Cpu(i), Input::Cpu(o), Output::Cpu(out)) => {
                 program.check_cpu(call)?;
                 check_offsets(call, i.len(), o)?;
-                run_cpu::<T>(i.len(), o.len() - 1, |config, phase, work, partials| {
-                    K::Params::launch_cpu(cpu, kernel, config, i, o, out, phase, work, partials)
-                })
+                run_cpu::<T>(
+                    work,
+                    i.len(),
+                    o.len() - 1,
+                    |config, phase, work, partials| {
+                        K::Params::launch_cpu(cpu, kernel, config, i, o, out, phase, work, partials)
+                    },
+                )
             }
             (b, i, o, _) => Err(wrong_device::<K>(matches!(b, Backend::Gpu(_)), &i, &o)),
         }
@@ -310,7 +321,7 @@ impl GpuState {
         // driver allocation is 256-byte aligned.
         let mut partials = unsafe { partials.transmute_mut::<T>(count) }.expect("fits");
         gpu.stream()
-            .memset_zeros(&mut work.slice_mut(..3))
+            .memset_zeros(&mut work.slice_mut(..seg::cleared_len(len, segments)))
             .map_err(gpu.error("clearing a segmented reduction's counters"))?;
         let mut work_view = work.slice_mut(..);
         for &phase in phases(len) {
@@ -335,8 +346,10 @@ impl GpuState {
     }
 }
 
-/// Runs the phases on the CPU backend with fresh work lists.
+/// Runs the phases on the CPU backend, with the work list kept between
+/// calls and cleared as on a GPU (only its counters and tickets).
 fn run_cpu<T: DeviceCopy>(
+    work: &Mutex<Vec<u64>>,
     len: usize,
     segments: usize,
     mut launch: impl FnMut(LaunchConfig, u32, &mut [u64], &mut [T]) -> Result<(), Error>,
@@ -344,7 +357,12 @@ fn run_cpu<T: DeviceCopy>(
     if segments == 0 {
         return Ok(());
     }
-    let mut work = vec![0u64; seg::work_len(len, segments)];
+    let mut work = work.lock().unwrap_or_else(|p| p.into_inner());
+    let needed = seg::work_len(len, segments);
+    if work.len() < needed {
+        work.resize(needed, 0);
+    }
+    work[..seg::cleared_len(len, segments)].fill(0);
     // SAFETY: all-zero bytes are a valid `T` (`DeviceCopy`).
     let mut partials: Vec<T> = (0..seg::partials_len(len, segments))
         .map(|_| unsafe { std::mem::zeroed() })

@@ -603,7 +603,7 @@ pub fn scan_mat2_product(
     input: &[Mat2],
     output: Out<Mat2>,
     control: u32,
-    status: Out<u32>,
+    status: Out<u64>,
     partials: Out<Mat2>,
     epoch: u32,
 ) {
@@ -653,4 +653,52 @@ pub fn transform_mat2_traces(
     let marked =
         coop::map::from_fn(|i: usize, m: Mat2| Mat2([m.0[0], (i % 3) as i32, m.0[2], m.0[3]]));
     coop::grid_reduce::reduce_grid_map_scalar(block, input, marked, MatMul, partials, tickets)
+}
+
+/// The look-back of a device-wide scan alone, for tile `tile` over tile
+/// states the host made (a matrix product: the order of combination
+/// shows): lane 0 writes the exclusive prefix it finds.
+#[kernel]
+pub fn look_back_mat2(
+    block: ThreadBlock,
+    tile: u32,
+    status: Out<u64>,
+    partials: Out<Mat2>,
+    epoch: u32,
+    out: Out<Mat2>,
+) {
+    use coop::op::Operator;
+    let warp = block.tiled_partition::<32>();
+    let prefix = coop::device_scan::look_back(
+        &warp,
+        tile as usize,
+        MatMul.identity(),
+        MatMul,
+        &status,
+        &partials,
+        epoch,
+    );
+    if warp.thread_rank() == 0 {
+        out.write(0, prefix);
+    }
+}
+
+/// The same for a value of one word (it travels in the status word), with
+/// an operator that is not commutative: the last nonzero value.
+#[kernel]
+pub fn look_back_last_nonzero(
+    block: ThreadBlock,
+    tile: u32,
+    status: Out<u64>,
+    partials: Out<u32>,
+    epoch: u32,
+    out: Out<u32>,
+) {
+    let last = coop::op::from_fn(0u32, |a: u32, b: u32| if b != 0 { b } else { a });
+    let warp = block.tiled_partition::<32>();
+    let prefix =
+        coop::device_scan::look_back(&warp, tile as usize, 0, last, &status, &partials, epoch);
+    if warp.thread_rank() == 0 {
+        out.write(0, prefix);
+    }
 }

@@ -1,0 +1,564 @@
+//! coop's device-wide algorithms against CUB on one GPU, in one process:
+//! scans (`DeviceScan::InclusiveSum`/`ExclusiveSum`, beside a
+//! device-to-device copy of the same bytes), arg-min/arg-max
+//! (`DeviceReduce::ArgMin`/`ArgMax`), transform-reductions
+//! (`DeviceReduce::TransformReduce`), segmented reductions
+//! (`DeviceSegmentedReduce`) and the cost of deterministic float sums and
+//! scans. CUB's side is `cub_algorithms.cu`, loaded as a shared library
+//! (`COOP_CUB_ALGO_LIB`, built by `algorithms.sh`), so that coop and CUB are
+//! timed in turns on one stream: every coop sample has a CUB sample beside
+//! it.
+//!
+//! ```text
+//! cargo build --release -p coop-bench --bin algorithms_bench
+//! examples/bench/algorithms.sh target/release/algorithms_bench out.csv
+//! ```
+//!
+//! Each row is one comparison: medians of `COOP_RUNS` (default 15) samples
+//! taken in turns, GB/s counting the bytes each algorithm must move (a
+//! scan reads and writes each element; a reduction reads each; a segmented
+//! reduction reads each element, each offset and writes each result), and
+//! `coop/cub` the ratio of speeds (above 1: coop faster). Calls that return
+//! a value to the host (arg-min/arg-max, transform-reductions) are timed
+//! with that copy on both sides; a segmented reduction of coop waits for
+//! its offsets' check, and CUB's side is followed by the same 8-byte copy.
+//! Every result is checked against CUB's before it is timed.
+//!
+//! `COOP_PARTS=scan,arg,transform,segmented,deterministic` picks parts
+//! (all by default); `COOP_MAX_LOG2` caps the sizes (default 30).
+
+use coop::map::CountIf;
+use coop::op::Sum;
+use coop_examples::time_gpu_interleaved;
+use coop_host::cudarc::driver::{sys, DevicePtr};
+use coop_host::reduce::Reducer;
+use coop_host::scan::Scanner;
+use coop_host::segmented::SegmentedReducer;
+use coop_host::{CudaSlice, Device, Gpu};
+use std::ffi::{c_char, c_int, c_void, CStr};
+
+type Stream = sys::CUstream;
+
+/// CUB's side: the functions of `examples/bench/cub_algorithms.cu`.
+struct Cub {
+    arg: unsafe extern "C" fn(
+        c_int,
+        c_int,
+        *const c_void,
+        usize,
+        *mut c_void,
+        *mut i64,
+        *mut c_void,
+        usize,
+        Stream,
+    ) -> c_int,
+    arg_temp: unsafe extern "C" fn(c_int, c_int, usize) -> usize,
+    transform: unsafe extern "C" fn(
+        c_int,
+        c_int,
+        *const c_void,
+        usize,
+        *mut c_void,
+        *mut c_void,
+        usize,
+        Stream,
+    ) -> c_int,
+    transform_temp: unsafe extern "C" fn(c_int, c_int, usize) -> usize,
+    segmented: unsafe extern "C" fn(
+        c_int,
+        c_int,
+        c_int,
+        *const c_void,
+        usize,
+        *const c_void,
+        *mut c_void,
+        *mut c_void,
+        usize,
+        Stream,
+    ) -> c_int,
+    segmented_temp: unsafe extern "C" fn(c_int, c_int, c_int, usize) -> usize,
+    scan: unsafe extern "C" fn(
+        c_int,
+        c_int,
+        *const c_void,
+        *mut c_void,
+        usize,
+        *mut c_void,
+        usize,
+        Stream,
+    ) -> c_int,
+    scan_temp: unsafe extern "C" fn(c_int, c_int, usize) -> usize,
+    copy: unsafe extern "C" fn(*const c_void, *mut c_void, usize, Stream) -> c_int,
+    out: CudaSlice<u8>,
+    _lib: libloading::Library,
+}
+
+fn ptr<T>(gpu: &Gpu, s: &CudaSlice<T>) -> *mut c_void {
+    let (p, _sync) = s.device_ptr(gpu.stream());
+    p as *mut c_void
+}
+
+impl Cub {
+    fn load(gpu: &Gpu) -> Cub {
+        let path = std::env::var("COOP_CUB_ALGO_LIB").unwrap_or_else(|_| {
+            eprintln!("set COOP_CUB_ALGO_LIB to the library examples/bench/algorithms.sh builds");
+            std::process::exit(2)
+        });
+        // SAFETY: the library is cub_algorithms.cu's; its functions have
+        // the signatures declared above.
+        unsafe {
+            let lib = libloading::Library::new(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            macro_rules! symbol {
+                ($name:literal) => {
+                    *lib.get(concat!($name, "\0").as_bytes())
+                        .unwrap_or_else(|e| panic!("{path} has no `{}`: {e}", $name))
+                };
+            }
+            let version: unsafe extern "C" fn() -> *const c_char = symbol!("cub_algo_version");
+            println!("# {}", CStr::from_ptr(version()).to_string_lossy());
+            Cub {
+                arg: symbol!("cub_algo_arg"),
+                arg_temp: symbol!("cub_algo_arg_temp_bytes"),
+                transform: symbol!("cub_algo_transform_reduce"),
+                transform_temp: symbol!("cub_algo_transform_temp_bytes"),
+                segmented: symbol!("cub_algo_segmented_reduce"),
+                segmented_temp: symbol!("cub_algo_segmented_temp_bytes"),
+                scan: symbol!("cub_algo_scan"),
+                scan_temp: symbol!("cub_algo_scan_temp_bytes"),
+                copy: symbol!("cub_algo_copy"),
+                out: gpu.zeros::<u8>(64).unwrap(),
+                _lib: lib,
+            }
+        }
+    }
+}
+
+fn check(rc: c_int, what: &str) {
+    assert_eq!(rc, 0, "{what}: cudaError {rc}");
+}
+
+/// CUB's type codes.
+trait Ty: coop_host::DeviceRepr + Copy + Default + PartialEq + std::fmt::Debug + 'static {
+    const NAME: &'static str;
+    const CUB: c_int;
+    fn make(i: u64) -> Self;
+}
+macro_rules! tys {
+    ($($t:ty: $name:literal, $code:literal, $make:expr;)*) => {$(
+        impl Ty for $t {
+            const NAME: &'static str = $name;
+            const CUB: c_int = $code;
+            fn make(i: u64) -> Self { let f: fn(u64) -> $t = $make; f(i) }
+        }
+    )*};
+}
+tys! {
+    f32: "f32", 0, |i| ((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 2001) as f32 / 1000.0 - 1.0;
+    f64: "f64", 1, |i| ((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 2001) as f64 / 1000.0 - 1.0;
+    i32: "i32", 2, |i| ((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 2001) as i32 - 1000;
+    u32: "u32", 3, |i| ((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 2001) as u32;
+    i64: "i64", 4, |i| ((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 2001) as i64 - 1000;
+    u64: "u64", 5, |i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 2001;
+}
+
+fn upload<T: Ty>(gpu: &Gpu, n: usize) -> CudaSlice<T> {
+    let host: Vec<T> = (0..n as u64).map(T::make).collect();
+    gpu.upload(&host).unwrap()
+}
+
+fn median(mut v: Vec<f32>) -> f64 {
+    v.sort_by(f32::total_cmp);
+    v[v.len() / 2] as f64
+}
+
+/// Times `coop` and `cub` in turns; prints a row and returns coop/cub.
+fn row(gpu: &Gpu, what: &str, bytes: f64, coop: &mut dyn FnMut(), cub: &mut dyn FnMut()) -> f64 {
+    let runs = std::env::var("COOP_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(15);
+    let times = time_gpu_interleaved(gpu, runs, &mut [coop, cub], &mut || ());
+    let (c, u) = (median(times[0].clone()), median(times[1].clone()));
+    let ratio = u / c;
+    println!(
+        "{what},{:.2},{:.2},{:.0},{:.0},{ratio:.3}",
+        c * 1e3,
+        u * 1e3,
+        bytes / (c * 1e-3) / 1e9,
+        bytes / (u * 1e-3) / 1e9,
+    );
+    ratio
+}
+
+fn scans<T: Ty + coop_host::scan::BuiltinScan<Sum>>(gpu: &Gpu, cub: &Cub, logs: &[u32]) {
+    let device = Device::Gpu(gpu.clone());
+    let scanner = Scanner::new(&device).unwrap();
+    let deterministic = Scanner::new(&device).unwrap().deterministic();
+    for &log in logs {
+        let n = 1usize << log;
+        let input = upload::<T>(gpu, n);
+        let mut out = gpu.zeros::<T>(n).unwrap();
+        let mut reference = gpu.zeros::<T>(n).unwrap();
+        let bytes = 2.0 * (n * std::mem::size_of::<T>()) as f64;
+        for exclusive in [false, true] {
+            let temp_bytes = unsafe { (cub.scan_temp)(exclusive as c_int, T::CUB, n) }.max(1);
+            let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
+            let (i, o, r, t) = (
+                ptr(gpu, &input),
+                ptr(gpu, &out),
+                ptr(gpu, &reference),
+                ptr(gpu, &temp),
+            );
+            let stream = gpu.stream().cu_stream();
+            let cub_scan = |dst: *mut c_void| {
+                // SAFETY: live device buffers of n elements and the temp CUB asked for.
+                check(
+                    unsafe {
+                        (cub.scan)(exclusive as c_int, T::CUB, i, dst, n, t, temp_bytes, stream)
+                    },
+                    "DeviceScan",
+                );
+            };
+            let coop_scan = |s: &Scanner, out: &mut CudaSlice<T>| {
+                if exclusive {
+                    s.exclusive(Sum, &input, out).unwrap()
+                } else {
+                    s.inclusive(Sum, &input, out).unwrap()
+                }
+            };
+            // Checked: integers exactly, floats within a bound.
+            cub_scan(r);
+            coop_scan(&scanner, &mut out);
+            let (a, b) = (
+                gpu.download(&out).unwrap(),
+                gpu.download(&reference).unwrap(),
+            );
+            if std::any::type_name::<T>().starts_with('f') {
+                let close = a.iter().zip(&b).all(|(x, y)| {
+                    let (x, y) = (
+                        format!("{x:?}").parse::<f64>().unwrap(),
+                        format!("{y:?}").parse::<f64>().unwrap(),
+                    );
+                    (x - y).abs() <= 1e-3 * (1.0 + y.abs()) * (n as f64).log2()
+                });
+                assert!(close, "{} scan of 2^{log} differs from CUB's", T::NAME);
+            } else {
+                assert!(a == b, "{} scan of 2^{log} differs from CUB's", T::NAME);
+            }
+            let kind = if exclusive { "exclusive" } else { "inclusive" };
+            row(
+                gpu,
+                &format!("scan,{kind}_sum,{},2^{log}", T::NAME),
+                bytes,
+                &mut || coop_scan(&scanner, &mut out),
+                &mut || cub_scan(o),
+            );
+            row(
+                gpu,
+                &format!("scan_deterministic,{kind}_sum,{},2^{log}", T::NAME),
+                bytes,
+                &mut || coop_scan(&deterministic, &mut out),
+                &mut || cub_scan(o),
+            );
+        }
+        let (i, o) = (ptr(gpu, &input), ptr(gpu, &out));
+        let stream = gpu.stream().cu_stream();
+        let mut copy = || {
+            // SAFETY: two live buffers of `bytes / 2` bytes.
+            check(
+                unsafe { (cub.copy)(i, o, n * std::mem::size_of::<T>(), stream) },
+                "copy",
+            );
+        };
+        let mut scan = || scanner.inclusive(Sum, &input, &mut reference).unwrap();
+        row(
+            gpu,
+            &format!("scan_vs_copy,inclusive_sum,{},2^{log}", T::NAME),
+            bytes,
+            &mut scan,
+            &mut copy,
+        );
+    }
+}
+
+fn args<
+    T: Ty
+        + coop_host::reduce::BuiltinMap<
+            coop::map::WithIndex,
+            coop::op::ArgMax,
+            Output = coop::op::Arg<T>,
+        > + coop_host::reduce::BuiltinMap<
+            coop::map::WithIndex,
+            coop::op::ArgMin,
+            Output = coop::op::Arg<T>,
+        >,
+>(
+    gpu: &Gpu,
+    cub: &Cub,
+    logs: &[u32],
+) {
+    let reducer = Reducer::new(&Device::Gpu(gpu.clone())).unwrap();
+    for &log in logs {
+        let n = 1usize << log;
+        let input = upload::<T>(gpu, n);
+        for is_min in [false, true] {
+            let temp_bytes = unsafe { (cub.arg_temp)(is_min as c_int, T::CUB, n) }.max(1);
+            let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
+            let (i, t, out) = (ptr(gpu, &input), ptr(gpu, &temp), ptr(gpu, &cub.out));
+            let stream = gpu.stream().cu_stream();
+            let cub_arg = || {
+                // SAFETY: live buffers; the index goes 32 bytes into `out`.
+                check(
+                    unsafe {
+                        (cub.arg)(
+                            is_min as c_int,
+                            T::CUB,
+                            i,
+                            n,
+                            out,
+                            (out as *mut u8).add(32) as *mut i64,
+                            t,
+                            temp_bytes,
+                            stream,
+                        )
+                    },
+                    "ArgMax",
+                );
+                let bytes = gpu.download(&cub.out).unwrap();
+                // SAFETY: CUB wrote a `T` at 0 and an i64 at 32.
+                unsafe {
+                    (
+                        std::ptr::read_unaligned(bytes.as_ptr() as *const T),
+                        std::ptr::read_unaligned(bytes.as_ptr().add(32) as *const i64),
+                    )
+                }
+            };
+            let coop_arg = || {
+                if is_min {
+                    reducer.arg_min(&input)
+                } else {
+                    reducer.arg_max(&input)
+                }
+                .unwrap()
+                .unwrap()
+            };
+            let (c, (v, k)) = (coop_arg(), cub_arg());
+            assert_eq!(
+                (c.0 as i64, c.1),
+                (k, v),
+                "{} arg (min: {is_min}) of 2^{log}",
+                T::NAME
+            );
+            let name = if is_min { "arg_min" } else { "arg_max" };
+            row(
+                gpu,
+                &format!("arg,{name},{},2^{log}", T::NAME),
+                (n * std::mem::size_of::<T>()) as f64,
+                &mut || {
+                    coop_arg();
+                },
+                &mut || {
+                    cub_arg();
+                },
+            );
+        }
+    }
+}
+
+fn transforms(gpu: &Gpu, cub: &Cub, logs: &[u32]) {
+    let device = Device::Gpu(gpu.clone());
+    let reducer = Reducer::new(&device).unwrap();
+    let deterministic = Reducer::new(&device).unwrap().deterministic();
+    for &log in logs {
+        let n = 1usize << log;
+        let input = upload::<f32>(gpu, n);
+        let bytes = (n * 4) as f64;
+        let stream = gpu.stream().cu_stream();
+        for (map, name) in [
+            (0, "sum_squares"),
+            (1, "sum_abs"),
+            (2, "max_abs"),
+            (3, "count_greater_0"),
+        ] {
+            let temp_bytes = unsafe { (cub.transform_temp)(map, 0, n) }.max(1);
+            let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
+            let (i, t, out) = (ptr(gpu, &input), ptr(gpu, &temp), ptr(gpu, &cub.out));
+            let cub_call = || {
+                // SAFETY: live buffers.
+                check(
+                    unsafe { (cub.transform)(map, 0, i, n, out, t, temp_bytes, stream) },
+                    "TransformReduce",
+                );
+                let b = gpu.download(&cub.out).unwrap();
+                // SAFETY: CUB wrote an f32 (or a u64 for the count) at 0.
+                unsafe {
+                    if map == 3 {
+                        std::ptr::read_unaligned(b.as_ptr() as *const u64) as f64
+                    } else {
+                        std::ptr::read_unaligned(b.as_ptr() as *const f32) as f64
+                    }
+                }
+            };
+            let coop_call = || match map {
+                0 => reducer.sum_squares(&input).unwrap() as f64,
+                1 => reducer.sum_abs(&input).unwrap() as f64,
+                2 => reducer.max_abs(&input).unwrap() as f64,
+                _ => reducer.count_if(&input, CountIf::greater(0.0)).unwrap() as f64,
+            };
+            let (a, b) = (coop_call(), cub_call());
+            assert!(
+                (a - b).abs() <= 1e-4 * b.abs().max(1.0),
+                "{name} of 2^{log}: coop {a}, CUB {b}"
+            );
+            row(
+                gpu,
+                &format!("transform,{name},f32,2^{log}"),
+                bytes,
+                &mut || {
+                    coop_call();
+                },
+                &mut || {
+                    cub_call();
+                },
+            );
+        }
+        // The cost of a deterministic sum: against the default one.
+        let mut det = || {
+            deterministic.sum(&input).unwrap();
+        };
+        let mut default = || {
+            reducer.sum(&input).unwrap();
+        };
+        row(
+            gpu,
+            &format!("deterministic_vs_default,sum,f32,2^{log}"),
+            bytes,
+            &mut det,
+            &mut default,
+        );
+    }
+}
+
+/// Segment lengths of the benchmark: uniform, or a power law.
+fn layout(kind: &str, n: usize) -> Vec<u32> {
+    let mut offsets = vec![0u32];
+    let mut at = 0usize;
+    let mut r = 0x1234_5678_9ABC_DEF0u64;
+    while at < n {
+        let len = match kind {
+            "power_law" => {
+                r ^= r << 13;
+                r ^= r >> 7;
+                r ^= r << 17;
+                // P(len > x) ~ 1/x: from 1 to 2^22.
+                let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+                ((1.0 / (1.0 - u * (1.0 - 1.0 / (1u64 << 22) as f64))) as usize).max(1)
+            }
+            k => k.parse().unwrap(),
+        };
+        at = (at + len).min(n);
+        offsets.push(at as u32);
+    }
+    offsets
+}
+
+fn segmented(gpu: &Gpu, cub: &Cub, log: u32) {
+    let reducer = SegmentedReducer::new(&Device::Gpu(gpu.clone())).unwrap();
+    let n = 1usize << log;
+    let input = upload::<f32>(gpu, n);
+    let stream = gpu.stream().cu_stream();
+    for kind in ["1", "32", "1024", "1048576", "power_law"] {
+        let host_offsets = layout(kind, n);
+        let segments = host_offsets.len() - 1;
+        let offsets = gpu.upload(&host_offsets).unwrap();
+        let mut out = gpu.zeros::<f32>(segments).unwrap();
+        let reference = gpu.zeros::<f32>(segments).unwrap();
+        let temp_bytes = unsafe { (cub.segmented_temp)(0, 0, 0, segments) }.max(1);
+        let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
+        let (i, o, r, t) = (
+            ptr(gpu, &input),
+            ptr(gpu, &offsets),
+            ptr(gpu, &reference),
+            ptr(gpu, &temp),
+        );
+        let cub_call = || {
+            // SAFETY: live buffers of the stated sizes.
+            check(
+                unsafe { (cub.segmented)(0, 0, 0, i, segments, o, r, t, temp_bytes, stream) },
+                "DeviceSegmentedReduce",
+            );
+            gpu.download(&cub.out.slice(..8)).unwrap();
+        };
+        reducer.sum(&input, &offsets, &mut out).unwrap();
+        cub_call();
+        let (a, b) = (
+            gpu.download(&out).unwrap(),
+            gpu.download(&reference).unwrap(),
+        );
+        let bad = a
+            .iter()
+            .zip(&b)
+            .position(|(x, y)| (x - y).abs() > 1e-3 * (1.0 + y.abs()) * 20.0);
+        assert!(
+            bad.is_none(),
+            "segmented sum ({kind}): segment {bad:?} differs from CUB's"
+        );
+        let mut coop_call = || reducer.sum(&input, &offsets, &mut out).unwrap();
+        let bytes = (n * 4 + (segments + 1) * 4 + segments * 4) as f64;
+        row(
+            gpu,
+            &format!("segmented,sum,f32,2^{log} in segments of {kind} ({segments})"),
+            bytes,
+            &mut coop_call,
+            &mut || cub_call(),
+        );
+    }
+}
+
+fn main() {
+    let gpu = match Gpu::new(0) {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("algorithms_bench needs a GPU: {e}");
+            std::process::exit(2);
+        }
+    };
+    let cub = Cub::load(&gpu);
+    let parts =
+        std::env::var("COOP_PARTS").unwrap_or_else(|_| "arg,transform,segmented,scan".into());
+    let max_log: u32 = std::env::var("COOP_MAX_LOG2")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    let logs = |all: &[u32]| {
+        all.iter()
+            .copied()
+            .filter(|&l| l <= max_log)
+            .collect::<Vec<_>>()
+    };
+    println!(
+        "# {} (sm_{}, {} SMs)",
+        gpu.limits().name,
+        gpu.limits().sm,
+        gpu.limits().multiprocessors
+    );
+    println!("part,call,type,size,coop_us,cub_us,coop_GBps,cub_GBps,coop_over_cub");
+    for part in parts.split(',') {
+        match part.trim() {
+            "scan" => {
+                scans::<i32>(&gpu, &cub, &logs(&[20, 24, 28, 30]));
+                scans::<u64>(&gpu, &cub, &logs(&[20, 24, 28, 30]));
+                scans::<f32>(&gpu, &cub, &logs(&[20, 24, 28, 30]));
+            }
+            "arg" => {
+                args::<f32>(&gpu, &cub, &logs(&[20, 24, 28]));
+                args::<f64>(&gpu, &cub, &logs(&[28]));
+                args::<i32>(&gpu, &cub, &logs(&[28]));
+                args::<u64>(&gpu, &cub, &logs(&[28]));
+            }
+            "transform" => transforms(&gpu, &cub, &logs(&[20, 24, 28])),
+            "segmented" => segmented(&gpu, &cub, 28.min(max_log)),
+            other => eprintln!("unknown part `{other}` (scan, arg, transform, segmented)"),
+        }
+    }
+}
