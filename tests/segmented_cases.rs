@@ -1,7 +1,7 @@
 //! Segmented reductions checked against host references, on any device:
 //! the built-in sums, minima and maxima of the six types with `u32` and
-//! `u64` offsets, segments of every class (empty, one element, warp-sized,
-//! block-sized, many blocks) alone and mixed, a user type with an operator
+//! `u64` offsets, segments of every class (empty, one element, walked by
+//! a warp, a warp each, many blocks) alone and mixed, a user type with an operator
 //! that is not commutative, and the errors of bad offsets.
 
 use crate::kernels::{self, Mat2, MatMul};
@@ -20,8 +20,8 @@ pub fn layouts(rng: &mut Rng) -> Vec<(&'static str, Vec<usize>)> {
             // thousand.
             match r % 100 {
                 0 => 70_000 + (r >> 20) as usize % 60_000,
-                1..=5 => 2_049 + (r >> 20) as usize % 20_000,
-                6..=30 => (r >> 20) as usize % 2_048,
+                1..=5 => 257 + (r >> 20) as usize % 20_000,
+                6..=30 => (r >> 20) as usize % 256,
                 _ => (r >> 20) as usize % 40,
             }
         })
@@ -33,8 +33,9 @@ pub fn layouts(rng: &mut Rng) -> Vec<(&'static str, Vec<usize>)> {
         ("ones", vec![1; 1000]),
         ("empties and ones", (0..999).map(|i| i % 3 % 2).collect()),
         ("32s", vec![32; 300]),
-        ("warp-sized", vec![2048; 40]),
-        ("just past a warp", vec![2049, 7, 2049]),
+        ("a warp's walk at most", vec![256; 200]),
+        ("just past the walk", vec![257, 7, 257, 0, 2048]),
+        ("a warp each", vec![2048; 40]),
         ("block-sized", vec![65_536, 3, 30_000]),
         ("many blocks", vec![300_001, 0, 5]),
         ("power law", power_law),

@@ -53,19 +53,21 @@
 //! before it:
 //!
 //! 1. It publishes the tile's total as an *aggregate*: the tile's status
-//!    word (64 bits), a release store at GPU scope (`st.release.gpu`),
-//!    with the value in its upper half when the value is one 32-bit word,
-//!    or after writing the value into `partials[b]` when it is larger. Tile
-//!    0 publishes its total as an *inclusive prefix* at once.
+//!    word (64 bits) with the value in its upper half when the value is one
+//!    32-bit word (a relaxed store at GPU scope, `st.relaxed.gpu`: the word
+//!    carries all there is), or after writing the value into `partials[b]`
+//!    when it is larger (a release store, `st.release.gpu`, which orders
+//!    the value's write before the word's). Tile 0 publishes its total as
+//!    an *inclusive prefix* at once.
 //! 2. Lane `l` reads the status words of tiles `b - 1 - l`, `b - 33 - l`,
 //!    `b - 65 - l` and `b - 97 - l` (128 tiles a round, all four loads in
-//!    flight at once) with acquire loads at GPU scope (`ld.acquire.gpu`),
+//!    flight at once) with relaxed loads at GPU scope (`ld.relaxed.gpu`),
 //!    spinning while a tile has published nothing in this scan, then takes
 //!    its value from the word or from `partials` (the aggregate in
-//!    `partials[j]`, the inclusive prefix in `partials[tiles + j]`): the
-//!    acquire orders the value's read after the flag's, and the release
-//!    orders its write before the flag's, so a lane never reads a value
-//!    before it is written.
+//!    `partials[j]`, the inclusive prefix in `partials[tiles + j]`) after
+//!    an acquire fence (`fence.sc.gpu`): relaxed loads and a fence make an
+//!    acquire, which orders the value's read after the word's, so a lane
+//!    never reads a value before it is written.
 //! 3. The nearest tile with an inclusive prefix ends the look-back: the
 //!    warp combines that prefix and the aggregates after it, in tile order
 //!    (warp reductions with the operands swapped, [`Flip`], so that an
@@ -113,6 +115,7 @@
 
 use crate::atomic::Ordering;
 use crate::grid_reduce::Vectorized;
+use crate::memory::fence_device;
 use crate::op::{Flip, Operator};
 use crate::reduce::scan_with_prefix;
 use crate::{reduce, this_grid, Out, Shuffle, ThreadBlock, TiledPartition};
@@ -440,16 +443,24 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
     // load finds both.
     let packed = T::WORDS == 1;
     let flags = status.atomic();
+    // A status word that carries its value orders nothing else: it is
+    // stored and loaded relaxed (strong loads and stores at GPU scope,
+    // which the L1 cache does not serve stale). A value in `partials` is
+    // written before a release store of its word, and read after relaxed
+    // loads of the words and one acquire fence: the fence pattern of the
+    // PTX memory model, which costs one fence a round instead of one a
+    // load (an acquire load is a load and a fence, and the fence
+    // invalidates the multiprocessor's L1 cache).
     let publish = |flag: u32, at: usize, value: T| {
         if lane == 0 {
             let tag = (epoch << 2 | flag) as u64;
-            let word = if packed {
-                tag | (word_of(value) as u64) << 32
+            if packed {
+                let word = tag | (word_of(value) as u64) << 32;
+                flags.with_ordering(Ordering::Relaxed).store(tile, word);
             } else {
                 partials.write(at, value);
-                tag
-            };
-            flags.with_ordering(Ordering::Release).store(tile, word);
+                flags.with_ordering(Ordering::Release).store(tile, tag);
+            }
         }
     };
     if tile == 0 {
@@ -457,7 +468,7 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
         return op.identity();
     }
     publish(AGGREGATE, tile, total);
-    let acquire = flags.with_ordering(Ordering::Acquire);
+    let relaxed = flags.with_ordering(Ordering::Relaxed);
     let ready = |word: u64| (word as u32) >> 2 == epoch && word & 3 != 0;
     let mut running = op.identity();
     let mut end = tile;
@@ -469,7 +480,7 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
         while k < WINDOW {
             let p = lane + 32 * k;
             if p < end {
-                words[k] = acquire.load(end - 1 - p);
+                words[k] = relaxed.load(end - 1 - p);
             }
             k += 1;
         }
@@ -482,7 +493,7 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
             while k < WINDOW {
                 let p = lane + 32 * k;
                 if p < end && !ready(words[k]) {
-                    words[k] = acquire.load(end - 1 - p);
+                    words[k] = relaxed.load(end - 1 - p);
                     waiting = true;
                 }
                 k += 1;
@@ -490,6 +501,11 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
             if !waiting {
                 break;
             }
+        }
+        if !packed {
+            // Acquire: the values in `partials` were written before their
+            // words, which this thread has read.
+            fence_device();
         }
         // Tiles before tile 0 count as an inclusive identity, never reached
         // (tile 0 is inclusive).

@@ -9,8 +9,8 @@
 //!
 //! | phase | segments | who reduces one | how |
 //! |---|---|---|---|
-//! | [`SMALL`] | up to [`WARP_MAX`] elements | a warp, with 31 others | each warp takes 32 consecutive segments, whose elements lie one after another: it walks their range 32 elements a step (one coalesced load), finds where segments start in the step (a `redux.sync.or` of the lanes' start bits), scans the step segment by segment with five shuffles, and each lane takes its segment's part of the step with one more. Segments of 1 element and of 2000 cost the same per element. Longer segments are listed for the next phases with an atomic |
-//! | [`MEDIUM`] | up to [`BLOCK_MAX`] elements | a block | each block takes listed segments in turn and reduces one at a time |
+//! | [`SMALL`] | up to [`WARP_MAX`] elements | a warp, with 31 others | each warp takes 32 consecutive segments, whose elements lie one after another: it walks their range 32 elements a step (one coalesced load, the next step's already in flight), finds where segments start in the step (a `redux.sync.or` of the lanes' start bits), scans the step segment by segment with five shuffles, and each lane takes its segment's part of the step with one more. Segments of 1 element and of 200 cost the same per element. Longer segments are listed for the next phases with an atomic |
+//! | [`MEDIUM`] | up to [`BLOCK_MAX`] elements | a warp | each warp takes listed segments in turn, eight loads in flight a lane, and combines its lanes |
 //! | [`LARGE`] | longer | many blocks | the listed segments are cut into chunks of [`BLOCK_MAX`] elements; blocks take chunks in turn, store each chunk's result, and the block that finishes a segment's last chunk (a ticket per segment) combines its chunks in order |
 //!
 //! Values combine in input order within a segment, so an operator that is
@@ -60,16 +60,17 @@ use crate::{reduce, this_grid, Out, Shuffle, ThreadBlock, TiledPartition};
 /// The first phase: warps reduce the segments of at most [`WARP_MAX`]
 /// elements and list the others.
 pub const SMALL: u32 = 0;
-/// The second phase: a block reduces each listed segment of at most
+/// The second phase: a warp reduces each listed segment of at most
 /// [`BLOCK_MAX`] elements.
 pub const MEDIUM: u32 = 1;
 /// The third phase: blocks reduce chunks of the listed longer segments.
 pub const LARGE: u32 = 2;
 
-/// The longest segment a warp reduces (with the 31 segments beside it).
-pub const WARP_MAX: usize = 2048;
-/// The longest segment a block reduces, and the chunk of a longer one that
-/// a block takes.
+/// The longest segment the first phase reduces, a warp walking through 32
+/// segments at once.
+pub const WARP_MAX: usize = 256;
+/// The longest segment a warp reduces alone, and the chunk of a longer one
+/// that a block takes.
 pub const BLOCK_MAX: usize = 65_536;
 
 /// `work[0]`: segments listed for [`MEDIUM`].
@@ -384,20 +385,30 @@ fn walk<T: Shuffle, O: Operator<T>>(
     let hi = warp.shfl(end, 31);
     let mut base = warp.shfl(start, 0);
     let mut acc = op.identity();
+    // The step starting at `at`: one element a lane (the identity past the
+    // step's end).
+    let load = |at: usize| {
+        let i = at + lane;
+        if i < (at + 32).min(hi) {
+            input[i]
+        } else {
+            op.identity()
+        }
+    };
+    // Two steps' loads in flight: the next step is loaded before this one
+    // is scanned (and dropped when a listed segment makes the walk jump).
+    let mut next = load(base);
     while base < hi {
         // Inside a listed segment: jump past it.
         let hole = warp.ballot(listed && start <= base && base < end);
         if hole != 0 {
             base = warp.shfl(end, hole.trailing_zeros());
+            next = load(base);
             continue;
         }
         let step_end = (base + 32).min(hi);
-        let i = base + lane;
-        let x = if i < step_end {
-            input[i]
-        } else {
-            op.identity()
-        };
+        let x = next;
+        next = load(step_end);
         // Where segments start in the step, and the step's own start.
         let mine = if start >= base && start < step_end {
             1u32 << (start - base)
@@ -436,7 +447,7 @@ fn walk<T: Shuffle, O: Operator<T>>(
 }
 
 /// This thread's fold of `input[lo..hi]` as one of `threads`: strided for
-/// a commutative operator (four accumulators, four loads in flight), a
+/// a commutative operator (four accumulators, eight loads in flight), a
 /// contiguous range otherwise, so that the threads in rank order keep the
 /// input's order.
 #[inline(always)]
@@ -449,21 +460,17 @@ fn fold_range<T: Shuffle, O: Operator<T>>(
     op: O,
 ) -> T {
     if O::COMMUTATIVE {
+        // Eight loads in flight a thread, folded into four accumulators.
         let (mut a0, mut a1, mut a2, mut a3) =
             (op.identity(), op.identity(), op.identity(), op.identity());
         let mut i = lo + t;
-        while i + 3 * threads < hi {
-            let (x0, x1, x2, x3) = (
-                input[i],
-                input[i + threads],
-                input[i + 2 * threads],
-                input[i + 3 * threads],
-            );
-            a0 = op.combine(a0, x0);
-            a1 = op.combine(a1, x1);
-            a2 = op.combine(a2, x2);
-            a3 = op.combine(a3, x3);
-            i += 4 * threads;
+        while i + 7 * threads < hi {
+            let x: [T; 8] = core::array::from_fn(|k| input[i + k * threads]);
+            a0 = op.combine(op.combine(a0, x[0]), x[4]);
+            a1 = op.combine(op.combine(a1, x[1]), x[5]);
+            a2 = op.combine(op.combine(a2, x[2]), x[6]);
+            a3 = op.combine(op.combine(a3, x[3]), x[7]);
+            i += 8 * threads;
         }
         while i < hi {
             a0 = op.combine(a0, input[i]);
@@ -484,7 +491,8 @@ fn fold_range<T: Shuffle, O: Operator<T>>(
     }
 }
 
-/// The second phase: each block reduces listed segments in turn.
+/// The second phase: each warp reduces listed segments in turn, one at a
+/// time (eight loads in flight a lane), then combines its lanes.
 #[inline(always)]
 #[track_caller]
 fn medium<T: Shuffle, O: Operator<T>>(
@@ -496,17 +504,20 @@ fn medium<T: Shuffle, O: Operator<T>>(
     lists: &Lists<'_, '_>,
 ) {
     let grid = this_grid();
+    let warp = block.tiled_partition::<32>();
+    let lane = warp.thread_rank() as usize;
+    let per_block = warp.meta_group_size() as usize;
+    let warps = grid.num_blocks() * per_block;
     let count = lists.work.read(MEDIUM_COUNT) as usize;
-    let (t, bt) = (block.thread_rank() as usize, block.num_threads() as usize);
-    let mut i = grid.block_rank();
+    let mut i = grid.block_rank() * per_block + warp.meta_group_rank() as usize;
     while i < count {
         let s = lists.work.read(lists.medium(i)) as usize;
         let (lo, hi) = (offsets.get(s), offsets.get(s + 1));
-        let total = reduce(block, fold_range(input, lo, hi, t, bt, op), op);
-        if t == 0 {
+        let total = reduce(&warp, fold_range(input, lo, hi, lane, 32, op), op);
+        if lane == 0 {
             output.write(s, total);
         }
-        i += grid.num_blocks();
+        i += warps;
     }
 }
 

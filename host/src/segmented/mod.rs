@@ -17,11 +17,13 @@
 //!
 //! Segment `s` is `input[offsets[s]..offsets[s + 1]]`; offsets are `u32` or
 //! `u64`, never decrease, and end at most at the input's length. Segments
-//! of any length, 0 included, go in one call: each is reduced by a warp, a
-//! block or many blocks by its length, chosen on the GPU while the kernels
-//! run (the host never reads the offsets; see `coop::segmented` for the
-//! three phases), so that segments of one element, of thousands and of
-//! millions, and any mix of them, run at the device's bandwidth. Values
+//! of any length, 0 included, go in one call: each is reduced by its
+//! length's strategy, chosen on the GPU while the kernels run (the host
+//! never reads the offsets): up to 256 elements by a warp that walks 32
+//! segments at once, up to 65 536 by a warp of its own, longer ones by
+//! many blocks (see `coop::segmented` for the three phases), so that
+//! segments of one element, of thousands and of millions, and any mix of
+//! them, go at a speed near the device's bandwidth. Values
 //! combine in input order within a segment; an empty segment gets the
 //! operator's identity.
 //!
