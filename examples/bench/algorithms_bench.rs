@@ -278,6 +278,25 @@ fn scans<T: Ty + coop_host::scan::BuiltinScan<Sum>>(gpu: &Gpu, cub: &Cub, logs: 
             &mut scan,
             &mut copy,
         );
+        // Other block sizes, against the default.
+        for threads in [128u32, 512] {
+            let other = Scanner::new(&device)
+                .unwrap()
+                .with_block_threads(threads)
+                .unwrap();
+            let mut a = || other.inclusive(Sum, &input, &mut out).unwrap();
+            let mut b = || scanner.inclusive(Sum, &input, &mut reference).unwrap();
+            row(
+                gpu,
+                &format!(
+                    "scan_{threads}_threads_vs_256,inclusive_sum,{},2^{log}",
+                    T::NAME
+                ),
+                bytes,
+                &mut a,
+                &mut b,
+            );
+        }
     }
 }
 

@@ -61,13 +61,13 @@
 //!    an *inclusive prefix* at once.
 //! 2. Lane `l` reads the status words of tiles `b - 1 - l`, `b - 33 - l`,
 //!    `b - 65 - l` and `b - 97 - l` (128 tiles a round, all four loads in
-//!    flight at once) with relaxed loads at GPU scope (`ld.relaxed.gpu`),
-//!    spinning while a tile has published nothing in this scan, then takes
-//!    its value from the word or from `partials` (the aggregate in
-//!    `partials[j]`, the inclusive prefix in `partials[tiles + j]`) after
-//!    an acquire fence (`fence.sc.gpu`): relaxed loads and a fence make an
-//!    acquire, which orders the value's read after the word's, so a lane
-//!    never reads a value before it is written.
+//!    flight at once), spinning while a tile has published nothing in this
+//!    scan, then takes its value: from the word, which it loaded relaxed
+//!    at GPU scope (`ld.relaxed.gpu`), or from `partials` (the aggregate
+//!    in `partials[j]`, the inclusive prefix in `partials[tiles + j]`)
+//!    after loading the word with an acquire load (`ld.acquire.gpu`),
+//!    which orders the value's read after the word's: a lane never reads a
+//!    value before it is written.
 //! 3. The nearest tile with an inclusive prefix ends the look-back: the
 //!    warp combines that prefix and the aggregates after it, in tile order
 //!    (warp reductions with the operands swapped, [`Flip`], so that an
@@ -115,7 +115,6 @@
 
 use crate::atomic::Ordering;
 use crate::grid_reduce::Vectorized;
-use crate::memory::fence_device;
 use crate::op::{Flip, Operator};
 use crate::reduce::scan_with_prefix;
 use crate::{reduce, this_grid, Out, Shuffle, ThreadBlock, TiledPartition};
@@ -445,12 +444,10 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
     let flags = status.atomic();
     // A status word that carries its value orders nothing else: it is
     // stored and loaded relaxed (strong loads and stores at GPU scope,
-    // which the L1 cache does not serve stale). A value in `partials` is
-    // written before a release store of its word, and read after relaxed
-    // loads of the words and one acquire fence: the fence pattern of the
-    // PTX memory model, which costs one fence a round instead of one a
-    // load (an acquire load is a load and a fence, and the fence
-    // invalidates the multiprocessor's L1 cache).
+    // which the L1 cache does not serve stale; an acquire load is a load
+    // and a fence, which invalidates the multiprocessor's L1 cache). A
+    // value in `partials` is written before a release store of its word,
+    // and read after an acquire load of the word.
     let publish = |flag: u32, at: usize, value: T| {
         if lane == 0 {
             let tag = (epoch << 2 | flag) as u64;
@@ -468,7 +465,14 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
         return op.identity();
     }
     publish(AGGREGATE, tile, total);
-    let relaxed = flags.with_ordering(Ordering::Relaxed);
+    // Values in the words: relaxed loads. Values in `partials`: acquire
+    // loads, which measured faster on an H100 than relaxed loads and a
+    // fence a round (u64 sums of 2^28: 1240 GB/s against 1061).
+    let relaxed = flags.with_ordering(if packed {
+        Ordering::Relaxed
+    } else {
+        Ordering::Acquire
+    });
     let ready = |word: u64| (word as u32) >> 2 == epoch && word & 3 != 0;
     let mut running = op.identity();
     let mut end = tile;
@@ -501,11 +505,6 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
             if !waiting {
                 break;
             }
-        }
-        if !packed {
-            // Acquire: the values in `partials` were written before their
-            // words, which this thread has read.
-            fence_device();
         }
         // Tiles before tile 0 count as an inclusive identity, never reached
         // (tile 0 is inclusive).

@@ -2,7 +2,7 @@
 //! device memory, kept between calls.
 
 use super::params::ScanParams;
-use super::{Pass, THREADS};
+use super::Pass;
 use crate::ptx_families::SCAN_PTX;
 use crate::{Error, Gpu, LaunchConfig, Module, ProgramRef};
 use coop::Kernel;
@@ -61,6 +61,7 @@ impl GpuScanner {
         mut output: CudaViewMut<'_, T>,
         passes: &[Pass],
         exclusive: bool,
+        threads: u32,
     ) -> Result<(), Error>
     where
         T: coop::DeviceCopy,
@@ -68,7 +69,7 @@ impl GpuScanner {
         K::Params: ScanParams<T>,
     {
         let module = program.gpu_module(&self.module, "Scanner")?;
-        let tiles = coop::device_scan::tiles::<T>(input.len(), THREADS);
+        let tiles = coop::device_scan::tiles::<T>(input.len(), threads);
         let mut state = self.lock();
         let epoch = state.next_epoch(&self.gpu, tiles)?;
         let TileStates {
@@ -97,7 +98,7 @@ impl GpuScanner {
             K::Params::launch_gpu(
                 module,
                 kernel,
-                LaunchConfig::new(blocks, THREADS),
+                LaunchConfig::new(blocks, threads),
                 &input,
                 &mut output,
                 pass.control(exclusive),

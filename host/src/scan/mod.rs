@@ -42,7 +42,8 @@ pub use scanner::Scanner;
 use crate::{Device, Error, Input, Output};
 use coop::op::Sum;
 
-/// Threads per block of every scan launch.
+/// Threads per block of a scan's launches, unless
+/// [`Scanner::with_block_threads`] says otherwise.
 pub const THREADS: u32 = 256;
 
 /// One launch of a scan: the single pass, or one of the deterministic

@@ -30,6 +30,7 @@ use coop::Kernel;
 pub struct Scanner {
     backend: Backend,
     deterministic: bool,
+    threads: u32,
 }
 
 enum Backend {
@@ -46,6 +47,7 @@ impl std::fmt::Debug for Scanner {
         f.debug_struct("Scanner")
             .field("device", &on)
             .field("deterministic", &self.deterministic)
+            .field("threads", &self.threads)
             .finish()
     }
 }
@@ -60,7 +62,39 @@ impl Scanner {
         Ok(Scanner {
             backend,
             deterministic: false,
+            threads: THREADS,
         })
+    }
+
+    /// The same scanner, launching blocks of `threads` threads (a tile of
+    /// `threads × items` elements, items from
+    /// `coop::device_scan::items_per_thread`) instead of [`THREADS`]. Fails
+    /// with [`Error::InvalidArgument`] unless `threads` is a multiple of 32
+    /// from 64 to 1024. A deterministic scanner's results depend on it:
+    /// keep it the same where the bits must match.
+    ///
+    /// ```
+    /// use coop_host::{scan::Scanner, Device, Error};
+    /// let scanner = Scanner::new(&Device::cpu())?.with_block_threads(128)?;
+    /// let mut out = vec![0u64; 3];
+    /// scanner.inclusive(coop::op::Sum, &vec![1u64, 2, 3], &mut out)?;
+    /// assert_eq!(out, [1, 3, 6]);
+    /// let err = Scanner::new(&Device::cpu())?.with_block_threads(100).unwrap_err();
+    /// assert!(matches!(err, Error::InvalidArgument { .. }));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn with_block_threads(mut self, threads: u32) -> Result<Self, Error> {
+        if !(64..=1024).contains(&threads) || !threads.is_multiple_of(32) {
+            return Err(Error::InvalidArgument {
+                call: "Scanner::with_block_threads",
+                problem: format!(
+                    "{threads} threads a block: a scan's block is a multiple of 32 threads from \
+                     64 to 1024"
+                ),
+            });
+        }
+        self.threads = threads;
+        Ok(self)
     }
 
     /// The same scanner, scanning in three fixed passes whose results have
@@ -265,11 +299,11 @@ impl Scanner {
         };
         match (&self.backend, input, output) {
             (Backend::Gpu(gpu), Input::Gpu(i), Output::Gpu(o)) => {
-                gpu.scan(program, kernel, i, o, passes, exclusive)
+                gpu.scan(program, kernel, i, o, passes, exclusive, self.threads)
             }
             (Backend::Cpu(cpu), Input::Cpu(i), Output::Cpu(o)) => {
                 program.check_cpu(call)?;
-                scan_cpu(cpu, kernel, i, o, passes, exclusive)
+                scan_cpu(cpu, kernel, i, o, passes, exclusive, self.threads)
             }
             (Backend::Gpu(_), Input::Cpu(_), _) => Err(wrong_device::<K>("GPU", 0)),
             (Backend::Gpu(_), _, _) => Err(wrong_device::<K>("GPU", 1)),
@@ -287,13 +321,14 @@ fn scan_cpu<T, K>(
     output: &mut [T],
     passes: &[Pass],
     exclusive: bool,
+    threads: u32,
 ) -> Result<(), Error>
 where
     T: coop::DeviceCopy,
     K: Kernel,
     K::Params: ScanParams<T>,
 {
-    let tiles = coop::device_scan::tiles::<T>(input.len(), THREADS);
+    let tiles = coop::device_scan::tiles::<T>(input.len(), threads);
     let mut status = vec![0u64; tiles];
     // SAFETY: `zeroed` needs all-zero bytes to be a valid `T`, which
     // `DeviceCopy` promises.
@@ -309,7 +344,7 @@ where
         K::Params::launch_cpu(
             cpu,
             kernel,
-            crate::LaunchConfig::new(blocks, THREADS),
+            crate::LaunchConfig::new(blocks, threads),
             input,
             output,
             pass.control(exclusive),
