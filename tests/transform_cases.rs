@@ -69,10 +69,7 @@ where
             let data: Vec<T> = (0..n + offset).map(|_| make(rng.next_u64())).collect();
             let part = &data[offset..];
             let (hi, lo) = with_input(device, &data, offset, |input| {
-                let again = match &input {
-                    Input::Gpu(v) => Input::Gpu(v.slice(..)),
-                    Input::Cpu(s) => Input::Cpu(*s),
-                };
+                let again = input.reborrow();
                 (
                     reducer.arg_max(input).unwrap(),
                     reducer.arg_min(again).unwrap(),
@@ -103,14 +100,14 @@ pub fn check_all(device: &Device, program: ProgramRef<'_>) -> usize {
     runs += check_args::<i64>(device, &reducer, |r| (r % 50) as i64 - 25);
     runs += check_args::<u64>(device, &reducer, |r| r % 50);
     let f = |r: u64| {
-        if r % 31 == 0 {
+        if r.is_multiple_of(31) {
             f64::NAN
         } else {
             (r % 50) as f64 - 25.0
         }
     };
     runs += check_args::<f32>(device, &reducer, |r| {
-        if r % 31 == 0 {
+        if r.is_multiple_of(31) {
             f32::NAN
         } else {
             (r % 50) as f32 - 25.0
@@ -130,14 +127,8 @@ pub fn check_all(device: &Device, program: ProgramRef<'_>) -> usize {
                 .collect();
             let part = &ints[offset..];
             let (sa, ma, sq) = with_input(device, &ints, offset, |x| {
-                let y = match &x {
-                    Input::Gpu(v) => Input::Gpu(v.slice(..)),
-                    Input::Cpu(s) => Input::Cpu(*s),
-                };
-                let z = match &x {
-                    Input::Gpu(v) => Input::Gpu(v.slice(..)),
-                    Input::Cpu(s) => Input::Cpu(*s),
-                };
+                let y = x.reborrow();
+                let z = x.reborrow();
                 (
                     reducer.sum_abs(x).unwrap(),
                     reducer.max_abs(y).unwrap(),
@@ -161,10 +152,7 @@ pub fn check_all(device: &Device, program: ProgramRef<'_>) -> usize {
             );
             let floats: Vec<f32> = ints.iter().map(|&x| x as f32 * 0.25).collect();
             let (fa, fq) = with_input(device, &floats, offset, |x| {
-                let y = match &x {
-                    Input::Gpu(v) => Input::Gpu(v.slice(..)),
-                    Input::Cpu(s) => Input::Cpu(*s),
-                };
+                let y = x.reborrow();
                 (reducer.sum_abs(x).unwrap(), reducer.sum_squares(y).unwrap())
             });
             let (ea, eq): (f64, f64) = floats[offset..]

@@ -16,7 +16,7 @@ pub enum Input<'a, T> {
     Cpu(&'a [T]),
 }
 
-impl<T> Input<'_, T> {
+impl<'a, T> Input<'a, T> {
     /// Elements to reduce.
     pub fn len(&self) -> usize {
         match self {
@@ -28,6 +28,25 @@ impl<T> Input<'_, T> {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The same input again, for one more call (an input is taken by
+    /// value).
+    ///
+    /// ```
+    /// use coop_host::{reduce::Reducer, Device, Input};
+    /// let data = vec![4i32, -2, 9];
+    /// let input = Input::from(&data);
+    /// let reducer = Reducer::new(&Device::cpu())?;
+    /// assert_eq!(reducer.max(input.reborrow())?, 9);
+    /// assert_eq!(reducer.min(input)?, -2);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn reborrow(&self) -> Input<'a, T> {
+        match self {
+            Input::Gpu(v) => Input::Gpu(v.slice(..)),
+            Input::Cpu(s) => Input::Cpu(s),
+        }
     }
 }
 

@@ -22,7 +22,7 @@ pub struct Reducer {
 }
 
 enum Backend {
-    Gpu(GpuReducer),
+    Gpu(Box<GpuReducer>),
     Cpu(Cpu),
 }
 
@@ -45,7 +45,7 @@ impl Reducer {
     /// Loads the built-in reduction kernels on `device`.
     pub fn new(device: &Device) -> Result<Reducer, Error> {
         let backend = match device {
-            Device::Gpu(gpu) => Backend::Gpu(GpuReducer::new(gpu)?),
+            Device::Gpu(gpu) => Backend::Gpu(Box::new(GpuReducer::new(gpu)?)),
             Device::Cpu(cpu) => Backend::Cpu(cpu.clone()),
         };
         Ok(Reducer {

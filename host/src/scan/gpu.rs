@@ -53,6 +53,7 @@ impl GpuScanner {
     /// Queues the scan of `input` into `output` with `kernel` (from
     /// `program`), in the passes `passes` lists, each with `exclusive`'s
     /// bit; the host does not wait.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn scan<T, K>(
         &self,
         program: ProgramRef<'_>,
