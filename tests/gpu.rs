@@ -670,6 +670,26 @@ fn clusters_match_the_host_the_cpu_backend_and_cuda() {
     watched("clusters (coop)", LAUNCH_LIMIT, || {
         c::check_all(&gpu, &coop)
     });
+    // The same kernels built for sm_80 only, where cluster calls act on the
+    // block alone: a launch in clusters is refused, not run wrong.
+    static SM80_ONLY: std::sync::OnceLock<PtxSet> = std::sync::OnceLock::new();
+    let sm80 = SM80_ONLY.get_or_init(|| {
+        let text: &'static str = TEST_KERNELS_PTX.get(80).expect("sm_80 PTX");
+        let variants: &'static [(u32, &'static str)] = Box::leak(Box::new([(80, text)]));
+        PtxSet::new("coop-test-kernels, sm_80 only", variants)
+    });
+    let old = gpu.load(sm80).unwrap();
+    let err = c::run(&gpu, &old, 4, 32, 2).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidLaunch {
+                problem: LaunchProblem::ClusterPtxTooOld { ptx_sm: 80, .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
     let cpu = coop_host::Device::cpu();
     c::check_all(&cpu, &cpu.load(&TEST_KERNELS_PTX).unwrap());
     for (blocks, threads, cluster) in c::CASES {

@@ -87,8 +87,8 @@ impl CooperativeGrid {
     /// the blocks, threads and lines. On the GPU it is a block barrier, one
     /// atomic add and a polling load per block on the driver's barrier
     /// word, and a block barrier: a few microseconds on an H100, against
-    /// the few microseconds of a second launch (`docs/performance.md` has
-    /// the measured figures).
+    /// the few microseconds of a second launch (chapter 10 of the guide,
+    /// `docs/guide/10-grids.md`, has the measured figures).
     ///
     /// ```
     /// use coop::prelude::*;

@@ -289,6 +289,21 @@ pub enum LaunchProblem {
         /// The device's compute capability, `10 * major + minor`.
         sm: u32,
     },
+    /// Cluster dimensions for kernels whose PTX was built for an SM before
+    /// sm_90, where coop's cluster calls fall back to one block a cluster:
+    /// the launch would run, with wrong results.
+    #[error(
+        "the kernels were built for sm_{ptx_sm} (the newest PTX of the module that this sm_{device_sm} \
+         device takes), where clusters do not exist and coop's cluster calls act on the block \
+         alone: build the kernel crate for sm_90 too (PtxBuilder's default targets, or \
+         COOP_PTX_TARGETS=80,90)"
+    )]
+    ClusterPtxTooOld {
+        /// The SM the loaded PTX was built for.
+        ptx_sm: u32,
+        /// The device's SM.
+        device_sm: u32,
+    },
     /// A cluster dimension does not divide the grid's.
     #[error("the cluster's {axis} dimension is {cluster}, which does not divide the grid's {grid}: a grid is made of whole clusters")]
     ClusterDoesNotDivideGrid {

@@ -162,6 +162,15 @@ impl Module {
                 kernel: K::NAME,
                 problem,
             })?;
+        if config.cluster != coop::Dim3::new(1, 1, 1) && self.sm < 90 {
+            return Err(Error::InvalidLaunch {
+                kernel: K::NAME,
+                problem: crate::LaunchProblem::ClusterPtxTooOld {
+                    ptx_sm: self.sm,
+                    device_sm: self.gpu.limits().sm,
+                },
+            });
+        }
         let dynamic = config.shared_memory_bytes;
         if dynamic + limits.static_shared_bytes > self.gpu.limits().max_shared_per_block {
             function

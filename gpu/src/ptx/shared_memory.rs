@@ -253,10 +253,9 @@ impl SharedMemory for Ptx {
     fn shared_load_remote<E: SharedElem>(base: SharedBase, index: u32, rank: u32, site: Site) -> E {
         #[cfg(coop_sm90)]
         {
-            let _ = site;
             let size = core::mem::size_of::<E>() as u32;
             let local = base.0 + index * size;
-            let remote = cluster_address(local, rank);
+            let remote = cluster_address(local, rank, site);
             // SAFETY: the load reads an element of block `rank`'s array,
             // which the caller's phase keeps alive and unwritten (the
             // precondition); `E` is 4 or 8 bytes of plain data
@@ -300,13 +299,12 @@ impl SharedMemory for Ptx {
     ) {
         #[cfg(coop_sm90)]
         {
-            let _ = site;
             let size = core::mem::size_of::<E>() as u32;
             let local = base.0 + index * size;
             // SAFETY: as for `shared_load_remote`; no other thread writes
             // the element in this phase (the caller's contract).
             unsafe {
-                let remote = cluster_address(local, rank);
+                let remote = cluster_address(local, rank, site);
                 if size == 8 {
                     let v: u64 = core::mem::transmute_copy(&value);
                     core::arch::asm!(
@@ -344,13 +342,12 @@ impl SharedMemory for Ptx {
     ) {
         #[cfg(coop_sm90)]
         {
-            let _ = site;
             let size = if word.wide() { 8 } else { 4 };
             let local = base.0 + index * size;
             // SAFETY: as for `shared_load_remote`; `word` is one of the four
             // the `red` below takes (the handles' `RemoteAdd` bound).
             unsafe {
-                let remote = cluster_address(local, rank);
+                let remote = cluster_address(local, rank, site);
                 match word {
                     Word::U64 => core::arch::asm!(
                         "red.relaxed.cluster.shared::cluster.add.u64 [{a}], {v};",
@@ -396,9 +393,22 @@ impl SharedMemory for Ptx {
 /// The address in block `rank` of the calling block's cluster that
 /// corresponds to the shared-window address `local` in the calling block
 /// (`mapa.shared::cluster.u32`): the same array's element in that block.
+/// A rank outside the cluster stops the kernel with a report naming
+/// `site` (`mapa` of such a rank is undefined), as the CPU backend does.
 #[cfg(coop_sm90)]
 #[inline(always)]
-fn cluster_address(local: u32, rank: u32) -> u32 {
+fn cluster_address(local: u32, rank: u32, site: Site) -> u32 {
+    let blocks: u32;
+    // SAFETY: reading a special register has no preconditions.
+    unsafe {
+        core::arch::asm!("mov.u32 {}, %cluster_nctarank;", out(reg32) blocks, options(pure, nomem, nostack));
+    }
+    if rank >= blocks {
+        super::faults::fail(
+            c"distributed shared memory: the block rank is outside the cluster",
+            site,
+        );
+    }
     let remote: u32;
     // SAFETY: `mapa` computes an address; it reads no memory.
     unsafe {

@@ -158,8 +158,9 @@ impl<A: SharedArray + ?Sized> ClusterShared<A> {
 
     /// Element `index` of the array of block `rank` of the cluster
     /// (CUDA's `cluster.map_shared_rank(ptr, rank)[index]`): one load from
-    /// that block's shared memory. A rank outside the cluster is reported
-    /// by the CPU backend.
+    /// that block's shared memory. A rank outside the cluster stops the
+    /// kernel with a report of its `file:line`, on the GPU as on the CPU
+    /// backend.
     #[inline(always)]
     #[track_caller]
     #[doc(alias = "map_shared_rank")]
