@@ -102,6 +102,18 @@ impl Sizing {
     /// The plan for `n` elements of `T` on a device of `multiprocessors`,
     /// each running `resident` blocks of the kernel at once, with a kernel
     /// that takes tickets or not.
+    /// The grid of a reduction that always finishes in one launch (a
+    /// transform-reduction): one block per tile of `n` elements of `T`, at
+    /// most one wave of `resident` blocks a multiprocessor (capped by
+    /// `blocks_per_sm`), every block resident at once so that its last block
+    /// never waits long for a place; a block takes several tiles when the
+    /// input has more.
+    pub fn one_wave<T>(&self, n: usize, multiprocessors: u32, resident: u32) -> u32 {
+        let tiles = n.div_ceil(tile_elements::<T>()).max(1);
+        let wave = multiprocessors as usize * resident.clamp(1, self.blocks_per_sm) as usize;
+        tiles.min(wave).max(1) as u32
+    }
+
     pub fn plan<T>(&self, n: usize, multiprocessors: u32, resident: u32, tickets: bool) -> Plan {
         let (blocks, one_wave) = self.deal_tiles::<T>(n, multiprocessors, resident);
         let strategy = if tickets && one_wave {
@@ -140,20 +152,6 @@ impl Sizing {
             .clamp(one_wave, most)
             .min(tiles);
         (blocks, blocks <= one_wave)
-    }
-}
-
-impl Sizing {
-    /// The grid of a reduction that always finishes in one launch (a
-    /// transform-reduction): one block per tile of `n` elements of `T`, at
-    /// most one wave of `resident` blocks a multiprocessor (capped by
-    /// `blocks_per_sm`), every block resident at once so that its last block
-    /// never waits long for a place; a block takes several tiles when the
-    /// input has more.
-    pub fn one_wave<T>(&self, n: usize, multiprocessors: u32, resident: u32) -> u32 {
-        let tiles = n.div_ceil(tile_elements::<T>()).max(1);
-        let wave = multiprocessors as usize * resident.clamp(1, self.blocks_per_sm) as usize;
-        tiles.min(wave).max(1) as u32
     }
 }
 
