@@ -38,6 +38,7 @@ pub struct PtxBuilder {
     silent_panics: bool,
     features: Vec<String>,
     name: Option<String>,
+    max_registers: Vec<(String, u32)>,
 }
 
 impl PtxBuilder {
@@ -55,6 +56,7 @@ impl PtxBuilder {
             silent_panics: false,
             features: Vec::new(),
             name: None,
+            max_registers: Vec::new(),
         }
     }
 
@@ -99,6 +101,27 @@ impl PtxBuilder {
     /// across each warp; coop itself never emits them.
     pub fn allow_convergence_dependent(mut self) -> Self {
         self.allow_convergence_dependent = true;
+        self
+    }
+
+    /// Caps the registers of each thread of the kernels named in `kernels`
+    /// at `registers` (a `.maxnreg` directive in their PTX; see
+    /// [`register_limits`](crate::register_limits)), so that more blocks fit
+    /// on a multiprocessor; ptxas spills what does not fit. The build fails
+    /// with [`BuildError::UnknownKernel`] if the PTX has no such kernel,
+    /// and with [`BuildError::BadRegisterLimit`] unless `registers` is in
+    /// [`REGISTER_LIMITS`](crate::register_limits::REGISTER_LIMITS). A
+    /// block of `t` threads then needs `t × registers` of the
+    /// multiprocessor's 65536 registers.
+    ///
+    /// ```no_run
+    /// coop_build::PtxBuilder::new("kernels")
+    ///     .max_registers(&["scan_sum_i32", "scan_sum_f32"], 64)
+    ///     .build_or_exit();
+    /// ```
+    pub fn max_registers(mut self, kernels: &[&str], registers: u32) -> Self {
+        self.max_registers
+            .extend(kernels.iter().map(|k| (k.to_string(), registers)));
         self
     }
 
@@ -171,6 +194,7 @@ impl PtxBuilder {
             } else {
                 self.build_one(&package, &output, sm, &out_dir)?
             };
+            let ptx = self.limit_registers(ptx, &package, sm)?;
             let findings = convergence::check(&ptx);
             if !findings.is_empty() && !self.allow_convergence_dependent {
                 return Err(BuildError::ConvergenceDependent {
@@ -211,6 +235,32 @@ impl PtxBuilder {
             );
         }
         Ok(paths)
+    }
+
+    /// `ptx` with the register limits of [`max_registers`](Self::max_registers).
+    fn limit_registers(&self, ptx: String, package: &str, sm: u32) -> Result<String, BuildError> {
+        if self.max_registers.is_empty() || ptx.is_empty() {
+            return Ok(ptx);
+        }
+        if let Some((kernel, registers)) = self
+            .max_registers
+            .iter()
+            .find(|(_, r)| !crate::register_limits::REGISTER_LIMITS.contains(r))
+        {
+            return Err(BuildError::BadRegisterLimit {
+                kernel: kernel.clone(),
+                registers: *registers,
+            });
+        }
+        let (ptx, missing) = crate::register_limits::limit_registers(&ptx, &self.max_registers);
+        match missing.into_iter().next() {
+            Some(kernel) => Err(BuildError::UnknownKernel {
+                package: package.to_string(),
+                sm,
+                kernel,
+            }),
+            None => Ok(ptx),
+        }
     }
 
     fn build_one(

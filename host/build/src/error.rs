@@ -87,6 +87,30 @@ pub enum BuildError {
         /// Each such instruction, with its function and line.
         findings: Vec<convergence::Finding>,
     },
+    /// A register limit names a kernel the PTX does not define.
+    #[error(
+        "PtxBuilder::max_registers names `{kernel}`, which the PTX of `{package}` (sm_{sm}) \
+         does not define: name a `#[kernel]` fn of the crate"
+    )]
+    UnknownKernel {
+        /// The kernel crate.
+        package: String,
+        /// The SM target.
+        sm: u32,
+        /// The name given.
+        kernel: String,
+    },
+    /// A register limit outside what ptxas takes.
+    #[error(
+        "PtxBuilder::max_registers gives `{kernel}` {registers} registers a thread: a limit is \
+         from 16 to 255"
+    )]
+    BadRegisterLimit {
+        /// The kernel.
+        kernel: String,
+        /// The limit given.
+        registers: u32,
+    },
     /// Writing the output failed.
     #[error("could not write {path}: {source}")]
     Write {

@@ -20,6 +20,7 @@ pub mod convergence;
 mod dep_info;
 mod error;
 mod manifest;
+pub mod register_limits;
 mod toolchain;
 
 pub use builder::{PtxBuilder, DEFAULT_TARGETS};
