@@ -145,8 +145,14 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
     for (name, sm, text) in all_ptx() {
         let file = dir.join(format!("{name}.sm_{sm}.ptx"));
         std::fs::write(&file, text).unwrap();
-        // PTX for sm_80 also runs on sm_90 (JIT), so assemble it for both.
-        let archs: &[u32] = if sm == 80 { &[80, 90] } else { &[sm] };
+        // PTX for sm_80 also runs on sm_90 (JIT), so assemble it for both;
+        // coop-host's families ship sm_90 PTX beside it, which a driver
+        // picks on sm_90.
+        let archs: &[u32] = if sm == 80 && !name.starts_with("coop-host-kernels") {
+            &[80, 90]
+        } else {
+            &[sm]
+        };
         for &arch in archs {
             let out = std::process::Command::new(&ptxas)
                 .arg(format!("-arch=sm_{arch}"))
@@ -173,6 +179,7 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
                 .filter_map(|l| l.split("Compiling entry function '").nth(1))
                 .filter_map(|rest| rest.split('\'').next())
                 .collect();
+            let capped = register_capped_kernels(text);
             let mut function = "";
             let mut spills = Vec::new();
             for line in log.lines() {
@@ -186,7 +193,19 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
                 if line.contains("spill")
                     && !line.contains("0 bytes spill stores, 0 bytes spill loads")
                 {
-                    spills.push(format!("{function}: {}", line.trim()));
+                    // A kernel built with a register cap
+                    // (`PtxBuilder::max_registers`) trades some spilling
+                    // for blocks, as measured (the scans, chapter 7): up
+                    // to 256 bytes a thread.
+                    let stored: u32 = line
+                        .split(" bytes spill stores")
+                        .next()
+                        .and_then(|l| l.rsplit(' ').next())
+                        .and_then(|n| n.trim().parse().ok())
+                        .unwrap_or(u32::MAX);
+                    if !(capped.iter().any(|k| k == function) && stored <= 256) {
+                        spills.push(format!("{function}: {}", line.trim()));
+                    }
                 }
                 // The examples' kernels fit 32 registers (full occupancy at
                 // 2048 threads a multiprocessor), the panic path included:
@@ -215,6 +234,20 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
 }
 
 /// The collective instructions of an entry, in order.
+/// The kernels of `ptx` that carry a `.maxnreg` directive.
+fn register_capped_kernels(ptx: &str) -> Vec<String> {
+    let mut capped = Vec::new();
+    let mut entry = "";
+    for line in ptx.lines() {
+        if let Some(rest) = line.trim().strip_prefix(".visible .entry ") {
+            entry = rest.split('(').next().unwrap_or("").trim();
+        } else if line.trim().starts_with(".maxnreg") {
+            capped.push(entry.to_string());
+        }
+    }
+    capped
+}
+
 fn collective_opcodes(ptx: &str, entry: &str) -> Vec<String> {
     entry_instructions(ptx, entry)
         .into_iter()

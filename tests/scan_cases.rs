@@ -1,7 +1,8 @@
 //! Device-wide scans checked against host references, on any device: the
 //! built-in inclusive and exclusive sums, minima and maxima of the six
 //! types over lengths around the tile edges and past the look-back's
-//! window of 32 tiles, views at every alignment, NaN, the deterministic
+//! window of 32 tiles (with blocks of 64 threads, whose tiles are
+//! smaller), views at every alignment, NaN, the deterministic
 //! passes, a user type with an operator that is not commutative, and the
 //! errors of a bad call.
 
@@ -11,9 +12,11 @@ use coop::op::{Max, Min, Operator, Sum};
 use coop_host::scan::{BuiltinScan, Scanner};
 use coop_host::{Device, Error, Input, Output, ProgramRef};
 
-/// Lengths: empty, one, around one tile (4096 elements of 4 bytes, 2048 of
-/// 8) and two, and past 33 tiles (the look-back's window is 32 tiles).
-pub const LENGTHS: [usize; 10] = [0, 1, 2, 31, 2047, 2049, 4095, 4097, 8193, 140_001];
+/// Lengths: empty, one, around one tile (8192 elements of 4 bytes, 2048 of
+/// 8) and two, and past 33 tiles of 8 bytes (the look-back's window is 32
+/// tiles; [`check_all`] also scans with blocks of 64 threads, whose tiles
+/// of 2048 and 1024 elements put 68 and 136 tiles in the longest).
+pub const LENGTHS: [usize; 10] = [0, 1, 2, 31, 2047, 2049, 8191, 8193, 16_385, 140_001];
 
 /// Runs `f` with `data[offset..]` and an output of the same length on
 /// `device`, and returns what `f` wrote.
@@ -232,6 +235,40 @@ pub fn check_all(device: &Device, program: ProgramRef<'_>) -> usize {
         f64::EPSILON,
         f64::NAN,
     );
+    // Small tiles: several rounds of look-back, in one-word and two-word
+    // status words.
+    let small = Scanner::new(device)
+        .unwrap()
+        .with_block_threads(64)
+        .unwrap();
+    let mut rng = Rng::new(0x5A11);
+    for exclusive in [false, true] {
+        let data: Vec<u32> = (0..140_001).map(|_| rng.next_u64() as u32).collect();
+        let got = with_buffers(device, &data, 1, |i, o| {
+            if exclusive {
+                small.exclusive(Sum, i, o).unwrap()
+            } else {
+                small.inclusive(Sum, i, o).unwrap()
+            }
+        });
+        assert!(
+            got == host_scan(&data[1..], Sum, exclusive),
+            "u32 scan in small tiles"
+        );
+        let data: Vec<i64> = (0..140_001).map(|_| rng.next_u64() as i64).collect();
+        let got = with_buffers(device, &data, 0, |i, o| {
+            if exclusive {
+                small.exclusive(Max, i, o).unwrap()
+            } else {
+                small.inclusive(Max, i, o).unwrap()
+            }
+        });
+        assert!(
+            got == host_scan(&data, Max, exclusive),
+            "i64 scan in small tiles"
+        );
+        runs += 2;
+    }
     let deterministic = Scanner::new(device).unwrap().deterministic();
     runs += check_integers::<u32>(device, &deterministic, |r| (r % 1000) as u32);
     let mut rng = Rng::new(0xD37);

@@ -18,7 +18,7 @@ fn device_wide_scans_match_host_references() {
 /// another), the race detector finds nothing and the results hold.
 #[test]
 fn the_look_back_holds_under_other_schedules_and_host_threads() {
-    let data: Vec<u32> = (0..5 * 4096 + 77)
+    let data: Vec<u32> = (0..3 * 8192 + 77)
         .map(|i: u32| i.wrapping_mul(2654435761) >> 20)
         .collect();
     let want = host_scan(&data, Sum, false);
@@ -39,7 +39,7 @@ fn the_look_back_holds_under_other_schedules_and_host_threads() {
 /// several, and equals nothing the schedule could change.
 #[test]
 fn a_deterministic_float_scan_does_not_depend_on_host_threads() {
-    let data: Vec<f32> = (0..3 * 4096 + 5)
+    let data: Vec<f32> = (0..3 * 8192 + 5)
         .map(|i| ((i * 7919) % 1000) as f32 * 1e-3 - 0.5)
         .collect();
     let run = |threads: usize| {

@@ -51,10 +51,15 @@ pub const MULTI_WARP_CU: &str = include_str!("reference/multi_warp.cu");
 /// Every PTX the workspace builds: `(name, sm, text)`.
 pub fn all_ptx() -> Vec<(&'static str, u32, &'static str)> {
     let mut all = Vec::new();
+    use coop_host::ptx_families as families;
     for set in [
         &EXAMPLES_PTX,
         &TEST_KERNELS_PTX,
-        &coop_host::reduce::KERNELS_PTX,
+        &families::REDUCE_PTX,
+        &families::TRANSFORM_PTX,
+        &families::ARG_PTX,
+        &families::SCAN_PTX,
+        &families::SEGMENTED_PTX,
     ] {
         for sm in set.targets() {
             all.push((set.name(), sm, set.get(sm).expect("listed target")));

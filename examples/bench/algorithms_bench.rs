@@ -300,6 +300,79 @@ fn scans<T: Ty + coop_host::scan::BuiltinScan<Sum>>(gpu: &Gpu, cub: &Cub, logs: 
     }
 }
 
+/// The scan in variants built apart (`COOP_SCAN_VARIANTS`: a
+/// comma-separated list of `name:threads=path.ptx`, PTX of
+/// `coop-host-kernels` with the `scan` feature), each against CUB at 2^28:
+/// how the figures in chapter 7 of the guide for the scan's parameters were
+/// taken. The variants must share this binary's items per thread.
+fn scan_variants<T: Ty + coop_host::scan::BuiltinScan<Sum>>(gpu: &Gpu, cub: &Cub, logs: &[u32]) {
+    let Ok(list) = std::env::var("COOP_SCAN_VARIANTS") else {
+        eprintln!("scan_variants: set COOP_SCAN_VARIANTS=name:threads=path.ptx,...");
+        return;
+    };
+    let device = Device::Gpu(gpu.clone());
+    for spec in list.split(',').filter(|s| !s.is_empty()) {
+        let (head, path) = spec.split_once('=').expect("name:threads=path");
+        let (name, threads) = head.split_once(':').expect("name:threads");
+        let threads: u32 = threads.parse().expect("threads");
+        let ptx = std::fs::read_to_string(path).expect("the variant's PTX");
+        let module = gpu.load_ptx(name, &ptx).expect("the variant's PTX loads");
+        let scanner = Scanner::new(&device)
+            .unwrap()
+            .with_block_threads(threads)
+            .unwrap();
+        for &log in logs {
+            let n = 1usize << log;
+            let input = upload::<T>(gpu, n);
+            let mut out = gpu.zeros::<T>(n).unwrap();
+            let reference = gpu.zeros::<T>(n).unwrap();
+            let bytes = 2.0 * (n * std::mem::size_of::<T>()) as f64;
+            let temp_bytes = unsafe { (cub.scan_temp)(0, T::CUB, n) }.max(1);
+            let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
+            let (i, r, t) = (ptr(gpu, &input), ptr(gpu, &reference), ptr(gpu, &temp));
+            let stream = gpu.stream().cu_stream();
+            let mut cub_scan = || {
+                // SAFETY: live device buffers of n elements and the temp CUB asked for.
+                check(
+                    unsafe { (cub.scan)(0, T::CUB, i, r, n, t, temp_bytes, stream) },
+                    "DeviceScan",
+                );
+            };
+            let kernel = <T as coop_host::scan::BuiltinScan<Sum>>::KERNEL;
+            cub_scan();
+            scanner
+                .inclusive_with(&module, kernel, &input, &mut out)
+                .unwrap();
+            if !std::any::type_name::<T>().starts_with('f') {
+                let (a, b) = (
+                    gpu.download(&out).unwrap(),
+                    gpu.download(&reference).unwrap(),
+                );
+                assert!(
+                    a == b,
+                    "variant {name}: {} scan differs from CUB's",
+                    T::NAME
+                );
+            }
+            let mut coop_scan = || {
+                scanner
+                    .inclusive_with(&module, kernel, &input, &mut out)
+                    .unwrap()
+            };
+            row(
+                gpu,
+                &format!(
+                    "scan_variant_{name}_{threads},inclusive_sum,{},2^{log}",
+                    T::NAME
+                ),
+                bytes,
+                &mut coop_scan,
+                &mut cub_scan,
+            );
+        }
+    }
+}
+
 fn args<
     T: Ty
         + coop_host::reduce::BuiltinMap<
@@ -568,6 +641,11 @@ fn main() {
                 scans::<i32>(&gpu, &cub, &logs(&[20, 24, 28, 30]));
                 scans::<u64>(&gpu, &cub, &logs(&[20, 24, 28, 30]));
                 scans::<f32>(&gpu, &cub, &logs(&[20, 24, 28, 30]));
+            }
+            "scan_variants" => {
+                scan_variants::<i32>(&gpu, &cub, &logs(&[24, 28]));
+                scan_variants::<u64>(&gpu, &cub, &logs(&[24, 28]));
+                scan_variants::<f32>(&gpu, &cub, &logs(&[28]));
             }
             "arg" => {
                 args::<f32>(&gpu, &cub, &logs(&[20, 24, 28]));

@@ -44,45 +44,55 @@
 //! # The single pass
 //!
 //! Block `b` scans tile `b`: `threads × items` consecutive elements (items
-//! per thread from [`items_per_thread`]: 16 for 1- to 4-byte types, 8 for
-//! 8-byte ones, fewer for larger), each thread its own consecutive items,
-//! loaded with 16-byte vector loads when the buffers allow it. The threads
-//! scan their items in registers, the block scans the threads' totals
-//! (warp shuffles, then the warps' totals through shared memory), and warp
-//! 0 finds what comes before the tile by looking back over the tiles
-//! before it:
+//! per thread from [`items_per_thread`]: 128 bytes of them, 32 of a 4-byte
+//! type, 16 of an 8-byte one). Warp `w` holds the `w`-th run of `32 ×
+//! items` elements, in rows of `32 × row` (`row` from [`items_per_row`]:
+//! 16 bytes of elements): lane `l` holds elements `l × row .. (l + 1) ×
+//! row` of each row, so that a warp's load or store of a row is one
+//! 16-byte vector a lane over 512 consecutive bytes where the buffers are
+//! 16-byte aligned. Each lane scans its part of a row in registers; a warp
+//! scan of the lanes' totals (shuffles) and the total of the rows before
+//! give every element its prefix within the warp; the warps' totals meet
+//! in shared memory; and warp 0 finds what comes before the tile by
+//! looking back over the tiles before it:
 //!
-//! 1. It publishes the tile's total as an *aggregate*: the tile's status
-//!    word (64 bits) with the value in its upper half when the value is one
-//!    32-bit word (a relaxed store at GPU scope, `st.relaxed.gpu`: the word
-//!    carries all there is), or after writing the value into `partials[b]`
-//!    when it is larger (a release store, `st.release.gpu`, which orders
-//!    the value's write before the word's). Tile 0 publishes its total as
-//!    an *inclusive prefix* at once.
-//! 2. Lane `l` reads the status words of tiles `b - 1 - l`, `b - 33 - l`,
-//!    `b - 65 - l` and `b - 97 - l` (128 tiles a round, all four loads in
-//!    flight at once), spinning while a tile has published nothing in this
-//!    scan, then takes its value: from the word, which it loaded relaxed
-//!    at GPU scope (`ld.relaxed.gpu`), or from `partials` (the aggregate
-//!    in `partials[j]`, the inclusive prefix in `partials[tiles + j]`)
-//!    after loading the word with an acquire load (`ld.acquire.gpu`),
-//!    which orders the value's read after the word's: a lane never reads a
-//!    value before it is written.
+//! 1. It publishes the tile's total as an *aggregate* in the tile's status
+//!    words (64 bits each: `epoch << 2 | flag` in the lower half). A value
+//!    of one or two 32-bit words travels in them, one word of the value in
+//!    the upper half of each ([`status_words`]), stored relaxed at GPU
+//!    scope (`st.relaxed.gpu`, lane `k` storing word `k`): each word
+//!    carries all it has to say. A larger value is written into
+//!    `partials[b]` first, and the one status word then with a release
+//!    store (`st.release.gpu`), which orders the value's write before the
+//!    word's. Tile 0 publishes its total as an *inclusive prefix* at once.
+//! 2. Lane `l` reads the status words of tile `b - 1 - l` (32 tiles a
+//!    round), spinning until the tile has published in this scan and, for
+//!    a value in two words, until both words carry the same flag: a word of
+//!    the aggregate beside a word of the inclusive prefix is no value. It
+//!    takes the value from the words, which it loaded relaxed at GPU scope
+//!    (`ld.relaxed.gpu`), or from `partials` (the aggregate in
+//!    `partials[j]`, the inclusive prefix in `partials[tiles + j]`) after
+//!    loading the word with an acquire load (`ld.acquire.gpu`), which
+//!    orders the value's read after the word's: a lane never reads a value
+//!    before it is written.
 //! 3. The nearest tile with an inclusive prefix ends the look-back: the
 //!    warp combines that prefix and the aggregates after it, in tile order
-//!    (warp reductions with the operands swapped, [`Flip`], so that an
+//!    (a warp reduction with the operands swapped, [`Flip`], so that an
 //!    operator that is not commutative keeps its order); with none in the
-//!    round, it combines all 128 aggregates and looks at the 128 tiles
+//!    round, it combines all 32 aggregates and looks at the 32 tiles
 //!    before.
 //! 4. It publishes the tile's inclusive prefix (as in 1) and hands the
 //!    exclusive prefix to the block through shared memory.
 //!
-//! How far a look-back goes is the look-back's whole cost: a round takes
-//! about one load's latency, and while it waits, later tiles publish only
-//! aggregates. A value in the status word saves the second, dependent
-//! load of a round; four tiles a lane make a round cover 128 tiles, so
-//! that the rounds keep up with the tiles coming in (chapter 7 of the
-//! guide has the figures).
+//! Every 64-bit status word is one single-copy atomic access, so no
+//! ordering is needed between a tile's two words: a reader that sees both
+//! with this scan's epoch and the same flag has the value those two stores
+//! wrote. What limits the scan is how many tiles are in flight: while warp
+//! 0 looks back the block's other warps wait at a barrier, so the more
+//! blocks fit on a multiprocessor the better; the 4-byte kernels of
+//! `coop-host` are built with a cap of 64 registers a thread for that
+//! (`coop_build::PtxBuilder::max_registers`). Chapter 7 of the guide has
+//! the figures for each choice.
 //!
 //! A tile waits only for tiles before it, which started before it: a
 //! block's tile is its block index, and the GPU starts blocks in index
@@ -100,7 +110,9 @@
 //! order, one chunk of `threads × items` after another); every block scans
 //! its tile again with its prefix in front. Nothing depends on timing or on
 //! the device: the tiles and every combination's order are fixed by the
-//! input's length alone, and the CPU backend runs the same code, so a
+//! input's length and the block's thread count alone (the host's default
+//! for the latter depends on the element type only), and the CPU backend
+//! runs the same code, so a
 //! float scan has the same bits on every GPU and on the CPU backend. It
 //! reads the input twice.
 //!
@@ -109,14 +121,15 @@
 //! `control` bit 0 is set for an exclusive scan (rank `i` gets the
 //! elements before `i`; element 0 the operator's identity); bits 1 and 2
 //! give the pass, [`SINGLE_PASS`], [`TILE_TOTALS`], [`SCAN_TOTALS`] or
-//! [`WITH_PREFIXES`]. `status` has a `u64` per tile, `partials` two
+//! [`WITH_PREFIXES`]. `status` has two `u64`s per tile, `partials` two
 //! (aggregates, then inclusive prefixes; the deterministic passes use the
 //! first half), and `epoch` is in `1..2^30`.
 
 use crate::atomic::Ordering;
+use crate::backend::Faults;
 use crate::grid_reduce::Vectorized;
 use crate::op::{Flip, Operator};
-use crate::reduce::scan_with_prefix;
+use crate::target::Target;
 use crate::{reduce, this_grid, Out, Shuffle, ThreadBlock, TiledPartition};
 
 /// The pass of a single-pass scan (decoupled look-back).
@@ -133,23 +146,71 @@ pub const WITH_PREFIXES: u32 = 3 << 1;
 pub const EXCLUSIVE: u32 = 1;
 
 /// Most items a thread scans.
-const MAX_ITEMS: usize = 16;
+const MAX_ITEMS: usize = 32;
 
-/// Items each thread of a scan holds, for elements of `T`: 64 bytes of
-/// them (four 16-byte loads), from 1 to 16.
+/// Most rows a thread holds.
+const MAX_ROWS: usize = 12;
+
+/// `body` for each row `r` below `rows` (at most [`MAX_ROWS`]): written out
+/// on the GPU, where LLVM leaves a loop whose shuffles move 8-byte values
+/// rolled (and the items then go to local memory); a loop elsewhere, where
+/// twelve copies would overflow a CPU-backend thread's stack in a debug
+/// build.
+macro_rules! unrolled_rows {
+    ($rows:expr, |$r:ident| $body:block) => {
+        #[cfg(target_arch = "nvptx64")]
+        unrolled_rows!(@ $rows, $r, $body, 0 1 2 3 4 5 6 7 8 9 10 11);
+        #[cfg(not(target_arch = "nvptx64"))]
+        for $r in 0..$rows {
+            $body
+        }
+    };
+    (@ $rows:expr, $r:ident, $body:block, $($k:literal)*) => {
+        $(
+            if $k < $rows {
+                let $r: usize = $k;
+                $body
+            }
+        )*
+    };
+}
+
+/// Bytes of elements each thread holds.
+const THREAD_BYTES: usize = 128;
+/// Bytes of elements a thread holds in each row: one 16-byte vector.
+const ROW_BYTES: usize = 16;
+
+/// Consecutive elements of `T` a thread holds in each row of its tile: 16
+/// bytes of them (one vector load), at least 1.
 ///
 /// ```
-/// use coop::device_scan::items_per_thread;
-/// assert_eq!(items_per_thread::<u32>(), 16);
-/// assert_eq!(items_per_thread::<f64>(), 8);
-/// assert_eq!(items_per_thread::<[u64; 4]>(), 2);
+/// use coop::device_scan::{items_per_row, items_per_thread};
+/// assert_eq!(items_per_row::<u32>(), 4);
+/// assert_eq!(items_per_row::<f64>(), 2);
+/// assert_eq!(items_per_row::<[u64; 4]>(), 1);
+/// assert!(items_per_thread::<u32>().is_multiple_of(items_per_row::<u32>()));
 /// ```
-pub const fn items_per_thread<T>() -> usize {
+pub const fn items_per_row<T>() -> usize {
+    let size = core::mem::size_of::<T>();
+    let row = if size == 0 || size >= ROW_BYTES {
+        1
+    } else {
+        ROW_BYTES / size
+    };
+    let items = items_unrounded::<T>();
+    if row > items {
+        items
+    } else {
+        row
+    }
+}
+
+const fn items_unrounded<T>() -> usize {
     let size = core::mem::size_of::<T>();
     if size == 0 {
         return MAX_ITEMS;
     }
-    let items = 64 / size;
+    let items = THREAD_BYTES / size;
     if items > MAX_ITEMS {
         MAX_ITEMS
     } else if items == 0 {
@@ -159,12 +220,36 @@ pub const fn items_per_thread<T>() -> usize {
     }
 }
 
+/// Items each thread of a scan holds, for elements of `T`: 128 bytes of
+/// them, from 1 to 32, a whole number of rows of [`items_per_row`] (at
+/// most 12 rows).
+///
+/// ```
+/// use coop::device_scan::items_per_thread;
+/// assert_eq!(items_per_thread::<u32>(), 32);
+/// assert_eq!(items_per_thread::<f64>(), 16);
+/// assert_eq!(items_per_thread::<[u64; 4]>(), 4);
+/// assert_eq!(items_per_thread::<[u8; 24]>(), 5);
+/// ```
+pub const fn items_per_thread<T>() -> usize {
+    let items = items_unrounded::<T>();
+    let row = items_per_row::<T>();
+    let items = items - items % row;
+    if items > MAX_ROWS * row {
+        MAX_ROWS * row
+    } else {
+        items
+    }
+}
+
 /// Tiles of a scan of `len` elements of `T` by blocks of `threads`: the
 /// grid a launch of every pass but [`SCAN_TOTALS`] needs (at least 1).
 ///
 /// ```
-/// use coop::device_scan::tiles;
-/// assert_eq!(tiles::<u32>(1 << 20, 256), 256);
+/// use coop::device_scan::{items_per_thread, tiles};
+/// let tile = 256 * items_per_thread::<u32>();
+/// assert_eq!(tiles::<u32>(100 * tile, 256), 100);
+/// assert_eq!(tiles::<u32>(100 * tile + 1, 256), 101);
 /// assert_eq!(tiles::<u32>(0, 256), 1);
 /// ```
 pub const fn tiles<T>(len: usize, threads: u32) -> usize {
@@ -195,43 +280,57 @@ pub fn scan<T: Vectorized, O: Operator<T>>(
     partials: Out<T>,
     epoch: u32,
 ) {
+    output_fits(input.len(), &output);
     let items = items_per_thread::<T>();
-    let vector = items.is_multiple_of(T::LANES)
+    let row = items_per_row::<T>();
+    let vector = row.is_multiple_of(T::LANES)
         && (input.as_ptr() as usize).is_multiple_of(16)
         && (output.as_mut_ptr() as usize).is_multiple_of(16);
-    let load = |base: usize, x: &mut [T; MAX_ITEMS]| {
+    let load = |first: usize, stride: usize, x: &mut [T; MAX_ITEMS]| {
         if vector {
             let chunks = input.as_ptr() as *const T::Chunk;
-            let mut c = 0;
-            while c < items / T::LANES {
-                // SAFETY: a full tile: `base + items <= input.len()`; `base`
-                // is a multiple of `items`, itself of `LANES`, and the
-                // buffer starts 16-byte aligned.
-                let chunk = unsafe { *chunks.add(base / T::LANES + c) };
-                let mut l = 0;
-                while l < T::LANES {
-                    x[c * T::LANES + l] = T::lane(chunk, l);
-                    l += 1;
+            let mut r = 0;
+            while r < items / row {
+                let mut c = 0;
+                while c < row / T::LANES {
+                    // SAFETY: a full tile: every row of the thread is in
+                    // `input`; `first` and `stride` are multiples of `row`,
+                    // itself of `LANES`, and the buffer starts 16-byte
+                    // aligned.
+                    let chunk = unsafe { *chunks.add((first + r * stride) / T::LANES + c) };
+                    let mut l = 0;
+                    while l < T::LANES {
+                        x[r * row + c * T::LANES + l] = T::lane(chunk, l);
+                        l += 1;
+                    }
+                    c += 1;
                 }
-                c += 1;
+                r += 1;
             }
         } else {
-            load_scalar(input, base, items, x);
+            load_scalar(input, first, stride, items, row, x);
         }
     };
-    let store = |base: usize, y: &[T; MAX_ITEMS]| {
+    let store = |first: usize, stride: usize, y: &[T; MAX_ITEMS]| {
         if vector {
-            let mut c = 0;
-            while c < items / T::LANES {
-                let chunk = T::chunk_from_fn(|l| y[c * T::LANES + l]);
-                // SAFETY: a full tile of `output`, which is as long as
-                // `input`, at a multiple of `LANES` elements from a 16-byte
-                // aligned start; a chunk is `LANES` elements.
-                unsafe { output.write_chunk(base + c * T::LANES, T::LANES, chunk) };
-                c += 1;
+            let mut r = 0;
+            while r < items / row {
+                let mut c = 0;
+                while c < row / T::LANES {
+                    let o = r * row + c * T::LANES;
+                    let chunk = T::chunk_from_fn(|l| y[o + l]);
+                    // SAFETY: a full tile of `output`, which is as long as
+                    // `input`, at a multiple of `LANES` elements from a
+                    // 16-byte aligned start; a chunk is `LANES` elements.
+                    unsafe {
+                        output.write_chunk(first + r * stride + c * T::LANES, T::LANES, chunk)
+                    };
+                    c += 1;
+                }
+                r += 1;
             }
         } else {
-            store_scalar(&output, base, items, y);
+            store_scalar(&output, first, stride, items, row, y);
         }
     };
     run(
@@ -242,11 +341,11 @@ pub fn scan<T: Vectorized, O: Operator<T>>(
         status,
         partials,
         epoch,
-        items,
         load,
         store,
         |i| input[i],
-        |i, v| output.write(i, v),
+        // SAFETY: `i < input.len()`, which `output_fits` checked.
+        |i, v| unsafe { output.write_in_bounds(i, v) },
     )
 }
 
@@ -265,7 +364,9 @@ pub fn scan_scalar<T: Shuffle, O: Operator<T>>(
     partials: Out<T>,
     epoch: u32,
 ) {
+    output_fits(input.len(), &output);
     let items = items_per_thread::<T>();
+    let row = items_per_row::<T>();
     run(
         &block,
         input.len(),
@@ -274,36 +375,66 @@ pub fn scan_scalar<T: Shuffle, O: Operator<T>>(
         status,
         partials,
         epoch,
-        items,
-        |base, x: &mut [T; MAX_ITEMS]| load_scalar(input, base, items, x),
-        |base, y: &[T; MAX_ITEMS]| store_scalar(&output, base, items, y),
+        |first, stride, x: &mut [T; MAX_ITEMS]| load_scalar(input, first, stride, items, row, x),
+        |first, stride, y: &[T; MAX_ITEMS]| store_scalar(&output, first, stride, items, row, y),
         |i| input[i],
-        |i, v| output.write(i, v),
+        // SAFETY: `i < input.len()`, which `output_fits` checked.
+        |i, v| unsafe { output.write_in_bounds(i, v) },
     )
 }
 
+/// Faults (at the caller's caller) unless `output` holds `len` elements.
 #[inline(always)]
-fn load_scalar<T: Copy>(input: &[T], base: usize, items: usize, x: &mut [T; MAX_ITEMS]) {
+#[track_caller]
+fn output_fits<T: Copy>(len: usize, output: &Out<T>) {
+    if output.len() < len {
+        Target::index_out_of_bounds(
+            c"device_scan: the output (as long as the input)",
+            output.as_mut_ptr() as *const u8,
+            len - 1,
+            output.len(),
+            core::panic::Location::caller(),
+        );
+    }
+}
+
+#[inline(always)]
+fn load_scalar<T: Copy>(
+    input: &[T],
+    first: usize,
+    stride: usize,
+    items: usize,
+    row: usize,
+    x: &mut [T; MAX_ITEMS],
+) {
     let mut i = 0;
     while i < items {
-        x[i] = input[base + i];
+        x[i] = input[first + (i / row) * stride + i % row];
         i += 1;
     }
 }
 
 #[inline(always)]
 #[track_caller]
-fn store_scalar<T: Copy>(output: &Out<T>, base: usize, items: usize, y: &[T; MAX_ITEMS]) {
+fn store_scalar<T: Copy>(
+    output: &Out<T>,
+    first: usize,
+    stride: usize,
+    items: usize,
+    row: usize,
+    y: &[T; MAX_ITEMS],
+) {
     let mut i = 0;
     while i < items {
-        output.write(base + i, y[i]);
+        output.write(first + (i / row) * stride + i % row, y[i]);
         i += 1;
     }
 }
 
 /// The pass `control` names over this block's tile; `load` and `store`
-/// move a full tile's items of one thread (at `base`), `load_one` and
-/// `store_one` the elements of the partial last tile.
+/// move a full tile's items of one thread (its first element and the
+/// distance between its rows), `load_one` and `store_one` the elements of
+/// the partial last tile.
 #[inline(always)]
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
@@ -315,44 +446,81 @@ fn run<T: Shuffle, O: Operator<T>>(
     status: Out<u64>,
     partials: Out<T>,
     epoch: u32,
-    items: usize,
-    load: impl Fn(usize, &mut [T; MAX_ITEMS]),
-    store: impl Fn(usize, &[T; MAX_ITEMS]),
+    load: impl Fn(usize, usize, &mut [T; MAX_ITEMS]),
+    store: impl Fn(usize, usize, &[T; MAX_ITEMS]),
+    load_one: impl Fn(usize) -> T,
+    store_one: impl Fn(usize, T),
+) {
+    // One copy of the pass for each kind of result, so that the choice is
+    // made once, not inside every row's unrolled loop.
+    if control & EXCLUSIVE != 0 {
+        run_pass::<T, O, true>(
+            block, len, op, control, status, partials, epoch, &load, &store, &load_one, &store_one,
+        )
+    } else {
+        run_pass::<T, O, false>(
+            block, len, op, control, status, partials, epoch, &load, &store, &load_one, &store_one,
+        )
+    }
+}
+
+/// [`run`] for an exclusive scan or an inclusive one.
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn run_pass<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
+    block: &ThreadBlock,
+    len: usize,
+    op: O,
+    control: u32,
+    status: Out<u64>,
+    partials: Out<T>,
+    epoch: u32,
+    load: impl Fn(usize, usize, &mut [T; MAX_ITEMS]),
+    store: impl Fn(usize, usize, &[T; MAX_ITEMS]),
     load_one: impl Fn(usize) -> T,
     store_one: impl Fn(usize, T),
 ) {
     let site = core::panic::Location::caller();
-    let exclusive = control & EXCLUSIVE != 0;
+    let items = items_per_thread::<T>();
+    let row = items_per_row::<T>();
     let pass = control & (3 << 1);
     let threads = block.num_threads() as usize;
     let tile_len = threads * items;
     let tile = this_grid().block_rank();
     let t = block.thread_rank() as usize;
     if pass == SCAN_TOTALS {
-        return scan_totals(block, op, &partials, len.div_ceil(tile_len), items, site);
+        return scan_totals(block, op, &partials, len.div_ceil(tile_len), site);
     }
-    let start = tile * tile_len;
-    let base = start + t * items;
-    let full = start + tile_len <= len;
+    // Warp w holds elements [w * 32 * items, (w + 1) * 32 * items) of the
+    // tile, in rows of 32 * row: lane l holds elements [l * row, (l + 1) *
+    // row) of each.
+    let (w, lane) = (t / 32, t % 32);
+    let stride = 32 * row;
+    let first = tile * tile_len + w * 32 * items + lane * row;
+    let at = |i: usize| first + (i / row) * stride + i % row;
+    let full = (tile + 1) * tile_len <= len;
     let mut x = [op.identity(); MAX_ITEMS];
     if full {
-        load(base, &mut x);
+        load(first, stride, &mut x);
     } else {
         // The last tile: elements past the end are the identity.
         let mut i = 0;
         while i < items {
-            if base + i < len {
-                x[i] = load_one(base + i);
+            if at(i) < len {
+                x[i] = load_one(at(i));
             }
             i += 1;
         }
     }
-    let (mut y, before) = match pass {
-        SINGLE_PASS => scan_items(block, op, &x, items, site, |warp, total| {
-            look_back(warp, tile, total, op, &status, &partials, epoch)
-        }),
+    match pass {
+        SINGLE_PASS => {
+            scan_items::<T, O, EXCLUSIVE_RESULTS>(block, op, &mut x, site, |warp, total| {
+                look_back(warp, tile, total, op, &status, &partials, epoch)
+            })
+        }
         TILE_TOTALS => {
-            scan_items(block, op, &x, items, site, |warp, total| {
+            scan_items::<T, O, EXCLUSIVE_RESULTS>(block, op, &mut x, site, |warp, total| {
                 if warp.thread_rank() == 0 {
                     partials.write(tile, total);
                 }
@@ -360,64 +528,122 @@ fn run<T: Shuffle, O: Operator<T>>(
             });
             return;
         }
-        _ => scan_items(block, op, &x, items, site, |_, _| partials.read(tile)),
+        _ => scan_items::<T, O, EXCLUSIVE_RESULTS>(block, op, &mut x, site, |_, _| {
+            partials.read(tile)
+        }),
     };
-    if exclusive {
-        // Shift by one: item i gets what came before it.
-        let mut i = items;
-        while i > 1 {
-            i -= 1;
-            y[i] = y[i - 1];
-        }
-        y[0] = before;
-    }
     if full {
-        store(base, &y);
+        store(first, stride, &x);
     } else {
+        // The thread's elements before the end are its first `valid`
+        // items (tested so, not with the loads' test, so that the
+        // compiler keeps one count instead of a predicate an item).
+        let valid = valid_items(len.saturating_sub(first), row, stride, items);
         let mut i = 0;
-        while i < items && base + i < len {
-            store_one(base + i, y[i]);
+        while i < items {
+            if i < valid {
+                store_one(at(i), x[i]);
+            }
             i += 1;
         }
     }
 }
 
-/// Scans one thread's items in registers, then the block's threads with
-/// `prefix` (called by warp 0 with the block's total) in front: returns
-/// the inclusive results of the items, and what comes before the thread's
-/// first item.
+/// How many of a thread's `items` (rows of `row` consecutive elements,
+/// `stride` apart) lie within the first `rest` elements from its first.
 #[inline(always)]
-fn scan_items<T: Shuffle, O: Operator<T>>(
-    block: &ThreadBlock,
-    op: O,
-    x: &[T; MAX_ITEMS],
-    items: usize,
-    site: crate::backend::Site,
-    prefix: impl FnOnce(&TiledPartition<32>, T) -> T,
-) -> ([T; MAX_ITEMS], T) {
-    let mut y = *x;
-    let mut i = 1;
-    while i < items {
-        y[i] = op.combine(y[i - 1], y[i]);
-        i += 1;
-    }
-    let (_, before, _, _) = scan_with_prefix(block, y[items - 1], op, "scan", site, prefix);
-    let mut i = 0;
-    while i < items {
-        y[i] = op.combine(before, y[i]);
-        i += 1;
-    }
-    (y, before)
+fn valid_items(rest: usize, row: usize, stride: usize, items: usize) -> usize {
+    let n = (rest / stride) * row + (rest % stride).min(row);
+    n.min(items)
 }
 
-/// The flag of a tile that has published its aggregate (the status word
-/// is `value << 32 | epoch << 2 | flag`, the value there for values of one
-/// 32-bit word).
+/// Scans the thread's items (rows of [`items_per_row`], each row of the
+/// warp consecutive in the tile) in place: inclusive, or exclusive with
+/// `EXCLUSIVE_RESULTS`; then the warps' totals through the block with `prefix`
+/// (called by warp 0 with the block's total) in front. Returns what comes
+/// before the tile and the tile's total.
+#[inline(always)]
+fn scan_items<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
+    block: &ThreadBlock,
+    op: O,
+    x: &mut [T; MAX_ITEMS],
+    site: crate::backend::Site,
+    prefix: impl FnOnce(&TiledPartition<32>, T) -> T,
+) -> (T, T) {
+    let items = items_per_thread::<T>();
+    let row = items_per_row::<T>();
+    let warp = block.tiled_partition_at::<32>(site);
+    let lane = warp.thread_rank_at(site);
+    // What the rows before this one hold, in the whole warp.
+    let mut carry = op.identity();
+    unrolled_rows!(items / row, |r| {
+        let o = r * row;
+        let mut l = 1;
+        while l < row {
+            x[o + l] = op.combine(x[o + l - 1], x[o + l]);
+            l += 1;
+        }
+        let inclusive = reduce::warp_inclusive_scan(&warp, x[o + row - 1], op, site);
+        let within = warp.shfl_up_at(inclusive, 1, site);
+        let row_total = warp.shfl_at(inclusive, 31, site);
+        let base = if lane == 0 {
+            carry
+        } else {
+            op.combine(carry, within)
+        };
+        if EXCLUSIVE_RESULTS {
+            let mut l = row;
+            while l > 1 {
+                l -= 1;
+                x[o + l] = op.combine(base, x[o + l - 1]);
+            }
+            x[o] = base;
+        } else {
+            let mut l = 0;
+            while l < row {
+                x[o + l] = op.combine(base, x[o + l]);
+                l += 1;
+            }
+        }
+        carry = op.combine(carry, row_total);
+    });
+    let (before, p, total) =
+        reduce::prefix_of_warps(block, &warp, carry, 0, op, "scan", site, prefix);
+    let mut i = 0;
+    while i < items {
+        x[i] = op.combine(before, x[i]);
+        i += 1;
+    }
+    (p, total)
+}
+
+/// The flag of a tile that has published its aggregate (a status word is
+/// `value word << 32 | epoch << 2 | flag`).
 #[doc(hidden)]
 pub const AGGREGATE: u32 = 1;
 /// The flag of a tile that has published its inclusive prefix.
 #[doc(hidden)]
 pub const INCLUSIVE: u32 = 2;
+
+/// Status words the look-back gives each tile for values of `T` (`WORDS`
+/// 32-bit words, [`Shuffle::WORDS`]): one a word for values of one or two
+/// words, which travel in their status words; one for larger values,
+/// which go through `partials`. A scan's `status` needs two a tile, the
+/// most this is.
+///
+/// ```
+/// use coop::device_scan::status_words;
+/// assert_eq!(status_words::<u32>(), 1);
+/// assert_eq!(status_words::<f64>(), 2);
+/// assert_eq!(status_words::<[u64; 2]>(), 1);
+/// ```
+pub const fn status_words<T: Shuffle>() -> usize {
+    if T::WORDS == 2 {
+        2
+    } else {
+        1
+    }
+}
 
 /// Warp 0 of tile `tile`: publishes the tile's total, finds what comes
 /// before the tile from the tiles before it, and publishes the tile's
@@ -438,26 +664,30 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
 ) -> T {
     let lane = warp.thread_rank() as usize;
     let tiles = partials.len() / 2;
-    // A value of one 32-bit word travels in its tile's status word: one
-    // load finds both.
-    let packed = T::WORDS == 1;
+    // Values of one or two 32-bit words travel in their tile's status
+    // words, 32 bits in each: loads of the words find the value too.
+    let packed = T::WORDS <= 2;
+    let words = status_words::<T>();
     let flags = status.atomic();
-    // A status word that carries its value orders nothing else: it is
-    // stored and loaded relaxed (strong loads and stores at GPU scope,
+    // A status word that carries its value's word orders nothing else: it
+    // is stored and loaded relaxed (strong loads and stores at GPU scope,
     // which the L1 cache does not serve stale; an acquire load is a load
     // and a fence, which invalidates the multiprocessor's L1 cache). A
     // value in `partials` is written before a release store of its word,
     // and read after an acquire load of the word.
     let publish = |flag: u32, at: usize, value: T| {
-        if lane == 0 {
-            let tag = (epoch << 2 | flag) as u64;
-            if packed {
-                let word = tag | (word_of(value) as u64) << 32;
-                flags.with_ordering(Ordering::Relaxed).store(tile, word);
-            } else {
-                partials.write(at, value);
-                flags.with_ordering(Ordering::Release).store(tile, tag);
+        let tag = (epoch << 2 | flag) as u64;
+        if packed {
+            // Lane k stores word k.
+            if lane < words {
+                let word = tag | (word_at(value, lane) as u64) << 32;
+                flags
+                    .with_ordering(Ordering::Relaxed)
+                    .store(tile * words + lane, word);
             }
+        } else if lane == 0 {
+            partials.write(at, value);
+            flags.with_ordering(Ordering::Release).store(tile, tag);
         }
     };
     if tile == 0 {
@@ -465,185 +695,154 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
         return op.identity();
     }
     publish(AGGREGATE, tile, total);
-    // Values in the words: relaxed loads. Values in `partials`: acquire
-    // loads, which measured faster on an H100 than relaxed loads and a
-    // fence a round (u64 sums of 2^28: 1240 GB/s against 1061).
-    let relaxed = flags.with_ordering(if packed {
+    let load = flags.with_ordering(if packed {
         Ordering::Relaxed
     } else {
         Ordering::Acquire
     });
-    let ready = |word: u64| (word as u32) >> 2 == epoch && word & 3 != 0;
+    let flag_of = |word: u64| -> u32 {
+        if (word as u32) >> 2 == epoch {
+            (word & 3) as u32
+        } else {
+            0
+        }
+    };
     let mut running = op.identity();
     let mut end = tile;
     loop {
-        // Lane l looks at tiles end - 1 - (l + 32 k) for k < WINDOW: all
-        // the loads first, then each waits for its tile.
-        let mut words = [0u64; WINDOW];
-        let mut k = 0;
-        while k < WINDOW {
-            let p = lane + 32 * k;
-            if p < end {
-                words[k] = relaxed.load(end - 1 - p);
+        // Lane l looks at tile end - 1 - l, if there is one (tiles before
+        // tile 0 count as an inclusive identity, never reached: tile 0 is
+        // inclusive).
+        let mine = lane < end;
+        let j = if mine { end - 1 - lane } else { 0 };
+        let mut first = 0u64;
+        let mut second = 0u64;
+        if mine {
+            first = load.load(j * words);
+            if words == 2 {
+                second = load.load(j * words + 1);
             }
-            k += 1;
         }
-        // One spin loop over all four (a loop inside the loop over `k`
-        // would keep the compiler from unrolling it, and the words would go
-        // to local memory).
-        loop {
-            let mut waiting = false;
-            let mut k = 0;
-            while k < WINDOW {
-                let p = lane + 32 * k;
-                if p < end && !ready(words[k]) {
-                    words[k] = relaxed.load(end - 1 - p);
-                    waiting = true;
+        // Spin until the tile has published in this scan, and (two words)
+        // both words carry the same flag: a word of the aggregate beside a
+        // word of the inclusive prefix is no value.
+        let mut flag = INCLUSIVE;
+        if mine {
+            loop {
+                flag = flag_of(first);
+                let ready = flag != 0 && (words == 1 || flag_of(second) == flag);
+                if ready {
+                    break;
                 }
+                first = load.load(j * words);
+                if words == 2 {
+                    second = load.load(j * words + 1);
+                }
+            }
+        }
+        let value = if !mine {
+            op.identity()
+        } else if packed {
+            let mut k = 0;
+            op.identity().map_words(|_| {
+                let w = if k == 0 { first } else { second };
                 k += 1;
-            }
-            if !waiting {
-                break;
-            }
-        }
-        // Tiles before tile 0 count as an inclusive identity, never reached
-        // (tile 0 is inclusive).
-        let mut values = [op.identity(); WINDOW];
-        let mut inclusive = [0u32; WINDOW];
-        let mut k = 0;
-        while k < WINDOW {
-            let p = lane + 32 * k;
-            let flag = if p < end {
-                let flag = (words[k] & 3) as u32;
-                let j = end - 1 - p;
-                values[k] = if packed {
-                    word_to(op.identity(), (words[k] >> 32) as u32)
-                } else if flag == INCLUSIVE {
-                    partials.read(tiles + j)
-                } else {
-                    partials.read(j)
-                };
-                flag
-            } else {
-                INCLUSIVE
-            };
-            inclusive[k] = warp.ballot(flag == INCLUSIVE);
-            k += 1;
-        }
-        // The nearest tile with an inclusive prefix, or past the window.
-        let mut stop = 32 * WINDOW;
-        let mut k = WINDOW;
-        while k > 0 {
-            k -= 1;
-            if inclusive[k] != 0 {
-                stop = 32 * k + inclusive[k].trailing_zeros() as usize;
-            }
-        }
-        let mut k = 0;
-        while k < WINDOW {
-            if lane + 32 * k > stop {
-                values[k] = op.identity();
-            }
-            k += 1;
-        }
-        // Position 0 is the nearest tile: combine from the farthest down.
-        let window = if O::COMMUTATIVE {
-            let mut mine = values[0];
-            let mut k = 1;
-            while k < WINDOW {
-                mine = op.combine(mine, values[k]);
-                k += 1;
-            }
-            reduce(warp, mine, op)
+                (w >> 32) as u32
+            })
+        } else if flag == INCLUSIVE {
+            partials.read(tiles + j)
         } else {
-            let mut window = op.identity();
-            let mut k = WINDOW;
-            while k > 0 {
-                k -= 1;
-                window = op.combine(window, reduce(warp, values[k], Flip(op)));
-            }
-            window
+            partials.read(j)
+        };
+        // The nearest tile with an inclusive prefix, or past the window;
+        // tiles past it count as the identity.
+        let inclusive = warp.ballot(flag == INCLUSIVE);
+        let stop = if inclusive != 0 {
+            inclusive.trailing_zeros() as usize
+        } else {
+            32
+        };
+        let value = if lane > stop { op.identity() } else { value };
+        // Lane 0 is the nearest tile: combine from the farthest down.
+        let window = if O::COMMUTATIVE {
+            reduce(warp, value, op)
+        } else {
+            reduce(warp, value, Flip(op))
         };
         running = op.combine(window, running);
-        if stop < 32 * WINDOW {
+        if stop < 32 {
             break;
         }
-        end -= 32 * WINDOW;
+        end -= 32;
     }
     publish(INCLUSIVE, tiles + tile, op.combine(running, total));
     running
 }
 
-/// Tiles a lane of the look-back looks at in one round: 32 of them a round
-/// for each.
-const WINDOW: usize = 4;
-
-/// The one 32-bit word of a value of one word.
+/// Word `k` of `value`'s 32-bit words.
 #[inline(always)]
-fn word_of<T: Shuffle>(value: T) -> u32 {
+fn word_at<T: Shuffle>(value: T, k: usize) -> u32 {
     let mut word = 0;
+    let mut i = 0;
     value.map_words(|w| {
-        word = w;
+        if i == k {
+            word = w;
+        }
+        i += 1;
         w
     });
     word
 }
 
-/// The value of one word `word` (from [`word_of`] of a `T`), `like` giving
-/// the shape.
-#[inline(always)]
-fn word_to<T: Shuffle>(like: T, word: u32) -> T {
-    // The word came from `word_of` of a `T` (the `Shuffle` contract).
-    like.map_words(|_| word)
-}
-
 /// The deterministic scan's second pass, in one block: the first `tiles`
 /// elements of `partials` (the tiles' totals) become their exclusive scan,
-/// chunk after chunk of `threads × items`, each chunk scanned as a tile is
-/// with the total of the chunks before it in front.
+/// chunk after chunk of `threads × items`, each chunk laid out and scanned
+/// as a tile is, with the total of the chunks before it in front.
 #[inline(always)]
 fn scan_totals<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
     op: O,
     partials: &Out<T>,
     tiles: usize,
-    items: usize,
     site: crate::backend::Site,
 ) {
+    let items = items_per_thread::<T>();
+    let row = items_per_row::<T>();
     let tiles = tiles.max(1);
+    if tiles > partials.len() {
+        Target::index_out_of_bounds(
+            c"device_scan: partials (a value a tile)",
+            partials.as_mut_ptr() as *const u8,
+            tiles - 1,
+            partials.len(),
+            site,
+        );
+    }
     let threads = block.num_threads() as usize;
     let chunk = threads * items;
     let t = block.thread_rank() as usize;
+    let first = (t / 32) * 32 * items + (t % 32) * row;
+    let at = |start: usize, i: usize| start + first + (i / row) * 32 * row + i % row;
     let mut carry = op.identity();
     let mut start = 0;
     while start < tiles {
-        let base = start + t * items;
         let mut x = [op.identity(); MAX_ITEMS];
         let mut i = 0;
         while i < items {
-            if base + i < tiles {
-                x[i] = partials.read(base + i);
+            if at(start, i) < tiles {
+                // SAFETY: below `tiles`, checked against the length above.
+                x[i] = unsafe { partials.read_in_bounds(at(start, i)) };
             }
             i += 1;
         }
-        let mut y = x;
-        let mut i = 1;
-        while i < items {
-            y[i] = op.combine(y[i - 1], y[i]);
-            i += 1;
-        }
-        let (_, before, _, chunk_total) =
-            scan_with_prefix(block, y[items - 1], op, "scan", site, |_, _| carry);
-        // Exclusive: item i gets everything before it.
+        let (_, chunk_total) = scan_items::<T, O, true>(block, op, &mut x, site, |_, _| carry);
+        // As for the last tile of a pass: a count, not the loads' tests.
+        let valid = valid_items(tiles.saturating_sub(start + first), row, 32 * row, items);
         let mut i = 0;
         while i < items {
-            if base + i < tiles {
-                let previous = if i == 0 {
-                    before
-                } else {
-                    op.combine(before, y[i - 1])
-                };
-                partials.write(base + i, previous);
+            if i < valid {
+                // SAFETY: as for the reads.
+                unsafe { partials.write_in_bounds(at(start, i), x[i]) };
             }
             i += 1;
         }

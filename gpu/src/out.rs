@@ -218,6 +218,38 @@ impl<T: Copy> Out<'_, T> {
         unsafe { self.ptr.add(index).write(value) }
     }
 
+    /// [`read`](Self::read) for an index the caller has checked: no bounds
+    /// test in the kernel (one test of a whole range up front instead of
+    /// one an element keeps the compiler from holding a predicate for each);
+    /// the CPU backend still records the access.
+    ///
+    /// # Safety
+    ///
+    /// `index < len()`.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) unsafe fn read_in_bounds(&self, index: usize) -> T {
+        Target::global_access(self.ptr as *const u8, index, GlobalAccess::Read, site!());
+        // SAFETY: in bounds (the caller's promise); the buffer is live for
+        // the launch.
+        unsafe { self.ptr.add(index).read() }
+    }
+
+    /// [`write`](Self::write) for an index the caller has checked; as
+    /// [`read_in_bounds`](Self::read_in_bounds).
+    ///
+    /// # Safety
+    ///
+    /// `index < len()`.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) unsafe fn write_in_bounds(&self, index: usize, value: T) {
+        Target::global_access(self.ptr as *const u8, index, GlobalAccess::Write, site!());
+        // SAFETY: in bounds (the caller's promise); the buffer is live for
+        // the launch.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+
     /// Stores `chunk`, the `lanes` elements at `index..index + lanes`, with
     /// one store instruction (a 16-byte vector store for a 16-byte chunk).
     /// On the CPU backend each element counts as written, as by

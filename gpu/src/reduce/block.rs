@@ -230,59 +230,52 @@ pub(super) fn scan<T: Shuffle, O: Operator<T>>(
     )
 }
 
-/// [`scan`] of a tile of a device-wide scan: the block's values scanned as
-/// [`scan`] does, with `prefix` (called by warp 0, every lane, with the
-/// block's total) giving what comes before the whole block; its result
-/// (taken from lane 0) is combined in front of every thread's results.
-/// Returns (inclusive, exclusive) with the prefix in front, the prefix,
-/// and the block's total (without it).
+/// The block's part of a tile of a device-wide scan, whose warps scanned
+/// their values themselves: lane `from` of each warp holds the warp's
+/// total in `warp_total`; `prefix` (called by warp 0, every lane, with the
+/// block's total) gives what comes before the whole block. Returns, in
+/// every lane, what comes before the warp (the prefix, then the totals of
+/// the warps before it), the prefix, and the block's total (without it).
 ///
 /// Two barriers: one before the warps' totals are read, one before the
 /// prefix is. The prefix goes through the total's slot, which no
 /// collective writes before its first barrier, so no second barrier is
 /// needed before the next collective.
 #[inline(always)]
-pub(crate) fn scan_with_prefix<T: Shuffle, O: Operator<T>>(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prefix_of_warps<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
-    value: T,
+    warp: &crate::TiledPartition<32>,
+    warp_total: T,
+    from: u32,
     op: O,
     call: &'static str,
     site: Site,
     prefix: impl FnOnce(&crate::TiledPartition<32>, T) -> T,
-) -> (T, T, T, T) {
-    let warp = block.tiled_partition_at::<32>(site);
+) -> (T, T, T) {
     let lane = warp.thread_rank_at(site);
     let w = warp.meta_group_rank();
     let warps = warp.meta_group_size();
-    let inclusive = super::tile::inclusive_scan(&warp, value, op, site);
-    store_if(lane == 31, 32, w, inclusive, site);
+    store_if(lane == from, 32, w, warp_total, site);
     block.sync_named(call, site);
     let total = if lane < warps {
         // Written before the barrier by warp `lane`.
-        load(32, lane, value, site)
+        load(32, lane, warp_total, site)
     } else {
         op.identity()
     };
     // Lane w of `totals` holds warps 0..=w combined; this warp needs 0..w.
-    let totals = super::tile::inclusive_scan(&warp, total, op, site);
+    let totals = super::tile::inclusive_scan(warp, total, op, site);
     let before_warp = warp.shfl_at(totals, w.wrapping_sub(1) & 31, site);
     let before_warp = if w == 0 { op.identity() } else { before_warp };
-    let within = warp.shfl_up_at(inclusive, 1, site);
-    let exclusive_in_warp = if lane == 0 { op.identity() } else { within };
     let block_total = warp.shfl_at(totals, warps - 1, site);
     // See `reduce_into_warp0` for why the test goes through a vote.
     if warp.all_at(w == 0, site) {
-        let p = prefix(&warp, block_total);
+        let p = prefix(warp, block_total);
         store_if(lane == 0, 1, TOTAL / 4, p, site);
     }
     block.sync_named(call, site);
     // Written by lane 0 of warp 0 before the barrier.
-    let p = load(1, TOTAL / 4, value, site);
-    let before = op.combine(p, before_warp);
-    (
-        op.combine(before, inclusive),
-        op.combine(before, exclusive_in_warp),
-        p,
-        block_total,
-    )
+    let p = load(1, TOTAL / 4, warp_total, site);
+    (op.combine(p, before_warp), p, block_total)
 }

@@ -14,7 +14,8 @@
 //! them.
 
 mod block;
-pub(crate) use block::{reduce_into_warp0, scan_with_prefix};
+pub(crate) use block::{prefix_of_warps, reduce_into_warp0};
+pub(crate) use tile::inclusive_scan as warp_inclusive_scan;
 mod coalesced;
 mod multi_warp;
 mod tile;

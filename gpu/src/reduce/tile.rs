@@ -69,7 +69,7 @@ where
 /// Hillis-Steele: `log2(N)` steps of `shfl_up`, combining the lower value
 /// on the left.
 #[inline(always)]
-pub(super) fn inclusive_scan<const N: u32, T: Shuffle, O: Operator<T>>(
+pub(crate) fn inclusive_scan<const N: u32, T: Shuffle, O: Operator<T>>(
     tile: &TiledPartition<N>,
     value: T,
     op: O,

@@ -23,8 +23,9 @@ pub(crate) struct GpuScanner {
 /// The tiles' status words and values, kept between scans.
 #[derive(Default)]
 struct TileStates {
-    /// A status word a tile: the epoch of the scan that last wrote it and a
-    /// flag; zeroed when allocated and when the epochs wrap.
+    /// Two status words a tile (`coop::device_scan::status_words`): the
+    /// epoch of the scan that last wrote it, a flag, and 32 bits of a
+    /// value; zeroed when allocated and when the epochs wrap.
     status: Option<CudaSlice<u64>>,
     /// Two values a tile (aggregates, then inclusive prefixes), of the type
     /// of the scan at hand; it only grows.
@@ -72,7 +73,7 @@ impl GpuScanner {
         let module = program.gpu_module(&self.module, "Scanner")?;
         let tiles = coop::device_scan::tiles::<T>(input.len(), threads);
         let mut state = self.lock();
-        let epoch = state.next_epoch(&self.gpu, tiles)?;
+        let epoch = state.next_epoch(&self.gpu, 2 * tiles)?;
         let TileStates {
             status, partials, ..
         } = &mut *state;
@@ -89,7 +90,7 @@ impl GpuScanner {
         // aligned.
         let mut values = unsafe { partials.transmute_mut::<T>(2 * tiles) }
             .expect("2 * tiles values of `T` fit the partials");
-        let mut status = status.slice_mut(..tiles);
+        let mut status = status.slice_mut(..2 * tiles);
         for pass in passes {
             let blocks = if *pass == Pass::ScanTotals {
                 1
@@ -118,13 +119,13 @@ impl GpuScanner {
 }
 
 impl TileStates {
-    /// The epoch for the next scan, with room for `tiles` status words.
-    fn next_epoch(&mut self, gpu: &Gpu, tiles: usize) -> Result<u32, Error> {
-        if self.status.as_ref().is_none_or(|s| s.len() < tiles) {
+    /// The epoch for the next scan, with room for `words` status words.
+    fn next_epoch(&mut self, gpu: &Gpu, words: usize) -> Result<u32, Error> {
+        if self.status.as_ref().is_none_or(|s| s.len() < words) {
             // Zeroed: no word holds a current epoch. The old words are
             // dropped once the scans queued on them are done (cudarc frees
             // in stream order).
-            self.status = Some(gpu.zeros::<u64>(tiles.max(1024))?);
+            self.status = Some(gpu.zeros::<u64>(words.max(2048))?);
             self.epoch = 0;
         }
         if self.epoch == LAST_EPOCH {

@@ -16,7 +16,7 @@
 //!
 //! A scan reads each element once and writes each once, in one launch
 //! (`coop::device_scan::scan`, decoupled look-back): block `b` scans tile
-//! `b` of 4096 elements (2048 of 8-byte types), publishes its total, and
+//! `b` of 8192 elements (2048 of 8-byte types), publishes its total, and
 //! finds what comes before it from the totals and prefixes the tiles
 //! before it published. Any length works, 0 included, and any alignment.
 //! Integer scans wrap on overflow and are exact. A float scan's last bits
@@ -42,9 +42,24 @@ pub use scanner::Scanner;
 use crate::{Device, Error, Input, Output};
 use coop::op::Sum;
 
-/// Threads per block of a scan's launches, unless
-/// [`Scanner::with_block_threads`] says otherwise.
-pub const THREADS: u32 = 256;
+/// Threads per block of a scan of `T`'s launches, unless
+/// [`Scanner::with_block_threads`] says otherwise: 256 for elements of up
+/// to 4 bytes, 128 for larger ones (whose kernels hold more registers a
+/// thread; chapter 7 of the guide has the figures). It depends on the type
+/// alone, so a deterministic scan's bits do too.
+///
+/// ```
+/// use coop_host::scan::default_block_threads;
+/// assert_eq!(default_block_threads::<f32>(), 256);
+/// assert_eq!(default_block_threads::<u64>(), 128);
+/// ```
+pub const fn default_block_threads<T>() -> u32 {
+    if std::mem::size_of::<T>() <= 4 {
+        256
+    } else {
+        128
+    }
+}
 
 /// One launch of a scan: the single pass, or one of the deterministic
 /// three.

@@ -3,7 +3,7 @@
 
 use super::gpu::GpuScanner;
 use super::params::ScanParams;
-use super::{BuiltinScan, Pass, THREADS};
+use super::{default_block_threads, BuiltinScan, Pass};
 use crate::{Cpu, Device, Error, Input, Output, ProgramRef};
 use coop::Kernel;
 
@@ -30,7 +30,8 @@ use coop::Kernel;
 pub struct Scanner {
     backend: Backend,
     deterministic: bool,
-    threads: u32,
+    /// Threads a block; `None`: [`default_block_threads`] of the type.
+    threads: Option<u32>,
 }
 
 enum Backend {
@@ -62,13 +63,14 @@ impl Scanner {
         Ok(Scanner {
             backend,
             deterministic: false,
-            threads: THREADS,
+            threads: None,
         })
     }
 
     /// The same scanner, launching blocks of `threads` threads (a tile of
     /// `threads × items` elements, items from
-    /// `coop::device_scan::items_per_thread`) instead of [`THREADS`]. Fails
+    /// `coop::device_scan::items_per_thread`) instead of
+    /// [`default_block_threads`] of the element type. Fails
     /// with [`Error::InvalidArgument`] unless `threads` is a multiple of 32
     /// from 64 to 1024. A deterministic scanner's results depend on it:
     /// keep it the same where the bits must match.
@@ -93,7 +95,7 @@ impl Scanner {
                 ),
             });
         }
-        self.threads = threads;
+        self.threads = Some(threads);
         Ok(self)
     }
 
@@ -292,6 +294,7 @@ impl Scanner {
         if input.is_empty() {
             return Ok(());
         }
+        let threads = self.threads.unwrap_or(default_block_threads::<T>());
         let passes: &[Pass] = if self.deterministic {
             &[Pass::TileTotals, Pass::ScanTotals, Pass::WithPrefixes]
         } else {
@@ -299,11 +302,11 @@ impl Scanner {
         };
         match (&self.backend, input, output) {
             (Backend::Gpu(gpu), Input::Gpu(i), Output::Gpu(o)) => {
-                gpu.scan(program, kernel, i, o, passes, exclusive, self.threads)
+                gpu.scan(program, kernel, i, o, passes, exclusive, threads)
             }
             (Backend::Cpu(cpu), Input::Cpu(i), Output::Cpu(o)) => {
                 program.check_cpu(call)?;
-                scan_cpu(cpu, kernel, i, o, passes, exclusive, self.threads)
+                scan_cpu(cpu, kernel, i, o, passes, exclusive, threads)
             }
             (Backend::Gpu(_), Input::Cpu(_), _) => Err(wrong_device::<K>("GPU", 0)),
             (Backend::Gpu(_), _, _) => Err(wrong_device::<K>("GPU", 1)),
@@ -329,7 +332,7 @@ where
     K::Params: ScanParams<T>,
 {
     let tiles = coop::device_scan::tiles::<T>(input.len(), threads);
-    let mut status = vec![0u64; tiles];
+    let mut status = vec![0u64; 2 * tiles];
     // SAFETY: `zeroed` needs all-zero bytes to be a valid `T`, which
     // `DeviceCopy` promises.
     let mut partials: Vec<T> = (0..2 * tiles)
