@@ -72,8 +72,11 @@ impl Scanner {
     /// `coop::device_scan::items_per_thread`) instead of
     /// [`default_block_threads`] of the element type. Fails
     /// with [`Error::InvalidArgument`] unless `threads` is a multiple of 32
-    /// from 64 to 1024. A deterministic scanner's results depend on it:
-    /// keep it the same where the bits must match.
+    /// from 64 to 1024. On a GPU a scan whose kernel cannot run blocks
+    /// that large (the built-in scans of 8-byte types hold 90 to 95
+    /// registers a thread: at most 672 threads a block) fails at launch
+    /// with the limit it breaks. A deterministic scanner's results depend
+    /// on it: keep it the same where the bits must match.
     ///
     /// ```
     /// use coop_host::{scan::Scanner, Device, Error};
