@@ -72,11 +72,13 @@ impl Scanner {
     /// `coop::device_scan::items_per_thread`) instead of
     /// [`default_block_threads`] of the element type. Fails
     /// with [`Error::InvalidArgument`] unless `threads` is a multiple of 32
-    /// from 64 to 1024. On a GPU a scan whose kernel cannot run blocks
-    /// that large (the built-in scans of 8-byte types hold 90 to 95
-    /// registers a thread: at most 672 threads a block) fails at launch
-    /// with the limit it breaks. A deterministic scanner's results depend
-    /// on it: keep it the same where the bits must match.
+    /// from 64 to 512, on either backend: every built-in scan kernel runs
+    /// blocks that large on a GPU (those of 8-byte types hold 90 to 95
+    /// registers a thread, which would not allow 1024). A kernel of yours
+    /// that holds more than 128 registers a thread may still be refused at
+    /// launch on a GPU, with the limit it breaks. A deterministic
+    /// scanner's results depend on `threads`: keep it the same where the
+    /// bits must match.
     ///
     /// ```
     /// use coop_host::{scan::Scanner, Device, Error};
@@ -86,15 +88,16 @@ impl Scanner {
     /// assert_eq!(out, [1, 3, 6]);
     /// let err = Scanner::new(&Device::cpu())?.with_block_threads(100).unwrap_err();
     /// assert!(matches!(err, Error::InvalidArgument { .. }));
+    /// assert!(Scanner::new(&Device::cpu())?.with_block_threads(1024).is_err());
     /// # Ok::<(), coop_host::Error>(())
     /// ```
     pub fn with_block_threads(mut self, threads: u32) -> Result<Self, Error> {
-        if !(64..=1024).contains(&threads) || !threads.is_multiple_of(32) {
+        if !(64..=512).contains(&threads) || !threads.is_multiple_of(32) {
             return Err(Error::InvalidArgument {
                 call: "Scanner::with_block_threads",
                 problem: format!(
                     "{threads} threads a block: a scan's block is a multiple of 32 threads from \
-                     64 to 1024"
+                     64 to 512"
                 ),
             });
         }
