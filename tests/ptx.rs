@@ -141,8 +141,9 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
     };
     let dir = std::env::temp_dir().join(format!("coop-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut checked = 0;
-    for (name, sm, text) in all_ptx() {
+    // One thread a PTX file: ptxas takes most of this test's time.
+    let assemble = |name: &str, sm: u32, text: &str| -> usize {
+        let mut checked = 0;
         let file = dir.join(format!("{name}.sm_{sm}.ptx"));
         std::fs::write(&file, text).unwrap();
         // PTX for sm_80 also runs on sm_90 (JIT), so assemble it for both;
@@ -159,7 +160,7 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
                 .arg("-v")
                 .arg(&file)
                 .arg("-o")
-                .arg(dir.join("out.cubin"))
+                .arg(dir.join(format!("{name}.sm_{sm}.{arch}.cubin")))
                 .output()
                 .expect("ptxas runs");
             let log = String::from_utf8_lossy(&out.stderr);
@@ -228,12 +229,19 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
             assert!(entries > 0, "ptxas saw no kernels in {name}:\n{log}");
             checked += entries;
         }
-    }
+        checked
+    };
+    let checked: usize = std::thread::scope(|scope| {
+        let jobs: Vec<_> = all_ptx()
+            .into_iter()
+            .map(|(name, sm, text)| scope.spawn(move || assemble(name, sm, text)))
+            .collect();
+        jobs.into_iter().map(|j| j.join().unwrap()).sum()
+    });
     std::fs::remove_dir_all(&dir).ok();
     println!("ptxas: {checked} kernels assembled without spills");
 }
 
-/// The collective instructions of an entry, in order.
 /// The kernels of `ptx` that carry a `.maxnreg` directive.
 fn register_capped_kernels(ptx: &str) -> Vec<String> {
     let mut capped = Vec::new();
@@ -248,6 +256,7 @@ fn register_capped_kernels(ptx: &str) -> Vec<String> {
     capped
 }
 
+/// The collective instructions of an entry, in order.
 fn collective_opcodes(ptx: &str, entry: &str) -> Vec<String> {
     entry_instructions(ptx, entry)
         .into_iter()
