@@ -2,7 +2,9 @@
 //! built-in inclusive and exclusive sums, minima and maxima of the six
 //! types over lengths around the tile edges and past the look-back's
 //! window of 32 tiles (with blocks of 64 threads, whose tiles are
-//! smaller), views at every alignment, NaN, the deterministic
+//! smaller; on the CPU backend, whose blocks finish in order, a look-back
+//! stops at the tile before, and `tests/scans.rs` runs longer look-backs
+//! over tile states made by hand), views at every alignment, NaN, the deterministic
 //! passes, a user type with an operator that is not commutative, and the
 //! errors of a bad call.
 
@@ -235,8 +237,8 @@ pub fn check_all(device: &Device, program: ProgramRef<'_>) -> usize {
         f64::EPSILON,
         f64::NAN,
     );
-    // Small tiles: several rounds of look-back, in one-word and two-word
-    // status words.
+    // Small tiles: many of them, in one-word and two-word status words (on
+    // a GPU, look-backs of more than one round).
     let small = Scanner::new(device)
         .unwrap()
         .with_block_threads(64)

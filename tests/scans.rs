@@ -59,14 +59,18 @@ fn a_deterministic_float_scan_does_not_depend_on_host_threads() {
 
 /// The look-back alone, over tile states made by hand: tile 0 inclusive,
 /// the others aggregates (one inclusive on the way in the second case),
-/// 200 tiles back, so that two rounds of 128 are combined in tile order.
-/// A matrix product (values in `partials`) and "the last nonzero value"
-/// (values in the status words) show any change of order.
+/// 200 tiles back, so that seven rounds of 32 are combined in tile order
+/// (on the CPU backend a whole scan's look-back stops at the tile before:
+/// its blocks finish in order). A matrix product (values in `partials`)
+/// and "the last nonzero value" (values in one status word, and in two)
+/// show any change of order or any tile skipped.
 #[test]
 fn the_look_back_combines_the_tiles_before_in_order() {
     use coop::device_scan::{AGGREGATE, INCLUSIVE};
     use coop::op::Operator;
-    use coop_tests::kernels::{look_back_last_nonzero, look_back_mat2, Mat2, MatMul};
+    use coop_tests::kernels::{
+        look_back_last_nonzero, look_back_last_nonzero_u64, look_back_mat2, Mat2, MatMul,
+    };
     let cpu = Cpu::new();
     let config = coop_host::LaunchConfig::new(1, 32);
     let (epoch, tile) = (7u32, 200usize);
@@ -132,6 +136,48 @@ fn the_look_back_combines_the_tiles_before_in_order() {
             out[0],
             last_nonzero(tile - 1),
             "words, inclusive at {stop_at}"
+        );
+        // Values of two words, each word in a status word of its own.
+        let values: Vec<u64> = (0..tile)
+            .map(|j| {
+                if j % 7 == 3 {
+                    0
+                } else {
+                    (j as u64) << 40 | 7 * j as u64
+                }
+            })
+            .collect();
+        let last_nonzero = |j: usize| {
+            values[..=j]
+                .iter()
+                .rev()
+                .copied()
+                .find(|&v| v != 0)
+                .unwrap_or(0)
+        };
+        let pair = |v: u64, flag: u32| {
+            [
+                (v & 0xffff_ffff) << 32 | tag(flag),
+                (v >> 32) << 32 | tag(flag),
+            ]
+        };
+        let mut status: Vec<u64> = values.iter().flat_map(|&v| pair(v, AGGREGATE)).collect();
+        status.extend([0, 0]);
+        status[..2].copy_from_slice(&pair(last_nonzero(0), INCLUSIVE));
+        status[2 * stop_at..2 * stop_at + 2]
+            .copy_from_slice(&pair(last_nonzero(stop_at), INCLUSIVE));
+        let mut partials = vec![0u64; 2 * tiles];
+        let mut out = vec![0u64; 1];
+        cpu.launch(
+            look_back_last_nonzero_u64,
+            config,
+            (tile as u32, &mut status, &mut partials, epoch, &mut out),
+        )
+        .unwrap();
+        assert_eq!(
+            out[0],
+            last_nonzero(tile - 1),
+            "two-word values, inclusive at {stop_at}"
         );
     }
 }

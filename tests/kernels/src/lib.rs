@@ -702,3 +702,23 @@ pub fn look_back_last_nonzero(
         out.write(0, prefix);
     }
 }
+
+/// The same for a value of two words (it travels in two status words a
+/// tile): the last nonzero `u64`.
+#[kernel]
+pub fn look_back_last_nonzero_u64(
+    block: ThreadBlock,
+    tile: u32,
+    status: Out<u64>,
+    partials: Out<u64>,
+    epoch: u32,
+    out: Out<u64>,
+) {
+    let last = coop::op::from_fn(0u64, |a: u64, b: u64| if b != 0 { b } else { a });
+    let warp = block.tiled_partition::<32>();
+    let prefix =
+        coop::device_scan::look_back(&warp, tile as usize, 0, last, &status, &partials, epoch);
+    if warp.thread_rank() == 0 {
+        out.write(0, prefix);
+    }
+}
