@@ -143,7 +143,7 @@ fn the_look_back_combines_the_tiles_before_in_order() {
                 if j % 7 == 3 {
                     0
                 } else {
-                    (j as u64) << 40 | 7 * j as u64
+                    ((j as u64) << 40) | (7 * j as u64)
                 }
             })
             .collect();
