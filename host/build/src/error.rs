@@ -26,11 +26,14 @@ pub enum BuildError {
     #[error(
         "the Rust source component is missing from toolchain `{toolchain}`: device code \
          rebuilds `core` for nvptx64-nvidia-cuda, which needs it. Run:\n    \
-         rustup component add rust-src --toolchain {toolchain}"
+         rustup component add rust-src --toolchain {toolchain}{}",
+        tried.as_ref().map_or_else(String::new, |t| format!("\n(coop tried to add it and failed: {t})"))
     )]
     MissingRustSrc {
         /// The toolchain in use.
         toolchain: String,
+        /// Why coop's own attempt to add it failed, if it tried.
+        tried: Option<String>,
     },
     /// The compiler is older than coop's floor.
     #[error(
@@ -144,6 +147,7 @@ mod tests {
     fn missing_rust_src_says_what_to_install() {
         let e = BuildError::MissingRustSrc {
             toolchain: "stable-x86_64-unknown-linux-gnu".into(),
+            tried: None,
         };
         assert!(e
             .to_string()

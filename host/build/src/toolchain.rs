@@ -4,23 +4,26 @@
 
 use crate::BuildError;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Fails with [`BuildError::MissingRustSrc`], naming the toolchain, when
-/// the sources of `core` are not in the sysroot of `$RUSTC`.
+/// The variable that keeps coop-build from installing `rust-src` itself.
+pub const NO_RUSTUP_VAR: &str = "COOP_NO_RUSTUP";
+
+/// Makes sure the sources of `core` are in the sysroot of `$RUSTC`.
+///
+/// When they are missing and the toolchain is managed by rustup, runs
+/// `rustup component add rust-src --toolchain <toolchain>` once (under a
+/// lock, since several build scripts may get here at the same time) and
+/// says so in a cargo warning: rustup adds a `rust-toolchain.toml`'s
+/// components only when it installs the toolchain itself, so a machine
+/// that already had the pinned release stops here otherwise. With
+/// `COOP_NO_RUSTUP` set, or without rustup, fails with
+/// [`BuildError::MissingRustSrc`] naming the toolchain and the command.
 pub(crate) fn check_rust_src() -> Result<(), BuildError> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc"));
-    let out = Command::new(&rustc)
-        .args(["--print", "sysroot"])
-        .output()
-        .map_err(|source| BuildError::Spawn {
-            program: rustc.to_string_lossy().into_owned(),
-            source,
-        })?;
-    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    let core = sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml");
-    if core.exists() {
+    let sysroot = sysroot(&rustc)?;
+    if has_core_sources(&sysroot) {
         return Ok(());
     }
     let toolchain = std::env::var("RUSTUP_TOOLCHAIN").unwrap_or_else(|_| {
@@ -29,7 +32,70 @@ pub(crate) fn check_rust_src() -> Result<(), BuildError> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "stable".into())
     });
-    Err(BuildError::MissingRustSrc { toolchain })
+    let missing = |tried: Option<String>| BuildError::MissingRustSrc {
+        toolchain: toolchain.clone(),
+        tried,
+    };
+    if std::env::var_os(NO_RUSTUP_VAR).is_some() {
+        return Err(missing(None));
+    }
+    // Only a toolchain rustup manages can be completed by rustup.
+    if std::env::var_os("RUSTUP_TOOLCHAIN").is_none() && std::env::var_os("RUSTUP_HOME").is_none() {
+        return Err(missing(None));
+    }
+    let lock = std::env::temp_dir().join("coop-build-rust-src.lock");
+    let lock = std::fs::File::create(&lock).ok();
+    if let Some(file) = &lock {
+        // Waits for another build script that is installing it now.
+        let _ = file.lock();
+    }
+    if has_core_sources(&sysroot) {
+        return Ok(());
+    }
+    let rustup = std::env::var_os("RUSTUP").unwrap_or_else(|| OsString::from("rustup"));
+    let result = Command::new(&rustup)
+        .args(["component", "add", "rust-src", "--toolchain", &toolchain])
+        .output();
+    match result {
+        Ok(out) if out.status.success() && has_core_sources(&sysroot) => {
+            println!(
+                "cargo::warning=coop: installed the `rust-src` component of toolchain \
+                 `{toolchain}` (device code rebuilds `core`; {NO_RUSTUP_VAR}=1 turns this off)"
+            );
+            Ok(())
+        }
+        Ok(out) => {
+            let said = String::from_utf8_lossy(&out.stderr);
+            let said = said.trim();
+            Err(missing(Some(if said.is_empty() {
+                format!("`rustup component add` ended with {}", out.status)
+            } else {
+                format!("`rustup component add` said: {said}")
+            })))
+        }
+        Err(e) => Err(missing(Some(format!(
+            "`{}` could not be started: {e}",
+            rustup.to_string_lossy()
+        )))),
+    }
+}
+
+/// `rustc --print sysroot`.
+fn sysroot(rustc: &OsString) -> Result<PathBuf, BuildError> {
+    let out = Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|source| BuildError::Spawn {
+            program: rustc.to_string_lossy().into_owned(),
+            source,
+        })?;
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+fn has_core_sources(sysroot: &Path) -> bool {
+    sysroot
+        .join("lib/rustlib/src/rust/library/core/Cargo.toml")
+        .exists()
 }
 
 /// The oldest rustc that builds coop and emits PTX ptxas accepts: 1.92
