@@ -66,7 +66,7 @@ fn a_deterministic_float_scan_does_not_depend_on_host_threads() {
 /// show any change of order or any tile skipped.
 #[test]
 fn the_look_back_combines_the_tiles_before_in_order() {
-    use coop::device_scan::{AGGREGATE, INCLUSIVE};
+    use coop::device::scan::{AGGREGATE, INCLUSIVE};
     use coop::op::Operator;
     use coop_tests::kernels::{
         look_back_last_nonzero, look_back_last_nonzero_u64, look_back_mat2, Mat2, MatMul,

@@ -6,8 +6,8 @@
 
 use crate::kernels::{self, Mat2, MatMul};
 use crate::Rng;
+use coop::device::segmented::Offset;
 use coop::op::{Max, Min, Operator, Sum};
-use coop::segmented::Offset;
 use coop_host::segmented::{BuiltinSegmented, SegmentedReducer};
 use coop_host::{Device, Error, Input, Output, ProgramRef};
 

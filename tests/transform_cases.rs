@@ -7,7 +7,7 @@
 use crate::device_reduce_cases::LENGTHS;
 use crate::kernels::{self, Mat2, MatMul};
 use crate::Rng;
-use coop::map::{Compare, CountIf};
+use coop::device::map::{Compare, CountIf};
 use coop::op::{ArgMax, ArgMin, Operator};
 use coop_host::reduce::{BuiltinMap, Reducer};
 use coop_host::{Device, Input, ProgramRef};
@@ -52,8 +52,8 @@ fn host_arg<T: coop::op::Ordered>(data: &[T], larger: bool) -> Option<(usize, T)
 
 fn check_args<T>(device: &Device, reducer: &Reducer, make: fn(u64) -> T) -> usize
 where
-    T: BuiltinMap<coop::map::WithIndex, ArgMax, Output = coop::op::Arg<T>>
-        + BuiltinMap<coop::map::WithIndex, ArgMin, Output = coop::op::Arg<T>>
+    T: BuiltinMap<coop::device::map::WithIndex, ArgMax, Output = coop::op::Arg<T>>
+        + BuiltinMap<coop::device::map::WithIndex, ArgMin, Output = coop::op::Arg<T>>
         + coop::op::Ordered
         + std::fmt::Debug,
 {

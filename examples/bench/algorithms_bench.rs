@@ -27,7 +27,7 @@
 //! `COOP_PARTS=scan,arg,transform,segmented,deterministic` picks parts
 //! (all by default); `COOP_MAX_LOG2` caps the sizes (default 30).
 
-use coop::map::CountIf;
+use coop::device::map::CountIf;
 use coop::op::Sum;
 use coop_examples::time_gpu_interleaved;
 use coop_host::cudarc::driver::{sys, DevicePtr};
@@ -376,11 +376,11 @@ fn scan_variants<T: Ty + coop_host::scan::BuiltinScan<Sum>>(gpu: &Gpu, cub: &Cub
 fn args<
     T: Ty
         + coop_host::reduce::BuiltinMap<
-            coop::map::WithIndex,
+            coop::device::map::WithIndex,
             coop::op::ArgMax,
             Output = coop::op::Arg<T>,
         > + coop_host::reduce::BuiltinMap<
-            coop::map::WithIndex,
+            coop::device::map::WithIndex,
             coop::op::ArgMin,
             Output = coop::op::Arg<T>,
         >,

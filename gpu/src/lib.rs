@@ -48,49 +48,47 @@
     clippy::missing_safety_doc
 )]
 
-pub mod atomic;
+// The crate's layers, lowest first; a module imports only from its own
+// layer and those below (docs/architecture.md draws them, and
+// tests/layers.rs checks it):
+//
+//   kernel, dim          what a launch passes; launch extents
+//   backend              the contract every handle method is written
+//                        against, and its two targets (ptx/, cpu/)
+//   groups               the handles: block, tiles, coalesced groups, grid,
+//                        cluster, and the values their instructions move
+//   memory, op, math     shared arrays and their phases, outputs, atomics,
+//                        fences, user types; operators; math functions
+//   collectives          reductions and scans over a group, by scope
+//   device               the kernel halves of device-wide algorithms
 mod backend;
-mod cluster;
-mod coalesced;
-mod cooperative_grid;
-#[cfg(not(target_arch = "nvptx64"))]
-#[cfg_attr(docsrs, doc(cfg(not(target_arch = "nvptx64"))))]
-pub mod cpu;
-mod device_copy;
-pub mod device_scan;
+pub mod collectives;
+pub mod device;
 mod dim;
-/// The CPU backend under its former name.
-#[cfg(not(target_arch = "nvptx64"))]
-#[cfg_attr(docsrs, doc(cfg(not(target_arch = "nvptx64"))))]
-#[deprecated(since = "0.1.0", note = "the CPU backend is `coop::cpu`")]
-pub mod emulator {
-    pub use crate::cpu::*;
-}
-mod grid;
-pub mod grid_reduce;
-mod group;
+pub mod groups;
 pub mod kernel;
-pub mod map;
-mod matching;
 pub mod math;
-pub mod matrix;
 pub mod memory;
 pub mod op;
-mod out;
 pub mod prelude;
-#[cfg(target_arch = "nvptx64")]
-mod ptx;
-mod reduce;
-pub mod segmented;
-pub mod shared;
-mod shared_elem;
-mod shuffle;
-mod target;
-mod thread_block;
-mod tile;
 
-pub use cluster::{this_cluster, Cluster};
-pub use coalesced::{coalesced_threads, CoalescedGroup};
+/// The CPU backend: runs kernels on the host and names the rule a kernel
+/// breaks (see the module's own docs).
+#[cfg(not(target_arch = "nvptx64"))]
+#[cfg_attr(docsrs, doc(cfg(not(target_arch = "nvptx64"))))]
+pub use backend::cpu;
+pub use memory::{atomic, matrix, shared};
+
+/// Former path of [`device::map`], kept so that code naming it builds.
+pub use device::map;
+/// Former path of [`device::reduce`], kept so that code naming it builds.
+pub use device::reduce as grid_reduce;
+/// Former path of [`device::scan`], kept so that code naming it builds.
+pub use device::scan as device_scan;
+/// Former path of [`device::segmented`], kept so that code naming it builds.
+pub use device::segmented;
+
+pub use collectives::{exclusive_scan, inclusive_scan, reduce, Group};
 /// Turns a function into a kernel: a PTX entry point on the GPU, and on the
 /// host a unit struct of the same name implementing [`Kernel`], which
 /// `coop_host` launches on a GPU or on the CPU backend.
@@ -131,22 +129,23 @@ pub use coop_macros::kernel;
 /// struct Padded(u8, u32); // 3 padding bytes
 /// ```
 pub use coop_macros::{DeviceCopy, Shuffle};
-pub use cooperative_grid::{CooperativeGrid, NeedsCooperativeKernel};
-pub use device_copy::DeviceCopy;
 pub use dim::Dim3;
-pub use grid::{this_grid, Grid};
-pub use group::{SyncGroup, ThreadGroup};
-pub use kernel::{Kernel, KernelParam};
-pub use matching::MatchKey;
-pub use out::Out;
-pub use reduce::{exclusive_scan, inclusive_scan, reduce, Group};
-pub use shuffle::Shuffle;
+pub use groups::cluster::{this_cluster, Cluster};
+pub use groups::coalesced::{coalesced_threads, CoalescedGroup};
+pub use groups::cooperative_grid::{CooperativeGrid, NeedsCooperativeKernel};
+pub use groups::grid::{this_grid, Grid};
+pub use groups::match_key::MatchKey;
+pub use groups::shuffle::Shuffle;
 #[doc(hidden)]
-pub use thread_block::warp_only;
-pub use thread_block::{this_thread_block, ThreadBlock, WarpOnly};
-pub use tile::{
+pub use groups::thread_block::warp_only;
+pub use groups::thread_block::{this_thread_block, ThreadBlock, WarpOnly};
+pub use groups::thread_group::{SyncGroup, ThreadGroup};
+pub use groups::tile::{
     AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
 };
+pub use kernel::{Kernel, KernelParam};
+pub use memory::device_copy::DeviceCopy;
+pub use memory::out::Out;
 
 /// The guide's chapters, in reading order; their examples run as doctests.
 pub mod guide {
@@ -178,10 +177,12 @@ pub mod guide {
 /// Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::backend::target::{
+        coop_bind_static_shared, coop_declare_static_shared, StaticBinding,
+    };
     pub use crate::backend::Redux;
-    pub use crate::device_copy::sealed_host;
-    pub use crate::shuffle::words_of;
-    pub use crate::target::{coop_bind_static_shared, coop_declare_static_shared, StaticBinding};
+    pub use crate::groups::shuffle::words_of;
+    pub use crate::memory::device_copy::sealed_host;
     pub use core;
     /// cudarc's traits, for `#[derive(DeviceCopy)]` on the host.
     #[cfg(not(target_arch = "nvptx64"))]

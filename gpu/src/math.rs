@@ -39,8 +39,8 @@
 //! coop's, as the example does. In a `#![no_std]` kernel crate, `x.exp()`
 //! is coop's.)
 
+use crate::backend::target::Target;
 use crate::backend::{FloatUnits, ToInteger};
-use crate::target::Target;
 
 mod sealed {
     pub trait Sealed {}

@@ -314,7 +314,7 @@ mod ordered_sealed {
 }
 
 /// The primitive numbers, which [`ArgMax`], [`ArgMin`] and
-/// [`map::CountIf`](crate::map::CountIf) compare: every integer and float.
+/// [`map::CountIf`](crate::device::map::CountIf) compare: every integer and float.
 pub trait Ordered: PartialOrd + crate::Shuffle + ordered_sealed::Sealed {
     /// The smallest value (floats: negative infinity).
     const LOWEST: Self;
@@ -441,7 +441,7 @@ macro_rules! arg_device_copy {
 arg_device_copy!(f32, f64, i32, u32, i64, u64);
 
 /// The largest value and its index: an operator on [`Arg`]s, made by
-/// [`map::WithIndex`](crate::map::WithIndex).
+/// [`map::WithIndex`](crate::device::map::WithIndex).
 ///
 /// Of equal values the smaller index wins (`-0.0` and `0.0` are equal); a
 /// NaN loses to every number, so the result is a NaN only when every value

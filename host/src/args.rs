@@ -5,13 +5,12 @@
 //! A kernel's descriptor names its parameters as markers
 //! ([`coop::kernel::params`]); a launch takes a tuple of host values, and
 //! [`KernelArgs`] (a GPU launch) or [`CpuArgs`] (the CPU backend) holds
-//! only when each value fits its parameter. A [`Buffer`] fits both, so
+//! only when each value fits its parameter. A [`Buffer`](crate::Buffer) fits both, so
 //! which device it lives on is checked when the launch turns its arguments
 //! into words: a buffer of the other device gives no words, and the launch
 //! fails with [`Error::WrongDevice`](crate::Error::WrongDevice) naming it.
 //! No launch can be made from arguments with missing words.
 
-use crate::Buffer;
 use coop::kernel::params::{OutSlice, ParamList, ParamMarker, Slice, Value};
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, PushKernelArg};
 
@@ -24,7 +23,7 @@ use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, P
 /// | `Out<T>` | `OutSlice<T>` | `&mut CudaSlice<T>`, `&mut CudaViewMut<T>`, `&mut Buffer<T>` |
 /// | `T` (a number) | `Value<T>` | `T`, exactly |
 ///
-/// A [`Buffer`] of the CPU backend is refused at run time with
+/// A [`Buffer`](crate::Buffer) of the CPU backend is refused at run time with
 /// [`Error::WrongDevice`](crate::Error::WrongDevice).
 ///
 /// # Safety
@@ -45,7 +44,7 @@ pub unsafe trait GpuArg<P> {
     type Words<'a>: PushWords
     where
         Self: 'a;
-    /// The argument's words, or `None` for a [`Buffer`] of the CPU backend,
+    /// The argument's words, or `None` for a [`Buffer`](crate::Buffer) of the CPU backend,
     /// which a GPU launch cannot take.
     #[doc(hidden)]
     fn gpu_words(&mut self) -> Option<Self::Words<'_>>;
@@ -65,6 +64,16 @@ pub trait PushWords {
 pub struct DeviceSlice<B> {
     buffer: B,
     len: u64,
+}
+
+impl<B> DeviceSlice<B> {
+    /// The words of `len` elements at `buffer`.
+    pub(crate) fn new(buffer: B, len: usize) -> Self {
+        DeviceSlice {
+            buffer,
+            len: len as u64,
+        }
+    }
 }
 
 impl<T> PushWords for DeviceSlice<&CudaSlice<T>> {
@@ -179,44 +188,6 @@ unsafe impl<'v, T> GpuArg<OutSlice<T>> for &mut CudaViewMut<'v, T> {
     }
 }
 
-// SAFETY: a buffer on a GPU gives the words of its `CudaSlice`, as
-// `&CudaSlice<T>` does; one in host memory gives none, so no launch is
-// built from it.
-unsafe impl<T> GpuArg<Slice<T>> for &Buffer<T> {
-    type Words<'a>
-        = DeviceSlice<&'a CudaSlice<T>>
-    where
-        Self: 'a;
-    fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
-        match &**self {
-            Buffer::Gpu(slice) => Some(DeviceSlice {
-                buffer: slice,
-                len: slice.len() as u64,
-            }),
-            Buffer::Cpu(_) => None,
-        }
-    }
-}
-
-// SAFETY: a buffer on a GPU gives the words of its `CudaSlice`, as
-// `&mut CudaSlice<T>` does, from the exclusive borrow; one in host memory
-// gives none, so no launch is built from it.
-unsafe impl<T> GpuArg<OutSlice<T>> for &mut Buffer<T> {
-    type Words<'a>
-        = DeviceSlice<&'a mut CudaSlice<T>>
-    where
-        Self: 'a;
-    fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
-        match &mut **self {
-            Buffer::Gpu(slice) => Some(DeviceSlice {
-                len: slice.len() as u64,
-                buffer: slice,
-            }),
-            Buffer::Cpu(_) => None,
-        }
-    }
-}
-
 macro_rules! value_args {
     ($($t:ty),*) => {$(
         // SAFETY: `Value<$t>` reads one word, the `$t` itself, which
@@ -247,7 +218,7 @@ value_args!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
 /// | `Out<T>` | `OutSlice<T>` | `&mut [T]`, `&mut Vec<T>`, `&mut Buffer<T>` |
 /// | `T` (a number) | `Value<T>` | `T`, exactly |
 ///
-/// A [`Buffer`] on a GPU is refused at run time with
+/// A [`Buffer`](crate::Buffer) on a GPU is refused at run time with
 /// [`Error::WrongDevice`](crate::Error::WrongDevice).
 ///
 /// # Safety
@@ -262,7 +233,7 @@ value_args!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
     note = "`Slice<T>` is a `&[T]` parameter: pass `&[T]`, `&[T; N]`, `&Vec<T>` or `&Buffer<T>`; `OutSlice<T>` is an `Out<T>` parameter: pass `&mut [T]`, `&mut [T; N]`, `&mut Vec<T>` or `&mut Buffer<T>`; `Value<T>` is a number parameter: pass a `T` exactly"
 )]
 pub unsafe trait CpuArg<P: ParamMarker> {
-    /// The two words the kernel reads, or `None` for a [`Buffer`] on a GPU,
+    /// The two words the kernel reads, or `None` for a [`Buffer`](crate::Buffer) on a GPU,
     /// whose memory the CPU backend cannot read.
     fn words(&mut self) -> Option<(P::Word0, P::Word1)>;
 }
@@ -313,28 +284,6 @@ unsafe impl<T, const N: usize> CpuArg<OutSlice<T>> for &mut [T; N] {
 unsafe impl<T> CpuArg<OutSlice<T>> for &mut Vec<T> {
     fn words(&mut self) -> Option<(*mut T, usize)> {
         Some((self.as_mut_ptr(), self.len()))
-    }
-}
-
-// SAFETY: a buffer in host memory gives its vector's words, as `&Vec<T>`
-// does; one on a GPU gives none, so no launch is made from it.
-unsafe impl<T> CpuArg<Slice<T>> for &Buffer<T> {
-    fn words(&mut self) -> Option<(*const T, usize)> {
-        match &**self {
-            Buffer::Cpu(v) => Some((v.as_ptr(), v.len())),
-            Buffer::Gpu(_) => None,
-        }
-    }
-}
-
-// SAFETY: a buffer in host memory gives its vector's words, as
-// `&mut Vec<T>` does; one on a GPU gives none, so no launch is made from it.
-unsafe impl<T> CpuArg<OutSlice<T>> for &mut Buffer<T> {
-    fn words(&mut self) -> Option<(*mut T, usize)> {
-        match &mut **self {
-            Buffer::Cpu(v) => Some((v.as_mut_ptr(), v.len())),
-            Buffer::Gpu(_) => None,
-        }
     }
 }
 
@@ -488,31 +437,3 @@ kernel_args!(
     (P10, A10, W10, 10),
     (P11, A11, W11, 11)
 );
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_buffer_in_host_memory_gives_a_gpu_launch_no_words() {
-        let input = Buffer::Cpu(vec![1.0f32, 2.0]);
-        let mut out = Buffer::Cpu(vec![0.0f32; 2]);
-        let mut args = (2.0f32, &input, &mut out);
-        let words = KernelArgs::<(Value<f32>, Slice<f32>, OutSlice<f32>)>::gpu_words(&mut args);
-        assert_eq!(words.err(), Some(1), "the first argument off the GPU");
-    }
-
-    #[test]
-    fn a_buffer_in_host_memory_gives_the_cpu_backend_its_words() {
-        let input = Buffer::Cpu(vec![1.0f32, 2.0, 3.0]);
-        let mut out = Buffer::Cpu(vec![0.0f32; 2]);
-        let mut args = (&input, 7u32, &mut out);
-        let ((input_ptr, input_len), (value, _), (_, out_len)) =
-            CpuArgs::<(Slice<f32>, Value<u32>, OutSlice<f32>)>::words(&mut args).unwrap();
-        assert_eq!((input_len, value, out_len), (3, 7, 2));
-        let Buffer::Cpu(host) = &input else {
-            unreachable!()
-        };
-        assert_eq!(input_ptr, host.as_ptr());
-    }
-}

@@ -96,6 +96,31 @@ impl Cpu {
         self.limits.clone()
     }
 
+    /// How many blocks of `kernel` of `block_threads` threads, each with
+    /// `dynamic_shared_bytes` of dynamic shared memory, one emulated
+    /// multiprocessor holds at once ([`DeviceLimits::resident_blocks`]):
+    /// what [`Module::resident_blocks`](crate::Module::resident_blocks)
+    /// gives on a GPU, from threads and shared memory alone (the CPU
+    /// backend knows no register counts).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    ///
+    /// #[kernel]
+    /// pub fn nothing(block: ThreadBlock) {}
+    ///
+    /// assert_eq!(coop_host::Cpu::new().resident_blocks(nothing, 256, 0), 8);
+    /// ```
+    pub fn resident_blocks<K: Kernel>(
+        &self,
+        _kernel: K,
+        block_threads: u32,
+        dynamic_shared_bytes: u32,
+    ) -> u32 {
+        let shared = (K::STATIC_SHARED_BYTES as u32).saturating_add(dynamic_shared_bytes);
+        self.limits.resident_blocks(block_threads, shared)
+    }
+
     /// The most blocks of `block_threads` threads, each with
     /// `dynamic_shared_bytes` of dynamic shared memory, that a cooperative
     /// launch of `kernel` may have: what the emulated device holds at once
@@ -123,13 +148,11 @@ impl Cpu {
     /// ```
     pub fn max_cooperative_blocks<K: Kernel>(
         &self,
-        _kernel: K,
+        kernel: K,
         block_threads: u32,
         dynamic_shared_bytes: u32,
     ) -> u32 {
-        let shared = (K::STATIC_SHARED_BYTES as u32).saturating_add(dynamic_shared_bytes);
-        self.limits
-            .resident_blocks(block_threads, shared)
+        self.resident_blocks(kernel, block_threads, dynamic_shared_bytes)
             .saturating_mul(self.limits.multiprocessors)
     }
 

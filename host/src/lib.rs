@@ -41,6 +41,23 @@
 // `include_ptx!` expands to `::coop_host::...` paths, in this crate too.
 extern crate self as coop_host;
 
+// The crate's layers, lowest first; a module imports only from its own
+// layer and those below (tests/layers.rs checks it):
+//
+//   error, fault, limits, ptx      what can go wrong, a launch's record,
+//                                  device limits, PTX texts
+//   launch, args, ptx_families     a launch's shape and its checks, the
+//                                  arguments a kernel's parameters take,
+//                                  coop-host's own PTX
+//   gpu, cpu                       the two backends: a GPU through the
+//                                  driver (modules, timers), the CPU
+//                                  backend through coop's emulator
+//   device                         one API over both: Device, Buffer,
+//                                  Program, Launcher, Input, Output
+//   algorithms                     device-wide algorithms written once on
+//                                  top of `device` (reduce, scan, segmented)
+//   multi                          several devices at once
+mod algorithms;
 mod args;
 mod cpu;
 mod device;
@@ -49,31 +66,23 @@ mod fault;
 mod gpu;
 mod launch;
 mod limits;
-mod module;
 #[cfg(feature = "multi")]
 #[cfg_attr(docsrs, doc(cfg(feature = "multi")))]
 pub mod multi;
 mod ptx;
 pub mod ptx_families;
-pub mod reduce;
-pub mod scan;
-pub mod segmented;
-mod timer;
-mod views;
 
+pub use algorithms::{reduce, scan, segmented};
 pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
 pub use coop_build::{convergence, BuildError, PtxBuilder};
 pub use cpu::Cpu;
-pub use device::{Buffer, Device, Program, ProgramRef};
-pub use error::Error;
+pub use device::{Buffer, Device, Input, Launcher, Output, Program, ProgramRef};
+pub use error::{Error, LaunchProblem};
 pub use fault::LaunchRecord;
-pub use gpu::Gpu;
-pub use launch::{LaunchConfig, LaunchProblem, MAX_CLUSTER_BLOCKS};
+pub use gpu::{Gpu, Module, Timer};
+pub use launch::{LaunchConfig, MAX_CLUSTER_BLOCKS};
 pub use limits::{DeviceLimits, KernelLimits};
-pub use module::Module;
 pub use ptx::PtxSet;
-pub use timer::Timer;
-pub use views::{Input, Output};
 
 pub use coop;
 pub use coop::cpu::{EmulationError, Report, Violation};

@@ -3,15 +3,15 @@
 //!
 //! ```text
 //!  handles (ThreadBlock, TiledPartition, Grid, Shared, fences, atomics, reductions)
-//!      │  call  Target::op(.., site)            (Target: crate::target)
+//!      │  call  Target::op(.., site)            (Target: crate::backend::target)
 //!      ▼
 //!  backend::Backend = Registers + Barriers + WarpCollectives + Scratch
 //!                     + SharedMemory + Fences + Faults + Atomics + FloatUnits
 //!                     + GlobalMemory
 //!                                                               (this module)
 //!      │
-//!      ├── crate::ptx::Ptx   on nvptx64: one PTX instruction per operation
-//!      └── crate::cpu::Cpu   elsewhere: the CPU backend, which runs kernel
+//!      ├── crate::backend::ptx::Ptx   on nvptx64: one PTX instruction per operation
+//!      └── crate::backend::cpu::Cpu   elsewhere: the CPU backend, which runs kernel
 //!                            threads as coroutines and checks every rule
 //! ```
 //!
@@ -19,8 +19,19 @@
 //! `barriers.rs`, ...), and each target implements it in a file of the same
 //! name (`ptx/barriers.rs`, `cpu/ops/barriers.rs`). The trait's docs say,
 //! for every operation, the PTX it lowers to, its operands, the caller's
-//! precondition, and what the CPU backend computes. This module names no
-//! target: `crate::target` picks the one being compiled.
+//! precondition, and what the CPU backend computes. The contract names no
+//! target: [`target`] picks the one being compiled.
+//!
+//! The folder holds the contract and both targets, one direction only:
+//!
+//! ```text
+//!  backend/*.rs      the contract (one trait a concept) and elements.rs,
+//!                    the values shared memory holds
+//!  backend/target.rs which target is compiled: ptx on nvptx64, cpu elsewhere
+//!  backend/ptx/      the PTX target                  → the contract
+//!  backend/cpu/      the CPU backend (`coop::cpu`)   → the contract, crate::kernel,
+//!                    crate::dim (its launcher runs a kernel's lanes)
+//! ```
 //!
 //! Every operation takes the [`Site`] of the handle method's caller: the
 //! PTX backend ignores it (nothing of it remains after inlining), the CPU
@@ -28,13 +39,19 @@
 
 mod atomics;
 mod barriers;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod cpu;
+pub(crate) mod elements;
 mod faults;
 mod fences;
 mod float_units;
 mod global_memory;
+#[cfg(target_arch = "nvptx64")]
+mod ptx;
 mod registers;
 mod scratch;
 mod shared_memory;
+pub(crate) mod target;
 mod warp_collectives;
 
 pub(crate) use atomics::{Atomics, Rmw, Word};

@@ -2,7 +2,7 @@
 //! of them.
 
 use super::{Rmw, Site, Word};
-use crate::shared_elem::SharedElem;
+use crate::backend::elements::SharedElem;
 
 /// A shared array's element size and row length (0 for 1-D), which the CPU
 /// backend names elements by.
@@ -25,7 +25,7 @@ pub(crate) trait SharedMemory {
     /// Where an array lives: a shared-window address on the GPU, a block's
     /// region on the CPU backend.
     type Base: Copy;
-    /// What names a static array (`crate::target::StaticBinding`): its
+    /// What names a static array (`crate::backend::target::StaticBinding`): its
     /// shared-window address on the GPU, its key and name on the CPU.
     type StaticBinding;
     /// The block's static array named by `binding`, of `bytes` bytes

@@ -1,14 +1,14 @@
 //! Arg-min and arg-max (`reduce_grid_map` with `WithIndex`).
 
-use coop::grid_reduce::reduce_grid_map;
-use coop::map::WithIndex;
+use coop::device::map::WithIndex;
+use coop::device::reduce::reduce_grid_map;
 use coop::op::{Arg, ArgMax, ArgMin};
 use coop::prelude::*;
 
 macro_rules! transforms {
     ($($name:ident: $t:ty => $u:ty, $map:expr, $op:expr;)*) => {$(
         /// A device-wide transform-reduction in one launch (see
-        /// `coop::grid_reduce::reduce_grid_map`).
+        /// `coop::device::reduce::reduce_grid_map`).
         #[kernel]
         pub fn $name(block: ThreadBlock, input: &[$t], partials: Out<$u>, tickets: Out<u32>) {
             reduce_grid_map(block, input, $map, $op, partials, tickets)

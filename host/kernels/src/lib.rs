@@ -1,6 +1,6 @@
 //! coop-host's own kernels: the built-in device-wide reductions
-//! (`coop::grid_reduce`: plain, through a map, and deterministic), scans
-//! (`coop::device_scan`) and segmented reductions (`coop::segmented`). One
+//! (`coop::device::reduce`: plain, through a map, and deterministic), scans
+//! (`coop::device::scan`) and segmented reductions (`coop::device::segmented`). One
 //! kernel per (operator or map, type).
 //!
 //! Each family is a cargo feature (all on by default), so that coop-host

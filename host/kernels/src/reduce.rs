@@ -1,15 +1,15 @@
 //! The plain device-wide reductions (`reduce_grid`) and the deterministic
 //! float sums (`reduce_ordered`).
 
-use coop::grid_reduce::{reduce_grid, reduce_ordered};
-use coop::map::{Abs, Identity, Square};
+use coop::device::map::{Abs, Identity, Square};
+use coop::device::reduce::{reduce_grid, reduce_ordered};
 use coop::op::{Max, Min, Sum};
 use coop::prelude::*;
 
 macro_rules! reductions {
     ($($name:ident: $t:ty, $op:expr;)*) => {$(
         /// A device-wide reduction in one launch (see
-        /// `coop::grid_reduce::reduce_grid`).
+        /// `coop::device::reduce::reduce_grid`).
         #[kernel]
         pub fn $name(block: ThreadBlock, input: &[$t], partials: Out<$t>, tickets: Out<u32>) {
             reduce_grid(block, input, $op, partials, tickets)
@@ -29,7 +29,7 @@ reductions! {
 macro_rules! ordered {
     ($($name:ident: $t:ty, $map:expr;)*) => {$(
         /// One launch of a deterministic sum (see
-        /// `coop::grid_reduce::reduce_ordered`).
+        /// `coop::device::reduce::reduce_ordered`).
         #[kernel]
         pub fn $name(block: ThreadBlock, input: &[$t], partials: Out<$t>) {
             reduce_ordered(block, input, $map, Sum, partials)

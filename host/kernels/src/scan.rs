@@ -1,12 +1,12 @@
-//! Device-wide scans (`coop::device_scan::scan`).
+//! Device-wide scans (`coop::device::scan::scan`).
 
-use coop::device_scan::scan;
+use coop::device::scan::scan;
 use coop::op::{Max, Min, Sum};
 use coop::prelude::*;
 
 macro_rules! scans {
     ($($name:ident: $t:ty, $op:expr;)*) => {$(
-        /// A device-wide scan (see `coop::device_scan::scan`): one pass, or
+        /// A device-wide scan (see `coop::device::scan::scan`): one pass, or
         /// one of the three deterministic passes, as `control` says.
         #[kernel]
         pub fn $name(

@@ -1,13 +1,13 @@
-//! Segmented reductions (`coop::segmented`).
+//! Segmented reductions (`coop::device::segmented`).
 
+use coop::device::segmented::{segmented_reduce_view, Offsets};
 use coop::op::{Max, Min, Sum};
 use coop::prelude::*;
-use coop::segmented::{segmented_reduce_view, Offsets};
 
 macro_rules! segmented {
     ($($name:ident: $t:ty, $op:expr;)*) => {$(
         /// One phase of a segmented reduction (see
-        /// `coop::segmented::segmented_reduce`); `offsets` are `u32` words,
+        /// `coop::device::segmented::segmented_reduce`); `offsets` are `u32` words,
         /// two a `u64` offset when `wide` is 1.
         #[kernel]
         #[allow(clippy::too_many_arguments)]
@@ -35,7 +35,7 @@ segmented! {
     segmented_sum_u64: u64, Sum; segmented_min_u64: u64, Min; segmented_max_u64: u64, Max;
 }
 
-/// `coop::segmented::segmented_reduce` with offsets given as `u32` words:
+/// `coop::device::segmented::segmented_reduce` with offsets given as `u32` words:
 /// one offset a word, or two words (low first) a `u64` offset when `wide`
 /// is 1, read through one code path.
 #[allow(clippy::too_many_arguments)]

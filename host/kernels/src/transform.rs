@@ -1,15 +1,15 @@
 //! Transform-reductions through the built-in maps (`reduce_grid_map`):
 //! sums of absolute values and squares, largest absolute values, counts.
 
-use coop::grid_reduce::reduce_grid_map;
-use coop::map::{Abs, Compare, CountIf, Square};
+use coop::device::map::{Abs, Compare, CountIf, Square};
+use coop::device::reduce::reduce_grid_map;
 use coop::op::{Max, Sum};
 use coop::prelude::*;
 
 macro_rules! transforms {
     ($($name:ident: $t:ty => $u:ty, $map:expr, $op:expr;)*) => {$(
         /// A device-wide transform-reduction in one launch (see
-        /// `coop::grid_reduce::reduce_grid_map`).
+        /// `coop::device::reduce::reduce_grid_map`).
         #[kernel]
         pub fn $name(block: ThreadBlock, input: &[$t], partials: Out<$u>, tickets: Out<u32>) {
             reduce_grid_map(block, input, $map, $op, partials, tickets)
@@ -30,7 +30,7 @@ transforms! {
 macro_rules! counts {
     ($($name:ident: $t:ty;)*) => {$(
         /// How many elements compare with `threshold` as `compare` says (a
-        /// `coop::map::Compare` code), in one launch.
+        /// `coop::device::map::Compare` code), in one launch.
         #[kernel]
         pub fn $name(
             block: ThreadBlock,

@@ -6,7 +6,7 @@ use super::devices::Members;
 use super::nccl::{self, NcclOp};
 use super::{Devices, Shards};
 use crate::reduce::{self, Builtin, Input, ReductionParams};
-use crate::{Buffer, Error, Program};
+use crate::{Buffer, Device, Error, Output, Program, ProgramRef};
 use coop::op::{Max, Min, Operator, Sum};
 use coop::Kernel;
 use cudarc::nccl::NcclType;
@@ -173,22 +173,17 @@ impl<'d> Reducer<'d> {
                 ),
             });
         }
-        let mut started = Vec::with_capacity(self.reducers.len());
         for ((reducer, program), shard) in self.reducers.iter().zip(programs).zip(input) {
-            let module = match program {
-                Program::Gpu(module) => Some(module),
-                Program::Cpu(_) => None,
-            };
-            // SAFETY: `start` needs a kernel that stores its reduction and a
+            // SAFETY: `queue` needs a kernel that stores its reduction and a
             // `T` valid as all-zero bytes: `reduce_with`'s documented
             // requirements, as for `reduce::Reducer::reduce_with` (a
             // `Shuffle` type is plain data).
-            started.push(unsafe { reducer.start(module, kernel, Input::from(shard))? });
+            unsafe { reducer.queue(ProgramRef::from(program), kernel, &Input::from(shard), CALL)? };
         }
         let mut total = op.identity();
-        for (reducer, started) in self.reducers.iter().zip(started) {
-            // SAFETY: as for `start` above, of the reduction just started.
-            total = op.combine(total, unsafe { reducer.finish(started)? });
+        for reducer in &self.reducers {
+            // SAFETY: as for `queue` above, of the reduction just queued.
+            total = op.combine(total, unsafe { reducer.queued_total::<T>()? });
         }
         Ok(total)
     }
@@ -204,7 +199,7 @@ impl<'d> Reducer<'d> {
             // SAFETY: `result` needs the queued reductions' kernels to store
             // valid `T`s: built-in kernels, and NCCL's combination of their
             // totals. Rank 0 holds the combined total once NCCL is done.
-            None => unsafe { self.gpu(0).result::<T>() },
+            None => unsafe { self.reducers[0].queued_total::<T>() },
         }
     }
 
@@ -227,7 +222,7 @@ impl<'d> Reducer<'d> {
             None => (0..self.devices.count())
                 // SAFETY: `copy_total` needs a valid `T` in the final slot:
                 // the combination of the built-in kernels' totals.
-                .map(|rank| unsafe { self.gpu(rank).copy_total::<T>() }.map(Buffer::Gpu))
+                .map(|rank| unsafe { self.copy_total::<T>(rank) })
                 .collect::<Result<_, _>>()?,
         };
         Ok(Shards::new(buffers))
@@ -248,20 +243,19 @@ impl<'d> Reducer<'d> {
         O: NcclOp + Operator<T>,
     {
         self.devices.check(input, call)?;
-        let mut started = Vec::with_capacity(self.reducers.len());
         for (reducer, shard) in self.reducers.iter().zip(input) {
-            // SAFETY: `start` needs a kernel that stores its reduction and a
+            // SAFETY: `queue` needs a kernel that stores its reduction and a
             // `T` valid as all-zero bytes: `T::KERNEL` is a built-in kernel
             // (it calls `reduce_grid`), and `Builtin` requires
             // `DeviceCopy` (valid as zeros).
-            started.push(unsafe { reducer.start(None, T::KERNEL, Input::from(shard))? });
+            unsafe { reducer.queue(ProgramRef::Own, T::KERNEL, &Input::from(shard), call)? };
         }
         match self.devices.members() {
             Members::Cpus(_) => {
                 let mut total = op.identity();
-                for (reducer, started) in self.reducers.iter().zip(started) {
-                    // SAFETY: as for `start` above.
-                    total = op.combine(total, unsafe { reducer.finish(started)? });
+                for reducer in &self.reducers {
+                    // SAFETY: as for `queue` above.
+                    total = op.combine(total, unsafe { reducer.queued_total::<T>()? });
                 }
                 Ok(Some(total))
             }
@@ -275,7 +269,10 @@ impl<'d> Reducer<'d> {
                     // kernel just queued. NCCL's all-reduce leaves the
                     // combination of valid `T`s, a valid `T`.
                     unsafe {
-                        self.gpu(rank).with_total_mut::<T, _>(|total| {
+                        self.reducers[rank].with_total_mut::<T, _>(|total| {
+                            let Output::Gpu(total) = total else {
+                                unreachable!("a set of GPUs reduces on GPUs")
+                            };
                             comm.all_reduce_in_place(total, &O::nccl())
                                 .map(drop)
                                 .map_err(nccl::error(format!(
@@ -289,10 +286,33 @@ impl<'d> Reducer<'d> {
         }
     }
 
-    /// The GPU reducer of `rank`, in a set of GPUs.
-    fn gpu(&self, rank: usize) -> &crate::reduce::GpuReducer {
-        self.reducers[rank]
-            .gpu()
-            .expect("a set of GPUs has reducers on GPUs")
+    /// A new one-element buffer holding the total of the last queued
+    /// reduction on `rank`, a GPU, copied there once the reduction (and what
+    /// was queued after it) has finished; the host does not wait.
+    ///
+    /// # Safety
+    ///
+    /// The last reduction queued on `rank` left a valid `T` in its final
+    /// slot.
+    unsafe fn copy_total<T: cudarc::driver::DeviceRepr + Copy + 'static>(
+        &self,
+        rank: usize,
+    ) -> Result<Buffer<T>, Error> {
+        let reducer = &self.reducers[rank];
+        let Device::Gpu(gpu) = reducer.device() else {
+            unreachable!("a set of GPUs reduces on GPUs")
+        };
+        // SAFETY: the caller's promise; the closure only reads the slot.
+        unsafe {
+            reducer.with_total_mut::<T, _>(|total| {
+                let Output::Gpu(total) = total else {
+                    unreachable!("a set of GPUs reduces on GPUs")
+                };
+                gpu.stream()
+                    .clone_dtod(&*total)
+                    .map(Buffer::Gpu)
+                    .map_err(gpu.error("copying a reduction's total on the GPU"))
+            })
+        }?
     }
 }

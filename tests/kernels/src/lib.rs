@@ -468,14 +468,14 @@ pub fn lower_block_reduce_i32(block: ThreadBlock, input: &[i32], out: Out<i32>) 
 /// not commutative), for `coop_host::reduce::Reducer::reduce_with`.
 #[kernel]
 pub fn reduce_mat2_product(block: ThreadBlock, input: &[Mat2], partials: Out<Mat2>) {
-    coop::grid_reduce::reduce_blocks_scalar(block, input, MatMul, partials)
+    coop::device::reduce::reduce_blocks_scalar(block, input, MatMul, partials)
 }
 
 /// A device-wide sum of `i64` with a closure operator.
 #[kernel]
 pub fn reduce_i64_closure_sum(block: ThreadBlock, input: &[i64], partials: Out<i64>) {
     let op = coop::op::from_fn(0i64, |a: i64, b: i64| a.wrapping_add(b)).commutative();
-    coop::grid_reduce::reduce_blocks(block, input, op, partials)
+    coop::device::reduce::reduce_blocks(block, input, op, partials)
 }
 
 /// [`reduce_mat2_product`] in one launch: the last block multiplies the
@@ -487,7 +487,7 @@ pub fn reduce_mat2_product_once(
     partials: Out<Mat2>,
     tickets: Out<u32>,
 ) {
-    coop::grid_reduce::reduce_grid_scalar(block, input, MatMul, partials, tickets)
+    coop::device::reduce::reduce_grid_scalar(block, input, MatMul, partials, tickets)
 }
 
 /// [`reduce_i64_closure_sum`] in one launch.
@@ -499,7 +499,7 @@ pub fn reduce_i64_closure_sum_once(
     tickets: Out<u32>,
 ) {
     let op = coop::op::from_fn(0i64, |a: i64, b: i64| a.wrapping_add(b)).commutative();
-    coop::grid_reduce::reduce_grid(block, input, op, partials, tickets)
+    coop::device::reduce::reduce_grid(block, input, op, partials, tickets)
 }
 
 /// Rounds of [`block_collectives_chain`].
@@ -607,7 +607,7 @@ pub fn scan_mat2_product(
     partials: Out<Mat2>,
     epoch: u32,
 ) {
-    coop::device_scan::scan_scalar(
+    coop::device::scan::scan_scalar(
         block, input, output, MatMul, control, status, partials, epoch,
     )
 }
@@ -624,7 +624,9 @@ pub fn segmented_mat2_product(
     work: Out<u64>,
     partials: Out<Mat2>,
 ) {
-    coop::segmented::segmented_reduce(block, input, offsets, output, MatMul, phase, work, partials)
+    coop::device::segmented::segmented_reduce(
+        block, input, offsets, output, MatMul, phase, work, partials,
+    )
 }
 
 /// An index-aware transform-reduction: the sum of `(i mod 7) * x[i]`, for
@@ -636,8 +638,8 @@ pub fn transform_index_weighted(
     partials: Out<i64>,
     tickets: Out<u32>,
 ) {
-    let weighted = coop::map::from_fn(|i: usize, x: i64| x.wrapping_mul((i % 7) as i64));
-    coop::grid_reduce::reduce_grid_map(block, input, weighted, coop::op::Sum, partials, tickets)
+    let weighted = coop::device::map::from_fn(|i: usize, x: i64| x.wrapping_mul((i % 7) as i64));
+    coop::device::reduce::reduce_grid_map(block, input, weighted, coop::op::Sum, partials, tickets)
 }
 
 /// A transform-reduction of a user type through an index-aware map, with
@@ -650,9 +652,10 @@ pub fn transform_mat2_traces(
     partials: Out<Mat2>,
     tickets: Out<u32>,
 ) {
-    let marked =
-        coop::map::from_fn(|i: usize, m: Mat2| Mat2([m.0[0], (i % 3) as i32, m.0[2], m.0[3]]));
-    coop::grid_reduce::reduce_grid_map_scalar(block, input, marked, MatMul, partials, tickets)
+    let marked = coop::device::map::from_fn(|i: usize, m: Mat2| {
+        Mat2([m.0[0], (i % 3) as i32, m.0[2], m.0[3]])
+    });
+    coop::device::reduce::reduce_grid_map_scalar(block, input, marked, MatMul, partials, tickets)
 }
 
 /// The look-back of a device-wide scan alone, for tile `tile` over tile
@@ -669,7 +672,7 @@ pub fn look_back_mat2(
 ) {
     use coop::op::Operator;
     let warp = block.tiled_partition::<32>();
-    let prefix = coop::device_scan::look_back(
+    let prefix = coop::device::look_back::look_back(
         &warp,
         tile as usize,
         MatMul.identity(),
@@ -696,8 +699,15 @@ pub fn look_back_last_nonzero(
 ) {
     let last = coop::op::from_fn(0u32, |a: u32, b: u32| if b != 0 { b } else { a });
     let warp = block.tiled_partition::<32>();
-    let prefix =
-        coop::device_scan::look_back(&warp, tile as usize, 0, last, &status, &partials, epoch);
+    let prefix = coop::device::look_back::look_back(
+        &warp,
+        tile as usize,
+        0,
+        last,
+        &status,
+        &partials,
+        epoch,
+    );
     if warp.thread_rank() == 0 {
         out.write(0, prefix);
     }
@@ -716,8 +726,15 @@ pub fn look_back_last_nonzero_u64(
 ) {
     let last = coop::op::from_fn(0u64, |a: u64, b: u64| if b != 0 { b } else { a });
     let warp = block.tiled_partition::<32>();
-    let prefix =
-        coop::device_scan::look_back(&warp, tile as usize, 0, last, &status, &partials, epoch);
+    let prefix = coop::device::look_back::look_back(
+        &warp,
+        tile as usize,
+        0,
+        last,
+        &status,
+        &partials,
+        epoch,
+    );
     if warp.thread_rank() == 0 {
         out.write(0, prefix);
     }

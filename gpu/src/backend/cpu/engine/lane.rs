@@ -1,0 +1,765 @@
+//! The emulated thread being run, and what it asks of its scheduler.
+
+use super::global_state::{self, Buffers};
+use super::shared_state::BlockShared;
+use crate::backend::cpu::diagnostics::Violation;
+use crate::backend::cpu::report::AccessKind;
+use crate::backend::{Redux, Site};
+use crate::Dim3;
+use core::cell::Cell;
+use core::cell::RefCell;
+use core::sync::atomic::{AtomicU64, Ordering};
+use corosensei::Yielder;
+
+/// Where a thread is in the launch.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaneInfo {
+    pub thread: Dim3,
+    pub block: Dim3,
+    pub block_dim: Dim3,
+    pub grid_dim: Dim3,
+    /// Rank in the block (`x` fastest); `rank % 32` is the lane in its warp.
+    pub rank: u32,
+    /// Bytes of dynamic shared memory the launch gave each block.
+    pub dynamic_shared: u32,
+    /// The launch's cluster shape in blocks (1, 1, 1 without clusters).
+    pub cluster_dim: Dim3,
+}
+
+/// How a shuffle picks its source lane (PTX `shfl.sync` modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShflMode {
+    Idx,
+    Up,
+    Down,
+    Bfly,
+}
+
+/// Which vote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VoteKind {
+    Ballot,
+    Any,
+    All,
+}
+
+/// A collective operation, with the calling thread's operands.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    /// A block barrier, of the handle method `call` (`ThreadBlock::sync`,
+    /// or a block collective's own barrier).
+    BlockSync {
+        call: &'static str,
+    },
+    /// `CooperativeGrid::sync`: a barrier of the block that also waits for
+    /// every other block of the grid.
+    GridSync,
+    /// `coalesced_threads`: which lanes of the warp reached the call
+    /// together.
+    ActiveMask,
+    /// `Cluster::sync`: a barrier of the block that also waits for every
+    /// other block of its cluster.
+    ClusterSync,
+    /// `TiledPartition::sync` of a multi-warp tile of `size` threads.
+    TileBarrier {
+        size: u32,
+        /// A collective's argument that must be the same in every thread
+        /// of the tile, with the collective's name.
+        uniform: Option<(&'static str, u32)>,
+    },
+    WarpSync {
+        mask: u32,
+    },
+    Shfl {
+        mode: ShflMode,
+        mask: u32,
+        value: u32,
+        b: u32,
+        c: u32,
+    },
+    Vote {
+        kind: VoteKind,
+        mask: u32,
+        predicate: bool,
+    },
+    Match {
+        all: bool,
+        mask: u32,
+        value: u64,
+        wide: bool,
+    },
+    Redux {
+        op: Redux,
+        mask: u32,
+        value: u32,
+    },
+}
+
+impl Op {
+    /// The member mask of a warp-level operation; `None` for the block
+    /// barrier.
+    pub fn warp_mask(&self) -> Option<u32> {
+        match *self {
+            Op::BlockSync { .. }
+            | Op::GridSync
+            | Op::ClusterSync
+            | Op::ActiveMask
+            | Op::TileBarrier { .. } => None,
+            Op::WarpSync { mask }
+            | Op::Shfl { mask, .. }
+            | Op::Vote { mask, .. }
+            | Op::Match { mask, .. }
+            | Op::Redux { mask, .. } => Some(mask),
+        }
+    }
+
+    /// The handle method that issued it, for diagnostics.
+    pub fn name(&self) -> &'static str {
+        match *self {
+            Op::BlockSync { call } => call,
+            Op::GridSync => "CooperativeGrid::sync",
+            Op::ActiveMask => "coalesced_threads",
+            Op::ClusterSync => "Cluster::sync",
+            Op::TileBarrier { .. } => "TiledPartition::sync",
+            Op::WarpSync { .. } => "TiledPartition::sync",
+            Op::Shfl { mode, .. } => match mode {
+                ShflMode::Idx => "shfl",
+                ShflMode::Up => "shfl_up",
+                ShflMode::Down => "shfl_down",
+                ShflMode::Bfly => "shfl_xor",
+            },
+            Op::Vote { kind, .. } => match kind {
+                VoteKind::Ballot => "ballot",
+                VoteKind::Any => "any",
+                VoteKind::All => "all",
+            },
+            Op::Match { all: false, .. } => "match_any",
+            Op::Match { all: true, .. } => "match_all",
+            Op::Redux { .. } => "reduce",
+        }
+    }
+
+    /// Whether two threads' operations are the same collective: same
+    /// instruction and mask (operands may differ).
+    pub fn same_collective(&self, other: &Op) -> bool {
+        match (self, other) {
+            (Op::BlockSync { .. }, Op::BlockSync { .. }) => true,
+            (Op::GridSync, Op::GridSync) => true,
+            (Op::ActiveMask, Op::ActiveMask) => true,
+            (Op::ClusterSync, Op::ClusterSync) => true,
+            (Op::TileBarrier { size: a, .. }, Op::TileBarrier { size: b, .. }) => a == b,
+            (Op::WarpSync { mask: a }, Op::WarpSync { mask: b }) => a == b,
+            (
+                Op::Shfl {
+                    mode: m1,
+                    mask: a,
+                    c: c1,
+                    ..
+                },
+                Op::Shfl {
+                    mode: m2,
+                    mask: b,
+                    c: c2,
+                    ..
+                },
+            ) => m1 == m2 && a == b && c1 == c2,
+            (
+                Op::Vote {
+                    kind: k1, mask: a, ..
+                },
+                Op::Vote {
+                    kind: k2, mask: b, ..
+                },
+            ) => k1 == k2 && a == b,
+            (
+                Op::Match {
+                    all: x1,
+                    mask: a,
+                    wide: w1,
+                    ..
+                },
+                Op::Match {
+                    all: x2,
+                    mask: b,
+                    wide: w2,
+                    ..
+                },
+            ) => x1 == x2 && a == b && w1 == w2,
+            (
+                Op::Redux {
+                    op: o1, mask: a, ..
+                },
+                Op::Redux {
+                    op: o2, mask: b, ..
+                },
+            ) => o1 == o2 && a == b,
+            _ => false,
+        }
+    }
+}
+
+/// What a suspended thread asks of the scheduler.
+#[derive(Debug)]
+pub(crate) enum Request {
+    /// Wait for the rest of the group, then resume with the result.
+    Collective { op: Op, site: Site },
+    /// The thread made a tile whose parent does not split evenly.
+    PartialTile {
+        size: u32,
+        parent_size: u32,
+        site: Site,
+    },
+    /// The thread used up its step budget.
+    OutOfSteps { steps: u64, site: Site },
+    /// The thread has read the same few locations `reads` times while
+    /// nothing in the block changed: let the others run.
+    Spin {
+        site: Site,
+        reads: u64,
+        global: bool,
+    },
+    /// Schedule exploration: let another thread run here.
+    Preempt,
+    /// The thread broke a rule that stops the launch.
+    Stop(Box<Violation>),
+}
+
+pub(crate) type LaneYielder = Yielder<u64, Request>;
+
+/// What every block of a launch shares.
+pub(crate) struct LaunchShared {
+    /// The launch's buffer parameters, by name.
+    pub buffers: Buffers,
+    /// Writes to global memory by every block so far (on a cache line of
+    /// its own: every host thread writes it).
+    pub progress: Progress,
+    /// Steps one thread may take.
+    pub budget: u64,
+    /// Reads of unchanging memory after which a spinning thread is
+    /// stopped.
+    pub spin_limit: u64,
+    /// With schedule exploration: one in how many steps lets another
+    /// thread run (0: never).
+    pub preempt_one_in: u32,
+}
+
+/// A counter alone on its cache line.
+#[repr(align(128))]
+#[derive(Default)]
+pub(crate) struct Progress(pub AtomicU64);
+
+/// Reads a thread made since anything in its block (or, for global
+/// memory, the launch) last changed, and of which locations.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SpinTrack {
+    reads: u64,
+    /// The progress counters when counting started.
+    seen: u64,
+    locations: [usize; SPIN_LOCATIONS],
+    used: u8,
+    global: bool,
+}
+
+/// How many distinct locations a spin loop may poll.
+const SPIN_LOCATIONS: usize = 4;
+
+/// A spinning thread lets the others run every this many reads.
+pub(crate) const SPIN_SLICE: u64 = 256;
+
+/// The context of one emulated thread.
+pub(crate) struct LaneCtx {
+    pub info: LaneInfo,
+    /// The block's scratch, shared by all its threads.
+    pub scratch: *mut u8,
+    /// The block's shared arrays and their race detector.
+    pub shared: *const RefCell<BlockShared>,
+    /// The shared memory of the blocks of the block's cluster, by rank in
+    /// the cluster (`peer_count` of them; none without clusters).
+    pub peers: *const RefCell<BlockShared>,
+    pub peer_count: u32,
+    /// What the launch's blocks share.
+    pub launch: *const LaunchShared,
+    pub yielder: Cell<*const LaneYielder>,
+    pub steps: Cell<u64>,
+    /// The launch's step budget and preemption rate, copied here so that
+    /// counting a step reads only this thread's context.
+    pub budget: u64,
+    pub preempt_one_in: u32,
+    pub spin: Cell<SpinTrack>,
+    /// Schedule exploration's random state (xorshift), 0 when off.
+    pub rng: Cell<u64>,
+    /// Set while the block's end unwinds the thread's stack.
+    pub unwinding: Cell<bool>,
+    /// Whether the thread made an atomic access to global memory or a
+    /// fence since the launch began or the last grid sync: its reads of
+    /// global memory may follow a flag protocol, and are not checked
+    /// against other blocks' writes.
+    pub ordered: Cell<bool>,
+    /// Where the thread's current collective was called from, when the
+    /// scheduler asked ([`CAPTURE_CALLERS`]).
+    pub callers: RefCell<Vec<crate::backend::cpu::PanicLocation>>,
+}
+
+impl LaneCtx {
+    fn launch(&self) -> &LaunchShared {
+        // SAFETY: the launch outlives its blocks' lanes.
+        unsafe { &*self.launch }
+    }
+}
+
+/// The next value of a xorshift64 generator (never 0 from a non-zero
+/// state).
+pub(crate) fn xorshift(mut x: u64) -> u64 {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    x
+}
+
+std::thread_local! {
+    static CURRENT: Cell<*const LaneCtx> = const { Cell::new(core::ptr::null()) };
+}
+
+/// Makes `ctx` the current lane of this OS thread until [`leave`].
+pub(crate) fn enter(ctx: &LaneCtx) {
+    CURRENT.with(|c| c.set(ctx));
+}
+
+pub(crate) fn leave() {
+    CURRENT.with(|c| c.set(core::ptr::null()));
+}
+
+#[cold]
+#[track_caller]
+fn outside_kernel() -> ! {
+    panic!(
+        "coop: a handle method was called outside a kernel launch. Handle methods act on the \
+         threads of a launched kernel: launch the kernel through coop_host, on the GPU or on \
+         the CPU backend (`coop_host::Cpu`)"
+    )
+}
+
+pub(crate) fn current_ctx() -> &'static LaneCtx {
+    current()
+}
+
+#[inline]
+fn current() -> &'static LaneCtx {
+    let ptr = CURRENT.with(|c| c.get());
+    if ptr.is_null() {
+        outside_kernel()
+    }
+    // SAFETY: set by the scheduler to a context that outlives the resume
+    // during which the lane runs.
+    unsafe { &*ptr }
+}
+
+/// Reads the current lane's context (its indices and the launch's shape),
+/// which is not a step: reading them changes nothing, and they are read
+/// far more often than anything else.
+#[inline]
+pub(crate) fn info<R>(read: impl FnOnce(&LaneInfo) -> R) -> R {
+    read(&current().info)
+}
+
+/// Counts one step of the current lane and reads its context.
+#[track_caller]
+pub(crate) fn step<R>(site: Site, read: impl FnOnce(&LaneInfo) -> R) -> R {
+    read(&count_step(site).info)
+}
+
+/// Where region `region` (the array at `own` in the calling block) lives
+/// in block `rank` of the calling block's cluster: distributed shared
+/// memory. A rank outside the cluster, an array the peer has not bound, or
+/// a peer whose threads have all returned stops the launch.
+pub(crate) fn remote_shared(region: u32, own: *mut u8, rank: u32, site: Site) -> *mut u8 {
+    let ctx = count_step(site);
+    let count = ctx.peer_count.max(1);
+    if rank >= count {
+        fail_at(
+            format!(
+                "coop: block rank {rank} of the cluster is out of range: the cluster has {count} \
+                 block{} (at {site})",
+                if count == 1 { "" } else { "s" }
+            ),
+            site,
+        );
+    }
+    if ctx.peer_count == 0 {
+        return own;
+    }
+    // SAFETY: the cluster's runner keeps its blocks' shared memory alive
+    // while their lanes run, and one lane runs at a time.
+    let peer = unsafe { &*ctx.peers.add(rank as usize) };
+    let own_key = block_shared(|s| s.region_storage(region).map(|(k, _)| k));
+    let mut peer = peer.borrow_mut();
+    if peer.ended {
+        drop(peer);
+        fail_at(
+            format!(
+                "coop: block {rank} of the cluster returned while its shared array was shared: \
+                 a block's shared memory ends with it; end the sharing with `unshare(&cluster)` \
+                 or `publish(&cluster)` (a cluster barrier) before any block returns (at {site})"
+            ),
+            site,
+        );
+    }
+    match peer.region_storage(region) {
+        Some((key, ptr)) if Some(key) == own_key => ptr,
+        _ => {
+            drop(peer);
+            fail_at(
+                format!(
+                    "coop: block {rank} of the cluster has not bound this shared array (at {site})"
+                ),
+                site,
+            )
+        }
+    }
+}
+
+/// [`remote_shared`] for a store into element `index`: a second write of
+/// the element by another thread of the cluster since the last cluster
+/// barrier is a race, reported with both writers.
+pub(crate) fn remote_store(
+    region: u32,
+    own: *mut u8,
+    rank: u32,
+    index: u32,
+    site: Site,
+) -> *mut u8 {
+    let ptr = remote_shared(region, own, rank, site);
+    let ctx = current();
+    let me = (ctx.info.block, ctx.info.rank);
+    let owner = if ctx.peer_count == 0 {
+        // SAFETY: the block's own shared memory, alive while it runs.
+        unsafe { &*ctx.shared }
+    } else {
+        // SAFETY: as in `remote_shared`, which checked `rank`.
+        unsafe { &*ctx.peers.add(rank as usize) }
+    };
+    let mut owner = owner.borrow_mut();
+    let earlier = *owner
+        .remote_writes
+        .entry((region, index))
+        .or_insert((me.0, me.1, site));
+    owner.mark_written(region, index);
+    if (earlier.0, earlier.1) != me {
+        let (array, element) = owner.array_element(region, index);
+        drop(owner);
+        abort(Request::Stop(Box::new(Violation::ClusterRace {
+            array,
+            element,
+            owner: rank,
+            first: (earlier.0, earlier.1, earlier.2),
+            second: (me.0, me.1, site),
+        })));
+    }
+    ptr
+}
+
+/// A fence by the current lane: a step, after which its reads of global
+/// memory may follow a flag protocol.
+pub(crate) fn fence(site: Site) {
+    count_step(site).ordered.set(true);
+}
+
+/// Counts one step of the current lane, stopping it when its budget is
+/// spent; returns its context.
+#[inline]
+fn count_step(site: Site) -> &'static LaneCtx {
+    let ctx = current();
+    let steps = ctx.steps.get() + 1;
+    ctx.steps.set(steps);
+    if steps > ctx.budget {
+        abort(Request::OutOfSteps { steps, site });
+    }
+    if ctx.preempt_one_in != 0 {
+        let r = xorshift(ctx.rng.get());
+        ctx.rng.set(r);
+        if r.is_multiple_of(ctx.preempt_one_in as u64) {
+            suspend_ctx(ctx, Request::Preempt);
+        }
+    }
+    ctx
+}
+
+/// Counts a read of `location` towards spin detection: after
+/// [`SPIN_SLICE`] reads of at most a few locations with nothing written in
+/// between, the thread lets the others run.
+fn note_read(ctx: &LaneCtx, location: usize, global: bool, site: Site) {
+    let progress = block_shared(|s| s.progress())
+        .wrapping_add(ctx.launch().progress.0.load(Ordering::Relaxed) << 32);
+    let mut t = ctx.spin.get();
+    if t.seen != progress {
+        t = SpinTrack {
+            seen: progress,
+            ..SpinTrack::default()
+        };
+    }
+    if !t.locations[..t.used as usize].contains(&location) {
+        if (t.used as usize) < SPIN_LOCATIONS {
+            t.locations[t.used as usize] = location;
+            t.used += 1;
+        } else {
+            // Reading ever new locations: a scan, not a spin.
+            t = SpinTrack {
+                seen: progress,
+                used: 1,
+                ..SpinTrack::default()
+            };
+            t.locations[0] = location;
+        }
+    }
+    t.reads += 1;
+    t.global |= global;
+    ctx.spin.set(t);
+    if t.reads.is_multiple_of(SPIN_SLICE) {
+        suspend(Request::Spin {
+            site,
+            reads: t.reads,
+            global: t.global,
+        });
+    }
+}
+
+fn suspend(request: Request) -> u64 {
+    suspend_ctx(current(), request)
+}
+
+fn suspend_ctx(ctx: &LaneCtx, request: Request) -> u64 {
+    // SAFETY: the yielder was set when the lane's coroutine started and
+    // lives as long as the coroutine, which is running now.
+    let yielder = unsafe { &*ctx.yielder.get() };
+    yielder.suspend(request)
+}
+
+/// The current block's scratch.
+pub(crate) fn block_scratch() -> *mut u8 {
+    current().scratch
+}
+
+/// Runs `f` on the current block's shared memory.
+pub(crate) fn block_shared<R>(f: impl FnOnce(&mut BlockShared) -> R) -> R {
+    // SAFETY: the scheduler keeps the block's shared memory alive while its
+    // lanes run, and only one lane runs at a time.
+    let shared = unsafe { &*current().shared };
+    f(&mut shared.borrow_mut())
+}
+
+/// Counts a step and checks an access of shared memory; a race stops the
+/// launch. Reads and atomics count towards spin detection (an atomic that
+/// changes the element counts as a write through [`note_modified`]).
+pub(crate) fn shared_access(region: u32, index: u32, kind: AccessKind, site: Site) {
+    let ctx = count_step(site);
+    let rank = ctx.info.rank;
+    let checked = block_shared(|s| s.access(region, index, kind, rank, site));
+    if let Err(violation) = checked {
+        abort(Request::Stop(Box::new(violation)));
+    }
+    if kind != AccessKind::Write {
+        note_read(ctx, (region as usize) << 32 | index as usize, false, site);
+    }
+}
+
+/// Counts a step and checks an access of element `index` of the global
+/// buffer that starts at `addr` (an `Out<T>` parameter's); a race stops the
+/// launch. Atomics count towards spin detection.
+pub(crate) fn global_access(addr: usize, index: usize, kind: AccessKind, site: Site) {
+    let ctx = count_step(site);
+    let info = ctx.info;
+    let launch = ctx.launch();
+    let Some((buffer, _)) = launch.buffers.find(addr) else {
+        return; // a buffer the kernel made itself: not checked
+    };
+    if kind == AccessKind::Atomic {
+        ctx.ordered.set(true);
+    }
+    let across_blocks = kind != AccessKind::Read || !ctx.ordered.get();
+    let checked =
+        block_shared(|s| s.global_access(buffer, index, kind, info.rank, site, across_blocks));
+    if let Err(pair) = checked {
+        let violation = global_state::block_race(&launch.buffers, info.block, buffer, index, pair);
+        abort(Request::Stop(Box::new(violation)));
+    }
+    match kind {
+        AccessKind::Write => note_modified(true),
+        _ => note_read(ctx, addr.wrapping_add(index), true, site),
+    }
+}
+
+/// An atomic (or write) changed memory: what spinning threads wait for.
+pub(crate) fn note_modified(global: bool) {
+    let ctx = current();
+    block_shared(|s| s.note_write());
+    if global {
+        ctx.launch().progress.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// `thread 5` in a 1-D block, `thread (5, 2)` in a 2-D one.
+pub(crate) fn thread_name(t: Dim3) -> String {
+    let d = current().info.block_dim;
+    let rank = t.x + d.x * (t.y + d.y * t.z);
+    crate::backend::cpu::Threads::from_ranks([rank])
+        .in_block(d)
+        .to_string()
+}
+
+/// Stops the launch: the current thread failed a check of coop's at
+/// `site`, with `message` (a panic, located at the kernel's call).
+pub(crate) fn fail_at(message: String, site: Site) -> ! {
+    let thread = current().info.rank;
+    abort(Request::Stop(Box::new(Violation::Panic {
+        thread,
+        message,
+        location: Some(location_of(site)),
+    })))
+}
+
+fn location_of(site: Site) -> crate::backend::cpu::PanicLocation {
+    crate::backend::cpu::PanicLocation {
+        file: site.file().to_string(),
+        line: site.line(),
+        column: site.column(),
+    }
+}
+
+/// Stops the launch: the current thread indexed `buffer` out of bounds.
+pub(crate) fn out_of_bounds(
+    buffer: String,
+    call: &'static str,
+    index: usize,
+    len: usize,
+    site: Site,
+) -> ! {
+    let thread = current().info.rank;
+    abort(Request::Stop(Box::new(Violation::OutOfBounds {
+        buffer,
+        call,
+        index,
+        len,
+        thread,
+        location: Some(location_of(site)),
+    })))
+}
+
+/// The name of the launch's buffer that starts at `addr`.
+pub(crate) fn buffer_name(addr: usize) -> Option<&'static str> {
+    let launch = current().launch();
+    launch
+        .buffers
+        .find(addr)
+        .map(|(i, _)| launch.buffers.name(i))
+}
+
+/// Suspends the current lane at a collective; returns its result.
+#[inline]
+pub(crate) fn collective(op: Op, site: Site) -> u64 {
+    let ctx = count_step(site);
+    let mut result = suspend_ctx(ctx, Request::Collective { op, site });
+    while result == CAPTURE_CALLERS {
+        // The scheduler, naming a broken rule, asks where this call came
+        // from; the thread stays at its collective.
+        ctx.callers.replace(callers_of(site));
+        result = suspend_ctx(ctx, Request::Collective { op, site });
+    }
+    result
+}
+
+/// What the scheduler resumes a thread waiting at a collective with to ask
+/// for its callers: no collective returns it (their results are 32 bits,
+/// or a match's mask with bit 32).
+pub(crate) const CAPTURE_CALLERS: u64 = u64::MAX - 7;
+
+/// Where the function holding `site` was called from, innermost first: the
+/// frames of the running thread's stack in the kernel's crate (not coop's,
+/// the standard library's or the coroutine library's) above the one at
+/// `site`. Empty without line information.
+#[cold]
+fn callers_of(site: Site) -> Vec<crate::backend::cpu::PanicLocation> {
+    let trace = std::backtrace::Backtrace::force_capture().to_string();
+    let mut frames: Vec<(String, Option<crate::backend::cpu::PanicLocation>)> = Vec::new();
+    let mut lines = trace.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some((number, symbol)) = line.trim_start().split_once(": ") else {
+            continue;
+        };
+        if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let at = lines
+            .peek()
+            .and_then(|l| l.trim_start().strip_prefix("at "))
+            .and_then(parse_location);
+        frames.push((symbol.to_string(), at));
+    }
+    // The stack above the kernel's entry is the scheduler's, then the
+    // launching program's.
+    if let Some(entry) = frames
+        .iter()
+        .position(|(symbol, _)| symbol.contains("as coop::kernel::Kernel>::run_lane"))
+    {
+        frames.truncate(entry);
+    }
+    let user: Vec<crate::backend::cpu::PanicLocation> = frames
+        .into_iter()
+        .filter(|(symbol, _)| in_kernel_crate(symbol))
+        .filter_map(|(_, at)| at)
+        .collect();
+    let here = user.iter().position(|l| {
+        l.line == site.line() && (l.file.ends_with(site.file()) || site.file().ends_with(&l.file))
+    });
+    let Some(i) = here else {
+        return Vec::new();
+    };
+    // Debug information names files from the package's folder, `Location`
+    // from the workspace's: write the callers as `site` is written.
+    let prefix = site
+        .file()
+        .strip_suffix(user[i].file.as_str())
+        .unwrap_or("")
+        .to_string();
+    user.into_iter()
+        .skip(i + 1)
+        .take(4)
+        .map(|mut l| {
+            if !l.file.starts_with('/') {
+                l.file = format!("{prefix}{}", l.file);
+            }
+            l
+        })
+        .collect()
+}
+
+/// Whether a frame's symbol belongs to the kernel's own code.
+fn in_kernel_crate(symbol: &str) -> bool {
+    const NOT: [&str; 8] = [
+        "coop::",
+        "std::",
+        "core::",
+        "alloc::",
+        "corosensei",
+        "__rust",
+        "rust_",
+        "_start",
+    ];
+    let bare = symbol.trim_start_matches('<');
+    !NOT.iter().any(|p| bare.starts_with(p))
+}
+
+/// `path:line:column`.
+fn parse_location(text: &str) -> Option<crate::backend::cpu::PanicLocation> {
+    let mut parts = text.rsplitn(3, ':');
+    let column = parts.next()?.trim().parse().ok()?;
+    let line = parts.next()?.trim().parse().ok()?;
+    let file = parts.next()?.trim_start_matches("./").to_string();
+    Some(crate::backend::cpu::PanicLocation { file, line, column })
+}
+
+/// Reports a broken rule; the scheduler ends the launch and never resumes
+/// this lane.
+pub(crate) fn abort(request: Request) -> ! {
+    suspend(request);
+    unreachable!("the CPU backend resumed a lane it had stopped")
+}

@@ -1,0 +1,1040 @@
+//! Runs one thread block: every thread is a coroutine, run in rank order
+//! until it reaches a collective or returns; then the collectives whose
+//! whole group has arrived are resolved, or the rule that stops them from
+//! ever completing is reported. The order never depends on the host's
+//! thread scheduling, so a launch is deterministic.
+
+use super::global_state::BlockGlobal;
+use super::lane::{self, LaneCtx, LaneInfo, LaunchShared, Op, Request, VoteKind};
+use super::panics::Capture;
+use super::semantics::{lanes_where, shfl_source};
+use super::shared_state::{BlockShared, SiteTotals};
+use crate::backend::cpu::diagnostics::{Arrival, Threads, Violation};
+use crate::backend::Site;
+use crate::Dim3;
+use core::cell::{Cell, RefCell};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult};
+use std::any::Any;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+/// A thread's coroutine: resumed with a collective's result, suspends with
+/// a request, returns the payload of its panic if it panicked (caught
+/// inside, so that a resume needs no `catch_unwind` of its own).
+type LaneCoroutine = Coroutine<u64, Request, Option<Box<dyn Any + Send>>, DefaultStack>;
+
+/// Coroutine stacks, reused across blocks and launches: each host thread
+/// running blocks keeps its own, and hands them to a process-wide pool when
+/// its launch ends, so that the next launch finds them mapped and touched.
+pub(crate) struct Stacks {
+    pool: Vec<DefaultStack>,
+    size: usize,
+}
+
+/// Stacks no launch is using, by size, at most [`POOLED_STACKS`].
+static POOL: std::sync::Mutex<Vec<(usize, DefaultStack)>> = std::sync::Mutex::new(Vec::new());
+
+/// How many idle stacks the process keeps (4 blocks of 1024 threads).
+const POOLED_STACKS: usize = 4096;
+
+impl Stacks {
+    pub fn new(size: usize) -> Self {
+        Stacks {
+            pool: Vec::new(),
+            size,
+        }
+    }
+
+    fn take(&mut self) -> Result<DefaultStack, Violation> {
+        if let Some(stack) = self.pool.pop() {
+            return Ok(stack);
+        }
+        {
+            let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+            let mut i = pool.len();
+            // A few at a time, so that the host threads of a launch share
+            // the pool.
+            while i > 0 && self.pool.len() < 32 {
+                i -= 1;
+                if pool[i].0 == self.size {
+                    self.pool.push(pool.swap_remove(i).1);
+                }
+            }
+        }
+        match self.pool.pop() {
+            Some(stack) => Ok(stack),
+            None => DefaultStack::new(self.size).map_err(|e| Violation::Resources {
+                what: format!("a {} KiB coroutine stack: {e}", self.size / 1024),
+            }),
+        }
+    }
+}
+
+impl Drop for Stacks {
+    fn drop(&mut self) {
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        let room = POOLED_STACKS.saturating_sub(pool.len());
+        let size = self.size;
+        pool.extend(self.pool.drain(..).take(room).map(|s| (size, s)));
+    }
+}
+
+/// Counters of one launch.
+#[derive(Debug, Default)]
+pub(crate) struct Counts {
+    pub collectives: u64,
+    pub barriers: u64,
+    /// Grid syncs completed (one per launch per call).
+    pub grid_syncs: u64,
+    /// Cluster syncs completed (one per cluster per call).
+    pub cluster_syncs: u64,
+    pub steps: u64,
+    /// Shared-memory requests and transactions per access site.
+    pub shared: SiteTotals,
+}
+
+impl Counts {
+    /// Adds another host thread's counts.
+    pub fn add(&mut self, other: Counts) {
+        self.collectives += other.collectives;
+        self.barriers += other.barriers;
+        self.grid_syncs += other.grid_syncs;
+        self.cluster_syncs += other.cluster_syncs;
+        self.steps += other.steps;
+        for (key, site) in other.shared {
+            self.shared
+                .entry(key)
+                .and_modify(|s| {
+                    s.requests += site.requests;
+                    s.transactions += site.transactions;
+                })
+                .or_insert(site);
+        }
+    }
+}
+
+/// The shape of the launch and which block this is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Geometry {
+    pub block: Dim3,
+    pub block_dim: Dim3,
+    pub grid_dim: Dim3,
+    /// Dynamic shared memory per block, in bytes.
+    pub dynamic_shared: u32,
+    /// The cluster shape in blocks (1, 1, 1 without clusters).
+    pub cluster_dim: Dim3,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    Ready(u64),
+    Waiting {
+        op: Op,
+        site: Site,
+    },
+    /// Stopped in a loop that reads without anything changing.
+    Spinning {
+        site: Site,
+        reads: u64,
+        global: bool,
+    },
+    Done,
+}
+
+struct Lane {
+    co: Option<LaneCoroutine>,
+    state: State,
+}
+
+pub(crate) struct Block<'a> {
+    lanes: Vec<Lane>,
+    /// Each lane's context, in one allocation that never moves (the lanes'
+    /// coroutines point into it).
+    ctxs: Box<[LaneCtx]>,
+    /// Keeps the block's scratch alive (the lanes hold pointers into it).
+    _scratch: Box<[u128]>,
+    shared: &'a RefCell<BlockShared>,
+    stacks: &'a RefCell<Stacks>,
+    body: &'a dyn Fn(),
+    /// Records where a thread panics while the block runs.
+    panics: Capture,
+    launch: &'a LaunchShared,
+    /// Schedule exploration's random state for the order of lanes (0:
+    /// rank order).
+    rng: u64,
+    /// Whether every block before this one has ended (a block spinning on
+    /// global memory may wait for them).
+    earlier_done: &'a dyn Fn() -> bool,
+    /// Whether the block runs beside the others of a cooperative launch,
+    /// on the same host thread: a block spinning on global memory lets them
+    /// run instead of waiting here.
+    cooperative: bool,
+}
+
+/// Why [`Block::run`] returned without an error.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Pause {
+    /// Every thread returned.
+    Done,
+    /// Every thread waits at the grid or cluster sync at this site.
+    GroupSync(Site),
+    /// (Cooperative launches.) The threads left spin on global memory that
+    /// another block may change; `stuck` once they have reached the spin
+    /// limit.
+    Blocked { stuck: bool },
+}
+
+impl Drop for Block<'_> {
+    /// Unwinds the threads a broken rule left suspended, running their
+    /// destructors, and keeps their stacks.
+    fn drop(&mut self) {
+        for (lane, ctx) in self.lanes.iter_mut().zip(self.ctxs.iter()) {
+            if let Some(mut co) = lane.co.take() {
+                ctx.unwinding.set(true);
+                lane::enter(ctx);
+                let _ = catch_unwind(AssertUnwindSafe(|| co.force_unwind()));
+                lane::leave();
+                if co.done() {
+                    self.stacks.borrow_mut().pool.push(co.into_stack());
+                }
+            }
+        }
+    }
+}
+
+/// How one block is run: its place in the launch and what it shares with
+/// the others.
+pub(crate) struct BlockRun<'a> {
+    pub geometry: Geometry,
+    pub body: &'a dyn Fn(),
+    pub launch: &'a LaunchShared,
+    /// Schedule exploration's seed for this block (0: rank order).
+    pub seed: u64,
+    /// Whether every earlier block has ended (in a cooperative launch:
+    /// whether every other block is stuck).
+    pub earlier_done: &'a dyn Fn() -> bool,
+}
+
+/// Runs block `run.geometry.block` of a launch to its end; returns what it
+/// did to global memory.
+pub(crate) fn run_block(
+    run: BlockRun<'_>,
+    stacks: &RefCell<Stacks>,
+    counts: &mut Counts,
+) -> Result<BlockGlobal, Violation> {
+    let shared = RefCell::new(BlockShared::new(
+        run.geometry.block_dim.volume() as u32,
+        run.geometry.dynamic_shared,
+    ));
+    let mut block = Block::new(run, stacks, &shared, &[], false);
+    let mut result = loop {
+        match block.run(counts) {
+            Ok(Pause::Done) => break Ok(()),
+            // Only a cooperative kernel syncs its grid, and the emulator
+            // runs those with `cooperative::run_grid`: a block run alone is
+            // a grid of one block.
+            Ok(Pause::GroupSync(_)) => {
+                if let Err(v) = block.release_group_sync(counts) {
+                    break Err(v);
+                }
+            }
+            Ok(Pause::Blocked { .. }) => unreachable!("only cooperative blocks pause to wait"),
+            Err(v) => break Err(v),
+        }
+    };
+    if let Err(violation) = &mut result {
+        block.find_callers(violation);
+    }
+    counts.steps += block.steps();
+    drop(block);
+    close_block(shared.into_inner(), result, counts)
+}
+
+/// A block's end: the first of its errors (a read of an unwritten element
+/// comes before what stopped the block, unless the race is what the read
+/// turned into), or the end-of-kernel checks; its shared-memory counts; and
+/// what it did to global memory since the last grid sync.
+pub(crate) fn close_block(
+    mut shared: BlockShared,
+    result: Result<(), Violation>,
+    counts: &mut Counts,
+) -> Result<BlockGlobal, Violation> {
+    let result = match result {
+        Err(v) if !matches!(v, Violation::SharedRace { .. }) => {
+            Err(shared.take_unwritten().unwrap_or(v))
+        }
+        Err(v) => Err(v),
+        Ok(()) => shared.end(),
+    };
+    let global = shared.take_global();
+    shared.finish(&mut counts.shared);
+    result.map(|()| global)
+}
+
+impl<'a> Block<'a> {
+    /// Block `run.geometry.block`, its threads not started yet, with
+    /// `shared` as its shared memory.
+    pub(crate) fn new(
+        run: BlockRun<'a>,
+        stacks: &'a RefCell<Stacks>,
+        shared: &'a RefCell<BlockShared>,
+        peers: &'a [RefCell<BlockShared>],
+        cooperative: bool,
+    ) -> Self {
+        let BlockRun {
+            geometry,
+            body,
+            launch,
+            seed,
+            earlier_done,
+        } = run;
+        let d = geometry.block_dim;
+        let threads = d.volume() as u32;
+        // Uninitialised on the GPU; zeroed here, which is one of its
+        // possible contents.
+        let mut scratch =
+            vec![0u128; crate::backend::BLOCK_SCRATCH_BYTES.div_ceil(16)].into_boxed_slice();
+        let scratch_ptr = scratch.as_mut_ptr() as *mut u8;
+        let ctxs: Box<[LaneCtx]> = (0..threads)
+            .map(|rank| {
+                let thread = Dim3::new(rank % d.x, (rank / d.x) % d.y, rank / (d.x * d.y));
+                LaneCtx {
+                    info: LaneInfo {
+                        thread,
+                        block: geometry.block,
+                        block_dim: d,
+                        grid_dim: geometry.grid_dim,
+                        rank,
+                        dynamic_shared: geometry.dynamic_shared,
+                        cluster_dim: geometry.cluster_dim,
+                    },
+                    scratch: scratch_ptr,
+                    shared,
+                    peers: peers.as_ptr(),
+                    peer_count: peers.len() as u32,
+                    launch,
+                    yielder: Cell::new(core::ptr::null()),
+                    steps: Cell::new(0),
+                    budget: launch.budget,
+                    preempt_one_in: launch.preempt_one_in,
+                    spin: Cell::new(Default::default()),
+                    rng: Cell::new(if seed == 0 {
+                        0
+                    } else {
+                        lane::xorshift(seed ^ (rank as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                            | 1
+                    }),
+                    unwinding: Cell::new(false),
+                    ordered: Cell::new(false),
+                    callers: RefCell::new(Vec::new()),
+                }
+            })
+            .collect();
+        let lanes = (0..threads)
+            .map(|_| Lane {
+                co: None,
+                state: State::Ready(0),
+            })
+            .collect();
+        Block {
+            lanes,
+            ctxs,
+            _scratch: scratch,
+            shared,
+            stacks,
+            body,
+            panics: Capture::start(),
+            launch,
+            rng: if seed == 0 {
+                0
+            } else {
+                lane::xorshift(seed) | 1
+            },
+            earlier_done,
+            cooperative,
+        }
+    }
+
+    /// Steps its threads have taken.
+    pub(crate) fn steps(&self) -> u64 {
+        self.ctxs.iter().map(|c| c.steps.get()).sum()
+    }
+
+    /// Every block has arrived at the grid or cluster sync this block
+    /// waits at: its threads go on, in a new interval of the block's race
+    /// detector.
+    pub(crate) fn release_group_sync(&mut self, counts: &mut Counts) -> Result<(), Violation> {
+        for (lane, ctx) in self.lanes.iter_mut().zip(self.ctxs.iter()) {
+            lane.state = State::Ready(0);
+            ctx.ordered.set(false);
+        }
+        self.shared.borrow_mut().barrier()?;
+        counts.barriers += 1;
+        Ok(())
+    }
+}
+
+impl Block<'_> {
+    /// Runs the block's threads until they have all returned, or (in a
+    /// cooperative launch) all wait at a grid sync or for another block.
+    pub(crate) fn run(&mut self, counts: &mut Counts) -> Result<Pause, Violation> {
+        let n = self.lanes.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        loop {
+            if self.rng != 0 {
+                // Schedule exploration: a new order of the lanes each round.
+                for i in (1..order.len()).rev() {
+                    self.rng = lane::xorshift(self.rng);
+                    order.swap(i, (self.rng % (i as u64 + 1)) as usize);
+                }
+                for &i in &order {
+                    if let State::Ready(value) = self.lanes[i].state {
+                        self.resume(i, value)?;
+                    }
+                }
+            } else {
+                // Warp by warp: run a warp's threads and complete its
+                // collectives until it waits for the rest of the block,
+                // so that the stacks being switched between stay in cache.
+                for lo in (0..n).step_by(32) {
+                    let hi = (lo + 32).min(n);
+                    loop {
+                        for i in lo..hi {
+                            if let State::Ready(value) = self.lanes[i].state {
+                                self.resume(i, value)?;
+                            }
+                        }
+                        if !self.resolve_warps(lo..hi, counts, false)? {
+                            break;
+                        }
+                    }
+                }
+            }
+            if self.lanes.iter().all(|l| matches!(l.state, State::Done)) {
+                return Ok(Pause::Done);
+            }
+            if self
+                .lanes
+                .iter()
+                .any(|l| matches!(l.state, State::Ready(_)))
+            {
+                continue; // preempted by schedule exploration
+            }
+            if self.resolve_warps(0..n, counts, true)? {
+                continue;
+            }
+            match self.resume_spinners()? {
+                Spin::Resumed => continue,
+                Spin::Blocked { stuck } => return Ok(Pause::Blocked { stuck }),
+                Spin::None => {}
+            }
+            if let Some(site) = self.resolve_barrier(counts)? {
+                return Ok(Pause::GroupSync(site));
+            }
+        }
+    }
+
+    /// Adds to each group of threads waiting at a collective in
+    /// `violation` where the call was made from: the first thread of the
+    /// group is resumed once to look at its own stack.
+    pub(crate) fn find_callers(&mut self, violation: &mut Violation) {
+        let arrivals = match violation {
+            Violation::BarrierNotReached { waiting, .. } => waiting,
+            Violation::DivergentBarriers { waiting } => waiting,
+            Violation::DivergentCollective { arrivals, .. } => arrivals,
+            _ => return,
+        };
+        for arrival in arrivals.iter_mut() {
+            let Some(site) = arrival.site else { continue };
+            let Some(&first) = arrival.threads.ranks().first() else {
+                continue;
+            };
+            let i = first as usize;
+            let State::Waiting { site: at, .. } = self.lanes[i].state else {
+                continue;
+            };
+            if !same_site(at, site) || self.resume(i, lane::CAPTURE_CALLERS).is_err() {
+                continue;
+            }
+            arrival.callers = core::mem::take(&mut *self.ctxs[i].callers.borrow_mut());
+        }
+    }
+
+    /// Nothing else can run: let spinning threads poll again, or report
+    /// that they spin forever.
+    fn resume_spinners(&mut self) -> Result<Spin, Violation> {
+        let spinners: Vec<usize> = (0..self.lanes.len())
+            .filter(|&i| matches!(self.lanes[i].state, State::Spinning { .. }))
+            .collect();
+        if spinners.is_empty() {
+            return Ok(Spin::None);
+        }
+        let limit = self.launch.spin_limit;
+        let stuck = spinners.iter().all(
+            |&i| matches!(self.lanes[i].state, State::Spinning { reads, .. } if reads >= limit),
+        );
+        let global = spinners
+            .iter()
+            .any(|&i| matches!(self.lanes[i].state, State::Spinning { global: true, .. }));
+        // A block waiting on global memory may be waiting for an earlier
+        // block that another host thread still runs.
+        let nothing_to_wait_for = !global || (self.earlier_done)();
+        if stuck && nothing_to_wait_for {
+            let mut spinning = Vec::new();
+            let mut others = Vec::new();
+            let mut reads = 0;
+            for (i, lane) in self.lanes.iter().enumerate() {
+                match lane.state {
+                    State::Spinning { site, reads: r, .. } => {
+                        reads = reads.max(r);
+                        add_arrival(&mut spinning, SPINNING, Some(site), i)
+                    }
+                    State::Waiting { op, site } => {
+                        add_arrival(&mut others, op.name(), Some(site), i)
+                    }
+                    State::Done => add_arrival(&mut others, "returned from the kernel", None, i),
+                    State::Ready(_) => {}
+                }
+            }
+            return Err(Violation::SpinForever {
+                spinning,
+                others,
+                reads,
+                global,
+                cooperative: self.cooperative,
+            });
+        }
+        for &i in &spinners {
+            self.lanes[i].state = State::Ready(0);
+        }
+        if global && self.cooperative {
+            // The other blocks of the launch, run on this host thread
+            // between this block's turns, may write what it waits for.
+            return Ok(Spin::Blocked { stuck });
+        }
+        if stuck {
+            // Earlier blocks, run by other host threads, may still write
+            // what this block waits for.
+            std::thread::yield_now();
+        }
+        Ok(Spin::Resumed)
+    }
+
+    /// Runs thread `i` until it reaches a collective or returns.
+    fn resume(&mut self, i: usize, value: u64) -> Result<(), Violation> {
+        let rank = i as u32;
+        if self.lanes[i].co.is_none() {
+            let stack = self.stacks.borrow_mut().take()?;
+            let body: *const dyn Fn() = self.body;
+            // SAFETY: `body` outlives the coroutine: `Block` is dropped (and
+            // every unfinished coroutine unwound) before `run_block` returns.
+            let co = unsafe {
+                LaneCoroutine::with_stack_unchecked(stack, move |yielder, _| {
+                    let ctx = lane_ctx();
+                    ctx.yielder.set(yielder);
+                    match catch_unwind(AssertUnwindSafe(|| (*body)())) {
+                        Ok(()) => None,
+                        // The block's end unwinding a stopped thread: let it
+                        // through to the coroutine library.
+                        Err(payload) if ctx.unwinding.get() => resume_unwind(payload),
+                        Err(payload) => Some(payload),
+                    }
+                })
+            };
+            self.lanes[i].co = Some(co);
+        }
+        let lane = &mut self.lanes[i];
+        let co = lane.co.as_mut().expect("created above");
+        lane::enter(&self.ctxs[i]);
+        let result = match co.resume(value) {
+            CoroutineResult::Return(Some(payload)) => Err(payload),
+            other => Ok(other),
+        };
+        lane::leave();
+        match result {
+            Ok(CoroutineResult::Yield(Request::Collective { op, site })) => {
+                lane.state = State::Waiting { op, site };
+                Ok(())
+            }
+            Ok(CoroutineResult::Yield(Request::PartialTile {
+                size,
+                parent_size,
+                site,
+            })) => Err(Violation::PartialTile {
+                tile_size: size,
+                parent_size,
+                thread: rank,
+                site,
+            }),
+            Ok(CoroutineResult::Yield(Request::OutOfSteps { steps, site })) => {
+                Err(Violation::OutOfSteps {
+                    thread: rank,
+                    steps: steps - 1,
+                    site,
+                })
+            }
+            Ok(CoroutineResult::Yield(Request::Stop(violation))) => Err(*violation),
+            Ok(CoroutineResult::Yield(Request::Spin {
+                site,
+                reads,
+                global,
+            })) => {
+                lane.state = State::Spinning {
+                    site,
+                    reads,
+                    global,
+                };
+                Ok(())
+            }
+            Ok(CoroutineResult::Yield(Request::Preempt)) => {
+                lane.state = State::Ready(0);
+                Ok(())
+            }
+            Ok(CoroutineResult::Return(_)) => {
+                lane.state = State::Done;
+                let co = lane.co.take().expect("finished coroutine");
+                self.stacks.borrow_mut().pool.push(co.into_stack());
+                Ok(())
+            }
+            Err(payload) => {
+                lane.state = State::Done;
+                lane.co = None;
+                let message = payload
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "(a panic without a message)".into());
+                let location = self.panics.take();
+                if let Some((index, len)) = slice_index(&message) {
+                    let names = self.launch.buffers.slices_of_len(len);
+                    if !names.is_empty() {
+                        return Err(Violation::OutOfBounds {
+                            buffer: names.join("` or `"),
+                            call: "index",
+                            index,
+                            len,
+                            thread: rank,
+                            location,
+                        });
+                    }
+                }
+                Err(Violation::Panic {
+                    thread: rank,
+                    message,
+                    location,
+                })
+            }
+        }
+    }
+
+    /// The threads of `lanes` have stopped: complete the warp collectives
+    /// among them whose groups have all arrived (whether any did); with
+    /// `diagnose`, when none did, report why one never will.
+    fn resolve_warps(
+        &mut self,
+        lanes: core::ops::Range<usize>,
+        counts: &mut Counts,
+        diagnose: bool,
+    ) -> Result<bool, Violation> {
+        let n = self.lanes.len();
+        let spinning = diagnose
+            && self
+                .lanes
+                .iter()
+                .any(|l| matches!(l.state, State::Spinning { .. }));
+        // Lanes completed this call, a bit per lane of each warp.
+        let mut handled = [0u32; 32];
+        let mut released = false;
+        let mut stuck = None;
+        for i in lanes {
+            let State::Waiting { op, site } = self.lanes[i].state else {
+                continue;
+            };
+            if let Op::ActiveMask = op {
+                // The lanes of the warp at this call form the group: none of
+                // them can go on before the others arrive (every lane of the
+                // warp has stopped).
+                let warp_base = i - i % 32;
+                let mut group = 0u32;
+                for l in warp_base..(warp_base + 32).min(n) {
+                    if let State::Waiting {
+                        op: Op::ActiveMask,
+                        site: s,
+                    } = self.lanes[l].state
+                    {
+                        if same_site(s, site) {
+                            group |= 1 << (l - warp_base);
+                        }
+                    }
+                }
+                if self.rng != 0 && group.count_ones() > 1 {
+                    // Schedule exploration: a less converged warp, split
+                    // in two at random (the caller's half first).
+                    self.rng = lane::xorshift(self.rng);
+                    let half = group & self.rng as u32;
+                    let mine = if half & (1 << (i % 32)) != 0 {
+                        half
+                    } else {
+                        group & !half
+                    };
+                    group = mine;
+                }
+                let mut bits = group;
+                while bits != 0 {
+                    let l = warp_base + bits.trailing_zeros() as usize;
+                    self.lanes[l].state = State::Ready(group as u64);
+                    bits &= bits - 1;
+                }
+                handled[i / 32] |= group;
+                counts.collectives += 1;
+                released = true;
+                continue;
+            }
+            if let Op::TileBarrier { size, uniform } = op {
+                // A multi-warp tile: the threads of ranks `base..base + size`.
+                let size = size as usize;
+                let base = i - i % size;
+                let members: Vec<usize> = (base..base + size).collect();
+                let all_here = members.iter().all(|&m| {
+                    m < n
+                        && matches!(self.lanes[m].state,
+                            State::Waiting { op: o, site: s }
+                                if o.same_collective(&op) && same_site(s, site))
+                });
+                if !all_here {
+                    if diagnose && !spinning && stuck.is_none() {
+                        stuck = Some((op, site, members));
+                    }
+                    continue;
+                }
+                if let Some((call, _)) = uniform {
+                    let mut values: Vec<(Threads, u32)> = Vec::new();
+                    for &m in &members {
+                        if let State::Waiting {
+                            op:
+                                Op::TileBarrier {
+                                    uniform: Some((_, v)),
+                                    ..
+                                },
+                            ..
+                        } = self.lanes[m].state
+                        {
+                            match values.iter_mut().find(|(_, x)| *x == v) {
+                                Some((threads, _)) => threads.push(m as u32),
+                                None => values.push((Threads::new(vec![m as u32]), v)),
+                            }
+                        }
+                    }
+                    if values.len() > 1 {
+                        return Err(Violation::NotUniform { call, site, values });
+                    }
+                }
+                for &m in &members {
+                    self.lanes[m].state = State::Ready(0);
+                }
+                self.shared
+                    .borrow_mut()
+                    .multi_warp_sync(base as u32, size as u32);
+                counts.collectives += 1;
+                released = true;
+                continue;
+            }
+            let Some(mask) = op.warp_mask() else { continue };
+            if handled[i / 32] & (1 << (i % 32)) != 0 {
+                continue;
+            }
+            let warp_base = i - i % 32;
+            let mut members = [0usize; 32];
+            let mut count = 0;
+            let mut bits = mask;
+            while bits != 0 {
+                members[count] = warp_base + bits.trailing_zeros() as usize;
+                count += 1;
+                bits &= bits - 1;
+            }
+            let members = &members[..count];
+            let all_here = members.iter().all(|&m| {
+                m < n
+                    && matches!(self.lanes[m].state,
+                        State::Waiting { op: o, site: s }
+                            if o.same_collective(&op) && same_site(s, site))
+            });
+            if !all_here || mask & (1 << (i % 32)) == 0 {
+                // Diagnosed only when nothing else can move: a spinning
+                // member, or one released this round, may still come.
+                if diagnose && !spinning && stuck.is_none() {
+                    stuck = Some((op, site, members.to_vec()));
+                }
+                continue;
+            }
+            let results = self.compute(&op, site, warp_base, members)?;
+            if let Op::WarpSync { mask } = op {
+                self.shared.borrow_mut().tile_sync(warp_base / 32, mask);
+            }
+            for (&m, &r) in members.iter().zip(&results[..count]) {
+                self.lanes[m].state = State::Ready(r);
+            }
+            handled[i / 32] |= mask;
+            counts.collectives += 1;
+            released = true;
+        }
+        if let (false, Some((op, site, members))) = (released, stuck) {
+            let at_block_barrier = self.lanes.iter().any(|l| {
+                matches!(
+                    l.state,
+                    State::Waiting {
+                        op: Op::BlockSync { .. } | Op::GridSync | Op::ClusterSync,
+                        ..
+                    }
+                )
+            });
+            if at_block_barrier {
+                // A block collective (or barrier) called by part of the
+                // block: its warp steps diverge where the block does.
+                if let Some(stalled) = self.stalled_barrier() {
+                    return Err(stalled);
+                }
+            }
+            return Err(self.divergence(op, site, &members));
+        }
+        Ok(released)
+    }
+
+    /// Only threads at block barriers (or returned) remain: complete the
+    /// barrier, or report why it never will. Threads that all wait at a
+    /// grid sync stay there: its site is returned, for the launch to
+    /// complete it once every block has arrived.
+    fn resolve_barrier(&mut self, counts: &mut Counts) -> Result<Option<Site>, Violation> {
+        if let Some(stalled) = self.stalled_barrier() {
+            return Err(stalled);
+        }
+        if let Some(State::Waiting {
+            op: Op::GridSync | Op::ClusterSync,
+            site,
+        }) = self.lanes.first().map(|l| l.state)
+        {
+            return Ok(Some(site));
+        }
+        for lane in &mut self.lanes {
+            lane.state = State::Ready(0);
+        }
+        self.shared.borrow_mut().barrier()?;
+        counts.barriers += 1;
+        Ok(None)
+    }
+
+    /// Why the block's barrier cannot complete, if it cannot: threads
+    /// returned, or wait at different barriers. Threads stopped at a warp
+    /// collective inside a block collective (its shuffles, at the same
+    /// call site) are counted with the block collective, by its name.
+    fn stalled_barrier(&self) -> Option<Violation> {
+        let block_call = |site: Site| {
+            self.lanes.iter().find_map(|l| match l.state {
+                State::Waiting {
+                    op: op @ Op::BlockSync { .. },
+                    site: s,
+                } if s == site => Some(op.name()),
+                _ => None,
+            })
+        };
+        let mut arrivals: Vec<Arrival> = Vec::new();
+        let mut exited = Vec::new();
+        for (i, lane) in self.lanes.iter().enumerate() {
+            match lane.state {
+                State::Waiting { op, site } => {
+                    let name = block_call(site).unwrap_or(op.name());
+                    add_arrival(&mut arrivals, name, Some(site), i)
+                }
+                State::Done => exited.push(i as u32),
+                State::Spinning { site, .. } => add_arrival(&mut arrivals, SPINNING, Some(site), i),
+                State::Ready(_) => unreachable!("barriers resolve when no thread runs"),
+            }
+        }
+        if !exited.is_empty() {
+            return Some(Violation::BarrierNotReached {
+                waiting: arrivals,
+                exited: Threads::new(exited),
+            });
+        }
+        if arrivals.len() > 1 {
+            return Some(Violation::DivergentBarriers { waiting: arrivals });
+        }
+        None
+    }
+
+    /// The results of a warp collective for each member, in member order.
+    fn compute(
+        &self,
+        op: &Op,
+        site: Site,
+        warp_base: usize,
+        members: &[usize],
+    ) -> Result<[u64; 32], Violation> {
+        let operand = |m: usize| match self.lanes[m].state {
+            State::Waiting { op, .. } => op,
+            _ => unreachable!("members are waiting"),
+        };
+        let lane_of = |m: usize| (m - warp_base) as u32;
+        Ok(match *op {
+            Op::BlockSync { .. }
+            | Op::GridSync
+            | Op::ClusterSync
+            | Op::ActiveMask
+            | Op::TileBarrier { .. } => unreachable!("not completed here"),
+            Op::WarpSync { .. } => [0; 32],
+            Op::Shfl { mode, mask, .. } => {
+                let mut out = [0u64; 32];
+                for (k, &m) in members.iter().enumerate() {
+                    let Op::Shfl { b, c, .. } = operand(m) else {
+                        unreachable!()
+                    };
+                    let src = shfl_source(mode, lane_of(m), b, c);
+                    if mask & (1 << src) == 0 {
+                        return Err(Violation::ReadOutsideGroup {
+                            call: op.name(),
+                            thread: m as u32,
+                            source: warp_base as u32 + src,
+                            site,
+                        });
+                    }
+                    let Op::Shfl { value, .. } = operand(warp_base + src as usize) else {
+                        unreachable!()
+                    };
+                    out[k] = value as u64;
+                }
+                out
+            }
+            Op::Vote { kind, mask, .. } => {
+                let ballot = lanes_where(mask, |l| {
+                    matches!(
+                        operand(warp_base + l as usize),
+                        Op::Vote {
+                            predicate: true,
+                            ..
+                        }
+                    )
+                });
+                let r = match kind {
+                    VoteKind::Ballot => ballot as u64,
+                    VoteKind::Any => (ballot != 0) as u64,
+                    VoteKind::All => (ballot == mask) as u64,
+                };
+                [r; 32]
+            }
+            Op::Redux { op, mask, .. } => {
+                let value_of = |l: u32| match operand(warp_base + l as usize) {
+                    Op::Redux { value, .. } => value,
+                    _ => unreachable!(),
+                };
+                let total = (0..32u32)
+                    .filter(|l| mask & (1 << l) != 0)
+                    .map(value_of)
+                    .reduce(|a, b| op.apply(a, b))
+                    .expect("the group holds the caller");
+                [total as u64; 32]
+            }
+            Op::Match { all, mask, .. } => {
+                let value_of = |l: u32| match operand(warp_base + l as usize) {
+                    Op::Match { value, .. } => value,
+                    _ => unreachable!(),
+                };
+                if all {
+                    let first = value_of(lane_of(members[0]));
+                    let same = members.iter().all(|&m| value_of(lane_of(m)) == first);
+                    let r = if same { mask as u64 | 1 << 32 } else { 0 };
+                    [r; 32]
+                } else {
+                    let mut out = [0u64; 32];
+                    for (k, &m) in members.iter().enumerate() {
+                        let mine = value_of(lane_of(m));
+                        out[k] = lanes_where(mask, |l| value_of(l) == mine) as u64;
+                    }
+                    out
+                }
+            }
+        })
+    }
+
+    /// Why the collective `op` at `site` of group `members` can never
+    /// complete: where each member is instead.
+    fn divergence(&self, op: Op, site: Site, members: &[usize]) -> Violation {
+        let mut arrivals: Vec<Arrival> = Vec::new();
+        let mut missing = Vec::new();
+        for &m in members {
+            match self.lanes.get(m).map(|l| l.state) {
+                None => missing.push(m as u32),
+                Some(State::Waiting { op: o, site: s }) => {
+                    let name = if o.same_collective(&op) || o.name() != op.name() {
+                        o.name()
+                    } else {
+                        // Same method, other mask: another tile's collective.
+                        "a collective of another tile"
+                    };
+                    add_arrival(&mut arrivals, name, Some(s), m)
+                }
+                Some(State::Done) => {
+                    add_arrival(&mut arrivals, "returned from the kernel", None, m)
+                }
+                Some(State::Spinning { site, .. }) => {
+                    add_arrival(&mut arrivals, SPINNING, Some(site), m)
+                }
+                Some(State::Ready(_)) => unreachable!("resolve runs when no thread is ready"),
+            }
+        }
+        Violation::DivergentCollective {
+            call: op.name(),
+            site,
+            group: Threads::new(members.iter().map(|&m| m as u32).collect()),
+            arrivals,
+            missing: Threads::new(missing),
+        }
+    }
+}
+
+/// What [`Block::resume_spinners`] did.
+enum Spin {
+    /// No thread spins.
+    None,
+    /// The spinning threads poll again.
+    Resumed,
+    /// (Cooperative launches.) The spinning threads wait for other blocks:
+    /// `stuck` once they reached the spin limit.
+    Blocked { stuck: bool },
+}
+
+fn add_arrival(arrivals: &mut Vec<Arrival>, call: &'static str, site: Option<Site>, thread: usize) {
+    match arrivals
+        .iter_mut()
+        .find(|a| a.call == call && a.site == site)
+    {
+        Some(a) => a.threads.push(thread as u32),
+        None => arrivals.push(Arrival {
+            threads: Threads::new(vec![thread as u32]),
+            call,
+            site,
+            callers: Vec::new(),
+        }),
+    }
+}
+
+/// How a spinning thread's place is named in a diagnostic.
+const SPINNING: &str = "a read in a loop";
+
+/// Whether two call sites are one: the same `Location` (almost always the
+/// same static), or equal ones.
+fn same_site(a: Site, b: Site) -> bool {
+    core::ptr::eq(a, b) || a == b
+}
+
+/// The index and length of Rust's slice-index panic ("index out of bounds:
+/// the len is 4 but the index is 7").
+fn slice_index(message: &str) -> Option<(usize, usize)> {
+    let rest = message.strip_prefix("index out of bounds: the len is ")?;
+    let (len, index) = rest.split_once(" but the index is ")?;
+    Some((index.trim().parse().ok()?, len.trim().parse().ok()?))
+}
+
+/// The current lane's context, from inside its coroutine.
+fn lane_ctx() -> &'static LaneCtx {
+    lane::current_ctx()
+}

@@ -1,0 +1,337 @@
+//! A block's memory on the CPU backend: its shared arrays, the race
+//! detector that checks every access to them (and, through
+//! [`global_state`](super::global_state), the block's accesses to global
+//! buffers), and the bank model that counts how many shared-memory
+//! transactions each warp-wide access needs.
+
+use super::fast_hash::FastMap;
+use super::global_state::BlockGlobal;
+use super::races::{Checked, Clocks, ElemState, Rec};
+use crate::backend::cpu::diagnostics::Violation;
+use crate::backend::cpu::report::{AccessKind, SharedAccess, SharedSite};
+use crate::backend::ElemShape;
+use crate::backend::Site;
+use crate::Dim3;
+
+/// Where the CPU backend keeps an array: its memory and its index in the
+/// block's table.
+#[derive(Clone, Copy)]
+pub(crate) struct SharedBase {
+    pub ptr: *mut u8,
+    pub region: u32,
+}
+
+struct Region {
+    key: &'static str,
+    name: &'static str,
+    /// 16-byte aligned storage.
+    memory: Box<[u128]>,
+    /// Offset in the block's emulated shared window (for bank numbers).
+    window: u32,
+    shape: ElemShape,
+    elems: Vec<ElemState>,
+}
+
+/// A warp-wide request: the k-th execution of one access site (on one
+/// array) by the lanes of one warp: (warp, site, kind, region, k).
+type RequestKey = (u32, usize, AccessKind, u32, u32);
+
+/// Executions of one access site by one thread that the bank model counts.
+pub(crate) const BANK_MODEL_EXECUTIONS: u32 = 1 << 14;
+
+/// Per-site totals of one launch.
+pub(crate) type SiteTotals = FastMap<(usize, AccessKind, u32), SharedSite>;
+
+pub(crate) struct BlockShared {
+    regions: Vec<Region>,
+    window_end: u32,
+    dynamic_bytes: u32,
+    clocks: Clocks,
+    /// The first read, in this barrier interval, of an element no thread
+    /// had written: reported when the interval ends without a write by
+    /// another thread turning it into a race.
+    unwritten: Option<Violation>,
+    /// Writes (and atomic updates) the block made so far: what a spinning
+    /// thread waits for.
+    progress: u64,
+    /// The block's accesses to global buffers.
+    global: BlockGlobal,
+    /// How often each thread has executed each site on each array.
+    executions: FastMap<(u32, usize, AccessKind, u32), u32>,
+    /// The 4-byte words each warp-wide request touched.
+    requests: FastMap<RequestKey, Vec<u32>>,
+    /// Site and array of each request key's site.
+    sites: FastMap<(usize, AccessKind, u32), (Site, &'static str)>,
+    /// Whether every thread of the block has returned (its shared memory
+    /// is gone on a GPU: another block of its cluster must not read it).
+    pub ended: bool,
+    /// Writes by the cluster's threads into this block's arrays since the
+    /// last cluster barrier: (region, element) to (writer's block, thread,
+    /// site).
+    pub remote_writes: FastMap<(u32, u32), (Dim3, u32, Site)>,
+}
+
+impl BlockShared {
+    pub fn new(threads: u32, dynamic_bytes: u32) -> Self {
+        BlockShared {
+            regions: Vec::new(),
+            window_end: 0,
+            dynamic_bytes,
+            clocks: Clocks::new(threads),
+            unwritten: None,
+            progress: 0,
+            global: BlockGlobal::default(),
+            executions: FastMap::default(),
+            requests: FastMap::default(),
+            sites: FastMap::default(),
+            ended: false,
+            remote_writes: FastMap::default(),
+        }
+    }
+
+    /// The block's copy of array `key`, made on first use.
+    pub fn bind(
+        &mut self,
+        key: &'static str,
+        name: &'static str,
+        bytes: Option<u32>,
+        align: u32,
+        shape: ElemShape,
+    ) -> SharedBase {
+        if let Some(i) = self.regions.iter().position(|r| r.key == key) {
+            let region = &mut self.regions[i];
+            return SharedBase {
+                ptr: region.memory.as_mut_ptr() as *mut u8,
+                region: i as u32,
+            };
+        }
+        let bytes = bytes.unwrap_or(self.dynamic_bytes);
+        let window = self.window_end.next_multiple_of(align.max(16));
+        self.window_end = window + bytes;
+        let elems = (bytes / shape.size.max(1)) as usize;
+        self.regions.push(Region {
+            key,
+            name,
+            memory: vec![0u128; (bytes as usize).div_ceil(16)].into_boxed_slice(),
+            window,
+            shape,
+            elems: vec![ElemState::default(); elems],
+        });
+        let region = self.regions.last_mut().expect("pushed above");
+        SharedBase {
+            ptr: region.memory.as_mut_ptr() as *mut u8,
+            region: (self.regions.len() - 1) as u32,
+        }
+    }
+
+    /// A block barrier completed: a new interval begins. A read of an
+    /// unwritten element in the interval that ends is reported now.
+    pub fn barrier(&mut self) -> Result<(), Violation> {
+        self.end_interval()?;
+        self.clocks.barrier();
+        self.remote_writes.clear();
+        Ok(())
+    }
+
+    /// Element `index` of region `region` was written by a thread of
+    /// another block (or this one) through the cluster: it holds a value.
+    pub fn mark_written(&mut self, region: u32, index: u32) {
+        if let Some(e) = self
+            .regions
+            .get_mut(region as usize)
+            .and_then(|r| r.elems.get_mut(index as usize))
+        {
+            e.written = true;
+        }
+    }
+
+    /// The name of region `region`'s array and its element `index`, as a
+    /// diagnostic writes it.
+    pub fn array_element(&self, region: u32, index: u32) -> (&'static str, String) {
+        match self.regions.get(region as usize) {
+            Some(r) => (r.name, self.element_name(region as usize, index)),
+            None => ("a shared array", format!("[{index}]")),
+        }
+    }
+
+    /// The block's threads have all returned.
+    pub fn end(&mut self) -> Result<(), Violation> {
+        self.end_interval()
+    }
+
+    fn end_interval(&mut self) -> Result<(), Violation> {
+        match self.unwritten.take() {
+            Some(v) => Err(v),
+            None => Ok(()),
+        }
+    }
+
+    /// `TiledPartition::sync` completed for the lanes of `mask` in `warp`.
+    pub fn tile_sync(&mut self, warp: usize, mask: u32) {
+        self.clocks.tile_sync(warp, mask);
+    }
+
+    /// Region `region`'s key and storage, for a block of the cluster that
+    /// reads it.
+    pub fn region_storage(&mut self, region: u32) -> Option<(&'static str, *mut u8)> {
+        self.regions
+            .get_mut(region as usize)
+            .map(|r| (r.key, r.memory.as_mut_ptr() as *mut u8))
+    }
+
+    /// A multi-warp tile's `sync` completed for the threads of ranks
+    /// `base..base + size`.
+    pub fn multi_warp_sync(&mut self, base: u32, size: u32) {
+        self.clocks.multi_warp_sync(base, size);
+    }
+
+    /// Checks and records an access of element `index` of global buffer
+    /// `buffer` by `thread`: the conflicting pair when it races.
+    pub fn global_access(
+        &mut self,
+        buffer: u32,
+        index: usize,
+        kind: AccessKind,
+        thread: u32,
+        site: Site,
+        across_blocks: bool,
+    ) -> Result<(), (Rec, Rec)> {
+        self.global.access(
+            &self.clocks,
+            buffer,
+            index,
+            kind,
+            thread,
+            site,
+            across_blocks,
+        )
+    }
+
+    /// What the block did to global memory, for the launch's check across
+    /// blocks.
+    pub fn take_global(&mut self) -> BlockGlobal {
+        core::mem::take(&mut self.global)
+    }
+
+    /// A pending read of an unwritten element, which happened before
+    /// whatever else stopped the block.
+    pub fn take_unwritten(&mut self) -> Option<Violation> {
+        self.unwritten.take()
+    }
+
+    /// Writes the block made so far.
+    pub fn progress(&self) -> u64 {
+        self.progress
+    }
+
+    /// Counts a write that the checker does not see (a global atomic).
+    pub fn note_write(&mut self) {
+        self.progress += 1;
+    }
+
+    /// Checks and records an access of element `index` of `region` by
+    /// `thread`.
+    pub fn access(
+        &mut self,
+        region: u32,
+        index: u32,
+        kind: AccessKind,
+        thread: u32,
+        site: Site,
+    ) -> Result<(), Violation> {
+        let now = self.clocks.now(thread, kind, site);
+        let r = region as usize;
+        if kind == AccessKind::Write {
+            self.progress += 1;
+        }
+        let mut state = self.regions[r].elems[index as usize];
+        match self.clocks.check(&mut state, now) {
+            Checked::Race(earlier) => return Err(self.race(r, index, &earlier, &now)),
+            Checked::Unwritten if self.unwritten.is_none() => {
+                self.unwritten = Some(Violation::UninitializedRead {
+                    array: self.regions[r].name,
+                    element: self.element_name(r, index),
+                    access: access_of(&now),
+                });
+            }
+            Checked::Unwritten | Checked::Fine => {}
+        }
+        self.regions[r].elems[index as usize] = state;
+        self.count_request(r, index, kind, thread, site);
+        Ok(())
+    }
+
+    fn race(&self, region: usize, index: u32, earlier: &Rec, now: &Rec) -> Violation {
+        Violation::SharedRace {
+            array: self.regions[region].name,
+            element: self.element_name(region, index),
+            first: access_of(earlier),
+            second: access_of(now),
+        }
+    }
+
+    fn element_name(&self, region: usize, index: u32) -> String {
+        match self.regions[region].shape.cols {
+            0 => format!("[{index}]"),
+            cols => format!("[{}][{}]", index / cols, index % cols),
+        }
+    }
+
+    /// Adds the access's words to its warp-wide request.
+    fn count_request(&mut self, r: usize, index: u32, kind: AccessKind, thread: u32, site: Site) {
+        let site_id = site as *const _ as usize;
+        let region = &self.regions[r];
+        let start = region.window + index * region.shape.size;
+        let end = start + region.shape.size.max(1);
+        self.sites
+            .entry((site_id, kind, r as u32))
+            .or_insert((site, region.name));
+        let n = self
+            .executions
+            .entry((thread, site_id, kind, r as u32))
+            .or_insert(0);
+        if *n >= BANK_MODEL_EXECUTIONS {
+            // Memory stays bounded however long a thread loops (or spins).
+            return;
+        }
+        let key = (thread / 32, site_id, kind, r as u32, *n);
+        *n += 1;
+        let words = self.requests.entry(key).or_default();
+        for w in start / 4..end.div_ceil(4) {
+            if !words.contains(&w) {
+                words.push(w);
+            }
+        }
+    }
+
+    /// Adds this block's requests to the launch's per-site totals.
+    pub fn finish(self, totals: &mut SiteTotals) {
+        for ((_, site_id, kind, region, _), words) in self.requests {
+            let (site, array) = self.sites[&(site_id, kind, region)];
+            let mut per_bank = [0u32; 32];
+            for w in &words {
+                per_bank[(w % 32) as usize] += 1;
+            }
+            let wavefronts = per_bank.iter().copied().max().unwrap_or(0).max(1);
+            let entry = totals
+                .entry((site_id, kind, region))
+                .or_insert_with(|| SharedSite {
+                    site,
+                    array,
+                    kind,
+                    requests: 0,
+                    transactions: 0,
+                });
+            entry.requests += 1;
+            entry.transactions += wavefronts as u64;
+        }
+    }
+}
+
+fn access_of(rec: &Rec) -> SharedAccess {
+    SharedAccess {
+        thread: rec.thread,
+        kind: rec.kind,
+        site: rec.site,
+    }
+}

@@ -1,0 +1,17 @@
+//! Global accesses on the CPU: the race check sees them first.
+
+use super::super::engine::lane;
+use super::super::Cpu;
+use crate::backend::cpu::AccessKind;
+use crate::backend::{GlobalAccess, GlobalMemory, Site};
+
+impl GlobalMemory for Cpu {
+    fn global_access(base: *const u8, index: usize, kind: GlobalAccess, site: Site) {
+        let kind = match kind {
+            GlobalAccess::Read => AccessKind::Read,
+            GlobalAccess::Write => AccessKind::Write,
+            GlobalAccess::Atomic => AccessKind::Atomic,
+        };
+        lane::global_access(base as usize, index, kind, site);
+    }
+}

@@ -1,0 +1,232 @@
+//! Reductions and scans over a whole block: per-warp results meet in the
+//! block's scratch in shared memory.
+//!
+//! Layout of the scratch: slots for partial results in its first 1024 bytes,
+//! word-major (word `j` of slot `i` is 32-bit word `stride * j + i`: 128
+//! slots of up to two words, or 32 of up to eight), so that lanes reading
+//! or writing consecutive slots touch consecutive banks; then the total, in
+//! the last 32 bytes. No collective writes the total before its first
+//! barrier, so a slow thread can still be reading the previous one. Values move with
+//! `st.shared`/`ld.shared` on the scratch's shared-window address: generic
+//! loads and stores, which a plain pointer gives, are slower. The second
+//! barrier of each call keeps the next block collective from overwriting
+//! slots that slower warps are still reading.
+
+use crate::backend::Site;
+use crate::groups::scratch::{load, load4, store_if};
+use crate::op::Operator;
+use crate::{Shuffle, ThreadBlock};
+
+/// Lanes per run in the first stage of a block reduction of values of at
+/// most two words (three butterfly steps): each warp leaves one partial
+/// result per run.
+const RUN: u32 = 8;
+/// Partial results per warp in that case: 4, which warp 0 reads as one
+/// 16-byte vector per word.
+const PER_WARP: u32 = 32 / RUN;
+/// Slots for those partials (a multiple of 4: every run of 4 slots of every
+/// word is 16-byte aligned).
+const SMALL_SLOTS: u32 = 32 * PER_WARP;
+/// Byte offset of the total: past the partials of either layout.
+const TOTAL: u32 = 1024;
+
+// The partials of either layout fit below the total, and the total's 32
+// bytes fit in the backend's scratch.
+const _: () = assert!(SMALL_SLOTS * 2 * 4 <= TOTAL && 32 * 8 * 4 <= TOTAL);
+const _: () = assert!(TOTAL as usize + 32 <= crate::backend::BLOCK_SCRATCH_BYTES);
+
+/// Two stages with a barrier after each, in one of three variants chosen
+/// at compile time from the type and operator:
+///
+/// - **redux** (32-bit integer sum, min, max, and, or, xor): one
+///   `redux.sync` reduces each warp; lane 0 stores the warp's result; after
+///   the barrier every lane of warp 0 loads one warp's result (lanes past
+///   the last warp select the identity) and one more `redux.sync` combines
+///   them.
+/// - **runs** (other values of one or two words): each warp combines runs
+///   of 8 lanes (three butterfly steps, neighbours first, so each run's
+///   result is its lanes in rank order) and the first lane of each run
+///   stores it: 4 per warp, up to 128 in all. After the barrier lane `l` of
+///   warp 0 loads partials `4l..4l + 4` (one 16-byte load per word), folds
+///   them, and warp 0 combines its lanes in five steps.
+/// - **warps** (larger values): each warp reduces fully (five steps) so
+///   that its one result fits the scratch; warp 0 combines them as above.
+///
+/// In all three, lane 0 stores the total and, after a second barrier,
+/// every thread reads it. Warp 0's test goes through `vote.sync.all` so
+/// that ptxas treats it as warp-uniform after the non-aligned barrier.
+///
+/// Performance: in a kernel that does little else, a block reduction's
+/// time follows its instruction count, and most instructions are the first
+/// stage's, executed by every warp; the runs variant stops that stage after
+/// three steps of five at the cost of one load and three combines in warp
+/// 0. Chapter 7 of the guide has the figures against CUB's `BlockReduce`
+/// and the variants measured and dropped.
+#[inline(always)]
+pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    value: T,
+    op: O,
+    site: Site,
+) -> T {
+    if let Some(total) = reduce_into_warp0(block, value, op, "reduce", site) {
+        store_if(block.thread_rank() == 0, 1, TOTAL / 4, total, site);
+    }
+    block.sync_named("reduce", site);
+    // Written by warp 0 before the barrier; the next block collective writes
+    // it only after its first barrier, which every reader must reach.
+    load(1, TOTAL / 4, value, site)
+}
+
+/// The two stages of [`reduce`], up to its first barrier and warp 0's
+/// combine: the total in every lane of warp 0, `None` in the other warps.
+/// Without `reduce`'s second barrier, warp 0 may still be reading the
+/// scratch when the others return, so no block collective may follow in
+/// the same kernel.
+#[inline(always)]
+pub(crate) fn reduce_into_warp0<T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    value: T,
+    op: O,
+    call: &'static str,
+    site: Site,
+) -> Option<T> {
+    let warp = block.tiled_partition_at::<32>(site);
+    let lane = warp.thread_rank_at(site);
+    let w = warp.meta_group_rank();
+    let warps = warp.meta_group_size();
+    let small = op.redux().is_none() && T::WORDS <= 2;
+    let stride = if small { SMALL_SLOTS } else { 32 };
+    if small {
+        let partial = super::warp::neighbours_first(&warp, value, op, RUN, site);
+        store_if(
+            lane.is_multiple_of(RUN),
+            stride,
+            w * PER_WARP + lane / RUN,
+            partial,
+            site,
+        );
+    } else {
+        let partial = super::warp::reduce(&warp, value, op, site);
+        store_if(lane == 0, stride, w, partial, site);
+    }
+    block.sync_named(call, site);
+    // `w == 0` through `vote.sync.all`: the same value (a warp's threads
+    // share `w`), but one that ptxas knows is the same in the whole warp,
+    // so warp 0's stage needs no reconvergence point after it. After a
+    // non-aligned barrier ptxas cannot assume a converged warp, and a plain
+    // `w == 0` costs a reconvergence barrier (BSSY/BSYNC) around the stage.
+    if warp.all_at(w == 0, site) {
+        // Lane `l` takes what warp `l` wrote before the barrier: its 4
+        // partials, or its one result.
+        let mine = if small {
+            if lane >= warps {
+                op.identity()
+            } else {
+                let [a, b, c, d] = load4(stride, lane * PER_WARP, value, site);
+                op.combine(op.combine(a, b), op.combine(c, d))
+            }
+        } else {
+            // Every lane loads (slots 0..32 exist) and lanes past the last
+            // warp take the identity instead: a select, not a branch around
+            // the load that would split warp 0 just before its `redux.sync`
+            // or butterfly (the runs variant above keeps its branch; both
+            // choices are measured in chapter 7 of the guide).
+            let v = load(stride, lane, value, site);
+            if lane < warps {
+                v
+            } else {
+                op.identity()
+            }
+        };
+        Some(super::warp::reduce(&warp, mine, op, site))
+    } else {
+        None
+    }
+}
+
+/// Every warp scans its values; the last lane of each stores the warp's
+/// total; after a barrier each warp scans the totals to find what comes
+/// before it. Returns (inclusive, exclusive).
+#[inline(always)]
+pub(super) fn scan<T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    value: T,
+    op: O,
+    call: &'static str,
+    site: Site,
+) -> (T, T) {
+    let warp = block.tiled_partition_at::<32>(site);
+    let lane = warp.thread_rank_at(site);
+    let inclusive = super::warp::inclusive_scan(&warp, value, op, site);
+    store_if(lane == 31, 32, warp.meta_group_rank(), inclusive, site);
+    block.sync_named(call, site);
+    let total = if lane < warp.meta_group_size() {
+        // Written before the barrier by warp `lane`.
+        load(32, lane, value, site)
+    } else {
+        op.identity()
+    };
+    // Lane w of `totals` holds warps 0..=w combined; this warp needs 0..w.
+    let totals = super::warp::inclusive_scan(&warp, total, op, site);
+    let w = warp.meta_group_rank();
+    let before_warp = warp.shfl_at(totals, w.wrapping_sub(1) & 31, site);
+    let before_warp = if w == 0 { op.identity() } else { before_warp };
+    let within = warp.shfl_up_at(inclusive, 1, site);
+    let exclusive_in_warp = if lane == 0 { op.identity() } else { within };
+    block.sync_named(call, site);
+    (
+        op.combine(before_warp, inclusive),
+        op.combine(before_warp, exclusive_in_warp),
+    )
+}
+
+/// The block's part of a tile of a device-wide scan, whose warps scanned
+/// their values themselves: lane `from` of each warp holds the warp's
+/// total in `warp_total`; `prefix` (called by warp 0, every lane, with the
+/// block's total) gives what comes before the whole block. Returns, in
+/// every lane, what comes before the warp (the prefix, then the totals of
+/// the warps before it), the prefix, and the block's total (without it).
+///
+/// Two barriers: one before the warps' totals are read, one before the
+/// prefix is. The prefix goes through the total's slot, which no
+/// collective writes before its first barrier, so no second barrier is
+/// needed before the next collective.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prefix_of_warps<T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    warp: &crate::TiledPartition<32>,
+    warp_total: T,
+    from: u32,
+    op: O,
+    call: &'static str,
+    site: Site,
+    prefix: impl FnOnce(&crate::TiledPartition<32>, T) -> T,
+) -> (T, T, T) {
+    let lane = warp.thread_rank_at(site);
+    let w = warp.meta_group_rank();
+    let warps = warp.meta_group_size();
+    store_if(lane == from, 32, w, warp_total, site);
+    block.sync_named(call, site);
+    let total = if lane < warps {
+        // Written before the barrier by warp `lane`.
+        load(32, lane, warp_total, site)
+    } else {
+        op.identity()
+    };
+    // Lane w of `totals` holds warps 0..=w combined; this warp needs 0..w.
+    let totals = super::warp::inclusive_scan(warp, total, op, site);
+    let before_warp = warp.shfl_at(totals, w.wrapping_sub(1) & 31, site);
+    let before_warp = if w == 0 { op.identity() } else { before_warp };
+    let block_total = warp.shfl_at(totals, warps - 1, site);
+    // See `reduce_into_warp0` for why the test goes through a vote.
+    if warp.all_at(w == 0, site) {
+        let p = prefix(warp, block_total);
+        store_if(lane == 0, 1, TOTAL / 4, p, site);
+    }
+    block.sync_named(call, site);
+    // Written by lane 0 of warp 0 before the barrier.
+    let p = load(1, TOTAL / 4, warp_total, site);
+    (op.combine(p, before_warp), p, block_total)
+}

@@ -1,0 +1,195 @@
+//! Reductions and scans over a group: every thread contributes a value and
+//! gets the result, as cooperative groups' `reduce`, `inclusive_scan` and
+//! `exclusive_scan` do.
+//!
+//! | group | how |
+//! |---|---|
+//! | `TiledPartition<N>` | 32-bit integer sum, min, max, and, or, xor on 16- or 32-thread tiles: one `redux.sync`; otherwise a butterfly of `log2(N)` `shfl.sync.bfly` (scans: `log2(N)` `shfl.sync.up`) |
+//! | `ThreadBlock` | each warp reduces (or scans) its values; one value per warp goes through the block's scratch in shared memory; after a barrier warp 0 combines them (`redux.sync`, or the butterfly steps the warp count needs) and, after a second barrier, every thread reads the total (scans: every warp combines the totals of the warps before it) |
+//!
+//! Values combine in rank order, so an operator that is associative but
+//! not commutative (a matrix product, function composition) gives the
+//! ordered result. The block-level forms need a block whose thread count is
+//! a multiple of 32, and are barriers: every thread of the block must call
+//! them.
+
+mod block;
+pub(crate) use block::{prefix_of_warps, reduce_into_warp0};
+pub(crate) use warp::inclusive_scan as warp_inclusive_scan;
+mod coalesced;
+mod multi_warp;
+mod warp;
+
+mod votes;
+
+use crate::backend::Site;
+use crate::op::Operator;
+use crate::{AnyTileSize, CoalescedGroup, Shuffle, ThreadBlock, TileSize, TiledPartition};
+
+/// A group that reductions and scans run over: a [`TiledPartition`] or a
+/// [`ThreadBlock`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a group that coop can reduce or scan over",
+    note = "reduce and scan over a `TiledPartition<N>` (from `block.tiled_partition::<N>()`), a `CoalescedGroup` (from `coalesced_threads()` or a tile's `binary_partition`/`labeled_partition`) or the whole `ThreadBlock`"
+)]
+pub trait Group: sealed::Sealed + crate::SyncGroup {
+    #[doc(hidden)]
+    fn reduce_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T;
+    #[doc(hidden)]
+    fn inclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T;
+    #[doc(hidden)]
+    fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+impl<const N: u32> sealed::Sealed for TiledPartition<N> where TileSize<N>: AnyTileSize {}
+impl sealed::Sealed for ThreadBlock {}
+impl sealed::Sealed for CoalescedGroup {}
+
+impl Group for CoalescedGroup {
+    #[inline(always)]
+    fn reduce_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        coalesced::reduce(self, value, op, site)
+    }
+    #[inline(always)]
+    fn inclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        coalesced::inclusive_scan(self, value, op, site)
+    }
+    #[inline(always)]
+    fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        coalesced::exclusive_scan(self, value, op, site)
+    }
+}
+
+impl<const N: u32> Group for TiledPartition<N>
+where
+    TileSize<N>: AnyTileSize,
+{
+    #[inline(always)]
+    fn reduce_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        if N > 32 {
+            multi_warp::reduce(self, value, op, site)
+        } else {
+            warp::reduce(self, value, op, site)
+        }
+    }
+    #[inline(always)]
+    fn inclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        if N > 32 {
+            multi_warp::scan(self, value, op, site).0
+        } else {
+            warp::inclusive_scan(self, value, op, site)
+        }
+    }
+    #[inline(always)]
+    fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        if N > 32 {
+            multi_warp::scan(self, value, op, site).1
+        } else {
+            warp::exclusive_scan(self, value, op, site)
+        }
+    }
+}
+
+impl Group for ThreadBlock {
+    #[inline(always)]
+    fn reduce_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        block::reduce(self, value, op, site)
+    }
+    #[inline(always)]
+    fn inclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        block::scan(self, value, op, "inclusive_scan", site).0
+    }
+    #[inline(always)]
+    fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        block::scan(self, value, op, "exclusive_scan", site).1
+    }
+}
+
+/// Combines every thread's `value` with `op`; every thread gets the result.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn sums(block: ThreadBlock, input: &[i32], out: Out<i32>) {
+///     let r = block.thread_rank() as usize;
+///     let warp = block.tiled_partition::<32>();
+///     let per_warp = reduce(&warp, input[r], op::Sum);
+///     let per_block = reduce(&block, input[r], op::Max);
+///     out.write(r, per_warp - per_block);
+/// }
+///
+/// let input: Vec<i32> = (0..64).collect();
+/// let mut out = vec![0; 64];
+/// coop_host::Cpu::new().launch(sums, coop_host::LaunchConfig::new(1, 64), (&input, &mut out))?;
+/// assert_eq!(out[0], (0..32).sum::<i32>() - 63);
+/// assert_eq!(out[40], (32..64).sum::<i32>() - 63);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "cg::reduce")]
+#[doc(alias = "redux.sync")]
+#[doc(alias = "BlockReduce")]
+#[doc(alias = "WarpReduce")]
+pub fn reduce<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) -> T {
+    group.reduce_in(value, op, core::panic::Location::caller())
+}
+
+/// Thread of rank `r` gets `value[0] op value[1] op ... op value[r]`.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn running_totals(block: ThreadBlock, out: Out<u32>) {
+///     let r = block.thread_rank();
+///     out.write(r as usize, inclusive_scan(&block, 1, op::Sum));
+/// }
+///
+/// let mut out = vec![0u32; 256];
+/// coop_host::Cpu::new().launch(running_totals, coop_host::LaunchConfig::new(1, 256), (&mut out,))?;
+/// assert_eq!(out, (1..=256).collect::<Vec<u32>>());
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "cg::inclusive_scan")]
+#[doc(alias = "BlockScan")]
+#[doc(alias = "WarpScan")]
+pub fn inclusive_scan<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) -> T {
+    group.inclusive_scan_in(value, op, core::panic::Location::caller())
+}
+
+/// Thread of rank `r` gets `value[0] op ... op value[r - 1]`; rank 0 gets
+/// the operator's identity.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// /// Where each thread's items start in a packed output.
+/// #[kernel]
+/// pub fn offsets(block: ThreadBlock, counts: &[u32], out: Out<u32>) {
+///     let tile = block.tiled_partition::<8>();
+///     let r = block.thread_rank() as usize;
+///     out.write(r, exclusive_scan(&tile, counts[r], op::Sum));
+/// }
+///
+/// let counts = [3, 0, 2, 5, 1, 1, 0, 4];
+/// let mut out = vec![0u32; 8];
+/// coop_host::Cpu::new().launch(offsets, coop_host::LaunchConfig::new(1, 8), (&counts[..], &mut out))?;
+/// assert_eq!(out, [0, 3, 3, 5, 10, 11, 12, 12]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "cg::exclusive_scan")]
+#[doc(alias = "BlockScan")]
+#[doc(alias = "WarpScan")]
+pub fn exclusive_scan<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) -> T {
+    group.exclusive_scan_in(value, op, core::panic::Location::caller())
+}

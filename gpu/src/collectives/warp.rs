@@ -1,0 +1,112 @@
+//! Reductions and scans within one tile: register exchanges only.
+
+use crate::backend::target::Target;
+use crate::backend::{Site, WarpCollectives};
+use crate::op::Operator;
+use crate::{AnyTileSize, Shuffle, TileSize, TiledPartition};
+
+/// A butterfly of `log2(N)` shuffles, or one `redux.sync` where the
+/// operator and type have one (16- and 32-thread tiles).
+#[inline(always)]
+pub(super) fn reduce<const N: u32, T: Shuffle, O: Operator<T>>(
+    tile: &TiledPartition<N>,
+    value: T,
+    op: O,
+    site: Site,
+) -> T
+where
+    TileSize<N>: AnyTileSize,
+{
+    if N >= 16 {
+        if let Some(redux) = op.redux() {
+            // Only 32-bit integers have a `redux`: one word.
+            let mask = tile.lane_mask();
+            return value.map_words(|w| Target::redux(redux, mask, w, site));
+        }
+    }
+    let mut v = value;
+    if O::COMMUTATIVE {
+        let mut m = N / 2;
+        while m > 0 {
+            v = op.combine(v, tile.shfl_xor_at(v, m, site));
+            m /= 2;
+        }
+        return v;
+    }
+    neighbours_first(tile, v, op, N, site)
+}
+
+/// Butterfly steps xor 1, 2, 4, ... below `span`, the run of lower ranks on
+/// the left: each lane always holds a contiguous run of ranks, so lane 0
+/// ends with ranks `0..span` combined in order, for any associative
+/// operator (order matters when it is not commutative).
+#[inline(always)]
+pub(super) fn neighbours_first<const N: u32, T: Shuffle, O: Operator<T>>(
+    tile: &TiledPartition<N>,
+    value: T,
+    op: O,
+    span: u32,
+    site: Site,
+) -> T
+where
+    TileSize<N>: AnyTileSize,
+{
+    let rank = tile.thread_rank_at(site);
+    let mut v = value;
+    let mut m = 1;
+    while m < span {
+        let other = tile.shfl_xor_at(v, m, site);
+        v = if O::COMMUTATIVE || rank & m == 0 {
+            op.combine(v, other)
+        } else {
+            op.combine(other, v)
+        };
+        m *= 2;
+    }
+    v
+}
+
+/// Hillis-Steele: `log2(N)` steps of `shfl_up`, combining the lower value
+/// on the left.
+#[inline(always)]
+pub(crate) fn inclusive_scan<const N: u32, T: Shuffle, O: Operator<T>>(
+    tile: &TiledPartition<N>,
+    value: T,
+    op: O,
+    site: Site,
+) -> T
+where
+    TileSize<N>: AnyTileSize,
+{
+    let rank = tile.thread_rank_at(site);
+    let mut v = value;
+    let mut d = 1;
+    while d < N {
+        let lower = tile.shfl_up_at(v, d, site);
+        if rank >= d {
+            v = op.combine(lower, v);
+        }
+        d *= 2;
+    }
+    v
+}
+
+/// The inclusive scan, shifted up one rank; rank 0 gets the identity.
+#[inline(always)]
+pub(super) fn exclusive_scan<const N: u32, T: Shuffle, O: Operator<T>>(
+    tile: &TiledPartition<N>,
+    value: T,
+    op: O,
+    site: Site,
+) -> T
+where
+    TileSize<N>: AnyTileSize,
+{
+    let inclusive = inclusive_scan(tile, value, op, site);
+    let before = tile.shfl_up_at(inclusive, 1, site);
+    if tile.thread_rank_at(site) == 0 {
+        op.identity()
+    } else {
+        before
+    }
+}

@@ -1,0 +1,196 @@
+//! Decoupled look-back: how a tile of a single-pass algorithm learns what
+//! comes before it from the tiles before it, without a second pass over
+//! the data. Each tile publishes its total (an *aggregate*) in its status
+//! words, looks back over the tiles before it, 32 a round (a lane a tile),
+//! until it finds one that has published its *inclusive prefix*, and then
+//! publishes its own. The device-wide scan ([`scan`](crate::device::scan))
+//! is built on it; its module docs give the orderings step by step.
+//!
+//! A status word is 64 bits, one single-copy atomic access: `value word <<
+//! 32 | epoch << 2 | flag`, the flag [`AGGREGATE`] or [`INCLUSIVE`], the
+//! epoch a number the host changes on every call so that the words need no
+//! clearing between calls. Values of one or two 32-bit words travel in
+//! their status words ([`status_words`]); larger ones in `partials` (the
+//! aggregates, then the inclusive prefixes), written before a release
+//! store of the word and read after an acquire load of it.
+
+use crate::memory::atomic::Ordering;
+use crate::op::{Flip, Operator};
+use crate::{reduce, Out, Shuffle, TiledPartition};
+
+/// The flag of a tile that has published its aggregate (a status word is
+/// `value word << 32 | epoch << 2 | flag`).
+#[doc(hidden)]
+pub const AGGREGATE: u32 = 1;
+/// The flag of a tile that has published its inclusive prefix.
+#[doc(hidden)]
+pub const INCLUSIVE: u32 = 2;
+
+/// Status words the look-back gives each tile for values of `T` (`WORDS`
+/// 32-bit words, [`Shuffle::WORDS`]): one a word for values of one or two
+/// words, which travel in their status words; one for larger values,
+/// which go through `partials`. A scan's `status` needs two a tile, the
+/// most this is.
+///
+/// ```
+/// use coop::device::look_back::status_words;
+/// assert_eq!(status_words::<u32>(), 1);
+/// assert_eq!(status_words::<f64>(), 2);
+/// assert_eq!(status_words::<[u64; 2]>(), 1);
+/// ```
+pub const fn status_words<T: Shuffle>() -> usize {
+    if T::WORDS == 2 {
+        2
+    } else {
+        1
+    }
+}
+
+/// Warp 0 of tile `tile`: publishes the tile's total, finds what comes
+/// before the tile from the tiles before it, and publishes the tile's
+/// inclusive prefix (see the module docs). Every lane returns the
+/// exclusive prefix. Public for the workspace's tests, which give it tile
+/// states made by hand.
+#[doc(hidden)]
+#[inline(always)]
+#[track_caller]
+pub fn look_back<T: Shuffle, O: Operator<T>>(
+    warp: &TiledPartition<32>,
+    tile: usize,
+    total: T,
+    op: O,
+    status: &Out<u64>,
+    partials: &Out<T>,
+    epoch: u32,
+) -> T {
+    let lane = warp.thread_rank() as usize;
+    let tiles = partials.len() / 2;
+    // Values of one or two 32-bit words travel in their tile's status
+    // words, 32 bits in each: loads of the words find the value too.
+    let packed = T::WORDS <= 2;
+    let words = status_words::<T>();
+    let flags = status.atomic();
+    // A status word that carries its value's word orders nothing else: it
+    // is stored and loaded relaxed (strong loads and stores at GPU scope,
+    // which the L1 cache does not serve stale; an acquire load is a load
+    // and a fence, which invalidates the multiprocessor's L1 cache). A
+    // value in `partials` is written before a release store of its word,
+    // and read after an acquire load of the word.
+    let publish = |flag: u32, at: usize, value: T| {
+        let tag = (epoch << 2 | flag) as u64;
+        if packed {
+            // Lane k stores word k.
+            if lane < words {
+                let word = tag | (word_at(value, lane) as u64) << 32;
+                flags
+                    .with_ordering(Ordering::Relaxed)
+                    .store(tile * words + lane, word);
+            }
+        } else if lane == 0 {
+            partials.write(at, value);
+            flags.with_ordering(Ordering::Release).store(tile, tag);
+        }
+    };
+    if tile == 0 {
+        publish(INCLUSIVE, tiles, total);
+        return op.identity();
+    }
+    publish(AGGREGATE, tile, total);
+    let load = flags.with_ordering(if packed {
+        Ordering::Relaxed
+    } else {
+        Ordering::Acquire
+    });
+    let flag_of = |word: u64| -> u32 {
+        if (word as u32) >> 2 == epoch {
+            (word & 3) as u32
+        } else {
+            0
+        }
+    };
+    let mut running = op.identity();
+    let mut end = tile;
+    loop {
+        // Lane l looks at tile end - 1 - l, if there is one (tiles before
+        // tile 0 count as an inclusive identity, never reached: tile 0 is
+        // inclusive).
+        let mine = lane < end;
+        let j = if mine { end - 1 - lane } else { 0 };
+        let mut first = 0u64;
+        let mut second = 0u64;
+        if mine {
+            first = load.load(j * words);
+            if words == 2 {
+                second = load.load(j * words + 1);
+            }
+        }
+        // Spin until the tile has published in this scan, and (two words)
+        // both words carry the same flag: a word of the aggregate beside a
+        // word of the inclusive prefix is no value.
+        let mut flag = INCLUSIVE;
+        if mine {
+            loop {
+                flag = flag_of(first);
+                let ready = flag != 0 && (words == 1 || flag_of(second) == flag);
+                if ready {
+                    break;
+                }
+                first = load.load(j * words);
+                if words == 2 {
+                    second = load.load(j * words + 1);
+                }
+            }
+        }
+        let value = if !mine {
+            op.identity()
+        } else if packed {
+            let mut k = 0;
+            op.identity().map_words(|_| {
+                let w = if k == 0 { first } else { second };
+                k += 1;
+                (w >> 32) as u32
+            })
+        } else if flag == INCLUSIVE {
+            partials.read(tiles + j)
+        } else {
+            partials.read(j)
+        };
+        // The nearest tile with an inclusive prefix, or past the window;
+        // tiles past it count as the identity.
+        let inclusive = warp.ballot(flag == INCLUSIVE);
+        let stop = if inclusive != 0 {
+            inclusive.trailing_zeros() as usize
+        } else {
+            32
+        };
+        let value = if lane > stop { op.identity() } else { value };
+        // Lane 0 is the nearest tile: combine from the farthest down.
+        let window = if O::COMMUTATIVE {
+            reduce(warp, value, op)
+        } else {
+            reduce(warp, value, Flip(op))
+        };
+        running = op.combine(window, running);
+        if stop < 32 {
+            break;
+        }
+        end -= 32;
+    }
+    publish(INCLUSIVE, tiles + tile, op.combine(running, total));
+    running
+}
+
+/// Word `k` of `value`'s 32-bit words.
+#[inline(always)]
+fn word_at<T: Shuffle>(value: T, k: usize) -> u32 {
+    let mut word = 0;
+    let mut i = 0;
+    value.map_words(|w| {
+        if i == k {
+            word = w;
+        }
+        i += 1;
+        w
+    });
+    word
+}

@@ -1,0 +1,23 @@
+//! The kernel halves of device-wide algorithms: functions a kernel calls
+//! with its block, its buffers and the scratch the host half gives it.
+//! `coop_host` runs them (its built-in kernels call them for the built-in
+//! types and operators); a kernel of yours calls them for your own types
+//! and operators, and `coop_host` runs it the same way.
+//!
+//! | module | algorithm | host half |
+//! |---|---|---|
+//! | [`reduce`] | reductions of a whole buffer: one launch or two; transform-reductions, deterministic sums | `coop_host::reduce` |
+//! | [`map`] | what each element becomes inside a transform-reduction | `coop_host::reduce::Reducer::transform_reduce_with` |
+//! | [`scan`] | inclusive and exclusive scans: one pass with decoupled look-back, or three fixed passes | `coop_host::scan` |
+//! | [`segmented`] | one reduction per segment, any lengths in one call | `coop_host::segmented` |
+//!
+//! The pieces they share are here too: [`vector`] (tiles loaded as 16-byte
+//! vectors) and [`look_back`] (the tiles' status words and the decoupled
+//! look-back that single-pass algorithms are made of).
+
+pub mod look_back;
+pub mod map;
+pub mod reduce;
+pub mod scan;
+pub mod segmented;
+pub mod vector;

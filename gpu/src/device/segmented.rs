@@ -1,0 +1,602 @@
+//! Segmented reductions as functions a kernel calls: one result per
+//! segment of an input, the segments given by offsets (CSR style: segment
+//! `s` is `input[offsets[s]..offsets[s + 1]]`), any [`Operator`], segments
+//! of any length from 0 to the whole input in one call.
+//!
+//! Each segment is reduced by the strategy its length calls for, chosen on
+//! the GPU while the kernel runs (the host never reads the offsets), in
+//! three launches of the same kernel, `phase` telling them apart:
+//!
+//! | phase | segments | who reduces one | how |
+//! |---|---|---|---|
+//! | [`SMALL`] | up to [`WARP_MAX`] elements | a warp, with 31 others | each warp takes 32 consecutive segments, whose elements lie one after another: it walks their range 32 elements a step (one coalesced load, the next step's already in flight), finds where segments start in the step (a `redux.sync.or` of the lanes' start bits), scans the step segment by segment with five shuffles, and each lane takes its segment's part of the step with one more. Segments of 1 element and of 200 cost the same per element. Longer segments are listed for the next phases with an atomic |
+//! | [`MEDIUM`] | up to [`BLOCK_MAX`] elements | a warp | each warp takes listed segments in turn, four loads in flight a lane, and combines its lanes |
+//! | [`LARGE`] | longer | many blocks | the listed segments are cut into chunks of [`BLOCK_MAX`] elements; blocks take chunks in turn, store each chunk's result, and the block that finishes a segment's last chunk (a ticket per segment) combines its chunks in order |
+//!
+//! Values combine in input order within a segment, so an operator that is
+//! not commutative gives the ordered result. An empty segment gives the
+//! operator's identity. Offsets are `u32` or `u64`; a segment whose
+//! offsets decrease or pass the end of the input is reduced as empty and
+//! the first such segment is recorded in `work[2]` (plus one; 0 when none),
+//! which `coop_host::segmented` turns into an error.
+//!
+//! ```
+//! use coop::prelude::*;
+//! use coop::device::segmented::{segmented_reduce, LARGE, MEDIUM, SMALL};
+//!
+//! /// The product of each segment, modulo 2^32.
+//! #[kernel]
+//! pub fn segment_products(
+//!     block: ThreadBlock,
+//!     input: &[u32],
+//!     offsets: &[u32],
+//!     output: Out<u32>,
+//!     phase: u32,
+//!     work: Out<u64>,
+//!     partials: Out<u32>,
+//! ) {
+//!     segmented_reduce(block, input, offsets, output, op::Product, phase, work, partials)
+//! }
+//!
+//! let input: Vec<u32> = (1..=10).collect();
+//! let offsets = [0u32, 3, 3, 4, 10];
+//! let mut output = vec![0u32; 4];
+//! let n = coop::device::segmented::work_len(input.len(), 4);
+//! let (mut work, mut partials) = (vec![0u64; n], vec![0u32; coop::device::segmented::partials_len(input.len(), 4)]);
+//! let cpu = coop_host::Cpu::new();
+//! for phase in [SMALL, MEDIUM, LARGE] {
+//!     let config = coop_host::LaunchConfig::new(2, 128);
+//!     cpu.launch(segment_products, config, (&input, &offsets[..], &mut output, phase, &mut work, &mut partials))?;
+//! }
+//! assert_eq!(output, [6, 1, 4, 5 * 6 * 7 * 8 * 9 * 10]);
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+
+use crate::memory::atomic::Ordering;
+use crate::memory::fence_device;
+use crate::op::{BitOr, Max, Operator};
+use crate::{reduce, this_grid, Out, Shuffle, ThreadBlock, TiledPartition};
+
+/// The first phase: warps reduce the segments of at most [`WARP_MAX`]
+/// elements and list the others.
+pub const SMALL: u32 = 0;
+/// The second phase: a warp reduces each listed segment of at most
+/// [`BLOCK_MAX`] elements.
+pub const MEDIUM: u32 = 1;
+/// The third phase: blocks reduce chunks of the listed longer segments.
+pub const LARGE: u32 = 2;
+
+/// The longest segment the first phase reduces, a warp walking through 32
+/// segments at once.
+pub const WARP_MAX: usize = 256;
+/// The longest segment a warp reduces alone, and the chunk of a longer one
+/// that a block takes.
+pub const BLOCK_MAX: usize = 65_536;
+
+/// `work[0]`: segments listed for [`MEDIUM`].
+const MEDIUM_COUNT: usize = 0;
+/// `work[1]`: segments listed for [`LARGE`] (upper 24 bits) and their
+/// chunks (lower 40), taken together by one atomic add so that the list is
+/// in order of first chunk.
+const LARGE_COUNT: usize = 1;
+/// `work[2]`: `u64::MAX - s` for the first segment `s` with offsets out of
+/// order, 0 for none.
+const BAD_SEGMENT: usize = 2;
+
+/// The index in `work` of the word that records a segment with offsets out
+/// of order; [`first_bad_segment`] reads it.
+pub const BAD_SEGMENT_WORD: usize = BAD_SEGMENT;
+
+/// The first segment whose offsets decrease or pass the end of the input,
+/// from the word at [`BAD_SEGMENT_WORD`] after the first phase.
+///
+/// ```
+/// assert_eq!(coop::device::segmented::first_bad_segment(0), None);
+/// assert_eq!(coop::device::segmented::first_bad_segment(u64::MAX - 7), Some(7));
+/// ```
+pub const fn first_bad_segment(word: u64) -> Option<usize> {
+    if word == 0 {
+        None
+    } else {
+        Some((u64::MAX - word) as usize)
+    }
+}
+/// Where the lists start.
+const LISTS: usize = 3;
+const CHUNK_BITS: u32 = 40;
+
+/// The most segments of each of the two listed kinds that an input of
+/// `len` elements in `segments` segments can have.
+const fn capacities(len: usize, segments: usize) -> (usize, usize) {
+    let medium = len / (WARP_MAX + 1);
+    let large = len / (BLOCK_MAX + 1);
+    (
+        if medium < segments { medium } else { segments },
+        if large < segments { large } else { segments },
+    )
+}
+
+/// Elements of `work` (`u64`) a segmented reduction of `len` elements in
+/// `segments` segments needs: three counters and the lists.
+///
+/// ```
+/// assert_eq!(coop::device::segmented::work_len(100, 10), 3);
+/// assert!(coop::device::segmented::work_len(1 << 20, 1) >= 3 + 4);
+/// ```
+pub const fn work_len(len: usize, segments: usize) -> usize {
+    let (medium, large) = capacities(len, segments);
+    LISTS + medium + 3 * large
+}
+
+/// Elements at the start of `work` that must be zero before the first
+/// phase of a reduction of `len` elements in `segments` segments: the
+/// counters and the tickets. The rest of `work` needs no clearing; the
+/// phases leave the tickets at zero again.
+///
+/// ```
+/// assert_eq!(coop::device::segmented::cleared_len(100, 10), 3);
+/// ```
+pub const fn cleared_len(len: usize, segments: usize) -> usize {
+    let (_, large) = capacities(len, segments);
+    LISTS + large
+}
+
+/// Elements of `partials` the same reduction needs: one per chunk of the
+/// long segments (at least 1).
+pub const fn partials_len(len: usize, segments: usize) -> usize {
+    let (_, large) = capacities(len, segments);
+    len / BLOCK_MAX + large + 1
+}
+
+/// An offset type: `u32` or `u64`.
+pub trait Offset: Copy + sealed::Sealed {
+    #[doc(hidden)]
+    fn view(offsets: &[Self]) -> Offsets<'_>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+impl Offset for u32 {
+    #[inline(always)]
+    fn view(offsets: &[u32]) -> Offsets<'_> {
+        Offsets {
+            words: offsets,
+            wide: false,
+            len: offsets.len(),
+        }
+    }
+}
+
+impl Offset for u64 {
+    #[inline(always)]
+    fn view(offsets: &[u64]) -> Offsets<'_> {
+        // SAFETY: a `u64` is two `u32` words with no padding; the words live
+        // as long as the offsets.
+        let words = unsafe {
+            core::slice::from_raw_parts(offsets.as_ptr() as *const u32, 2 * offsets.len())
+        };
+        Offsets {
+            words,
+            wide: true,
+            len: offsets.len(),
+        }
+    }
+}
+
+/// Offsets of either width, read through one code path (the width is
+/// tested, the same in every thread, at each read), so that a kernel
+/// serves both.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct Offsets<'a> {
+    words: &'a [u32],
+    wide: bool,
+    len: usize,
+}
+
+impl<'a> Offsets<'a> {
+    /// Offsets given as `u32` words: one a word, or two (low first) a
+    /// `u64` offset when `wide`.
+    #[inline(always)]
+    pub fn from_words(words: &'a [u32], wide: bool) -> Self {
+        let len = if wide { words.len() / 2 } else { words.len() };
+        Offsets { words, wide, len }
+    }
+
+    /// Offset `i`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> usize {
+        if self.wide {
+            (self.words[2 * i] as u64 | (self.words[2 * i + 1] as u64) << 32) as usize
+        } else {
+            self.words[i] as usize
+        }
+    }
+}
+
+/// One phase of the segmented reduction of `input` into `output` (one
+/// element per segment), segments given by `offsets` (one more than
+/// segments); see the [module docs](self). Launch it three times, with
+/// [`SMALL`], [`MEDIUM`] and [`LARGE`] in that order, over the same
+/// buffers: `work` of [`work_len`] elements whose first [`cleared_len`]
+/// are zero before the first phase, `partials` of [`partials_len`]. Any grid works;
+/// the block's thread count must be a multiple of 32.
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+#[doc(alias = "DeviceSegmentedReduce")]
+pub fn segmented_reduce<T: Shuffle, O: Operator<T>, Off: Offset>(
+    block: ThreadBlock,
+    input: &[T],
+    offsets: &[Off],
+    output: Out<T>,
+    op: O,
+    phase: u32,
+    work: Out<u64>,
+    partials: Out<T>,
+) {
+    segmented_reduce_view(
+        block,
+        input,
+        Off::view(offsets),
+        output,
+        op,
+        phase,
+        work,
+        partials,
+    )
+}
+
+/// [`segmented_reduce`] over offsets of either width behind one code path
+/// (coop-host's kernels serve `u32` and `u64` offsets with one kernel).
+#[doc(hidden)]
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn segmented_reduce_view<T: Shuffle, O: Operator<T>>(
+    block: ThreadBlock,
+    input: &[T],
+    offsets: Offsets<'_>,
+    output: Out<T>,
+    op: O,
+    phase: u32,
+    work: Out<u64>,
+    partials: Out<T>,
+) {
+    let segments = offsets.len.saturating_sub(1).min(output.len());
+    let (medium_cap, large_cap) = capacities(input.len(), segments);
+    let lists = Lists {
+        work: &work,
+        medium_cap,
+        large_cap,
+    };
+    match phase {
+        SMALL => small(&block, input, offsets, segments, &output, op, &lists),
+        MEDIUM => medium(&block, input, offsets, &output, op, &lists),
+        _ => large(&block, input, offsets, &output, op, &lists, &partials),
+    }
+}
+
+/// Where the lists lie in `work`.
+struct Lists<'a, 'b> {
+    work: &'a Out<'b, u64>,
+    medium_cap: usize,
+    large_cap: usize,
+}
+
+/// The layout of `work`: the three counters, the long segments' tickets
+/// (zero before each reduction, like the counters: see [`cleared_len`]),
+/// then the lists, which each reduction writes before it reads them.
+impl Lists<'_, '_> {
+    fn large_ticket(&self, e: usize) -> usize {
+        LISTS + e
+    }
+    fn medium(&self, i: usize) -> usize {
+        LISTS + self.large_cap + i
+    }
+    fn large_segment(&self, e: usize) -> usize {
+        LISTS + self.large_cap + self.medium_cap + e
+    }
+    fn large_first_chunk(&self, e: usize) -> usize {
+        LISTS + 2 * self.large_cap + self.medium_cap + e
+    }
+}
+
+/// The first phase: see the module docs.
+#[inline(always)]
+#[track_caller]
+fn small<T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    input: &[T],
+    offsets: Offsets<'_>,
+    segments: usize,
+    output: &Out<T>,
+    op: O,
+    lists: &Lists<'_, '_>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let lane = warp.thread_rank() as usize;
+    let grid = this_grid();
+    let warps_per_block = warp.meta_group_size() as usize;
+    let mut batch = grid.block_rank() * warps_per_block + warp.meta_group_rank() as usize;
+    let warps = grid.num_blocks() * warps_per_block;
+    let atomics = lists.work.atomic();
+    let n = input.len();
+    // The end of the last segment, where segments past the last end.
+    let last = if segments == 0 {
+        0
+    } else {
+        offsets.get(segments).min(n)
+    };
+    while batch * 32 < segments {
+        let s = batch * 32 + lane;
+        let (mut start, mut end) = (last, last);
+        if s < segments {
+            (start, end) = (offsets.get(s), offsets.get(s + 1));
+            if start > end || end > n {
+                // Out of order: reduced as empty, and recorded (the
+                // largest word is the first segment; 0 is none).
+                atomics.max(BAD_SEGMENT, u64::MAX - s as u64);
+                end = start.min(n);
+                start = end;
+            }
+        }
+        let len = end - start;
+        let listed = len > WARP_MAX;
+        if listed {
+            if len > BLOCK_MAX {
+                let chunks = len.div_ceil(BLOCK_MAX) as u64;
+                let packed = atomics.fetch_add(LARGE_COUNT, 1 << CHUNK_BITS | chunks);
+                let e = (packed >> CHUNK_BITS) as usize;
+                lists.work.write(lists.large_segment(e), s as u64);
+                lists
+                    .work
+                    .write(lists.large_first_chunk(e), packed & ((1 << CHUNK_BITS) - 1));
+            } else {
+                let i = atomics.fetch_add(MEDIUM_COUNT, 1) as usize;
+                lists.work.write(lists.medium(i), s as u64);
+            }
+        }
+        let acc = walk(&warp, input, start, end, listed, op);
+        if s < segments && !listed {
+            output.write(s, acc);
+        }
+        batch += warps;
+    }
+}
+
+/// The warp's walk over its 32 segments' elements (lane `l` holds segment
+/// `[start, end)`; listed segments are skipped): every lane returns its
+/// segment's reduction.
+#[inline(always)]
+fn walk<T: Shuffle, O: Operator<T>>(
+    warp: &TiledPartition<32>,
+    input: &[T],
+    start: usize,
+    end: usize,
+    listed: bool,
+    op: O,
+) -> T {
+    let lane = warp.thread_rank() as usize;
+    let hi = warp.shfl(end, 31);
+    let mut base = warp.shfl(start, 0);
+    let mut acc = op.identity();
+    // The step starting at `at`: one element a lane (the identity past the
+    // step's end).
+    let load = |at: usize| {
+        let i = at + lane;
+        if i < (at + 32).min(hi) {
+            input[i]
+        } else {
+            op.identity()
+        }
+    };
+    // Two steps' loads in flight: the next step is loaded before this one
+    // is scanned (and dropped when a listed segment makes the walk jump).
+    let mut next = load(base);
+    while base < hi {
+        // Inside a listed segment: jump past it.
+        let hole = warp.ballot(listed && start <= base && base < end);
+        if hole != 0 {
+            base = warp.shfl(end, hole.trailing_zeros());
+            next = load(base);
+            continue;
+        }
+        let step_end = (base + 32).min(hi);
+        let x = next;
+        next = load(step_end);
+        // Where segments start in the step, and the step's own start.
+        let mine = if start >= base && start < step_end {
+            1u32 << (start - base)
+        } else {
+            0
+        };
+        let heads = reduce(warp, mine, BitOr) | 1;
+        // The lane where this lane's run starts: the highest head at or
+        // below it.
+        let below = heads & (u32::MAX >> (31 - lane));
+        let run_start = 31 - below.leading_zeros() as usize;
+        let mut v = x;
+        let mut d = 1;
+        while d < 32 {
+            let y = warp.shfl_up(v, d as u32);
+            if lane >= run_start + d {
+                v = op.combine(y, v);
+            }
+            d *= 2;
+        }
+        // This lane's segment's part of the step ends at `last`.
+        let piece_end = end.min(step_end);
+        let piece_start = start.max(base);
+        let last = if piece_end > piece_start {
+            piece_end - 1 - base
+        } else {
+            0
+        };
+        let part = warp.shfl(v, last as u32);
+        if piece_end > piece_start {
+            acc = op.combine(acc, part);
+        }
+        base = step_end;
+    }
+    acc
+}
+
+/// This thread's fold of `input[lo..hi]` as one of `threads`: strided for
+/// a commutative operator (four accumulators, four loads in flight), a
+/// contiguous range otherwise, so that the threads in rank order keep the
+/// input's order.
+#[inline(always)]
+fn fold_range<T: Shuffle, O: Operator<T>>(
+    input: &[T],
+    lo: usize,
+    hi: usize,
+    t: usize,
+    threads: usize,
+    op: O,
+) -> T {
+    if O::COMMUTATIVE {
+        // Four loads in flight a thread, one accumulator each (measured on
+        // an H100: eight loads a thread halved the chunks' speed).
+        let (mut a0, mut a1, mut a2, mut a3) =
+            (op.identity(), op.identity(), op.identity(), op.identity());
+        let mut i = lo + t;
+        while i + 3 * threads < hi {
+            let (x0, x1, x2, x3) = (
+                input[i],
+                input[i + threads],
+                input[i + 2 * threads],
+                input[i + 3 * threads],
+            );
+            a0 = op.combine(a0, x0);
+            a1 = op.combine(a1, x1);
+            a2 = op.combine(a2, x2);
+            a3 = op.combine(a3, x3);
+            i += 4 * threads;
+        }
+        while i < hi {
+            a0 = op.combine(a0, input[i]);
+            i += threads;
+        }
+        op.combine(op.combine(a0, a1), op.combine(a2, a3))
+    } else {
+        let per = (hi - lo).div_ceil(threads);
+        let start = (lo + t * per).min(hi);
+        let stop = (start + per).min(hi);
+        let mut acc = op.identity();
+        let mut i = start;
+        while i < stop {
+            acc = op.combine(acc, input[i]);
+            i += 1;
+        }
+        acc
+    }
+}
+
+/// The second phase: each warp reduces listed segments in turn, one at a
+/// time (four loads in flight a lane), then combines its lanes.
+#[inline(always)]
+#[track_caller]
+fn medium<T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    input: &[T],
+    offsets: Offsets<'_>,
+    output: &Out<T>,
+    op: O,
+    lists: &Lists<'_, '_>,
+) {
+    let grid = this_grid();
+    let warp = block.tiled_partition::<32>();
+    let lane = warp.thread_rank() as usize;
+    let per_block = warp.meta_group_size() as usize;
+    let warps = grid.num_blocks() * per_block;
+    let count = lists.work.read(MEDIUM_COUNT) as usize;
+    let mut i = grid.block_rank() * per_block + warp.meta_group_rank() as usize;
+    while i < count {
+        let s = lists.work.read(lists.medium(i)) as usize;
+        let (lo, hi) = (offsets.get(s), offsets.get(s + 1));
+        let total = reduce(&warp, fold_range(input, lo, hi, lane, 32, op), op);
+        if lane == 0 {
+            output.write(s, total);
+        }
+        i += warps;
+    }
+}
+
+/// The third phase: blocks take chunks of the listed long segments in
+/// turn; the block that finishes a segment's last chunk combines them.
+#[inline(always)]
+#[track_caller]
+fn large<T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    input: &[T],
+    offsets: Offsets<'_>,
+    output: &Out<T>,
+    op: O,
+    lists: &Lists<'_, '_>,
+    partials: &Out<T>,
+) {
+    let grid = this_grid();
+    let packed = lists.work.read(LARGE_COUNT);
+    let entries = (packed >> CHUNK_BITS) as usize;
+    let chunks = (packed & ((1 << CHUNK_BITS) - 1)) as usize;
+    let (t, bt) = (block.thread_rank() as usize, block.num_threads() as usize);
+    let tickets = lists.work.atomic();
+    let mut k = grid.block_rank();
+    while k < chunks {
+        // The entry whose chunks hold chunk k: the last with a first chunk
+        // at or below k (the list is in order of first chunk).
+        let (mut lo_e, mut hi_e) = (0, entries);
+        while hi_e - lo_e > 1 {
+            let mid = (lo_e + hi_e) / 2;
+            if lists.work.read(lists.large_first_chunk(mid)) as usize <= k {
+                lo_e = mid;
+            } else {
+                hi_e = mid;
+            }
+        }
+        let e = lo_e;
+        let s = lists.work.read(lists.large_segment(e)) as usize;
+        let first = lists.work.read(lists.large_first_chunk(e)) as usize;
+        let (seg_lo, seg_hi) = (offsets.get(s), offsets.get(s + 1));
+        let own = seg_hi.saturating_sub(seg_lo).div_ceil(BLOCK_MAX);
+        let lo = seg_lo + (k - first) * BLOCK_MAX;
+        let hi = (lo + BLOCK_MAX).min(seg_hi);
+        let total = reduce(block, fold_range(input, lo, hi, t, bt, op), op);
+        let mut last = false;
+        if t == 0 {
+            partials.write(k, total);
+            fence_device(); // the chunk's result is visible before its ticket
+            last = tickets.fetch_add(lists.large_ticket(e), 1) as usize == own - 1;
+        }
+        if reduce(block, last as u32, Max) != 0 {
+            fence_device(); // every chunk's result, from every thread
+            let parts = partials_view(partials, first, own);
+            let sum = reduce(block, fold_range(parts, 0, own, t, bt, op), op);
+            if t == 0 {
+                output.write(s, sum);
+                tickets
+                    .with_ordering(Ordering::Relaxed)
+                    .store(lists.large_ticket(e), 0); // ready for the next call
+            }
+        }
+        k += grid.num_blocks();
+    }
+}
+
+/// `partials[first..first + count]` as a slice, to fold.
+#[inline(always)]
+fn partials_view<'a, T: Copy>(partials: &'a Out<'_, T>, first: usize, count: usize) -> &'a [T] {
+    assert!(
+        first + count <= partials.len(),
+        "segmented_reduce: partials too short"
+    );
+    // SAFETY: in bounds (checked above); every chunk's block wrote its result
+    // before taking its ticket, the fences order those writes before this
+    // read, and no block writes these chunks any more in this launch.
+    unsafe { core::slice::from_raw_parts(partials.as_mut_ptr().add(first) as *const T, count) }
+}

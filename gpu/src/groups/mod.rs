@@ -1,0 +1,53 @@
+//! The groups of threads a kernel names, as typed handles: the block
+//! ([`ThreadBlock`](crate::ThreadBlock)), its tiles
+//! ([`TiledPartition`](crate::TiledPartition)), groups known at run time
+//! ([`CoalescedGroup`](crate::CoalescedGroup)), the grid
+//! ([`Grid`](crate::Grid), [`CooperativeGrid`](crate::CooperativeGrid)) and
+//! the cluster ([`Cluster`](crate::Cluster)); what every group shares
+//! ([`ThreadGroup`](crate::ThreadGroup), [`SyncGroup`](crate::SyncGroup));
+//! and the values their warp instructions move between lanes
+//! ([`Shuffle`](crate::Shuffle), [`MatchKey`](crate::MatchKey)).
+//!
+//! Each handle's own methods (barriers, shuffles, votes, matches) lower to
+//! one instruction of the backend each; reductions and scans over a group
+//! are in [`collectives`](crate::collectives). Every item is also at the
+//! crate root (`coop::ThreadBlock`), where kernels usually name it.
+//!
+//! ```
+//! use coop::groups::{ThreadBlock, TiledPartition};
+//! use coop::prelude::*;
+//!
+//! #[kernel]
+//! pub fn lane_ids(block: ThreadBlock, out: Out<u32>) {
+//!     let tile: TiledPartition<8> = block.tiled_partition::<8>();
+//!     out.write(block.thread_rank() as usize, tile.thread_rank());
+//! }
+//!
+//! let mut out = vec![0u32; 16];
+//! coop_host::Cpu::new().launch(lane_ids, coop_host::LaunchConfig::new(1, 16), (&mut out,))?;
+//! assert_eq!(out[..9], [0, 1, 2, 3, 4, 5, 6, 7, 0]);
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+
+pub(crate) mod cluster;
+pub(crate) mod coalesced;
+pub(crate) mod cooperative_grid;
+pub(crate) mod grid;
+pub(crate) mod match_key;
+pub(crate) mod scratch;
+pub(crate) mod shuffle;
+pub(crate) mod thread_block;
+pub(crate) mod thread_group;
+pub(crate) mod tile;
+
+pub use cluster::{this_cluster, Cluster};
+pub use coalesced::{coalesced_threads, CoalescedGroup};
+pub use cooperative_grid::{CooperativeGrid, NeedsCooperativeKernel};
+pub use grid::{this_grid, Grid};
+pub use match_key::MatchKey;
+pub use shuffle::Shuffle;
+pub use thread_block::{this_thread_block, ThreadBlock, WarpOnly};
+pub use thread_group::{SyncGroup, ThreadGroup};
+pub use tile::{
+    AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
+};

@@ -1,0 +1,74 @@
+//! Memory fences: the order in which other threads see a thread's writes.
+//!
+//! The GPU's memory model is weakly ordered: another thread may see two
+//! writes of one thread in either order. A fence makes every write the
+//! calling thread made before it visible, to every thread of its scope,
+//! before any write it makes after it. Unlike a barrier, a fence does not
+//! wait for other threads, and a thread may call it alone, in a branch.
+//!
+//! | function | CUDA | PTX | scope |
+//! |---|---|---|---|
+//! | [`fence_block`] | `__threadfence_block()` | `membar.cta` | threads of the block |
+//! | [`fence_device`] | `__threadfence()` | `membar.gl` | threads of the device |
+//! | [`fence_system`] | `__threadfence_system()` | `membar.sys` | the device, the host, peer devices |
+//!
+//! ```
+//! use coop::memory::fence_device;
+//! use coop::prelude::*;
+//! use coop_host::{Cpu, LaunchConfig};
+//!
+//! /// Each block's thread 0 publishes a result, then a flag: a reader that
+//! /// sees the flag set also sees the result.
+//! #[kernel]
+//! pub fn publish_then_flag(block: ThreadBlock, results: Out<u32>, flags: Out<u32>) {
+//!     if block.thread_rank() == 0 {
+//!         let b = block.group_index().x as usize;
+//!         results.write(b, 100 + b as u32);
+//!         fence_device(); // the result is visible device-wide before the flag
+//!         flags.write(b, 1);
+//!     }
+//! }
+//!
+//! let (mut results, mut flags) = (vec![0u32; 4], vec![0u32; 4]);
+//! Cpu::new().launch(publish_then_flag, LaunchConfig::new(4, 32), (&mut results, &mut flags))?;
+//! assert_eq!((results, flags), (vec![100, 101, 102, 103], vec![1; 4]));
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+//!
+//! On the CPU backend threads run one at a time, so fences change nothing
+//! there; shared-memory ordering between threads of a block comes from
+//! barriers, which the race detector checks.
+
+use crate::backend::target::Target;
+use crate::backend::{site, FenceScope, Fences};
+
+/// Orders the calling thread's writes as seen by the threads of its block
+/// (`membar.cta`; CUDA's `__threadfence_block`). See the [module](self).
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "__threadfence_block")]
+#[doc(alias = "membar.cta")]
+pub fn fence_block() {
+    Target::fence(FenceScope::Block, site!())
+}
+
+/// Orders the calling thread's writes as seen by every thread of the
+/// device (`membar.gl`; CUDA's `__threadfence`). See the [module](self).
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "__threadfence")]
+#[doc(alias = "membar.gl")]
+pub fn fence_device() {
+    Target::fence(FenceScope::Device, site!())
+}
+
+/// Orders the calling thread's writes as seen by the device, the host and
+/// peer devices (`membar.sys`; CUDA's `__threadfence_system`). See the
+/// [module](self).
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "__threadfence_system")]
+#[doc(alias = "membar.sys")]
+pub fn fence_system() {
+    Target::fence(FenceScope::System, site!())
+}

@@ -1,0 +1,320 @@
+//! `Out<T>`: a kernel's writable device buffer, with bounds-checked
+//! writes that report a fault on both targets, and its PTX encoding as a
+//! kernel parameter.
+
+use crate::backend::target::Target;
+use crate::backend::{site, Faults, GlobalAccess, GlobalMemory};
+use crate::kernel::{params, KernelParam};
+use core::marker::PhantomData;
+
+/// A writable device buffer shared by every thread of a launch.
+///
+/// Threads write elements with [`write`](Self::write) and read them back
+/// with [`read`](Self::read); the host reads the buffer after the launch. Each element should be written by at most one
+/// thread per launch: two threads writing the same element race, and which
+/// value remains is unspecified.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn iota(grid: Grid, out: Out<u32>) {
+///     let i = grid.thread_rank();
+///     if i < out.len() {
+///         out.write(i, i as u32);
+///     }
+/// }
+///
+/// let mut out = vec![0u32; 5];
+/// coop_host::Cpu::new().launch(iota, coop_host::LaunchConfig::new(1, 8), (&mut out,))?;
+/// assert_eq!(out, [0, 1, 2, 3, 4]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+pub struct Out<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _buffer: PhantomData<&'a [core::cell::UnsafeCell<T>]>,
+}
+
+impl<T: Copy> Out<'_, T> {
+    /// Elements in the buffer.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn fill(grid: Grid, out: Out<u8>) {
+    ///     let i = grid.thread_rank();
+    ///     if i < out.len() {
+    ///         out.write(i, 7);
+    ///     }
+    /// }
+    ///
+    /// let mut out = vec![0u8; 10]; // fewer elements than threads
+    /// Cpu::new().launch(fill, LaunchConfig::new(1, 32), (&mut out,))?;
+    /// assert_eq!(out, [7; 10]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer has no elements.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn count_if_any(grid: Grid, out: Out<u32>) {
+    ///     if !out.is_empty() && grid.thread_rank() == 0 {
+    ///         out.write(0, grid.num_threads() as u32);
+    ///     }
+    /// }
+    ///
+    /// let mut none: Vec<u32> = Vec::new();
+    /// Cpu::new().launch(count_if_any, LaunchConfig::new(1, 32), (&mut none,))?;
+    /// let mut one = vec![0u32];
+    /// Cpu::new().launch(count_if_any, LaunchConfig::new(1, 32), (&mut one,))?;
+    /// assert_eq!(one, [32]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Stores `value` at `index`.
+    ///
+    /// # Panics
+    ///
+    /// When `index >= len()`, naming the index, the length and the caller's
+    /// `file:line`: on the GPU the thread prints that report and stops the
+    /// kernel with `trap`, and the host's next wait returns an error; the
+    /// CPU backend's launch returns `Violation::OutOfBounds`, which also
+    /// names the parameter.
+    ///
+    /// Two threads writing one element without a barrier between them (of
+    /// one block), or from two blocks, race: the CPU backend reports it
+    /// (`Violation::GlobalRace`).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn squares(grid: Grid, out: Out<u64>) {
+    ///     let i = grid.thread_rank();
+    ///     out.write(i, (i * i) as u64);
+    /// }
+    ///
+    /// let mut out = vec![0u64; 4];
+    /// Cpu::new().launch(squares, LaunchConfig::new(1, 4), (&mut out,))?;
+    /// assert_eq!(out, [0, 1, 4, 9]);
+    ///
+    /// // One thread too many: the write past the end is reported, not performed.
+    /// let err = Cpu::new().launch(squares, LaunchConfig::new(1, 5), (&mut out,)).unwrap_err();
+    /// let report = err.to_string();
+    /// assert!(
+    ///     report.contains("thread 4 panicked at ")
+    ///         && report.contains("Out::write: index 4 is out of bounds for a buffer of 4 elements (the kernel's parameter `out`)"),
+    ///     "{report}"
+    /// );
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn write(&self, index: usize, value: T) {
+        if index >= self.len {
+            Target::index_out_of_bounds(
+                c"Out::write",
+                self.ptr as *const u8,
+                index,
+                self.len,
+                site!(),
+            );
+        }
+        Target::global_access(self.ptr as *const u8, index, GlobalAccess::Write, site!());
+        // SAFETY: in bounds, and the buffer is live for the launch.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+
+    /// The element at `index`: what the host put there, or what a thread
+    /// wrote, when that write is ordered before this read.
+    ///
+    /// Ordered means: by the same thread earlier; by another thread of the
+    /// block before a block barrier the reader passed; or by any thread
+    /// before a grid sync of a cooperative launch
+    /// ([`CooperativeGrid::sync`](crate::CooperativeGrid::sync)). A read of
+    /// an element another thread writes without such an order races: the
+    /// CPU backend reports it within a block, and across blocks unless the
+    /// reading thread has made an atomic access or a fence since the last
+    /// grid sync (the flag protocols, which it takes on trust). Panics, on
+    /// both targets, when `index` is out of bounds.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    ///
+    /// /// Each thread doubles its element in place.
+    /// #[kernel]
+    /// pub fn double(grid: Grid, data: Out<u32>) {
+    ///     let i = grid.thread_rank();
+    ///     if i < data.len() {
+    ///         data.write(i, 2 * data.read(i));
+    ///     }
+    /// }
+    ///
+    /// let mut data = vec![1u32, 2, 3];
+    /// coop_host::Cpu::new().launch(double, coop_host::LaunchConfig::new(1, 4), (&mut data,))?;
+    /// assert_eq!(data, [2, 4, 6]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn read(&self, index: usize) -> T {
+        if index >= self.len {
+            Target::index_out_of_bounds(
+                c"Out::read",
+                self.ptr as *const u8,
+                index,
+                self.len,
+                site!(),
+            );
+        }
+        Target::global_access(self.ptr as *const u8, index, GlobalAccess::Read, site!());
+        // SAFETY: in bounds, and the buffer is live for the launch.
+        unsafe { self.ptr.add(index).read() }
+    }
+
+    /// Stores `value` at `index` without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `index < len()`.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn ones(grid: Grid, out: Out<u32>) {
+    ///     let i = grid.thread_rank();
+    ///     if i < out.len() {
+    ///         // SAFETY: checked just above.
+    ///         unsafe { out.write_unchecked(i, 1) };
+    ///     }
+    /// }
+    ///
+    /// let mut out = vec![0u32; 3];
+    /// Cpu::new().launch(ones, LaunchConfig::new(1, 8), (&mut out,))?;
+    /// assert_eq!(out, [1, 1, 1]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    pub unsafe fn write_unchecked(&self, index: usize, value: T) {
+        // SAFETY: the caller keeps `index` in bounds.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+
+    /// [`read`](Self::read) for an index the caller has checked: no bounds
+    /// test in the kernel (one test of a whole range up front instead of
+    /// one an element keeps the compiler from holding a predicate for each);
+    /// the CPU backend still records the access.
+    ///
+    /// # Safety
+    ///
+    /// `index < len()`.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) unsafe fn read_in_bounds(&self, index: usize) -> T {
+        Target::global_access(self.ptr as *const u8, index, GlobalAccess::Read, site!());
+        // SAFETY: in bounds (the caller's promise); the buffer is live for
+        // the launch.
+        unsafe { self.ptr.add(index).read() }
+    }
+
+    /// [`write`](Self::write) for an index the caller has checked; as
+    /// [`read_in_bounds`](Self::read_in_bounds).
+    ///
+    /// # Safety
+    ///
+    /// `index < len()`.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) unsafe fn write_in_bounds(&self, index: usize, value: T) {
+        Target::global_access(self.ptr as *const u8, index, GlobalAccess::Write, site!());
+        // SAFETY: in bounds (the caller's promise); the buffer is live for
+        // the launch.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+
+    /// Stores `chunk`, the `lanes` elements at `index..index + lanes`, with
+    /// one store instruction (a 16-byte vector store for a 16-byte chunk).
+    /// On the CPU backend each element counts as written, as by
+    /// [`write`](Self::write).
+    ///
+    /// # Safety
+    ///
+    /// `index + lanes <= len()`, `C` is `lanes` values of `T` without
+    /// padding, and the element at `index` has `C`'s alignment.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) unsafe fn write_chunk<C: Copy>(&self, index: usize, lanes: usize, chunk: C) {
+        let mut k = 0;
+        while k < lanes {
+            Target::global_access(
+                self.ptr as *const u8,
+                index + k,
+                GlobalAccess::Write,
+                site!(),
+            );
+            k += 1;
+        }
+        // SAFETY: in bounds and aligned for `C` (the caller's promise); the
+        // buffer is live for the launch.
+        unsafe { (self.ptr.add(index) as *mut C).write(chunk) }
+    }
+
+    /// The buffer's first element, for patterns `write` does not cover
+    /// (atomics, vector stores).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn pairs(grid: Grid, out: Out<u32>) {
+    ///     let i = grid.thread_rank();
+    ///     let pair = out.as_mut_ptr() as *mut [u32; 2];
+    ///     // SAFETY: `out` holds 2 * threads elements; thread i owns pair i.
+    ///     unsafe { pair.add(i).write([i as u32, 10 * i as u32]) };
+    /// }
+    ///
+    /// let mut out = vec![0u32; 6];
+    /// Cpu::new().launch(pairs, LaunchConfig::new(1, 3), (&mut out,))?;
+    /// assert_eq!(out, [0, 0, 1, 10, 2, 20]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn as_mut_ptr(&self) -> *mut T {
+        self.ptr
+    }
+}
+
+// SAFETY: `OutSlice<T>` pushes a device pointer and an element count,
+// which `from_abi` reads back as the same two words.
+unsafe impl<T: Copy> KernelParam for Out<'_, T> {
+    type Word0 = *mut T;
+    type Word1 = usize;
+    type Host = params::OutSlice<T>;
+    #[inline(always)]
+    unsafe fn from_abi(ptr: *mut T, len: usize) -> Self {
+        Out {
+            ptr,
+            len,
+            _buffer: PhantomData,
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! coop-host's device-wide algorithms, each written once for both
+//! backends: its kernels (in `coop-host-kernels`, calling the kernel halves
+//! in `coop::device`) and a plan of launches, which the [`engine`] turns
+//! into launches on a GPU or on the CPU backend.
+//!
+//! | module | calls |
+//! |---|---|
+//! | [`reduce`] | sums, minima, maxima, transform-reductions, arg-min/arg-max, counts, deterministic float sums |
+//! | [`scan`] | inclusive and exclusive scans, deterministic float scans |
+//! | [`segmented`] | one reduction per segment of CSR offsets |
+//!
+//! Each is also at the crate root (`coop_host::scan`), where programs name
+//! them.
+
+pub(crate) mod engine;
+pub mod reduce;
+pub mod scan;
+pub mod segmented;
