@@ -186,15 +186,31 @@ impl PtxBuilder {
             check_rust_src()?;
         }
         let started = std::time::Instant::now();
+        // The targets build at once, each in a nested cargo of its own: a
+        // build is mostly one crate at a time (`core`, then the kernel crate
+        // under fat LTO), so two of them use two cores.
+        let built: Vec<Result<String, BuildError>> = if docs_rs {
+            targets.iter().map(|_| Ok(String::new())).collect()
+        } else {
+            let this = &self;
+            std::thread::scope(|scope| {
+                let builds: Vec<_> = targets
+                    .iter()
+                    .map(|&sm| {
+                        let (package, out_dir) = (&package, &out_dir);
+                        scope.spawn(move || this.build_one(package, sm, out_dir))
+                    })
+                    .collect();
+                builds
+                    .into_iter()
+                    .map(|b| b.join().expect("a PTX build thread panicked"))
+                    .collect()
+            })
+        };
         let mut paths = Vec::new();
-        for &sm in &targets {
+        for (&sm, ptx) in targets.iter().zip(built) {
             let dest = out_dir.join(format!("{output}.sm_{sm}.ptx"));
-            let ptx = if docs_rs {
-                String::new()
-            } else {
-                self.build_one(&package, &output, sm, &out_dir)?
-            };
-            let ptx = self.limit_registers(ptx, &package, sm)?;
+            let ptx = self.limit_registers(ptx?, &package, sm)?;
             let findings = convergence::check(&ptx);
             if !findings.is_empty() && !self.allow_convergence_dependent {
                 return Err(BuildError::ConvergenceDependent {
@@ -263,16 +279,31 @@ impl PtxBuilder {
         }
     }
 
-    fn build_one(
-        &self,
-        package: &str,
-        output: &str,
-        sm: u32,
-        out_dir: &Path,
-    ) -> Result<String, BuildError> {
+    fn build_one(&self, package: &str, sm: u32, out_dir: &Path) -> Result<String, BuildError> {
+        // One nested target folder for every kernel crate built with the
+        // same flags for the same SM, so that `core` (rebuilt for the GPU)
+        // is compiled once for all of them; a lock keeps two build scripts
+        // from interleaving their builds and reads of the PTX there (cargo
+        // would serialise the builds; the reads are ours).
+        let flavour = if self.silent_panics {
+            "silent-panics"
+        } else {
+            "default"
+        };
         let target_dir = ptx_target_dir(out_dir)
-            .join(output)
+            .join(flavour)
             .join(format!("sm_{sm}"));
+        std::fs::create_dir_all(&target_dir).map_err(|source| BuildError::Write {
+            path: target_dir.clone(),
+            source,
+        })?;
+        let lock_path = target_dir.join("coop-ptx.lock");
+        let lock = std::fs::File::create(&lock_path).map_err(|source| BuildError::Write {
+            path: lock_path,
+            source,
+        })?;
+        // Held until the PTX has been read (dropped at the end of this call).
+        let _ = lock.lock();
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
         let mut cmd = Command::new(&cargo);
         scrub_env(&mut cmd);
