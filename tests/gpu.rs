@@ -79,6 +79,18 @@ fn suite() -> &'static Suite {
             coop.sm(),
             version.lines().last().unwrap_or("nvcc").trim()
         );
+        // Every family of coop-host's kernels once, so that the launches the
+        // tests watch never include a first load (the driver compiles PTX
+        // that has no code for the GPU, 20 s on a cold machine).
+        for (family, set) in coop_host::ptx_families::FAMILIES {
+            let started = std::time::Instant::now();
+            let module = gpu.load(set).expect("coop-host's kernels load");
+            eprintln!(
+                "loaded coop-host's `{family}` kernels ({}) in {:.2} s",
+                module.code(),
+                started.elapsed().as_secs_f64()
+            );
+        }
         Suite { gpu, coop, cuda }
     })
 }
@@ -406,6 +418,22 @@ fn a_barrier_between_two_lane_tests_finishes() {
     want[32] = input[32] + input[1];
     want[1] = want[0] * 3;
     assert_eq!(out, want);
+}
+
+/// Grid-stride loops with several collectives an iteration, as users
+/// write them: multi-warp tiles of 64 to 512 threads (a scan, a reduction,
+/// a broadcast and `invoke_one` each round), clusters sharing shared memory
+/// each round, and two grid syncs a round, against the host references;
+/// each launch under a watchdog. The GPU protocol also runs this test under
+/// compute-sanitizer (racecheck, synccheck, memcheck): `docs/guide/07-performance.md`.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn loop_shaped_kernels_match_the_host_reference_on_the_gpu() {
+    let _watch = watch("the GPU test `loop_shaped_kernels_...`", TEST_LIMIT);
+    let s = suite();
+    let device = coop_host::Device::Gpu(s.gpu.clone());
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    assert!(coop_tests::loop_shapes::check_all(&device, &program, Some(LAUNCH_LIMIT)) > 100);
 }
 
 /// Every block collective in kernels shaped as users write them (guarded
@@ -825,13 +853,29 @@ fn kernel_faults_report_where_and_the_gpu_recovers() {
         before.lines().count()
     };
     let child = |kind: &str| {
-        let out = watched(format!("the fault child `{kind}`"), TEST_LIMIT, || {
-            std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--ignored", "--exact", "fault_child", "--nocapture"])
-                .env("COOP_FAULT_KIND", kind)
-                .output()
-                .unwrap()
-        });
+        // Each child must end by itself within a minute (a timed-out
+        // kernel once kept its process from exiting): past that it is
+        // killed and the test fails, naming it.
+        let mut running = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--ignored", "--exact", "fault_child", "--nocapture"])
+            .env("COOP_FAULT_KIND", kind)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while running.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(60) {
+                running.kill().unwrap();
+                let out = running.wait_with_output().unwrap();
+                panic!(
+                    "the fault child `{kind}` did not exit within a minute:\n{}",
+                    String::from_utf8_lossy(&out.stdout)
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = running.wait_with_output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         eprintln!(
             "--- fault child `{kind}`:\n{stdout}\n--- its stderr:\n{}",
@@ -894,11 +938,20 @@ fn kernel_faults_report_where_and_the_gpu_recovers() {
             && l.contains("CooperativeGrid::sync: the kernel was not launched cooperatively")),
         "{stdout}"
     );
-    // A kernel that never finishes: the wait with a time limit names it.
+    // A kernel that never finishes: the wait with a time limit names it,
+    // and the child then returns normally, every drop included, and exits
+    // while the kernel still spins (it hung at exit before).
+    let started = std::time::Instant::now();
     let stdout = child("spin");
     assert!(
         stdout.contains("host error: the GPU was still busy after"),
         "{stdout}"
+    );
+    assert!(stdout.contains("fault child: dropped in"), "{stdout}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "the child took {:?} to exit after its timeout",
+        started.elapsed()
     );
     assert!(
         stdout.contains("`fault_spin` (launched at tests/gpu.rs:"),
@@ -962,6 +1015,14 @@ fn fault_child() {
         let module = gpu.load(&TEST_KERNELS_PTX).unwrap();
         let flag = gpu.zeros::<u32>(1).unwrap();
         let mut out = gpu.zeros::<u32>(64).unwrap();
+        // The device-wide algorithms' scratch, a timer and a second module
+        // on the same GPU: their drops must not wait for the kernel either.
+        let device = coop_host::Device::Gpu(gpu.clone());
+        let reducer = coop_host::reduce::Reducer::new(&device).unwrap();
+        let data = device.upload(&[1.0f32; 4096]).unwrap();
+        assert_eq!(reducer.sum(&data).unwrap(), 4096.0);
+        let mut timer = coop_host::Timer::new(&gpu).unwrap();
+        timer.start().unwrap();
         module
             .launch(fault_spin, LaunchConfig::new(1, 64), (&flag, &mut out))
             .unwrap();
@@ -970,8 +1031,15 @@ fn fault_child() {
             .unwrap_err();
         println!("host error: {err}");
         assert!(matches!(err, Error::Timeout { .. }), "{err}");
-        // The kernel cannot be stopped; ending the process ends it.
-        std::process::exit(0);
+        assert!(gpu.is_abandoned());
+        // The kernel cannot be stopped: the process ends it at exit. Every
+        // drop (buffers, modules, the reducer, the timer, the device) and
+        // the return from the test must not wait for it.
+        println!("fault child: returning");
+        let started = std::time::Instant::now();
+        drop((module, flag, out, reducer, data, timer, device, gpu));
+        println!("fault child: dropped in {:?}", started.elapsed());
+        return;
     }
     {
         let module = gpu.load(&TEST_KERNELS_PTX).unwrap();

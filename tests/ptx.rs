@@ -141,6 +141,36 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
     };
     let dir = std::env::temp_dir().join(format!("coop-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // coop-host ships ptxas's output for its families' PTX (`host/sass/`):
+    // with the ptxas that built it (its version line in `BUILT-BY`), the
+    // cubins this test makes must be those bytes; `COOP_BLESS=1` rewrites
+    // them (and `BUILT-BY`) instead.
+    let sass_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/sass");
+    let version = std::process::Command::new(&ptxas)
+        .arg("--version")
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .last()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default();
+    let built_by = std::fs::read_to_string(sass_dir.join("BUILT-BY")).unwrap_or_default();
+    let bless = std::env::var_os("COOP_BLESS").is_some_and(|v| v == "1");
+    if bless {
+        std::fs::write(sass_dir.join("BUILT-BY"), format!("{version}\n")).unwrap();
+    }
+    let compare_sass = bless || built_by.trim() == version;
+    if !compare_sass {
+        eprintln!(
+            "host/sass is not compared: this ptxas is `{version}`, the shipped cubins were \
+             built by `{}`",
+            built_by.trim()
+        );
+    }
     // One thread a PTX file: ptxas takes most of this test's time.
     let assemble = |name: &str, sm: u32, text: &str| -> usize {
         let mut checked = 0;
@@ -225,6 +255,21 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
                 "{name} spills on sm_{arch}:\n{}",
                 spills.join("\n")
             );
+            if name.starts_with("coop-host-kernels") && arch == sm && compare_sass {
+                let made = std::fs::read(dir.join(format!("{name}.sm_{sm}.{arch}.cubin"))).unwrap();
+                let shipped = sass_dir.join(format!("{name}.sm_{sm}.cubin"));
+                if bless {
+                    std::fs::write(&shipped, &made).unwrap();
+                } else {
+                    assert!(
+                        std::fs::read(&shipped).is_ok_and(|bytes| bytes == made),
+                        "{} is not what ptxas makes of the shipped PTX: regenerate it with \
+                         `COOP_BLESS=1 cargo test -p coop-tests --test ptx every_ptx` (and \
+                         commit the files)",
+                        shipped.display()
+                    );
+                }
+            }
             let entries = entry_names.len();
             assert!(entries > 0, "ptxas saw no kernels in {name}:\n{log}");
             checked += entries;

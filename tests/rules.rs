@@ -1937,6 +1937,130 @@ fn a_multi_warp_tile_larger_than_the_block() {
     );
 }
 
+/// The user kernel of the second round's report: a 128-thread tile in a
+/// grid-stride loop, with a scan, a reduction and `invoke_one` each
+/// iteration; here the scan is skipped by the threads whose element is
+/// past the end, which splits the last tile.
+#[kernel]
+pub fn tile_scan_skipped_past_the_end(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let tile = block.tiled_partition::<128>();
+    let grid = this_grid();
+    let mut base = grid.block_rank() * block.num_threads() as usize;
+    while base < input.len() {
+        let i = base + block.thread_rank() as usize;
+        if i < input.len() {
+            let v = inclusive_scan(&tile, input[i], op::Sum); // tile-scan-skipped
+            let top = reduce(&tile, v, op::Max);
+            tile.invoke_one(|| out.write(i / 128, top));
+        }
+        base += grid.num_threads();
+    }
+}
+
+#[kernel]
+pub fn tile_scan_skipped_past_the_end_fixed(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+    let tile = block.tiled_partition::<128>();
+    let grid = this_grid();
+    let mut base = grid.block_rank() * block.num_threads() as usize;
+    while base < input.len() {
+        let i = base + block.thread_rank() as usize;
+        let x = input.get(i).copied().unwrap_or(0);
+        let v = inclusive_scan(&tile, x, op::Sum);
+        let top = reduce(&tile, v, op::Max);
+        if tile.thread_rank() == 0 && i < input.len() {
+            out.write(i / 128, top);
+        }
+        base += grid.num_threads();
+    }
+}
+
+#[test]
+fn a_multi_warp_tile_collective_is_named_as_written() {
+    // 200 elements: the second tile has 72 threads with an element, which
+    // splits its third warp.
+    let input: Vec<u32> = (0..200).map(|i| i % 5).collect();
+    let mut out = vec![0u32; 2];
+    broken(
+        cpu().launch(tile_scan_skipped_past_the_end, cfg(1, 256), (&input[..], &mut out)),
+        "DivergentCollective inclusive_scan @{tile-scan-skipped} | group threads 128-255 | threads 128-199 @{tile-scan-skipped}; threads 200-255 returned",
+    );
+    clean(cpu().launch(
+        tile_scan_skipped_past_the_end_fixed,
+        cfg(1, 256),
+        (&input[..], &mut out),
+    ));
+    let expected = |tile: std::ops::Range<usize>| input[tile].iter().sum::<u32>();
+    assert_eq!(out, [expected(0..128), expected(128..200)]);
+}
+
+#[kernel]
+pub fn tile_any_skipped_by_a_warp(block: ThreadBlock, out: Out<u32>) {
+    let tile = block.tiled_partition::<64>();
+    let r = block.thread_rank();
+    if r < 32 {
+        out.write(r as usize, tile.any(r == 3) as u32); // tile-any-skipped
+    }
+}
+
+#[kernel]
+pub fn block_count_skipped_by_a_warp(block: ThreadBlock, out: Out<u32>) {
+    let r = block.thread_rank();
+    if r < 32 {
+        out.write(r as usize, block.sync_count(r % 2 == 0)); // count-skipped
+    }
+}
+
+#[test]
+fn a_tile_vote_and_a_block_vote_are_named_as_written() {
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(tile_any_skipped_by_a_warp, cfg(1, 64), (&mut out,)),
+        "DivergentCollective any @{tile-any-skipped} | group threads 0-63 | threads 0-31 @{tile-any-skipped}; threads 32-63 returned",
+    );
+    let e = broken(
+        cpu().launch(block_count_skipped_by_a_warp, cfg(1, 64), (&mut out,)),
+        "BarrierNotReached threads 0-31 @{count-skipped} | threads 32-63 returned",
+    );
+    assert!(e.to_string().contains("`sync_count`"), "{e}");
+}
+
+#[kernel]
+pub fn leader_skips_the_share(
+    cluster: Cluster,
+    block: ThreadBlock,
+    out: Out<u32>,
+    s: Shared<[u32; 32]>,
+) {
+    let r = block.thread_rank();
+    let mine = s.own(ByRank::new());
+    mine.set(r);
+    let published = mine.publish(&block);
+    if cluster.block_rank() == 0 {
+        return;
+    }
+    let shared = published.share(&cluster); // share-without-leader
+    out.write(this_grid().thread_rank(), shared.get_from(0, r as usize));
+    let _ = shared.unshare(&cluster);
+}
+
+#[test]
+fn a_distributed_shared_memory_phase_is_named_as_written() {
+    let mut out = vec![0u32; 128];
+    let e = broken(
+        cpu().launch(
+            leader_skips_the_share,
+            cfg(4, 32).with_cluster(2),
+            (&mut out,),
+        ),
+        "ClusterSyncNotReached block 1 @{share-without-leader} | blocks 0 returned",
+    );
+    assert!(
+        e.to_string()
+            .contains("`share` never reached by every block of the cluster"),
+        "{e}"
+    );
+}
+
 // =====================================================================
 // Dynamic groups: coalesced threads and partitions.
 

@@ -242,6 +242,33 @@ fn writing_an_element_owned_by_another_thread_panics_naming_the_owner() {
     assert!(message.contains("belongs to thread 1 "), "{message}");
 }
 
+#[kernel]
+pub fn read_someone_elses(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 32]>) {
+    let r = block.thread_rank() as usize;
+    let mine = buf.own(ByRank::new());
+    mine.write(r, r as u32);
+    out.write(r, mine.read((r + 1) % 32)); // read before publish
+}
+
+#[test]
+fn reading_an_element_owned_by_another_thread_is_reported_as_a_read() {
+    let mut out = vec![0u32; 32];
+    let e = emulation_error(launch(read_someone_elses, 32, (&mut out,)));
+    let Violation::Panic {
+        thread, message, ..
+    } = &*e.violation
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(*thread, 0);
+    assert!(message.contains("thread 0 reads element 1"), "{message}");
+    assert!(message.contains("belongs to thread 1 "), "{message}");
+    assert!(
+        message.contains("read another thread's after `.publish(&block)`"),
+        "{message}"
+    );
+}
+
 // ---------------------------------------------------------------------
 // Bank transactions per request, against known answers.
 

@@ -13,6 +13,8 @@ pub mod differential;
 pub mod dynamic_cases;
 #[path = "grid_cases.rs"]
 pub mod grid_cases;
+#[path = "loop_shapes.rs"]
+pub mod loop_shapes;
 #[path = "math_cases.rs"]
 pub mod math_cases;
 #[path = "multi_cases.rs"]

@@ -14,6 +14,15 @@ fn every_block_collective_in_user_shaped_kernels_matches_the_host_reference_on_t
     user_shapes::check_all(&device, &program, None);
 }
 
+/// Grid-stride loops with several collectives an iteration: multi-warp
+/// tiles of 64 to 512 threads, clusters, grid syncs.
+#[test]
+fn loop_shaped_kernels_of_tiles_clusters_and_grids_match_the_host_reference_on_the_cpu() {
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    assert!(coop_tests::loop_shapes::check_all(&device, &program, None) > 100);
+}
+
 /// The kernel of the hang report, exactly as its user wrote it.
 #[test]
 fn the_block_scan_kernel_that_hung_a_gpu_runs_on_the_cpu() {

@@ -2,7 +2,12 @@
 //! threads never reach) would otherwise stop the test run for good. Arm it
 //! around each launch; if the launch has not finished by its deadline, the
 //! watchdog names what hung and ends the test process with exit code 124,
-//! so a hang costs seconds and reads as a failure naming the kernel.
+//! so a hang costs seconds and reads as a failure naming the kernel. Its
+//! message goes straight to the process's standard error, past the test
+//! harness's capture. Loading PTX (which the driver compiles, 20 s on a
+//! cold machine for coop-host's families) is not a launch: the GPU suite
+//! loads every module once, under the limit of a whole test, before any
+//! launch is watched.
 
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -22,11 +27,18 @@ fn slots() -> &'static Mutex<(u64, Vec<Armed>)> {
             let now = Instant::now();
             let guard = slots().lock().unwrap_or_else(|e| e.into_inner());
             if let Some(late) = guard.1.iter().find(|a| a.deadline <= now) {
-                eprintln!(
+                // Straight to the process's standard error: `eprintln!` in a
+                // test (and in the threads it spawns) goes to the harness's
+                // capture, which the exit below would throw away.
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
                     "watchdog: `{}` did not finish within {:?}; the GPU is hung in it. \
-                     Ending the test process.",
-                    late.what, late.limit
+                     Ending the test process with exit code 124.",
+                    late.what,
+                    late.limit
                 );
+                let _ = std::io::stderr().flush();
                 std::process::exit(124);
             }
         });

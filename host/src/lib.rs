@@ -79,7 +79,7 @@ pub use cpu::Cpu;
 pub use device::{Buffer, Device, Input, Launcher, Output, Program, ProgramRef};
 pub use error::{Error, LaunchProblem};
 pub use fault::LaunchRecord;
-pub use gpu::{Gpu, Module, Timer};
+pub use gpu::{Code, Gpu, Module, Timer};
 pub use launch::{LaunchConfig, MAX_CLUSTER_BLOCKS};
 pub use limits::{DeviceLimits, KernelLimits};
 pub use ptx::PtxSet;

@@ -5,11 +5,16 @@
 //! The PTX ships with the crate as text (`host/ptx/`), built by
 //! `coop_build::PtxBuilder` with the pinned toolchain, so that a user's
 //! build compiles no device code of coop-host's; a workspace test rebuilds
-//! it from `coop-host-kernels` and fails if the two differ.
+//! it from `coop-host-kernels` and fails if the two differ. Beside it ship
+//! cubins for sm_80 and sm_90 (`host/sass/`, ptxas's output for that PTX),
+//! so that an A100-class or H100-class GPU loads machine code and starts
+//! at once: the driver's compilation of the PTX took 20 s on a cold H200
+//! for the families a program calls first. Other GPUs compile the PTX.
 
 use crate::PtxSet;
 
-/// `PtxSet`s of the family `$name`, from `host/ptx/coop-host-kernels-$name.sm_*.ptx`.
+/// `PtxSet`s of the family `$name`, from `host/ptx/coop-host-kernels-$name.sm_*.ptx`
+/// and `host/sass/coop-host-kernels-$name.sm_*.cubin`.
 macro_rules! family {
     ($(#[$doc:meta])* $set:ident = $name:literal) => {
         $(#[$doc])*
@@ -19,7 +24,11 @@ macro_rules! family {
                 (80, include_str!(concat!("../ptx/coop-host-kernels-", $name, ".sm_80.ptx"))),
                 (90, include_str!(concat!("../ptx/coop-host-kernels-", $name, ".sm_90.ptx"))),
             ],
-        );
+        )
+        .with_sass(&[
+            (80, include_bytes!(concat!("../sass/coop-host-kernels-", $name, ".sm_80.cubin"))),
+            (90, include_bytes!(concat!("../sass/coop-host-kernels-", $name, ".sm_90.cubin"))),
+        ]);
     };
 }
 

@@ -44,11 +44,14 @@ pub(crate) trait Barriers {
     fn sync_warp(mask: u32, site: Site);
     /// The threads of a multi-warp tile (`warps` whole warps, 64 to 1024
     /// threads) wait for each other: tile number `tile` among the block's
-    /// tiles of size `64 << size_index`. PTX: `bar.warp.sync` for the
-    /// caller's warp; lane 0 then arrives at the tile's counter in shared
-    /// memory (`atom.shared.acq_rel.cta.add`); the last warp to arrive
-    /// resets the counter and releases the tile's generation word
-    /// (`st.release.cta.shared`), the others poll it (`ld.acquire.cta`);
+    /// tiles of size `64 << size_index`. PTX: a hardware barrier of the
+    /// tile's own, `barrier.sync id, threads` (non-aligned), where the
+    /// block has one free for it (every tile of a block of up to 512
+    /// threads); otherwise a barrier in shared memory: `bar.warp.sync` for
+    /// the caller's warp, lane 0 arrives at the tile's counter
+    /// (`atom.shared.acq_rel.cta.add`), the last warp to arrive resets the
+    /// counter and releases the tile's generation word
+    /// (`st.release.cta.shared`), the others poll it (`ld.acquire.cta`),
     /// `bar.warp.sync` again. Precondition: the tile's barrier was reset
     /// when the tile was made, and every thread of the tile arrives. CPU:
     /// completes when every thread of the tile has arrived; a thread that

@@ -28,10 +28,11 @@ pub(crate) trait Faults {
     /// `index` lies outside a shared array of `len` elements (`cols` per
     /// row for a 2-D array, 0 for 1-D).
     fn shared_index_out_of_bounds<I: Debug>(index: I, len: usize, cols: usize, site: Site) -> !;
-    /// The calling thread wrote `index`, which `owner` owns under the
-    /// phase's ownership map.
+    /// The calling thread read (`reads`) or wrote `index`, which `owner`
+    /// owns under the phase's ownership map.
     fn shared_element_not_owned<I: Debug>(
         index: I,
+        reads: bool,
         thread: Dim3,
         owner: impl FnOnce() -> Dim3,
         site: Site,

@@ -7,7 +7,7 @@
 //!      ▼
 //!  backend::Backend = Registers + Barriers + WarpCollectives + Scratch
 //!                     + SharedMemory + Fences + Faults + Atomics + FloatUnits
-//!                     + GlobalMemory
+//!                     + GlobalMemory + Naming
 //!                                                               (this module)
 //!      │
 //!      ├── crate::backend::ptx::Ptx   on nvptx64: one PTX instruction per operation
@@ -46,6 +46,7 @@ mod faults;
 mod fences;
 mod float_units;
 mod global_memory;
+mod naming;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
 mod registers;
@@ -61,6 +62,7 @@ pub(crate) use faults::Faults;
 pub(crate) use fences::{FenceScope, Fences};
 pub(crate) use float_units::{FloatUnits, ToInteger};
 pub(crate) use global_memory::{GlobalAccess, GlobalMemory};
+pub(crate) use naming::Naming;
 pub(crate) use registers::Registers;
 pub(crate) use scratch::{Scratch, BLOCK_SCRATCH_BYTES};
 pub(crate) use shared_memory::{ElemShape, SharedMemory};
@@ -91,6 +93,7 @@ pub(crate) trait Backend:
     + Atomics
     + FloatUnits
     + GlobalMemory
+    + Naming
 {
 }
 
@@ -105,5 +108,6 @@ impl<T> Backend for T where
         + Atomics
         + FloatUnits
         + GlobalMemory
+        + Naming
 {
 }

@@ -14,7 +14,10 @@ pub(crate) const BLOCK_SCRATCH_BYTES: usize = 1024 + 32;
 /// caller's precondition. Ordering between threads comes from the block
 /// barriers around the accesses, not from these operations.
 pub(crate) trait Scratch {
-    /// Stores `word` at byte `offset`.
+    /// Stores `word` at byte `offset`. (The block collectives store with
+    /// [`scratch_store_if`](Self::scratch_store_if); the CPU backend's
+    /// predicated store is this one.)
+    #[cfg_attr(target_arch = "nvptx64", allow(dead_code))]
     /// PTX: `st.shared.u32 [coop_block_scratch + offset], word`.
     /// CPU: a store into the block's scratch.
     fn scratch_store(offset: u32, word: u32, site: Site);

@@ -22,7 +22,8 @@ mod warp;
 
 mod votes;
 
-use crate::backend::Site;
+use crate::backend::target::Target;
+use crate::backend::{Naming, Site};
 use crate::op::Operator;
 use crate::{AnyTileSize, CoalescedGroup, Shuffle, ThreadBlock, TileSize, TiledPartition};
 
@@ -137,7 +138,9 @@ impl Group for ThreadBlock {
 #[doc(alias = "BlockReduce")]
 #[doc(alias = "WarpReduce")]
 pub fn reduce<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) -> T {
-    group.reduce_in(value, op, core::panic::Location::caller())
+    let site = core::panic::Location::caller();
+    Target::entering("reduce", site);
+    group.reduce_in(value, op, site)
 }
 
 /// Thread of rank `r` gets `value[0] op value[1] op ... op value[r]`.
@@ -162,7 +165,9 @@ pub fn reduce<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) 
 #[doc(alias = "BlockScan")]
 #[doc(alias = "WarpScan")]
 pub fn inclusive_scan<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) -> T {
-    group.inclusive_scan_in(value, op, core::panic::Location::caller())
+    let site = core::panic::Location::caller();
+    Target::entering("inclusive_scan", site);
+    group.inclusive_scan_in(value, op, site)
 }
 
 /// Thread of rank `r` gets `value[0] op ... op value[r - 1]`; rank 0 gets
@@ -191,5 +196,7 @@ pub fn inclusive_scan<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T,
 #[doc(alias = "BlockScan")]
 #[doc(alias = "WarpScan")]
 pub fn exclusive_scan<G: Group, T: Shuffle, O: Operator<T>>(group: &G, value: T, op: O) -> T {
-    group.exclusive_scan_in(value, op, core::panic::Location::caller())
+    let site = core::panic::Location::caller();
+    Target::entering("exclusive_scan", site);
+    group.exclusive_scan_in(value, op, site)
 }

@@ -1,6 +1,9 @@
 //! Block-wide votes (CUDA's `__syncthreads_count`, `_and`, `_or`): a block
 //! barrier that also reduces a predicate, built on the block reduction.
 
+use super::Group;
+use crate::backend::target::Target;
+use crate::backend::Naming;
 use crate::ThreadBlock;
 
 impl ThreadBlock {
@@ -43,7 +46,9 @@ impl ThreadBlock {
     #[inline(always)]
     #[track_caller]
     pub fn sync_count(&self, predicate: bool) -> u32 {
-        super::reduce(self, predicate as u32, crate::op::Sum)
+        let site = core::panic::Location::caller();
+        Target::entering("sync_count", site);
+        self.reduce_in(predicate as u32, crate::op::Sum, site)
     }
 
     /// A block barrier ([`sync`](Self::sync)) that tells every thread
@@ -74,7 +79,9 @@ impl ThreadBlock {
     #[inline(always)]
     #[track_caller]
     pub fn sync_all(&self, predicate: bool) -> bool {
-        super::reduce(self, predicate as u32, crate::op::Min) == 1
+        let site = core::panic::Location::caller();
+        Target::entering("sync_all", site);
+        self.reduce_in(predicate as u32, crate::op::Min, site) == 1
     }
 
     /// A block barrier ([`sync`](Self::sync)) that tells every thread
@@ -108,6 +115,8 @@ impl ThreadBlock {
     #[inline(always)]
     #[track_caller]
     pub fn sync_any(&self, predicate: bool) -> bool {
-        super::reduce(self, predicate as u32, crate::op::Max) == 1
+        let site = core::panic::Location::caller();
+        Target::entering("sync_any", site);
+        self.reduce_in(predicate as u32, crate::op::Max, site) == 1
     }
 }

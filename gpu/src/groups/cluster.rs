@@ -3,7 +3,7 @@
 //! with a barrier for all their threads.
 
 use crate::backend::target::Target;
-use crate::backend::{site, Barriers, Registers};
+use crate::backend::{site, Barriers, Naming, Registers};
 use crate::Dim3;
 
 /// The blocks of the calling block's cluster (CUDA's `cluster_group`).
@@ -249,6 +249,14 @@ impl Cluster {
 
     #[inline(always)]
     pub(crate) fn sync_at(&self, site: crate::backend::Site) {
+        Target::sync_cluster(site);
+    }
+
+    /// The cluster barrier of the handle method `call` (a distributed
+    /// shared memory phase change), which the CPU backend names.
+    #[inline(always)]
+    pub(crate) fn sync_named(&self, call: &'static str, site: crate::backend::Site) {
+        Target::entering(call, site);
         Target::sync_cluster(site);
     }
 }

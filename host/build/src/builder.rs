@@ -353,10 +353,20 @@ impl PtxBuilder {
             source,
         })?;
         if !output.status.success() {
+            let said = String::from_utf8_lossy(&output.stderr);
+            // The kernel crate is also a dependency of the host crate, whose
+            // build cargo runs beside this one and whose errors it prints
+            // itself: an error the host build shares is said once, there.
+            if self.host_build_fails(&target_dir) {
+                return Err(BuildError::CompileShared {
+                    package: package.to_string(),
+                    sm,
+                });
+            }
             return Err(BuildError::Compile {
                 package: package.to_string(),
                 sm,
-                output: String::from_utf8_lossy(&output.stderr).into_owned(),
+                output: compiler_messages(&said, &self.crate_dir),
             });
         }
         let release = target_dir.join("nvptx64-nvidia-cuda").join("release");
@@ -374,6 +384,72 @@ impl PtxBuilder {
             path: asm,
         })
     }
+}
+
+impl PtxBuilder {
+    /// Whether the kernel crate fails to build for the host too (a
+    /// `cargo check` in a target folder of its own): then its errors are
+    /// the ones cargo prints for the host build.
+    fn host_build_fails(&self, target_dir: &Path) -> bool {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+        let mut cmd = Command::new(&cargo);
+        scrub_env(&mut cmd);
+        cmd.arg("check")
+            .arg("--manifest-path")
+            .arg(self.crate_dir.join("Cargo.toml"))
+            .args(["--lib", "--quiet", "--message-format=short"])
+            .arg("--target-dir")
+            .arg(target_dir.join("host-check"));
+        if !self.features.is_empty() {
+            cmd.arg("--no-default-features")
+                .arg("--features")
+                .arg(self.features.join(","));
+        }
+        cmd.output().is_ok_and(|out| !out.status.success())
+    }
+}
+
+/// The compiler's messages in a nested build's output that concern the
+/// kernel crate: every error, and the warnings located in `crate_dir`;
+/// cargo's progress lines and the warnings of other crates (coop's own
+/// among them) are left out.
+fn compiler_messages(stderr: &str, crate_dir: &Path) -> String {
+    let mut blocks: Vec<Vec<&str>> = Vec::new();
+    for line in stderr.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("Compiling ")
+            || trimmed.starts_with("Blocking waiting")
+            || trimmed.starts_with("Finished ")
+        {
+            continue;
+        }
+        if line.starts_with("warning") || line.starts_with("error") || blocks.is_empty() {
+            blocks.push(Vec::new());
+        }
+        blocks.last_mut().expect("pushed above").push(line);
+    }
+    let crate_dir = crate_dir.to_string_lossy();
+    let ours = |block: &[&str]| {
+        let location = block
+            .iter()
+            .find_map(|l| l.trim_start().strip_prefix("--> "));
+        match location {
+            // A relative path is the workspace's; an absolute one is ours
+            // when it lies in the kernel crate.
+            Some(path) => !path.starts_with('/') || path.starts_with(crate_dir.as_ref()),
+            None => false,
+        }
+    };
+    blocks
+        .iter()
+        .filter(|block| {
+            let first = block.first().copied().unwrap_or("");
+            let summary = first.starts_with("warning: `") && first.contains("generated");
+            !summary && (first.starts_with("error") || ours(block))
+        })
+        .map(|block| block.join("\n"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `<workspace target>/coop-ptx`, found from `OUT_DIR`
@@ -444,6 +520,36 @@ fn scrub_env(cmd: &mut Command) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_nested_build_says_only_what_concerns_the_kernel_crate() {
+        let stderr = "    Blocking waiting for file lock on package cache
+warning: associated function `scratch_store` is never used
+  --> /home/u/.cargo/registry/src/x/coop-gpu-0.1.0/src/backend/scratch.rs:20:8
+   |
+20 |     fn scratch_store(offset: u32, word: u32, site: Site);
+   |        ^^^^^^^^^^^^^
+
+warning: `coop-gpu` (lib) generated 1 warning
+   Compiling kernels v0.1.0 (/home/u/app/kernels)
+warning: unused variable: `x`
+  --> /home/u/app/kernels/src/lib.rs:3:9
+error[E0308]: mismatched types
+  --> /home/u/app/kernels/src/lib.rs:9:26
+   |
+9  | pub fn broken() -> u32 { \"x\" }
+error: could not compile `kernels` (lib) due to 1 previous error
+";
+        let said = compiler_messages(stderr, Path::new("/home/u/app/kernels"));
+        assert!(!said.contains("scratch_store"), "{said}");
+        assert!(
+            !said.contains("Blocking") && !said.contains("Compiling"),
+            "{said}"
+        );
+        assert!(said.contains("unused variable: `x`"), "{said}");
+        assert!(said.contains("error[E0308]: mismatched types"), "{said}");
+        assert!(said.contains("could not compile `kernels`"), "{said}");
+    }
 
     #[test]
     fn nested_builds_go_next_to_the_profile_dirs() {

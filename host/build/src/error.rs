@@ -56,8 +56,10 @@ pub enum BuildError {
         /// The OS error.
         source: std::io::Error,
     },
-    /// The nested build failed; `output` is what cargo printed.
-    #[error("building the kernel crate `{package}` for sm_{sm} failed:\n{output}")]
+    /// The nested build failed where the host build of the kernel crate
+    /// succeeds (code only the GPU build compiles); `output` is what the
+    /// compiler said.
+    #[error("building the kernel crate `{package}` for the GPU (sm_{sm}) failed:\n{output}")]
     Compile {
         /// The kernel crate.
         package: String,
@@ -65,6 +67,18 @@ pub enum BuildError {
         sm: u32,
         /// cargo's output.
         output: String,
+    },
+    /// The kernel crate does not compile for the GPU nor for the host:
+    /// its errors are those cargo prints for the host build.
+    #[error(
+        "the kernel crate `{package}` does not compile, for the GPU (sm_{sm}) nor for the host: \
+         its errors are the ones cargo shows for `{package}` above"
+    )]
+    CompileShared {
+        /// The kernel crate.
+        package: String,
+        /// The SM target.
+        sm: u32,
     },
     /// The build succeeded but left no PTX where expected.
     #[error("the build of `{package}` succeeded but wrote no PTX at {path}")]
@@ -134,7 +148,11 @@ impl BuildError {
         let message = self.to_string();
         eprintln!("{message}");
         let first = message.lines().next().unwrap_or("the PTX build failed");
-        println!("cargo::error={first} (the whole message is under `--- stderr` below)");
+        if message.lines().nth(1).is_some() {
+            println!("cargo::error={first} (the whole message is under `--- stderr` below)");
+        } else {
+            println!("cargo::error={first}");
+        }
         std::process::exit(1)
     }
 }

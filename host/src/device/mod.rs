@@ -112,6 +112,58 @@ impl Device {
         }
     }
 
+    /// Waits until the launches queued on a GPU have finished (on the CPU
+    /// backend a launch runs to completion when it is made, so there is
+    /// nothing to wait for). A kernel's fault surfaces here as
+    /// [`Error::KernelFault`]; with a [wait limit](Self::with_wait_limit), a
+    /// kernel that does not finish in time as [`Error::Timeout`].
+    pub fn synchronize(&self) -> Result<(), Error> {
+        match self {
+            Device::Gpu(gpu) => gpu.synchronize(),
+            Device::Cpu(_) => Ok(()),
+        }
+    }
+
+    /// [`synchronize`](Self::synchronize), giving up after `limit` with
+    /// [`Error::Timeout`] naming the launches still running
+    /// ([`Gpu::synchronize_timeout`]): a program can report a kernel that
+    /// never finishes and exit. On the CPU backend a kernel that spins
+    /// forever is reported by the launch itself, naming the thread.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let device = coop_host::Device::gpu_or_cpu();
+    /// device.synchronize_timeout(Duration::from_secs(10))?;
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn synchronize_timeout(&self, limit: Duration) -> Result<(), Error> {
+        match self {
+            Device::Gpu(gpu) => gpu.synchronize_timeout(limit),
+            Device::Cpu(_) => Ok(()),
+        }
+    }
+
+    /// The same device, with every wait that has no limit of its own —
+    /// [`synchronize`](Self::synchronize), [`download`](Self::download),
+    /// and the device-wide algorithms' reads of their results — bounded by
+    /// `limit` ([`Gpu::with_wait_limit`]; it holds for every clone of the
+    /// device). `None` waits without a limit, the default. The CPU backend
+    /// has nothing to wait for.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let device = coop_host::Device::gpu_or_cpu().with_wait_limit(Some(Duration::from_secs(60)));
+    /// let buffer = device.upload(&[1u32, 2, 3])?;
+    /// assert_eq!(device.download(&buffer)?, [1, 2, 3]); // waits at most a minute on a GPU
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn with_wait_limit(self, limit: Option<Duration>) -> Device {
+        match self {
+            Device::Gpu(gpu) => Device::Gpu(gpu.with_wait_limit(limit)),
+            cpu => cpu,
+        }
+    }
+
     /// The buffer's contents, after the launches before have finished.
     pub fn download<T: DeviceCopy>(&self, buffer: &Buffer<T>) -> Result<Vec<T>, Error> {
         match (self, buffer) {
@@ -217,6 +269,25 @@ impl Program {
         match self {
             Program::Gpu(module) => module.launch(kernel, config, args).map(|()| None),
             Program::Cpu(cpu) => cpu.launch(kernel, config, args).map(Some),
+        }
+    }
+
+    /// Waits until this program's launches on a GPU have finished, as
+    /// [`Device::synchronize`] does (nothing to wait for on the CPU
+    /// backend).
+    pub fn synchronize(&self) -> Result<(), Error> {
+        match self {
+            Program::Gpu(module) => module.gpu().synchronize(),
+            Program::Cpu(_) => Ok(()),
+        }
+    }
+
+    /// [`synchronize`](Self::synchronize), giving up after `limit` with
+    /// [`Error::Timeout`], as [`Device::synchronize_timeout`] does.
+    pub fn synchronize_timeout(&self, limit: Duration) -> Result<(), Error> {
+        match self {
+            Program::Gpu(module) => module.gpu().synchronize_timeout(limit),
+            Program::Cpu(_) => Ok(()),
         }
     }
 

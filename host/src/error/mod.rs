@@ -216,10 +216,15 @@ pub enum Error {
         problem: String,
     },
 
-    /// Waiting for the GPU took longer than allowed.
+    /// Waiting for the GPU took longer than allowed. The kernel cannot be
+    /// stopped: the GPU is left to it, nothing of this device waits for it
+    /// any more (dropping its buffers, modules and the device returns at
+    /// once), and the process can report and exit.
     #[error(
         "the GPU was still busy after {waited:?}; {}. A kernel that never finishes usually \
-         waits at a barrier some threads skip: run it on the CPU backend, which names them",
+         waits at a barrier some threads skip: run it on the CPU backend, which names them. \
+         The kernel cannot be stopped: this process can report and exit (nothing of the \
+         device waits for the kernel any more)",
         launched(launches)
     )]
     Timeout {

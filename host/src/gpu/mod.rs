@@ -5,7 +5,7 @@
 mod module;
 mod timer;
 
-pub use module::Module;
+pub use module::{Code, Module};
 pub use timer::Timer;
 
 use crate::fault::{self, InFlight, LaunchRecord};
@@ -13,7 +13,7 @@ use crate::{DeviceLimits, Error, PtxSet};
 use cudarc::driver::{
     sys, CudaContext, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, ValidAsZeroBits,
 };
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -40,6 +40,12 @@ struct State {
     in_flight: InFlight,
     /// Wait for every launch before returning from it.
     synchronous: AtomicBool,
+    /// The longest a wait may take, in microseconds (0: no limit).
+    wait_limit_us: AtomicU64,
+    /// A wait gave up on a kernel that never finished: nothing may wait
+    /// for the GPU from now on (unloading a module or releasing the
+    /// context would wait for the kernel, forever).
+    abandoned: AtomicBool,
 }
 
 impl Gpu {
@@ -77,6 +83,8 @@ impl Gpu {
             state: Arc::new(State {
                 in_flight: InFlight::default(),
                 synchronous: AtomicBool::new(synchronous),
+                wait_limit_us: AtomicU64::new(0),
+                abandoned: AtomicBool::new(false),
             }),
         })
     }
@@ -101,6 +109,40 @@ impl Gpu {
     /// [`with_synchronous_launches`](Self::with_synchronous_launches)).
     pub fn synchronous_launches(&self) -> bool {
         self.state.synchronous.load(Ordering::Relaxed)
+    }
+
+    /// With `Some(limit)`, every wait for this GPU (and its clones) that
+    /// has no limit of its own — [`synchronize`](Self::synchronize),
+    /// [`download`](Self::download), a launch in synchronous mode, and the
+    /// device-wide algorithms' reads of their results — gives up after
+    /// `limit` with [`Error::Timeout`] instead of waiting forever for a
+    /// kernel that never finishes; `None` waits without a limit (the
+    /// default).
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// let gpu = coop_host::Gpu::new(0)?.with_wait_limit(Some(Duration::from_secs(30)));
+    /// assert_eq!(gpu.wait_limit(), Some(Duration::from_secs(30)));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn with_wait_limit(self, limit: Option<Duration>) -> Gpu {
+        let us = limit.map_or(0, |l| (l.as_micros() as u64).max(1));
+        self.state.wait_limit_us.store(us, Ordering::Relaxed);
+        self
+    }
+
+    /// The limit of [`with_wait_limit`](Self::with_wait_limit), if any.
+    pub fn wait_limit(&self) -> Option<Duration> {
+        match self.state.wait_limit_us.load(Ordering::Relaxed) {
+            0 => None,
+            us => Some(Duration::from_micros(us)),
+        }
+    }
+
+    /// Whether a wait gave up on a kernel that never finished: the GPU is
+    /// left to it, and nothing of this device waits for it any more.
+    pub fn is_abandoned(&self) -> bool {
+        self.state.abandoned.load(Ordering::Relaxed)
     }
 
     /// Maps a driver error: a kernel's fault becomes [`Error::KernelFault`]
@@ -159,7 +201,22 @@ impl Gpu {
 
     /// Loads the PTX in `set` that best fits this device: the newest SM
     /// target the device can run.
+    ///
+    /// Where the set holds machine code for this GPU's architecture
+    /// ([`PtxSet::sass_for`]), that is loaded instead, with no compilation
+    /// (coop-host's own kernels ship it for sm_80 and sm_90); if the driver
+    /// refuses it (a driver older than the ptxas that built it), the PTX.
+    /// [`Module::code`] says which was loaded.
+    ///
+    /// `COOP_PTX_JIT=1` in the environment loads the PTX even where machine
+    /// code ships (to compare the two, or to rule the machine code out).
     pub fn load(&self, set: &PtxSet) -> Result<Module, Error> {
+        let jit_only = std::env::var_os("COOP_PTX_JIT").is_some_and(|v| v != "0");
+        if let Some((sm, cubin)) = set.sass_for(self.limits.sm).filter(|_| !jit_only) {
+            if let Ok(module) = Module::load_sass(self.clone(), set.name(), sm, cubin) {
+                return Ok(module);
+            }
+        }
         let (sm, ptx) = set
             .best_for(self.limits.sm)
             .ok_or_else(|| Error::NoPtxForDevice {
@@ -203,8 +260,13 @@ impl Gpu {
     }
 
     /// Waits for the stream and copies `buffer` back. A fault of a kernel
-    /// launched before surfaces here as [`Error::KernelFault`].
+    /// launched before surfaces here as [`Error::KernelFault`]; with a
+    /// [wait limit](Self::with_wait_limit), a kernel that does not finish
+    /// in time as [`Error::Timeout`].
     pub fn download<T: DeviceRepr, B: DevicePtr<T>>(&self, buffer: &B) -> Result<Vec<T>, Error> {
+        if let Some(limit) = self.wait_limit() {
+            self.synchronize_timeout(limit)?;
+        }
         let out = self
             .stream
             .clone_dtoh(buffer)
@@ -215,8 +277,13 @@ impl Gpu {
 
     /// Waits until all work on the stream has finished. A fault of a kernel
     /// launched before surfaces here as [`Error::KernelFault`], naming the
-    /// launches since the last successful wait.
+    /// launches since the last successful wait; with a [wait
+    /// limit](Self::with_wait_limit), a kernel that does not finish in time
+    /// as [`Error::Timeout`].
     pub fn synchronize(&self) -> Result<(), Error> {
+        if let Some(limit) = self.wait_limit() {
+            return self.synchronize_timeout(limit);
+        }
         self.stream
             .synchronize()
             .map_err(self.error("waiting for the GPU"))?;
@@ -225,9 +292,12 @@ impl Gpu {
     }
 
     /// [`synchronize`](Self::synchronize), giving up after `limit` with
-    /// [`Error::Timeout`] naming the launches still in flight (a kernel
-    /// that never finishes cannot be stopped; the caller can report and
-    /// exit instead of hanging).
+    /// [`Error::Timeout`] naming the launches still in flight. A kernel
+    /// that never finishes cannot be stopped: after a timeout the GPU is
+    /// left to it ([`is_abandoned`](Self::is_abandoned)), and nothing of
+    /// this device waits for it any more — dropping its buffers, modules
+    /// and the `Gpu` returns at once — so the caller can report and exit
+    /// instead of hanging.
     ///
     /// ```no_run
     /// let gpu = coop_host::Gpu::new(0)?;
@@ -253,6 +323,7 @@ impl Gpu {
             }
             let waited = start.elapsed();
             if waited >= limit {
+                self.state.abandoned.store(true, Ordering::Relaxed);
                 return Err(Error::Timeout {
                     launches: self.state.in_flight.snapshot(),
                     waited,
@@ -260,6 +331,17 @@ impl Gpu {
             }
             std::thread::sleep(pause.min(limit - waited));
             pause = (pause * 2).min(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        if self.is_abandoned() {
+            // Releasing the last reference to the context destroys it, which
+            // waits for the kernel that never ends: keep it, and let the
+            // process's exit end the kernel.
+            std::mem::forget(Arc::clone(&self.ctx));
         }
     }
 }

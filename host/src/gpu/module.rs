@@ -11,12 +11,38 @@ use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::{Arc, Mutex};
 
-/// Loaded PTX: the kernels of one kernel crate on one device.
+/// What a [`Module`] was loaded from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    /// PTX for this SM target, compiled by the driver when loaded.
+    Ptx {
+        /// The PTX's target, `10 * major + minor`.
+        sm: u32,
+    },
+    /// Machine code for this SM target's architecture, loaded as it is.
+    Sass {
+        /// The cubin's target, `10 * major + minor`.
+        sm: u32,
+    },
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Code::Ptx { sm } => write!(f, "PTX for sm_{sm}, compiled by the driver"),
+            Code::Sass { sm } => write!(f, "machine code for sm_{sm}"),
+        }
+    }
+}
+
+/// Loaded PTX (or machine code): the kernels of one kernel crate on one
+/// device.
 #[derive(Debug)]
 pub struct Module {
     gpu: Gpu,
     name: String,
     sm: u32,
+    code: Code,
     module: Arc<CudaModule>,
     functions: Mutex<HashMap<&'static str, (CudaFunction, KernelLimits)>>,
     /// Resident blocks per multiprocessor, by (kernel, threads, dynamic
@@ -25,6 +51,16 @@ pub struct Module {
     /// The cluster shape each kernel's function was last set to require
     /// (absent: never set, which requires none).
     clusters: Mutex<HashMap<&'static str, Dim3>>,
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        if self.gpu.is_abandoned() {
+            // Unloading waits for the module's kernels, one of which never
+            // ends: keep it loaded until the process exits.
+            std::mem::forget(Arc::clone(&self.module));
+        }
+    }
 }
 
 impl Module {
@@ -48,11 +84,41 @@ impl Module {
             gpu,
             name: name.to_string(),
             sm,
+            code: Code::Ptx { sm },
             module,
             functions: Mutex::new(HashMap::new()),
             occupancy: Mutex::new(HashMap::new()),
             clusters: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Loads machine code (a cubin for `sm`'s architecture): no
+    /// compilation, so it is ready at once.
+    pub(crate) fn load_sass(gpu: Gpu, name: &str, sm: u32, cubin: &[u8]) -> Result<Module, Error> {
+        let module = gpu
+            .context()
+            .load_module(Ptx::from_binary(cubin.to_vec()))
+            .map_err(|source| Error::PtxLoad {
+                module: name.to_string(),
+                sm,
+                source,
+                log: String::new(),
+            })?;
+        Ok(Module {
+            gpu,
+            name: name.to_string(),
+            sm,
+            code: Code::Sass { sm },
+            module,
+            functions: Mutex::new(HashMap::new()),
+            occupancy: Mutex::new(HashMap::new()),
+            clusters: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// What was loaded: PTX the driver compiled, or machine code.
+    pub fn code(&self) -> Code {
+        self.code
     }
 
     /// The SM target of the PTX that was loaded.

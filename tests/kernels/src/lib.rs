@@ -19,6 +19,7 @@ pub mod atomics;
 pub mod clusters;
 pub mod dynamic;
 pub mod grids;
+pub mod loop_shapes;
 pub mod math;
 pub mod multi_warp;
 pub mod user_shapes;

@@ -496,8 +496,9 @@ pub enum Violation {
 /// let at = BlockArrival {
 ///     blocks: (0..3).map(|x| Dim3::new(x, 0, 0)).collect(),
 ///     site: std::panic::Location::caller(),
+///     call: "share",
 /// };
-/// assert!(at.to_string().starts_with("blocks 0-2 at ("));
+/// assert!(at.to_string().starts_with("blocks 0-2 at `share` ("));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockArrival {
@@ -505,11 +506,26 @@ pub struct BlockArrival {
     pub blocks: Vec<Dim3>,
     /// The sync's call.
     pub site: Site,
+    /// The call the kernel wrote there (`Cluster::sync`, or a
+    /// distributed-shared-memory phase change such as `share` whose
+    /// barrier it is).
+    pub call: &'static str,
 }
 
 impl fmt::Display for BlockArrival {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at ({})", blocks(&self.blocks), self.site)
+        if self.call.ends_with("::sync") {
+            // The sync itself: the report's first words name it.
+            write!(f, "{} at ({})", blocks(&self.blocks), self.site)
+        } else {
+            write!(
+                f,
+                "{} at `{}` ({})",
+                blocks(&self.blocks),
+                self.call,
+                self.site
+            )
+        }
     }
 }
 
@@ -522,6 +538,11 @@ fn sync_not_reached(
     waiting: &[BlockArrival],
     returned: &[Dim3],
 ) -> fmt::Result {
+    // The call the kernel wrote, where every waiting block wrote the same.
+    let call = match waiting.first() {
+        Some(first) if waiting.iter().all(|a| a.call == first.call) => first.call,
+        _ => call,
+    };
     write!(f, "`{call}` never reached by every block of the {group}: ")?;
     for (i, a) in waiting.iter().enumerate() {
         if i > 0 {

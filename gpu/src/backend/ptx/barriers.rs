@@ -9,6 +9,8 @@ use core::arch::asm;
 extern "C" {
     #[link_name = "llvm.nvvm.barrier.cta.sync.all"]
     fn barrier_cta_sync_all(id: u32);
+    #[link_name = "llvm.nvvm.barrier.cta.sync.count"]
+    fn barrier_cta_sync_count(id: u32, count: u32);
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn bar_warp_sync(mask: u32);
 }
@@ -90,14 +92,38 @@ impl Barriers for Ptx {
         Self::sync_block("CooperativeGrid::sync", site);
     }
 
-    /// The warp's lanes meet (`bar.warp.sync`), lane 0 arrives at the
-    /// tile's counter, the last warp to arrive resets it and advances the
-    /// generation word, the others wait for the generation to change; the
-    /// lanes meet again. A warp can only arrive at the next barrier after
-    /// this one's generation changed, so the counter holds one barrier's
-    /// arrivals at a time, and the generation only ever moves forward.
+    /// A hardware barrier of the tile's own where one is free, the
+    /// software barrier otherwise.
+    ///
+    /// A block has 16 hardware barriers; coop's block barrier is number 0.
+    /// The tiles of a block are numbered as the nodes of a binary tree: the
+    /// `B / N` tiles of `N` threads in a block of `B` get `B / N` to
+    /// `2 B / N - 1`, so that tiles of different sizes never share one, and
+    /// every tile of a block of up to 512 threads has one of 1 to 15
+    /// (`barrier.sync id, N`, non-aligned, counting the tile's threads).
+    /// Tools that check synchronisation (compute-sanitizer's racecheck) see
+    /// a hardware barrier; they cannot see the software one's atomics. The
+    /// tiles past number 15 (tiles of 64 threads in blocks of more than 512)
+    /// take the software barrier: the warp's lanes meet (`bar.warp.sync`),
+    /// lane 0 arrives at the tile's counter, the last warp to arrive resets
+    /// it and advances the generation word, the others wait for the
+    /// generation to change; the lanes meet again. A warp can only arrive
+    /// at the next barrier after this one's generation changed, so the
+    /// counter holds one barrier's arrivals at a time, and the generation
+    /// only ever moves forward.
     #[inline(always)]
     fn sync_tile(size_index: u32, tile: u32, warps: u32, site: Site) {
+        let threads = warps * 32;
+        let id = Ptx::block_dim(site).volume_u32() / threads + tile;
+        if id < 16 {
+            // SAFETY: the barrier's precondition, that the tile's `threads`
+            // threads (whole warps) and no others arrive at barrier `id`,
+            // holds: `id` is this tile's alone (above), and every thread of
+            // the tile arriving is the caller's contract (checked by the
+            // CPU backend).
+            unsafe { barrier_cta_sync_count(id, threads) };
+            return;
+        }
         Self::sync_warp(u32::MAX, site);
         if Ptx::lane_id(site) == 0 {
             let count = tile_barrier_word(size_index, tile, 0);

@@ -149,19 +149,21 @@ impl Faults for Ptx {
     #[inline(always)]
     fn shared_element_not_owned<I: Debug>(
         _index: I,
+        reads: bool,
         _thread: Dim3,
         _owner: impl FnOnce() -> Dim3,
         site: Site,
     ) -> ! {
-        report(
+        let format = if reads {
+            report_format!(
+                "%sa thread read a shared element that another thread owns in this phase"
+            )
+        } else {
             report_format!(
                 "%sa thread wrote a shared element that another thread owns in this phase"
-            ),
-            site,
-            c"",
-            0,
-            0,
-        )
+            )
+        };
+        report(format, site, c"", 0, 0)
     }
 }
 

@@ -17,6 +17,7 @@ mod faults;
 mod fences;
 mod float_units;
 mod global_memory;
+mod naming;
 mod registers;
 mod scratch;
 pub(crate) mod shared_memory;

@@ -9,7 +9,7 @@
 pub(crate) mod multi_warp;
 
 use crate::backend::target::Target;
-use crate::backend::{site, Barriers, Registers, Site, WarpCollectives};
+use crate::backend::{site, Barriers, Naming, Registers, Site, WarpCollectives};
 use crate::groups::match_key::MatchKey;
 use crate::groups::shuffle::Shuffle;
 
@@ -647,6 +647,7 @@ where
     #[inline(always)]
     pub(crate) fn shfl_at<T: Shuffle>(&self, value: T, src: u32, site: Site) -> T {
         if N > 32 {
+            Target::entering("shfl", site);
             return multi_warp::shfl(self, value, src & (N - 1), site);
         }
         let mask = self.mask;
@@ -820,6 +821,7 @@ where
     pub fn any(&self, predicate: bool) -> bool {
         let site = site!();
         if N > 32 {
+            Target::entering("any", site);
             return multi_warp::any(self, predicate, site);
         }
         Target::vote_any(self.mask, predicate, site)
@@ -855,6 +857,7 @@ where
     #[inline(always)]
     pub(crate) fn all_at(&self, predicate: bool, site: Site) -> bool {
         if N > 32 {
+            Target::entering("all", site);
             return !multi_warp::any(self, !predicate, site);
         }
         Target::vote_all(self.mask, predicate, site)

@@ -138,7 +138,7 @@ impl<A: SharedArray + ?Sized> Published<A> {
     #[track_caller]
     #[doc(alias = "map_shared_rank")]
     pub fn share(self, cluster: &Cluster) -> ClusterShared<A> {
-        cluster.sync_at(site!());
+        cluster.sync_named("share", site!());
         ClusterShared {
             region: self.region(),
             _array: PhantomData,
@@ -179,7 +179,7 @@ impl<A: SharedArray + ?Sized> ClusterShared<A> {
     #[inline(always)]
     #[track_caller]
     pub fn unshare(self, cluster: &Cluster) -> Published<A> {
-        cluster.sync_at(site!());
+        cluster.sync_named("unshare", site!());
         Published::new(self.region)
     }
 }
@@ -230,7 +230,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     #[inline(always)]
     #[track_caller]
     pub fn share_atomics(self, cluster: &Cluster) -> ClusterAtomics<A> {
-        cluster.sync_at(site!());
+        cluster.sync_named("share_atomics", site!());
         ClusterAtomics {
             region: self.region(),
             _array: PhantomData,
@@ -257,7 +257,7 @@ impl<A: SharedArray + ?Sized> ClusterAtomics<A> {
     #[inline(always)]
     #[track_caller]
     pub fn publish(self, cluster: &Cluster) -> Published<A> {
-        cluster.sync_at(site!());
+        cluster.sync_named("publish", site!());
         Published::new(self.region)
     }
 }
@@ -304,7 +304,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     #[inline(always)]
     #[track_caller]
     pub fn share_writes(self, cluster: &Cluster) -> ClusterWrites<A> {
-        cluster.sync_at(site!());
+        cluster.sync_named("share_writes", site!());
         ClusterWrites {
             region: self.region(),
             _array: PhantomData,
@@ -333,7 +333,7 @@ impl<A: SharedArray + ?Sized> ClusterWrites<A> {
     #[inline(always)]
     #[track_caller]
     pub fn publish(self, cluster: &Cluster) -> Published<A> {
-        cluster.sync_at(site!());
+        cluster.sync_named("publish", site!());
         Published::new(self.region)
     }
 }

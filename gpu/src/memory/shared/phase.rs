@@ -153,11 +153,12 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     }
 
     #[inline(always)]
-    fn owned_element(&self, index: A::Index, site: Site) -> u32 {
+    fn owned_element(&self, index: A::Index, reads: bool, site: Site) -> u32 {
         let i = element::<A>(&self.region, index, site);
         if !self.map.owns(index, self.thread, self.dims) {
             Target::shared_element_not_owned(
                 index,
+                reads,
                 self.thread,
                 || self.map.owner(index, self.dims),
                 site,
@@ -227,7 +228,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     #[track_caller]
     pub fn write(&self, index: A::Index, value: A::Elem) {
         let site = site!();
-        let i = self.owned_element(index, site);
+        let i = self.owned_element(index, false, site);
         Target::shared_store(self.region.base, i, value, site);
     }
 
@@ -259,7 +260,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     #[track_caller]
     pub fn read(&self, index: A::Index) -> A::Elem {
         let site = site!();
-        let i = self.owned_element(index, site);
+        let i = self.owned_element(index, true, site);
         Target::shared_load(self.region.base, i, site)
     }
 
@@ -335,7 +336,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     #[track_caller]
     pub fn set(&self, value: A::Elem) {
         let site = site!();
-        let i = self.owned_element(self.mine(), site);
+        let i = self.owned_element(self.mine(), false, site);
         Target::shared_store(self.region.base, i, value, site);
     }
 

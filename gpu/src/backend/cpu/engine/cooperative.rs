@@ -34,7 +34,7 @@ enum Place {
     /// Every thread returned.
     Done,
     /// Every thread waits at the sync at this site.
-    AtSync(Site),
+    AtSync(Site, &'static str),
     /// Its threads spin on global memory; `stuck`: at the spin limit.
     Blocked { stuck: bool },
 }
@@ -252,12 +252,12 @@ fn drive(
         let writes = launch.progress.0.load(Ordering::Relaxed);
         let mut moved = false;
         for (i, block) in blocks.iter_mut().enumerate() {
-            if matches!(places[i], Place::Done | Place::AtSync(_)) {
+            if matches!(places[i], Place::Done | Place::AtSync(..)) {
                 continue;
             }
             let place = match block.run(counts).map_err(|v| (i, v))? {
                 Pause::Done => Place::Done,
-                Pause::GroupSync(site) => Place::AtSync(site),
+                Pause::GroupSync(site, call) => Place::AtSync(site, call),
                 Pause::Blocked { stuck } => Place::Blocked { stuck },
             };
             moved |= !matches!(place, Place::Blocked { .. });
@@ -327,7 +327,7 @@ fn check_sync(
     for (i, place) in places.iter().enumerate() {
         let block = unrank(ranks[i], grid);
         match *place {
-            Place::AtSync(site) => match waiting
+            Place::AtSync(site, call) => match waiting
                 .iter_mut()
                 .find(|a| core::ptr::eq(a.site, site) || *a.site == *site)
             {
@@ -335,6 +335,7 @@ fn check_sync(
                 None => waiting.push(BlockArrival {
                     blocks: vec![block],
                     site,
+                    call,
                 }),
             },
             _ => returned.push(i),

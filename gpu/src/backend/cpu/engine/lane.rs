@@ -298,6 +298,11 @@ pub(crate) struct LaneCtx {
     /// Where the thread's current collective was called from, when the
     /// scheduler asked ([`CAPTURE_CALLERS`]).
     pub callers: RefCell<Vec<crate::backend::cpu::PanicLocation>>,
+    /// The last collective the thread entered by the name the kernel wrote
+    /// (`inclusive_scan`, `reduce`, `any`, ...) and its call site: the
+    /// barriers and warp instructions it is made of, which share that
+    /// site, are reported by that name.
+    pub named: Cell<Option<(Site, &'static str)>>,
 }
 
 impl LaneCtx {
@@ -655,6 +660,22 @@ pub(crate) fn buffer_name(addr: usize) -> Option<&'static str> {
 
 /// Suspends the current lane at a collective; returns its result.
 #[inline]
+/// The calling thread enters the collective `call`, written by the kernel
+/// at `site`: what it waits at inside (barriers, shuffles) is named `call`
+/// in diagnostics.
+pub(crate) fn name_collective(call: &'static str, site: Site) {
+    current().named.set(Some((site, call)));
+}
+
+/// The name the kernel wrote for an operation `op` at `site` of the thread
+/// with context `ctx`: the collective it entered there, or `op`'s own.
+pub(crate) fn written_name(ctx: &LaneCtx, op: &Op, site: Site) -> &'static str {
+    match ctx.named.get() {
+        Some((s, call)) if core::ptr::eq(s, site) => call,
+        _ => op.name(),
+    }
+}
+
 pub(crate) fn collective(op: Op, site: Site) -> u64 {
     let ctx = count_step(site);
     let mut result = suspend_ctx(ctx, Request::Collective { op, site });

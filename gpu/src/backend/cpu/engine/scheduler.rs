@@ -177,7 +177,7 @@ pub(crate) enum Pause {
     /// Every thread returned.
     Done,
     /// Every thread waits at the grid or cluster sync at this site.
-    GroupSync(Site),
+    GroupSync(Site, &'static str),
     /// (Cooperative launches.) The threads left spin on global memory that
     /// another block may change; `stuck` once they have reached the spin
     /// limit.
@@ -233,7 +233,7 @@ pub(crate) fn run_block(
             // Only a cooperative kernel syncs its grid, and the emulator
             // runs those with `cooperative::run_grid`: a block run alone is
             // a grid of one block.
-            Ok(Pause::GroupSync(_)) => {
+            Ok(Pause::GroupSync(..)) => {
                 if let Err(v) = block.release_group_sync(counts) {
                     break Err(v);
                 }
@@ -327,6 +327,7 @@ impl<'a> Block<'a> {
                     unwinding: Cell::new(false),
                     ordered: Cell::new(false),
                     callers: RefCell::new(Vec::new()),
+                    named: Cell::new(None),
                 }
             })
             .collect();
@@ -428,8 +429,8 @@ impl Block<'_> {
                 Spin::Blocked { stuck } => return Ok(Pause::Blocked { stuck }),
                 Spin::None => {}
             }
-            if let Some(site) = self.resolve_barrier(counts)? {
-                return Ok(Pause::GroupSync(site));
+            if let Some((site, call)) = self.resolve_barrier(counts)? {
+                return Ok(Pause::GroupSync(site, call));
             }
         }
     }
@@ -489,9 +490,12 @@ impl Block<'_> {
                         reads = reads.max(r);
                         add_arrival(&mut spinning, SPINNING, Some(site), i)
                     }
-                    State::Waiting { op, site } => {
-                        add_arrival(&mut others, op.name(), Some(site), i)
-                    }
+                    State::Waiting { op, site } => add_arrival(
+                        &mut others,
+                        lane::written_name(&self.ctxs[i], &op, site),
+                        Some(site),
+                        i,
+                    ),
                     State::Done => add_arrival(&mut others, "returned from the kernel", None, i),
                     State::Ready(_) => {}
                 }
@@ -804,16 +808,19 @@ impl Block<'_> {
     /// barrier, or report why it never will. Threads that all wait at a
     /// grid sync stay there: its site is returned, for the launch to
     /// complete it once every block has arrived.
-    fn resolve_barrier(&mut self, counts: &mut Counts) -> Result<Option<Site>, Violation> {
+    fn resolve_barrier(
+        &mut self,
+        counts: &mut Counts,
+    ) -> Result<Option<(Site, &'static str)>, Violation> {
         if let Some(stalled) = self.stalled_barrier() {
             return Err(stalled);
         }
         if let Some(State::Waiting {
-            op: Op::GridSync | Op::ClusterSync,
+            op: op @ (Op::GridSync | Op::ClusterSync),
             site,
         }) = self.lanes.first().map(|l| l.state)
         {
-            return Ok(Some(site));
+            return Ok(Some((site, lane::written_name(&self.ctxs[0], &op, site))));
         }
         for lane in &mut self.lanes {
             lane.state = State::Ready(0);
@@ -829,20 +836,24 @@ impl Block<'_> {
     /// call site) are counted with the block collective, by its name.
     fn stalled_barrier(&self) -> Option<Violation> {
         let block_call = |site: Site| {
-            self.lanes.iter().find_map(|l| match l.state {
-                State::Waiting {
-                    op: op @ Op::BlockSync { .. },
-                    site: s,
-                } if s == site => Some(op.name()),
-                _ => None,
-            })
+            self.lanes
+                .iter()
+                .enumerate()
+                .find_map(|(i, l)| match l.state {
+                    State::Waiting {
+                        op: op @ Op::BlockSync { .. },
+                        site: s,
+                    } if s == site => Some(lane::written_name(&self.ctxs[i], &op, s)),
+                    _ => None,
+                })
         };
         let mut arrivals: Vec<Arrival> = Vec::new();
         let mut exited = Vec::new();
         for (i, lane) in self.lanes.iter().enumerate() {
             match lane.state {
                 State::Waiting { op, site } => {
-                    let name = block_call(site).unwrap_or(op.name());
+                    let name = block_call(site)
+                        .unwrap_or_else(|| lane::written_name(&self.ctxs[i], &op, site));
                     add_arrival(&mut arrivals, name, Some(site), i)
                 }
                 State::Done => exited.push(i as u32),
@@ -891,7 +902,7 @@ impl Block<'_> {
                     let src = shfl_source(mode, lane_of(m), b, c);
                     if mask & (1 << src) == 0 {
                         return Err(Violation::ReadOutsideGroup {
-                            call: op.name(),
+                            call: lane::written_name(&self.ctxs[m], op, site),
                             thread: m as u32,
                             source: warp_base as u32 + src,
                             site,
@@ -965,7 +976,7 @@ impl Block<'_> {
                 None => missing.push(m as u32),
                 Some(State::Waiting { op: o, site: s }) => {
                     let name = if o.same_collective(&op) || o.name() != op.name() {
-                        o.name()
+                        lane::written_name(&self.ctxs[m], &o, s)
                     } else {
                         // Same method, other mask: another tile's collective.
                         "a collective of another tile"
@@ -981,8 +992,15 @@ impl Block<'_> {
                 Some(State::Ready(_)) => unreachable!("resolve runs when no thread is ready"),
             }
         }
+        // The name the kernel wrote at `site`, as one of the members saw it.
+        let call = members
+            .iter()
+            .filter_map(|&m| self.ctxs.get(m))
+            .map(|ctx| lane::written_name(ctx, &op, site))
+            .find(|&name| name != op.name())
+            .unwrap_or(op.name());
         Violation::DivergentCollective {
-            call: op.name(),
+            call,
             site,
             group: Threads::new(members.iter().map(|&m| m as u32).collect()),
             arrivals,

@@ -45,17 +45,29 @@ impl Faults for Cpu {
     #[inline(never)]
     fn shared_element_not_owned<I: Debug>(
         index: I,
+        reads: bool,
         thread: Dim3,
         owner: impl FnOnce() -> Dim3,
         site: Site,
     ) -> ! {
         let owner = owner();
         let name = |t: Dim3| lane::thread_name(t);
+        let (verb, advice) = if reads {
+            (
+                "reads",
+                "a thread reads only its own elements until the array is published: read \
+                 another thread's after `.publish(&block)`",
+            )
+        } else {
+            (
+                "writes",
+                "a thread writes only its own elements until the array is published",
+            )
+        };
         lane::fail_at(
             format!(
-                "coop: {} writes element {index:?} of a shared array at {site}, but element \
-                 {index:?} belongs to {} under this phase's ownership map: a thread writes only \
-                 its own elements until the array is published",
+                "coop: {} {verb} element {index:?} of a shared array at {site}, but element \
+                 {index:?} belongs to {} under this phase's ownership map: {advice}",
                 name(thread),
                 name(owner)
             ),
