@@ -40,8 +40,10 @@ impl PtxSet {
     ///
     /// ```
     /// static CUBIN: &[u8] = &[0x7f, b'E', b'L', b'F']; // ptxas's output, e.g. include_bytes!
-    /// let set = coop_host::PtxSet::new("k", &[(80, "ptx for 80"), (90, "ptx for 90")])
-    ///     .with_sass(&[(80, CUBIN)]);
+    /// static SET: coop_host::PtxSet =
+    ///     coop_host::PtxSet::new("k", &[(80, "ptx for 80"), (90, "ptx for 90")])
+    ///         .with_sass(&[(80, CUBIN)]);
+    /// let set = SET;
     /// assert_eq!(set.sass_for(86).map(|(sm, _)| sm), Some(80)); // an RTX 30: sm_80's code
     /// assert_eq!(set.sass_for(90), None); // an H100 compiles the sm_90 PTX
     /// ```
