@@ -436,6 +436,22 @@ fn loop_shaped_kernels_match_the_host_reference_on_the_gpu() {
     assert!(coop_tests::loop_shapes::check_all(&device, &program, Some(LAUNCH_LIMIT)) > 100);
 }
 
+/// Asynchronous copies (`copy_async`, `wait`, `wait_prior`) and pipelines
+/// (bulk copies on sm_90, `cp.async` chunks of 16, 8 and 4 bytes, plain
+/// stores for sources aligned to less) on every source offset and partial
+/// tile of `coop_tests::async_cases`, against the host reference; each
+/// launch under a watchdog. The GPU protocol also runs it under
+/// compute-sanitizer.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn asynchronous_copies_and_pipelines_match_the_host_reference_on_the_gpu() {
+    let _watch = watch("the GPU test `asynchronous_copies_...`", TEST_LIMIT);
+    let s = suite();
+    let device = coop_host::Device::Gpu(s.gpu.clone());
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    assert!(coop_tests::async_cases::check_all(&device, &program, Some(LAUNCH_LIMIT)) > 200);
+}
+
 /// Every block collective in kernels shaped as users write them (guarded
 /// load, collective, guarded store), on every block shape and size of
 /// `coop_tests::user_shapes`, against the host reference; each launch

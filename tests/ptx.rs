@@ -241,11 +241,16 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
                 // The examples' kernels fit 32 registers (full occupancy at
                 // 2048 threads a multiprocessor), the panic path included:
                 // a fault report that raised every kernel that can panic to
-                // 50 registers once cost the block reduction 25 %.
+                // 50 registers once cost the block reduction 25 %. A kernel
+                // whose shared memory keeps fewer threads on a
+                // multiprocessor carries its own cap (`.maxnreg`, from
+                // `examples/build.rs`), which ptxas keeps.
                 if let Some(rest) = line.split("Used ").nth(1) {
                     let used: u32 = rest.split(' ').next().unwrap().parse().unwrap();
                     assert!(
-                        name != "coop-example-kernels" || used <= 32,
+                        name != "coop-example-kernels"
+                            || used <= 32
+                            || capped.iter().any(|k| k == function),
                         "{function} uses {used} registers on sm_{arch}"
                     );
                 }

@@ -138,6 +138,24 @@ fn diagnosis(v: &Violation) -> String {
             second.kind,
             site(Some(second.site))
         ),
+        Violation::AsyncCopyInFlight {
+            array,
+            element,
+            access,
+            copy,
+        } => format!(
+            "AsyncCopyInFlight {array}{element} | thread {} {} {} | copy by thread {} {}",
+            access.thread,
+            access.kind,
+            site(Some(access.site)),
+            copy.thread,
+            site(Some(copy.site))
+        ),
+        Violation::AsyncCopyNotWaited {
+            array,
+            thread,
+            site: s,
+        } => format!("AsyncCopyNotWaited {array} | thread {thread} {}", site(Some(*s))),
         Violation::UninitializedRead {
             array,
             element,
@@ -2057,6 +2075,217 @@ fn a_distributed_shared_memory_phase_is_named_as_written() {
     assert!(
         e.to_string()
             .contains("`share` never reached by every block of the cluster"),
+        "{e}"
+    );
+}
+
+// =====================================================================
+// Asynchronous copies and pipelines.
+
+#[kernel]
+pub fn read_while_the_copy_is_in_flight(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    s: Shared<[u32; 64]>,
+) {
+    let s = s.into_raw();
+    let t = block.thread_rank() as usize;
+    unsafe { s.copy_async(&block, 0, &input[..64]) }; // raw-copy
+    out.write(t, unsafe { s.read(t) }); // read-in-flight
+    s.wait_copies(&block);
+}
+
+#[kernel]
+pub fn read_after_the_copy_landed(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    s: Shared<[u32; 64]>,
+) {
+    let s = s.into_raw();
+    let t = block.thread_rank() as usize;
+    unsafe { s.copy_async(&block, 0, &input[..64]) };
+    s.wait_copies(&block);
+    out.write(t, unsafe { s.read(t) });
+}
+
+#[test]
+fn a_read_of_an_array_a_copy_has_not_landed_in_names_the_copy() {
+    let input: Vec<u32> = (0..64).collect();
+    let mut out = vec![0u32; 64];
+    let e = broken(
+        cpu().launch(
+            read_while_the_copy_is_in_flight,
+            cfg(1, 64),
+            (&input[..], &mut out),
+        ),
+        "AsyncCopyInFlight s[0] | thread 0 reads @{read-in-flight} | copy by thread 0 @{raw-copy}",
+    );
+    assert!(e.to_string().contains("has not landed"), "{e}");
+    clean(cpu().launch(
+        read_after_the_copy_landed,
+        cfg(1, 64),
+        (&input[..], &mut out),
+    ));
+    assert_eq!(out, input);
+}
+
+#[kernel]
+pub fn waits_for_the_newer_copy_first(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    a: Shared<[u32; 64]>,
+    b: Shared<[u32; 64]>,
+) {
+    let first = a.copy_async(&block, &input[..64]);
+    let second = b.copy_async(&block, &input[64..128]);
+    let b = second.wait_prior::<1>(&block); // newer-first
+    let a = first.wait(&block);
+    let t = block.thread_rank() as usize;
+    out.write(t, a.get(t) + b.get(t));
+}
+
+#[kernel]
+pub fn waits_in_order(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    a: Shared<[u32; 64]>,
+    b: Shared<[u32; 64]>,
+) {
+    let first = a.copy_async(&block, &input[..64]);
+    let second = b.copy_async(&block, &input[64..128]);
+    let a = first.wait_prior::<1>(&block);
+    let b = second.wait(&block);
+    let t = block.thread_rank() as usize;
+    out.write(t, a.get(t) + b.get(t));
+}
+
+#[test]
+fn a_wait_that_leaves_its_own_copy_in_flight_is_named() {
+    let input: Vec<u32> = (0..128).collect();
+    let mut out = vec![0u32; 64];
+    let e = error_of(cpu().launch(
+        waits_for_the_newer_copy_first,
+        cfg(1, 64),
+        (&input[..], &mut out),
+    ));
+    let text = e.to_string();
+    let (newer, copy) = (line_of("newer-first"), line_of("newer-first") - 1);
+    assert!(
+        text.contains(&format!("`wait_prior` at tests/rules.rs:{newer}:"))
+            && text.contains(&format!(
+                "leaves the copy started at tests/rules.rs:{copy}:"
+            )),
+        "{text}"
+    );
+    clean(cpu().launch(waits_in_order, cfg(1, 64), (&input[..], &mut out)));
+    assert_eq!(out[3], 3 + 67);
+}
+
+#[kernel]
+pub fn loads_past_the_ring(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    ring: Pipeline<[[u32; 64]; 2]>,
+) {
+    let mut stages = ring.start(&block);
+    for k in 0..3 {
+        stages.load(&block, &input[k * 64..(k + 1) * 64]); // third-load
+    }
+    let stage = stages.next(&block);
+    out.write(block.thread_rank() as usize, stage.get(0));
+}
+
+#[kernel]
+pub fn takes_a_tile_nobody_loaded(
+    block: ThreadBlock,
+    out: Out<u32>,
+    ring: Pipeline<[[u32; 64]; 2]>,
+) {
+    let mut stages = ring.start(&block);
+    let stage = stages.next(&block); // nothing-loaded
+    out.write(block.thread_rank() as usize, stage.get(0));
+}
+
+#[test]
+fn a_load_into_a_full_ring_and_a_next_of_nothing_are_refused() {
+    let input: Vec<u32> = (0..192).collect();
+    let mut out = vec![0u32; 64];
+    let e = error_of(cpu().launch(loads_past_the_ring, cfg(1, 64), (&input[..], &mut out)));
+    let text = e.to_string();
+    assert!(
+        text.contains("Stages::load: every stage holds a tile that `next` has not taken"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("rules.rs:{}", line_of("third-load"))),
+        "{text}"
+    );
+    let e = error_of(cpu().launch(takes_a_tile_nobody_loaded, cfg(1, 64), (&mut out,)));
+    let text = e.to_string();
+    assert!(text.contains("Stages::next: no tile is loaded"), "{text}");
+    assert!(
+        text.contains(&format!("rules.rs:{}", line_of("nothing-loaded"))),
+        "{text}"
+    );
+}
+
+#[kernel]
+pub fn returns_with_a_copy_in_flight(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    a: Shared<[u32; 64]>,
+    b: Shared<[u32; 64]>,
+) {
+    let t = block.thread_rank() as usize;
+    let first = a.copy_async(&block, &input[..64]);
+    let _prefetch = b.copy_async(&block, &input[64..128]); // never-waited
+    let a = first.wait_prior::<1>(&block);
+    out.write(t, a.get(t));
+}
+
+#[kernel]
+pub fn returns_with_a_tile_not_taken(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    ring: Pipeline<[[u32; 64]; 2]>,
+) {
+    let mut stages = ring.start(&block);
+    stages.load(&block, &input[..64]);
+    stages.load(&block, &input[64..128]); // tile-not-taken
+    let stage = stages.next(&block);
+    out.write(block.thread_rank() as usize, stage.get(0));
+}
+
+#[test]
+fn a_block_that_returns_with_a_copy_in_flight_is_reported() {
+    let input: Vec<u32> = (0..128).collect();
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(
+            returns_with_a_copy_in_flight,
+            cfg(1, 64),
+            (&input[..], &mut out),
+        ),
+        "AsyncCopyNotWaited b | thread 0 @{never-waited}",
+    );
+    let e = broken(
+        cpu().launch(
+            returns_with_a_tile_not_taken,
+            cfg(1, 64),
+            (&input[..], &mut out),
+        ),
+        "AsyncCopyNotWaited ring | thread 0 @{tile-not-taken}",
+    );
+    assert!(
+        e.to_string()
+            .contains("still in flight: nothing waited for it"),
         "{e}"
     );
 }

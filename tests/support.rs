@@ -1,6 +1,8 @@
 //! Shared helpers of coop's workspace tests: the PTX under test, finding
 //! CUDA tools, reading PTX, and deterministic inputs.
 
+#[path = "async_cases.rs"]
+pub mod async_cases;
 #[path = "atomics_cases.rs"]
 pub mod atomics_cases;
 #[path = "cluster_cases.rs"]

@@ -18,6 +18,7 @@
 //! ```
 
 pub use crate::math::Math;
+pub use crate::memory::pipeline::Pipeline;
 pub use crate::memory::shared::{Atomics, ByRank, ColumnMajor, Owned, Published, RowMajor, Shared};
 pub use crate::{
     coalesced_threads, exclusive_scan, inclusive_scan, kernel, op, reduce, this_cluster, this_grid,

@@ -41,9 +41,14 @@ enum Param {
     /// `Shared<A>`: block-shared memory, declared in the PTX module (or
     /// the launch's dynamic shared memory for `Shared<[E]>`), no host
     /// argument.
-    Shared { array: Type, dynamic: bool },
+    Shared {
+        array: Box<Type>,
+        dynamic: bool,
+        /// The parameter's whole type (`Shared<A>`, `Pipeline<A>`).
+        ty: Box<Type>,
+    },
     /// Anything else: lowered through `coop::KernelParam`.
-    Lowered(Type),
+    Lowered(Box<Type>),
 }
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
@@ -158,9 +163,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 call_args.push(make.clone());
                 host_args.push(make);
             }
-            Param::Shared { array, dynamic } => {
+            Param::Shared { array, dynamic, ty } => {
                 let param = &names[i];
                 let span = array.span();
+                let st = static_lifetimes(ty);
                 let bind = quote_spanned! {span=> ::coop::shared::Shared::<#array> };
                 if *dynamic {
                     call_args.push(quote! { unsafe { #bind::__bind_dynamic(#param) } });
@@ -169,15 +175,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     let symbol = format!("coop_shared_{name_str}_{param}");
                     let key = format!("{name_str}.{param}");
                     shared_decls.push(quote_spanned! {span=>
-                        ::coop::__private::coop_declare_static_shared!(#symbol, #array);
+                        ::coop::__private::coop_declare_static_shared!(#symbol, #st);
                     });
                     let bind = quote_spanned! {span=>
-                        ::coop::__private::coop_bind_static_shared!(#symbol, #key, #param, #array)
+                        ::coop::__private::coop_bind_static_shared!(#symbol, #key, #param, #st)
                     };
                     call_args.push(bind.clone());
                     host_args.push(bind);
                     static_bytes.push(quote_spanned! {span=>
-                        <#array as ::coop::shared::SharedArray>::BYTES.next_multiple_of(16)
+                        <#st as ::coop::shared::SharedParam>::BYTES.next_multiple_of(16)
                     });
                 }
             }
@@ -205,7 +211,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
 
     let limit_message = format!(
-        "kernel `{name_str}`: its `Shared<[E; N]>` parameters take more than \
+        "kernel `{name_str}`: its shared-memory parameters (`Shared<[E; N]>`, `Pipeline<..>`) take more than \
          coop::shared::MAX_STATIC_SHARED_BYTES (48 KiB less the 1056 bytes kept for block \
          collectives) of static shared memory, which ptxas refuses (and with it every kernel \
          of the crate); take the large array as a dynamic `Shared<[E]>` and size it at launch \
@@ -307,17 +313,19 @@ fn check_signature(func: &ItemFn) -> syn::Result<()> {
 
 /// `ThreadBlock`, `Grid` and `CooperativeGrid` (by their last path
 /// segment) are handles;
-/// `Shared<A>` is a shared array.
+/// `Shared<A>` is a shared array, `Pipeline<A>` a ring of stages in
+/// shared memory.
 fn classify(ty: &Type) -> Param {
     if let Type::Path(tp) = ty {
         if tp.qself.is_none() {
             if let Some(last) = tp.path.segments.last() {
-                if last.ident == "Shared" {
+                if last.ident == "Shared" || last.ident == "Pipeline" {
                     if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
                         if let Some(syn::GenericArgument::Type(array)) = args.args.first() {
                             return Param::Shared {
-                                array: array.clone(),
-                                dynamic: matches!(array, Type::Slice(_)),
+                                array: Box::new(array.clone()),
+                                dynamic: last.ident == "Shared" && matches!(array, Type::Slice(_)),
+                                ty: Box::new(ty.clone()),
                             };
                         }
                     }
@@ -339,7 +347,7 @@ fn classify(ty: &Type) -> Param {
             }
         }
     }
-    Param::Lowered(ty.clone())
+    Param::Lowered(Box::new(ty.clone()))
 }
 
 /// The parameter's type with every lifetime, named or elided, made

@@ -28,6 +28,10 @@ pub(crate) trait Faults {
     /// `index` lies outside a shared array of `len` elements (`cols` per
     /// row for a 2-D array, 0 for 1-D).
     fn shared_index_out_of_bounds<I: Debug>(index: I, len: usize, cols: usize, site: Site) -> !;
+    /// A handle's check of its arguments failed: `what` names the call and
+    /// says what was wrong and what is allowed. PTX: the report, then
+    /// `trap`. CPU: a panic with the same words.
+    fn check_failed(what: &'static CStr, site: Site) -> !;
     /// The calling thread read (`reads`) or wrote `index`, which `owner`
     /// owns under the phase's ownership map.
     fn shared_element_not_owned<I: Debug>(

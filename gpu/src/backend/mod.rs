@@ -5,7 +5,7 @@
 //!  handles (ThreadBlock, TiledPartition, Grid, Shared, fences, atomics, reductions)
 //!      │  call  Target::op(.., site)            (Target: crate::backend::target)
 //!      ▼
-//!  backend::Backend = Registers + Barriers + WarpCollectives + Scratch
+//!  backend::Backend = Registers + Barriers + AsyncCopies + WarpCollectives + Scratch
 //!                     + SharedMemory + Fences + Faults + Atomics + FloatUnits
 //!                     + GlobalMemory + Naming
 //!                                                               (this module)
@@ -37,6 +37,7 @@
 //! PTX backend ignores it (nothing of it remains after inlining), the CPU
 //! backend names it in its diagnostics.
 
+mod async_copies;
 mod atomics;
 mod barriers;
 #[cfg(not(target_arch = "nvptx64"))]
@@ -55,6 +56,7 @@ mod shared_memory;
 pub(crate) mod target;
 mod warp_collectives;
 
+pub(crate) use async_copies::AsyncCopies;
 pub(crate) use atomics::{Atomics, Rmw, Word};
 pub use atomics::{Ordering, Scope};
 pub(crate) use barriers::Barriers;
@@ -85,6 +87,7 @@ pub(crate) use site;
 pub(crate) trait Backend:
     Registers
     + Barriers
+    + AsyncCopies
     + WarpCollectives
     + Scratch
     + SharedMemory
@@ -100,6 +103,7 @@ pub(crate) trait Backend:
 impl<T> Backend for T where
     T: Registers
         + Barriers
+        + AsyncCopies
         + WarpCollectives
         + Scratch
         + SharedMemory

@@ -331,6 +331,16 @@ impl PtxBuilder {
             // Clusters (their special registers and barrier) exist
             // from sm_90; the kernel crate reads this cfg.
             let mut flags = format!("-Ctarget-cpu=sm_{sm}");
+            // The PTX ISA version LLVM writes follows the target alone (7.0
+            // for sm_80, 7.8 for sm_90); the asynchronous copies need newer:
+            // 7.1 for an mbarrier's parity waits, 8.0 for the bulk copies,
+            // `mbarrier.try_wait` and `fence.proxy.async` (drivers of CUDA 12.0
+            // and later read it).
+            flags.push_str(if sm >= 90 {
+                "\x1f-Ctarget-feature=+ptx80"
+            } else {
+                "\x1f-Ctarget-feature=+ptx71"
+            });
             if sm >= 90 {
                 flags.push_str("\x1f--cfg=coop_sm90");
             }

@@ -15,6 +15,7 @@
 use coop::prelude::*;
 use coop::{MatchKey, TileSize, ValidTileSize};
 
+pub mod async_copies;
 pub mod atomics;
 pub mod clusters;
 pub mod dynamic;

@@ -402,6 +402,31 @@ pub enum Violation {
         /// The later access, by another thread.
         second: SharedAccess,
     },
+    /// A thread accessed a shared element that an asynchronous copy is
+    /// still writing: on the GPU it reads (or is overwritten by) whatever
+    /// the copy has moved so far.
+    AsyncCopyInFlight {
+        /// The array's parameter name.
+        array: &'static str,
+        /// The element (`[i]` or `[row][column]`).
+        element: String,
+        /// The access.
+        access: SharedAccess,
+        /// The copy: the thread that started it and where.
+        copy: SharedAccess,
+    },
+    /// The block's threads returned while an asynchronous copy into its
+    /// shared memory was still in flight: nothing waited for it, and on
+    /// the GPU it may still be writing into shared memory that belongs to
+    /// the next block there.
+    AsyncCopyNotWaited {
+        /// The array's parameter name.
+        array: &'static str,
+        /// The thread that started the copy.
+        thread: u32,
+        /// Where it started it.
+        site: Site,
+    },
     /// A thread read a shared element that no thread of its block had
     /// written: on the GPU it holds garbage.
     UninitializedRead {
@@ -790,6 +815,35 @@ impl Violation {
                  one tile",
                 did(first.thread, first.kind, first.site),
                 did(second.thread, second.kind, second.site)
+            ),
+            Violation::AsyncCopyInFlight {
+                array,
+                element,
+                access,
+                copy,
+            } => write!(
+                f,
+                "{} {} `{array}{element}` at {} while the asynchronous copy into it that {} \
+                 started at {} has not landed. Wait for the copy first (`wait` or `wait_prior` \
+                 of the copy, `next` of a pipeline), which is also the barrier after which every \
+                 thread of the block sees it",
+                who(access.thread),
+                access.kind,
+                access.site,
+                who(copy.thread),
+                copy.site
+            ),
+            Violation::AsyncCopyNotWaited {
+                array,
+                thread,
+                site,
+            } => write!(
+                f,
+                "the block returned with the asynchronous copy into `{array}` that {} started at \
+                 {site} still in flight: nothing waited for it, and on the GPU it can land in the \
+                 shared memory of the next block to run there. Wait for every copy before the \
+                 kernel returns (`wait` of the copy; `next` of a pipeline for every tile loaded)",
+                who(*thread),
             ),
             Violation::UninitializedRead {
                 array,

@@ -11,6 +11,7 @@
 //! "Convergence"); the PTX builder refuses PTX that holds one that would
 //! not.
 
+mod async_copies;
 mod atomics;
 mod barriers;
 mod faults;

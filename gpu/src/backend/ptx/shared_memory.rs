@@ -14,18 +14,18 @@ core::arch::global_asm!(".extern .shared .align 16 .b8 coop_dynamic_shared[];");
 
 /// A shared array's shared-window byte address.
 #[derive(Clone, Copy)]
-pub(crate) struct SharedBase(u32);
+pub(crate) struct SharedBase(pub(super) u32);
 
 /// Declares the static shared array `$symbol` of type `$array` as a
 /// module-level `.shared` symbol (an item; `#[kernel]` expands to it).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __coop_declare_static_shared_ptx {
-    ($symbol:literal, $array:ty) => {
+    ($symbol:literal, $param:ty) => {
         ::coop::__private::core::arch::global_asm!(
             concat!(".shared .align {align} .b8 ", $symbol, "[{bytes}];"),
-            align = const <$array as ::coop::shared::SharedArray>::ALIGN,
-            bytes = const <$array as ::coop::shared::SharedArray>::BYTES,
+            align = const <$param as ::coop::shared::SharedParam>::ALIGN,
+            bytes = const <$param as ::coop::shared::SharedParam>::BYTES,
         );
     };
 }
@@ -36,7 +36,7 @@ macro_rules! __coop_declare_static_shared_ptx {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __coop_bind_static_shared_ptx {
-    ($symbol:literal, $key:literal, $name:literal, $array:ty) => {{
+    ($symbol:literal, $key:literal, $name:literal, $param:ty) => {{
         let window: u32;
         // SAFETY: reads the address of the array declared for this kernel.
         unsafe {
@@ -47,7 +47,7 @@ macro_rules! __coop_bind_static_shared_ptx {
             );
         }
         // SAFETY: `window` is this kernel's own array, bound once per thread.
-        unsafe { ::coop::shared::Shared::<$array>::__bind_static(window) }
+        unsafe { <$param as ::coop::shared::SharedParam>::__bind_static(window) }
     }};
 }
 

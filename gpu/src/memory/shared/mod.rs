@@ -67,6 +67,7 @@
 mod array;
 mod atomic_phase;
 mod cluster_phase;
+mod copying;
 mod ownership;
 mod phase;
 mod raw;
@@ -77,6 +78,8 @@ pub use atomic_phase::{Atomics, PlainAccess};
 pub use cluster_phase::{
     ClusterAtomics, ClusterShared, ClusterWrites, ReadOtherBlocks, RemoteAdd, RemoteElem,
 };
+pub(crate) use copying::{issue as issue_copy, CopyPlan};
+pub use copying::{CopyLanded, Copying};
 pub use ownership::{ByRank, ColumnMajor, Ownership, RowMajor};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;
@@ -141,23 +144,48 @@ pub struct Shared<A: SharedArray + ?Sized> {
     _array: PhantomData<*const A>,
 }
 
-impl<A: SharedArray + ?Sized> Shared<A> {
+/// A kernel parameter that lives in the block's shared memory, which
+/// `#[kernel]` declares (a module-level `.shared` array on the GPU) and
+/// binds for each thread: [`Shared<A>`](Shared) and
+/// [`Pipeline<A>`](crate::memory::pipeline::Pipeline).
+///
+/// # Safety
+///
+/// `BYTES` and `ALIGN` cover everything the parameter's handles touch;
+/// `__bind_static` makes the handle of the array the kernel declared with
+/// them.
+#[doc(hidden)]
+pub unsafe trait SharedParam: Sized {
+    /// Bytes of the declaration.
+    const BYTES: usize;
+    /// Its alignment: at least 16, so that 16-byte vectors and
+    /// asynchronous copies of 16 bytes reach every part of it.
+    const ALIGN: usize;
     /// Binds the static array `#[kernel]` declared for this parameter, as
     /// the target's `coop_bind_static_shared!` names it.
     ///
     /// # Safety
     ///
-    /// `binding` names the array declared for `A` by the kernel's
+    /// `binding` names the array declared for this type by the kernel's
     /// `coop_declare_static_shared!`, bound once per thread (inside a CPU
     /// launch on the CPU backend).
-    #[doc(hidden)]
+    unsafe fn __bind_static(binding: crate::backend::target::StaticBinding) -> Self;
+}
+
+// SAFETY: the declaration is the array's bytes at (at least) its
+// alignment; the handle reaches the array's elements only.
+unsafe impl<A: SharedArray + ?Sized> SharedParam for Shared<A> {
+    const BYTES: usize = A::BYTES;
+    const ALIGN: usize = if A::ALIGN > 16 { A::ALIGN } else { 16 };
     #[inline(always)]
     #[track_caller]
-    pub unsafe fn __bind_static(binding: crate::backend::target::StaticBinding) -> Self {
-        let base = Target::static_shared(binding, A::BYTES, A::ALIGN, Self::shape(), site!());
+    unsafe fn __bind_static(binding: crate::backend::target::StaticBinding) -> Self {
+        let base = Target::static_shared(binding, A::BYTES, Self::ALIGN, Self::shape(), site!());
         Self::bound(base, A::BYTES / core::mem::size_of::<A::Elem>())
     }
+}
 
+impl<A: SharedArray + ?Sized> Shared<A> {
     /// Binds the launch's dynamic shared memory.
     #[doc(hidden)]
     #[inline(always)]

@@ -1,9 +1,11 @@
 //! The escape hatch: shared-memory access without phase checks.
 
+use super::copying::{issue, CopyPlan};
 use super::phase::element;
 use super::{Region, SharedArray};
 use crate::backend::target::Target;
-use crate::backend::{site, SharedMemory};
+use crate::backend::{site, AsyncCopies, Faults, SharedMemory};
+use crate::ThreadBlock;
 use core::marker::PhantomData;
 
 /// A shared array without phase checks: any thread may read or write any
@@ -106,6 +108,80 @@ impl<A: SharedArray + ?Sized> RawShared<A> {
         let site = site!();
         let i = element::<A>(&self.region, index, site);
         Target::shared_store(self.region.base, i, value, site);
+    }
+
+    /// Starts an asynchronous copy of `src` into the elements from
+    /// `first` on (a block-wide call, every thread with the same
+    /// arguments; see [`Shared::copy_async`](super::Shared::copy_async)),
+    /// without the [`Copying`](super::Copying) phase: the threads go on
+    /// using the array through this handle, and
+    /// [`wait_copies`](Self::wait_copies) waits for every copy the block
+    /// started.
+    ///
+    /// # Safety
+    ///
+    /// No thread reads or writes the copied elements until
+    /// `wait_copies` has returned (the CPU backend reports an access to an
+    /// element a copy has not landed in, naming the copy), and the copy
+    /// fits the array from `first`.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::shared::Shared;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel]
+    /// pub fn halves(block: ThreadBlock, input: &[u32], out: Out<u32>, s: Shared<[u32; 128]>) {
+    ///     let s = s.into_raw();
+    ///     let t = block.thread_rank() as usize;
+    ///     // SAFETY: nobody touches elements 64..128 before the wait.
+    ///     unsafe { s.copy_async(&block, 64, &input[64..128]) };
+    ///     unsafe { s.write(t, input[t] * 10) }; // the first half by hand meanwhile
+    ///     s.wait_copies(&block);
+    ///     // SAFETY: after the barrier of `wait_copies` nobody writes.
+    ///     out.write(t, unsafe { s.read(t) + s.read(t + 64) });
+    /// }
+    ///
+    /// let input: Vec<u32> = (0..128).collect();
+    /// let mut out = vec![0u32; 64];
+    /// Cpu::new().launch(halves, LaunchConfig::new(1, 64), (&input[..], &mut out))?;
+    /// assert_eq!(out[3], 30 + 67);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn copy_async(&self, block: &ThreadBlock, first: usize, src: &[A::Elem]) {
+        let site = site!();
+        if first + src.len() > self.region.len {
+            Target::check_failed(
+                c"RawShared::copy_async: the copy runs past the end of the shared array",
+                site,
+            );
+        }
+        // Ordinary stores (a source's tail) are published by `wait_copies`'s
+        // barrier, as the copies are.
+        let plan = CopyPlan::new(first as u32, src.len(), src, false);
+        issue::<A::Elem>(
+            plan,
+            self.region.base,
+            first as u32,
+            src,
+            block.thread_rank(),
+            block.num_threads(),
+            site,
+        );
+        Target::commit_copies(site);
+    }
+
+    /// Waits for every asynchronous copy the block started into shared
+    /// memory, then a block barrier: the copies' elements are visible to
+    /// every thread. PTX: `cp.async.wait_group 0`, `barrier.sync 0`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn wait_copies(&self, block: &ThreadBlock) {
+        let site = site!();
+        Target::wait_copies::<0>(None, "wait_copies", site);
+        block.sync_named("wait_copies", site);
     }
 
     /// Elements in the array.

@@ -492,7 +492,22 @@ fn count_step(site: Site) -> &'static LaneCtx {
 /// Counts a read of `location` towards spin detection: after
 /// [`SPIN_SLICE`] reads of at most a few locations with nothing written in
 /// between, the thread lets the others run.
+/// A failed test of the mbarrier at byte `offset` of `region`: a poll, which
+/// the spin detection counts like a read of unchanged memory, so that a
+/// wait nothing can end is reported.
+/// The waiting thread lets the others run at once: nothing it does can
+/// end the wait.
+pub(crate) fn poll(region: u32, offset: u32, site: Site) {
+    let ctx = current();
+    let location = 1 << 63 | (region as usize) << 32 | offset as usize;
+    note_read_yielding(ctx, location, false, site, true);
+}
+
 fn note_read(ctx: &LaneCtx, location: usize, global: bool, site: Site) {
+    note_read_yielding(ctx, location, global, site, false)
+}
+
+fn note_read_yielding(ctx: &LaneCtx, location: usize, global: bool, site: Site, yield_now: bool) {
     let progress = block_shared(|s| s.progress())
         .wrapping_add(ctx.launch().progress.0.load(Ordering::Relaxed) << 32);
     let mut t = ctx.spin.get();
@@ -519,7 +534,7 @@ fn note_read(ctx: &LaneCtx, location: usize, global: bool, site: Site) {
     t.reads += 1;
     t.global |= global;
     ctx.spin.set(t);
-    if t.reads.is_multiple_of(SPIN_SLICE) {
+    if yield_now || t.reads.is_multiple_of(SPIN_SLICE) {
         suspend(Request::Spin {
             site,
             reads: t.reads,

@@ -6,8 +6,10 @@
 //! model (`shared_state`), the launch's global buffers and the check of
 //! accesses to them within and across blocks (`global_state`), the
 //! cooperative launch that runs every block at once so that grid syncs
-//! complete (`cooperative`), and where a thread panicked (`panics`).
+//! complete (`cooperative`), where a thread panicked (`panics`), and the
+//! block's asynchronous copies in flight and mbarriers (`async_state`).
 
+pub(crate) mod async_state;
 pub(crate) mod cooperative;
 pub(crate) mod fast_hash;
 pub(crate) mod global_state;

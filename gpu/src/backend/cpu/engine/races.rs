@@ -42,6 +42,18 @@ pub(crate) struct ElemState {
     reads: [Option<Rec>; READERS],
 }
 
+impl ElemState {
+    /// An element an asynchronous copy just wrote: it holds a value, and no
+    /// thread's access is recorded (the copy's wait orders what came
+    /// before it, which the pipelines' types guarantee).
+    pub fn landed() -> Self {
+        ElemState {
+            written: true,
+            ..ElemState::default()
+        }
+    }
+}
+
 /// Readers remembered per element and interval.
 pub(crate) const READERS: usize = 4;
 

@@ -4,6 +4,7 @@
 //! buffers), and the bank model that counts how many shared-memory
 //! transactions each warp-wide access needs.
 
+use super::async_state::{AsyncState, Landed};
 use super::fast_hash::FastMap;
 use super::global_state::BlockGlobal;
 use super::races::{Checked, Clocks, ElemState, Rec};
@@ -69,6 +70,8 @@ pub(crate) struct BlockShared {
     /// last cluster barrier: (region, element) to (writer's block, thread,
     /// site).
     pub remote_writes: FastMap<(u32, u32), (Dim3, u32, Site)>,
+    /// The block's asynchronous copies in flight and its mbarriers.
+    pub asynchronous: AsyncState,
 }
 
 impl BlockShared {
@@ -86,6 +89,40 @@ impl BlockShared {
             sites: FastMap::default(),
             ended: false,
             remote_writes: FastMap::default(),
+            asynchronous: AsyncState::default(),
+        }
+    }
+
+    /// The element size of region `region`'s array.
+    pub fn elem_size(&self, region: u32) -> u32 {
+        self.regions
+            .get(region as usize)
+            .map_or(1, |r| r.shape.size.max(1))
+    }
+
+    /// Writes what asynchronous copies landed into their arrays: the
+    /// elements hold values, and no thread's access is recorded on them.
+    pub fn land(&mut self, landed: Vec<Landed>) {
+        for l in landed {
+            let r = &mut self.regions[l.region as usize];
+            let memory = r.memory.as_mut_ptr() as *mut u8;
+            // SAFETY: the copy's bytes lie inside the region (the handles
+            // that issue copies check their ranges), whose storage holds
+            // `bytes` rounded up to 16.
+            unsafe {
+                core::ptr::copy_nonoverlapping(
+                    l.data.as_ptr(),
+                    memory.add(l.offset as usize),
+                    l.data.len(),
+                )
+            };
+            let size = r.shape.size.max(1);
+            let first = l.offset / size;
+            let last = (l.offset + l.data.len() as u32).div_ceil(size);
+            for e in first..last.min(r.elems.len() as u32) {
+                r.elems[e as usize] = ElemState::landed();
+            }
+            self.progress += 1;
         }
     }
 
@@ -154,9 +191,22 @@ impl BlockShared {
         }
     }
 
-    /// The block's threads have all returned.
+    /// The block's threads have all returned: an unwritten element read in
+    /// the last interval, or a copy still in flight into the block's
+    /// shared memory, which is gone, is reported.
     pub fn end(&mut self) -> Result<(), Violation> {
-        self.end_interval()
+        self.end_interval()?;
+        match self.asynchronous.first_pending() {
+            Some((thread, region, site)) => Err(Violation::AsyncCopyNotWaited {
+                array: self
+                    .regions
+                    .get(region as usize)
+                    .map_or("a shared array", |r| r.name),
+                thread,
+                site,
+            }),
+            None => Ok(()),
+        }
     }
 
     fn end_interval(&mut self) -> Result<(), Violation> {
@@ -241,6 +291,20 @@ impl BlockShared {
     ) -> Result<(), Violation> {
         let now = self.clocks.now(thread, kind, site);
         let r = region as usize;
+        if self.asynchronous.any_in_flight() {
+            if let Some((copier, copy_site)) = self.asynchronous.in_flight(region, index) {
+                return Err(Violation::AsyncCopyInFlight {
+                    array: self.regions[r].name,
+                    element: self.element_name(r, index),
+                    access: access_of(&now),
+                    copy: SharedAccess {
+                        thread: copier,
+                        kind: AccessKind::Write,
+                        site: copy_site,
+                    },
+                });
+            }
+        }
         if kind == AccessKind::Write {
             self.progress += 1;
         }

@@ -43,6 +43,13 @@ impl Faults for Cpu {
 
     #[cold]
     #[inline(never)]
+    fn check_failed(what: &'static CStr, site: Site) -> ! {
+        let what = what.to_str().unwrap_or("a coop check failed");
+        lane::fail_at(format!("coop: {what} (at {site})"), site)
+    }
+
+    #[cold]
+    #[inline(never)]
     fn shared_element_not_owned<I: Debug>(
         index: I,
         reads: bool,

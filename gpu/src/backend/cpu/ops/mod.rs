@@ -6,6 +6,7 @@
 //! thread of the group has arrived. Outside a launch there is no current
 //! lane, and every operation says so.
 
+mod async_copies;
 mod atomics;
 mod barriers;
 mod faults;

@@ -15,7 +15,7 @@ use crate::backend::{ElemShape, Rmw, SharedMemory, Site, Word};
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __coop_declare_static_shared_cpu {
-    ($symbol:literal, $array:ty) => {};
+    ($symbol:literal, $param:ty) => {};
 }
 
 /// The running block's copy of the static array `$key` (named `$name` in
@@ -23,9 +23,9 @@ macro_rules! __coop_declare_static_shared_cpu {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __coop_bind_static_shared_cpu {
-    ($symbol:literal, $key:literal, $name:literal, $array:ty) => {
+    ($symbol:literal, $key:literal, $name:literal, $param:ty) => {
         // SAFETY: bound once per thread, inside a CPU launch.
-        unsafe { ::coop::shared::Shared::<$array>::__bind_static(($key, $name)) }
+        unsafe { <$param as ::coop::shared::SharedParam>::__bind_static(($key, $name)) }
     };
 }
 

@@ -1,0 +1,99 @@
+//! Asynchronous copies from global into shared memory, and the shared
+//! memory barriers (mbarriers) that say when they have landed.
+//!
+//! Two ways a copy completes:
+//!
+//! - per thread, in groups: each thread's copies since its last commit
+//!   form a group; a wait leaves at most its `N` newest groups in flight.
+//!   The copies land for the thread that issued them only: the block's
+//!   other threads see them after a barrier. (`cp.async`, sm_80 and later.)
+//! - on a barrier in shared memory: an mbarrier counts arrivals (and, for
+//!   bulk copies, bytes); its phase completes when every expected arrival
+//!   has come and every expected byte has landed, and a wait for that
+//!   phase sees everything the arrivals released and the bulk copies
+//!   wrote. (`mbarrier.*`, sm_80; `cp.async.bulk`, sm_90.)
+//!
+//! Every shared operand is an array's base and a byte offset into it; the
+//! callers keep offsets in bounds and aligned as each operation says.
+
+use super::{SharedMemory, Site};
+
+/// Asynchronous copies and mbarriers.
+pub(crate) trait AsyncCopies: SharedMemory {
+    /// Whether whole tiles move with the bulk-copy engine, one thread
+    /// issuing a tile (sm_90: `cp.async.bulk`); otherwise every thread
+    /// copies 16-byte chunks. The CPU backend says what an sm_90 GPU says.
+    const BULK: bool;
+
+    /// Starts copying `bytes` (4, 8 or 16) from the global address `src` to
+    /// byte `offset` of the array at `dst`, as part of the calling thread's
+    /// open group. PTX: `cp.async.ca.shared.global [dst], [src], bytes`
+    /// (`.cg` for 16 bytes). Precondition: `src` and `dst + offset` aligned
+    /// to `bytes`, both ranges inside their buffers. CPU: the bytes are
+    /// read now and land when the thread waits for the group (or the
+    /// barrier the group arrives on completes); until then the
+    /// destination's elements are in flight, and any access to them is
+    /// reported.
+    fn copy_chunk(dst: Self::Base, offset: u32, src: *const u8, bytes: u32, site: Site);
+
+    /// Closes the calling thread's open group of copies; returns its number
+    /// on the CPU backend (0 on the GPU), which a later wait can check.
+    /// PTX: `cp.async.commit_group`.
+    fn commit_copies(site: Site) -> u32;
+
+    /// Waits until the calling thread's copies of every group but its `N`
+    /// newest have landed, for this thread. PTX: `cp.async.wait_group N`.
+    /// CPU: lands them; with `group` (a number from `commit_copies`),
+    /// reports the wait when that group is among the `N` newest, which it
+    /// leaves in flight (`call` names the caller's method).
+    fn wait_copies<const N: u32>(group: Option<u32>, call: &'static str, site: Site);
+
+    /// Initialises the mbarrier at byte `offset` of `bars` for `count`
+    /// arrivals a phase (1 to 2^20 - 1). PTX: `mbarrier.init.shared.b64`.
+    /// Precondition: 8-byte aligned, not a live barrier; one thread calls
+    /// it, and a block barrier follows before any other use. CPU: a new
+    /// barrier in phase 0.
+    fn barrier_init(bars: Self::Base, offset: u32, count: u32, site: Site);
+
+    /// After the barriers' initialisation, before the block barrier that
+    /// publishes it: makes the barriers visible to the asynchronous proxy
+    /// (the bulk-copy engine). PTX (sm_90): `fence.mbarrier_init.release.cluster`
+    /// and `fence.proxy.async.shared::cta`; before sm_90 nothing.
+    fn barriers_initialized(site: Site);
+
+    /// An arrival of the calling thread on the barrier (release at block
+    /// scope: its earlier writes are seen by whoever waits for the phase).
+    /// PTX: `mbarrier.arrive.shared.b64 _, [bar]`. CPU: the arrival; more
+    /// arrivals than the barrier expects in a phase are reported.
+    fn barrier_arrive(bars: Self::Base, offset: u32, site: Site);
+
+    /// Starts copying `bytes` (a multiple of 16) from global `src` to byte
+    /// `offset` of `dst` with the bulk-copy engine, completing `bytes`
+    /// bytes on the barrier at `bar` of `bars`, whose current phase is told
+    /// to expect them first (no arrival). PTX (sm_90):
+    /// `mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], bytes` then
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`.
+    /// Precondition: [`BULK`](Self::BULK); `src` and `dst + offset`
+    /// 16-byte aligned; the phase cannot complete before the call (an
+    /// arrival it expects is still to come). CPU: the bytes are read now
+    /// and land when a test of the barrier finds the phase's arrivals in.
+    fn bulk_copy(
+        dst: Self::Base,
+        offset: u32,
+        src: *const u8,
+        bytes: u32,
+        bars: Self::Base,
+        bar: u32,
+        site: Site,
+    );
+
+    /// Whether the phase of parity `parity` (0 or 1) of the barrier has
+    /// completed: true for the phase just completed, false for the current
+    /// one; a successful test acquires what the phase's arrivals released
+    /// and its copies wrote. PTX: `mbarrier.try_wait.parity.shared.b64`
+    /// (sm_90), `mbarrier.test_wait.parity.shared.b64` (sm_80). CPU: lands
+    /// the copies that complete on the barrier, then tests; a failed test
+    /// is a poll the spin detection counts, so a wait nothing can end is
+    /// reported.
+    fn barrier_test(bars: Self::Base, offset: u32, parity: u32, site: Site) -> bool;
+}

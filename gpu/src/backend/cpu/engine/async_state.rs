@@ -1,0 +1,268 @@
+//! Asynchronous copies and mbarriers of one block on the CPU backend.
+//!
+//! A copy reads its source when it is issued and lands (its bytes written
+//! into the array) at its completion point: when the issuing thread waits
+//! for its group, or when a thread tests the barrier it completes on. Until
+//! then the destination's elements are *in flight*: any access to them is
+//! reported (the race a GPU would run silently), naming the copy.
+//!
+//! An mbarrier is modelled as the PTX ISA describes it: a phase, the
+//! arrivals still expected in it, the arrivals each phase expects, and a
+//! count of bytes still to land. Its phase completes when no arrival and no
+//! byte is pending; a test for the parity of the phase just completed
+//! succeeds.
+
+use super::fast_hash::FastMap;
+use crate::backend::Site;
+
+/// A copy issued and not landed.
+struct Pending {
+    thread: u32,
+    /// The issuing thread's group (its number of commits when it issued).
+    group: u32,
+    region: u32,
+    /// Byte offset in the region.
+    offset: u32,
+    /// What lands: the source's bytes, then zeros.
+    data: Vec<u8>,
+    /// The destination array's element size.
+    elem_size: u32,
+    site: Site,
+    /// The barrier it completes on (a bulk copy).
+    barrier: Option<(u32, u32)>,
+}
+
+/// One mbarrier.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mbarrier {
+    pub phase: u32,
+    pub pending: i64,
+    pub expected: i64,
+    pub tx: i64,
+}
+
+/// Why an operation on the block's asynchronous state cannot go on.
+pub(crate) enum AsyncError {
+    /// A barrier used before `init`, or `init` of a live one.
+    Barrier(String),
+}
+
+/// The block's copies in flight and its barriers.
+#[derive(Default)]
+pub(crate) struct AsyncState {
+    pending: Vec<Pending>,
+    /// Each thread's commits so far (the number of its open group).
+    groups: Vec<u32>,
+    /// Elements in flight: (region, element) to (issuing thread, site).
+    in_flight: FastMap<(u32, u32), (u32, Site)>,
+    barriers: FastMap<(u32, u32), Mbarrier>,
+}
+
+/// A landed copy's destination: the region, its first byte and its bytes,
+/// for the array's memory and its race records.
+pub(crate) struct Landed {
+    pub region: u32,
+    pub offset: u32,
+    pub data: Vec<u8>,
+}
+
+impl AsyncState {
+    /// Whether any copy is in flight (the access check's fast path).
+    pub fn any_in_flight(&self) -> bool {
+        !self.in_flight.is_empty()
+    }
+
+    /// The copy in flight into element `element` of `region`, if any.
+    pub fn in_flight(&self, region: u32, element: u32) -> Option<(u32, Site)> {
+        self.in_flight.get(&(region, element)).copied()
+    }
+
+    fn open_group(&mut self, thread: u32) -> u32 {
+        let t = thread as usize;
+        if self.groups.len() <= t {
+            self.groups.resize(t + 1, 0);
+        }
+        self.groups[t]
+    }
+
+    /// A copy into bytes `offset..offset + data.len()` of `region`, whose
+    /// elements are `elem_size` bytes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn issue(
+        &mut self,
+        thread: u32,
+        region: u32,
+        offset: u32,
+        data: Vec<u8>,
+        elem_size: u32,
+        site: Site,
+        barrier: Option<(u32, u32)>,
+    ) {
+        let group = self.open_group(thread);
+        let size = elem_size.max(1);
+        let first = offset / size;
+        let last = (offset + data.len() as u32).div_ceil(size);
+        for e in first..last {
+            self.in_flight.insert((region, e), (thread, site));
+        }
+        self.pending.push(Pending {
+            thread,
+            group,
+            region,
+            offset,
+            data,
+            elem_size: size,
+            site,
+            barrier,
+        });
+    }
+
+    /// Closes `thread`'s open group; its number.
+    pub fn commit(&mut self, thread: u32) -> u32 {
+        let group = self.open_group(thread);
+        self.groups[thread as usize] += 1;
+        group
+    }
+
+    /// Lands `thread`'s copies of every committed group but its `keep`
+    /// newest, and those of no barrier only.
+    pub fn wait_groups(&mut self, thread: u32, keep: u32) -> Vec<Landed> {
+        let committed = self.open_group(thread);
+        let before = committed.saturating_sub(keep);
+        self.land(|p| p.thread == thread && p.barrier.is_none() && p.group < before)
+    }
+
+    /// A copy still in flight (the first issued): its thread, region and
+    /// site.
+    pub fn first_pending(&self) -> Option<(u32, u32, Site)> {
+        self.pending.first().map(|p| (p.thread, p.region, p.site))
+    }
+
+    /// Where a copy of `thread`'s group `group` that has not landed was
+    /// started, if one has not.
+    pub fn group_in_flight(&self, thread: u32, group: u32) -> Option<Site> {
+        self.pending
+            .iter()
+            .find(|p| p.thread == thread && p.group == group)
+            .map(|p| p.site)
+    }
+
+    fn land(&mut self, which: impl Fn(&Pending) -> bool) -> Vec<Landed> {
+        let mut landed = Vec::new();
+        let mut keep = Vec::with_capacity(self.pending.len());
+        for p in self.pending.drain(..) {
+            if which(&p) {
+                let size = p.elem_size.max(1);
+                let first = p.offset / size;
+                let last = (p.offset + p.data.len() as u32).div_ceil(size);
+                for e in first..last {
+                    if self
+                        .in_flight
+                        .get(&(p.region, e))
+                        .is_some_and(|&(t, s)| t == p.thread && core::ptr::eq(s, p.site))
+                    {
+                        self.in_flight.remove(&(p.region, e));
+                    }
+                }
+                landed.push(Landed {
+                    region: p.region,
+                    offset: p.offset,
+                    data: p.data,
+                });
+            } else {
+                keep.push(p);
+            }
+        }
+        self.pending = keep;
+        landed
+    }
+
+    /// `init` of the barrier at `key` for `count` arrivals a phase.
+    pub fn init(&mut self, key: (u32, u32), count: u32) -> Result<(), AsyncError> {
+        if !(1..1 << 20).contains(&count) {
+            return Err(AsyncError::Barrier(format!(
+                "an mbarrier expects 1 to 2^20 - 1 arrivals a phase, not {count}"
+            )));
+        }
+        self.barriers.insert(
+            key,
+            Mbarrier {
+                phase: 0,
+                pending: count as i64,
+                expected: count as i64,
+                tx: 0,
+            },
+        );
+        Ok(())
+    }
+
+    fn barrier(&mut self, key: (u32, u32)) -> Result<&mut Mbarrier, AsyncError> {
+        self.barriers
+            .get_mut(&key)
+            .ok_or_else(|| AsyncError::Barrier("an mbarrier used before it was initialised".into()))
+    }
+
+    /// An arrival (with `bytes` more expected) on the barrier at `key`.
+    pub fn arrive(&mut self, key: (u32, u32), bytes: u32) -> Result<(), AsyncError> {
+        let b = self.barrier(key)?;
+        b.tx += bytes as i64;
+        b.pending -= 1;
+        if b.pending < 0 {
+            return Err(AsyncError::Barrier(format!(
+                "more arrivals on an mbarrier in one phase than the {} it expects",
+                b.expected
+            )));
+        }
+        complete(b);
+        Ok(())
+    }
+
+    /// A bulk copy completing `bytes` on `key`, whose current phase expects
+    /// them from now on.
+    #[allow(clippy::too_many_arguments)]
+    pub fn bulk(
+        &mut self,
+        thread: u32,
+        region: u32,
+        offset: u32,
+        data: Vec<u8>,
+        elem_size: u32,
+        site: Site,
+        key: (u32, u32),
+    ) -> Result<(), AsyncError> {
+        self.barrier(key)?.tx += data.len() as i64;
+        self.issue(thread, region, offset, data, elem_size, site, Some(key));
+        Ok(())
+    }
+
+    /// Lands the bulk copies that complete on `key` once the phase's
+    /// arrivals are in (their bytes count), then tests the phase of parity
+    /// `parity`.
+    pub fn test(
+        &mut self,
+        key: (u32, u32),
+        parity: u32,
+    ) -> Result<(bool, Vec<Landed>), AsyncError> {
+        let b = self.barrier(key)?;
+        let landed = if b.pending == 0 {
+            let landed = self.land(|p| p.barrier == Some(key));
+            let bytes: i64 = landed.iter().map(|l| l.data.len() as i64).sum();
+            let b = self.barrier(key)?;
+            b.tx -= bytes;
+            complete(b);
+            landed
+        } else {
+            Vec::new()
+        };
+        let b = self.barrier(key)?;
+        Ok(((b.phase + 1) & 1 == parity, landed))
+    }
+}
+
+/// Completes the barrier's phase while nothing is pending.
+fn complete(b: &mut Mbarrier) {
+    if b.pending == 0 && b.tx == 0 {
+        b.phase += 1;
+        b.pending = b.expected;
+    }
+}

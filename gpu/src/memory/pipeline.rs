@@ -1,0 +1,485 @@
+//! Multi-stage pipelines: a ring of tiles in shared memory that the block
+//! fills from global memory asynchronously while it works on the tiles
+//! already landed (CUDA's `cuda::pipeline` with a ring of stages, on
+//! `mbarrier`s).
+//!
+//! A kernel takes the ring as a parameter, [`Pipeline<[[E; TILE];
+//! STAGES]>`](Pipeline), which `#[kernel]` places in shared memory with two
+//! mbarriers a stage. [`Pipeline::start`] initialises the barriers (one
+//! block barrier) and gives [`Stages`]:
+//!
+//! - [`Stages::load`] starts loading a slice of a kernel buffer into the
+//!   next stage, once the tile the stage held before has been released;
+//! - [`Stages::next`] waits for the oldest loaded tile and lends it out as
+//!   a [`Stage`], readable by every thread of the block;
+//! - dropping the [`Stage`] (or [`Stage::release`]) gives the stage back.
+//!
+//! The types keep the protocol: a tile can only be read through the
+//! [`Stage`] that [`next`](Stages::next) returns once it has landed; while
+//! a [`Stage`] is held, `load` and `next` cannot be called (the `Stage`
+//! borrows the pipeline), so no stage is refilled before it is released;
+//! and a stage is always released (dropping it releases it). Loading into a
+//! ring whose every stage holds a tile not yet taken, or taking a tile
+//! nothing loaded, would wait forever: both are refused, naming the call,
+//! on the GPU and the CPU backend.
+//!
+//! On an sm_90 GPU one thread moves each tile with the bulk-copy engine
+//! (`cp.async.bulk`, its bytes expected by the stage's barrier) when the
+//! source is 16-byte aligned and a multiple of 16 bytes long
+//! ([`CopyEngine::Bulk`], the default). Otherwise, before sm_90, and with
+//! [`CopyEngine::Threads`], every thread copies its 16-byte chunks (8, 4)
+//! of a tile with `cp.async`, one group of copies a load, and the tile's
+//! partial tail and zeros with ordinary stores, which a block barrier
+//! publishes. `next` waits for the calling thread's own
+//! group of the tile (`cp.async.wait_group`, the newer groups left in
+//! flight) and arrives on the stage's barrier; the tile is the block's
+//! once every thread has arrived and every bulk byte has landed. A second
+//! barrier a stage counts the releases, which a load into the stage waits
+//! for. The CPU backend lands a tile
+//! when a thread waits for it.
+//!
+//! ```
+//! use coop::prelude::*;
+//! use coop::memory::pipeline::Pipeline;
+//! use coop_host::{Cpu, LaunchConfig};
+//!
+//! /// Each block sums its share of tiles of 256 values, three tiles in flight.
+//! #[kernel]
+//! pub fn streamed_sum(block: ThreadBlock, input: &[f32], sums: Out<f32>,
+//!                     ring: Pipeline<[[f32; 256]; 3]>) {
+//!     let mut stages = ring.start(&block);
+//!     let tiles = input.len().div_ceil(256);
+//!     let b = block.group_index().x as usize;
+//!     let blocks = this_grid().num_blocks();
+//!     let tile = |k: usize| &input[k * 256..((k + 1) * 256).min(input.len())];
+//!     let mut next_load = b;
+//!     // Fill the ring, then take a tile, use it, release it and load the next.
+//!     while next_load < tiles && stages.loaded() < 3 {
+//!         stages.load_filled(&block, tile(next_load));
+//!         next_load += blocks;
+//!     }
+//!     let t = block.thread_rank() as usize;
+//!     let mut sum = 0.0f32;
+//!     while stages.loaded() > 0 {
+//!         let stage = stages.next(&block);
+//!         sum += stage.get(t);
+//!         stage.release();
+//!         if next_load < tiles {
+//!             stages.load_filled(&block, tile(next_load));
+//!             next_load += blocks;
+//!         }
+//!     }
+//!     let total = reduce(&block, sum, op::Sum);
+//!     if t == 0 {
+//!         sums.write(b, total);
+//!     }
+//! }
+//!
+//! let input: Vec<f32> = (0..5000).map(|i| (i % 3) as f32).collect();
+//! let mut sums = vec![0f32; 2];
+//! Cpu::new().launch(streamed_sum, LaunchConfig::new(2, 256), (&input[..], &mut sums))?;
+//! assert_eq!(sums[0] + sums[1], input.iter().sum::<f32>());
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+
+use crate::backend::target::{SharedBase, Target};
+use crate::backend::{site, AsyncCopies, Faults, SharedMemory, Site};
+use crate::memory::shared::{issue_copy, CopyPlan, Shared, SharedArray, SharedElem, SharedParam};
+use crate::ThreadBlock;
+use core::marker::PhantomData;
+
+mod sealed {
+    pub trait Sealed {}
+    impl<E, const N: usize, const S: usize> Sealed for [[E; N]; S] {}
+}
+
+/// The shape of a pipeline's ring: `[[E; TILE]; STAGES]`, `STAGES` tiles
+/// of `TILE` elements.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the ring of a pipeline",
+    label = "not `[[E; TILE]; STAGES]`",
+    note = "a pipeline's ring is `Pipeline<[[E; TILE]; STAGES]>`: STAGES tiles of TILE elements, `E: SharedElem`"
+)]
+pub trait StageArray: SharedArray + sealed::Sealed {
+    /// Elements of a tile.
+    const TILE: usize;
+    /// Stages in the ring.
+    const STAGES: usize;
+}
+
+impl<E: SharedElem, const N: usize, const S: usize> StageArray for [[E; N]; S] {
+    const TILE: usize = N;
+    const STAGES: usize = S;
+}
+
+/// A pipeline's ring of stages in shared memory, as a kernel parameter
+/// (no argument at launch); see the [module](self).
+pub struct Pipeline<A: StageArray> {
+    base: SharedBase,
+    _ring: PhantomData<*const A>,
+}
+
+/// Bytes of the ring before its barriers.
+const fn ring_bytes<A: StageArray>() -> usize {
+    A::BYTES.next_multiple_of(16)
+}
+
+// SAFETY: the declaration holds the ring and, after it, two 8-byte
+// barriers a stage, 128-byte aligned (what bulk copies and tensor copies
+// want of a shared destination); the handles stay inside it.
+unsafe impl<A: StageArray> SharedParam for Pipeline<A> {
+    const BYTES: usize = ring_bytes::<A>() + 16 * A::STAGES;
+    const ALIGN: usize = 128;
+    #[inline(always)]
+    #[track_caller]
+    unsafe fn __bind_static(binding: crate::backend::target::StaticBinding) -> Self {
+        let base = Target::static_shared(
+            binding,
+            Self::BYTES,
+            Self::ALIGN,
+            Shared::<A>::shape(),
+            site!(),
+        );
+        Pipeline {
+            base,
+            _ring: PhantomData,
+        }
+    }
+}
+
+/// Which engine moves a pipeline's tiles; see [`Pipeline::start_with`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyEngine {
+    /// Every thread of the block copies its 16-byte chunks of each tile
+    /// with `cp.async` (sm_80 and later), which arrive on the stage's
+    /// barrier as they land.
+    Threads,
+    /// On sm_90, one thread moves each tile with the bulk-copy engine
+    /// (`cp.async.bulk`) when the source is 16-byte aligned and a multiple
+    /// of 16 bytes long; other tiles, and every tile before sm_90, as
+    /// [`Threads`](Self::Threads).
+    Bulk,
+}
+
+impl<A: StageArray> Pipeline<A> {
+    /// Initialises the stages' barriers (thread 0) and passes a block
+    /// barrier; every thread of the block calls it, once, before anything
+    /// else touches the ring. Tiles move as [`CopyEngine::Bulk`] says: one
+    /// thread's instruction a tile, which leaves the other threads' issue
+    /// slots to the kernel's work (on an H200 streaming tiles of 8 KiB, 4 %
+    /// faster than every thread copying its chunks at 1 GiB, 3 % slower at
+    /// 64 MiB: chapter 7 of the guide); see [`start_with`](Self::start_with)
+    /// for the other engine.
+    #[inline(always)]
+    #[track_caller]
+    pub fn start(self, block: &ThreadBlock) -> Stages<A> {
+        self.start_with(block, CopyEngine::Bulk)
+    }
+
+    /// As [`start`](Self::start), with tiles moved by `engine`. Every
+    /// thread of the block passes the same engine.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::memory::pipeline::{CopyEngine, Pipeline};
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// Block 0 adds up 4096 values in tiles of 1024 moved by the bulk-copy engine.
+    /// #[kernel]
+    /// pub fn bulk_sum(block: ThreadBlock, input: &[u32], out: Out<u32>, ring: Pipeline<[[u32; 1024]; 2]>) {
+    ///     let mut stages = ring.start_with(&block, CopyEngine::Bulk);
+    ///     let t = block.thread_rank() as usize;
+    ///     let mut sum = 0u32;
+    ///     stages.load(&block, &input[..1024]);
+    ///     for k in 1..=4 {
+    ///         if k < 4 {
+    ///             stages.load(&block, &input[k * 1024..(k + 1) * 1024]);
+    ///         }
+    ///         let stage = stages.next(&block);
+    ///         for i in (t..1024).step_by(256) {
+    ///             sum += stage.get(i);
+    ///         }
+    ///     }
+    ///     let total = reduce(&block, sum, op::Sum);
+    ///     if t == 0 {
+    ///         out.write(0, total);
+    ///     }
+    /// }
+    ///
+    /// let input: Vec<u32> = (0..4096).collect();
+    /// let mut out = vec![0u32; 1];
+    /// Cpu::new().launch(bulk_sum, LaunchConfig::new(1, 256), (&input[..], &mut out))?;
+    /// assert_eq!(out[0], 4096 * 4095 / 2);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn start_with(self, block: &ThreadBlock, engine: CopyEngine) -> Stages<A> {
+        const {
+            assert!(
+                A::STAGES >= 1 && A::TILE >= 1,
+                "a pipeline has at least one stage of one element"
+            )
+        };
+        let site = site!();
+        let threads = block.num_threads();
+        let stages = Stages {
+            base: self.base,
+            head: 0,
+            tail: 0,
+            rank: block.thread_rank(),
+            threads,
+            bulk: engine == CopyEngine::Bulk,
+            _ring: PhantomData,
+        };
+        if stages.rank == 0 {
+            let mut s = 0;
+            while s < A::STAGES as u32 {
+                Target::barrier_init(self.base, Stages::<A>::full(s), threads, site);
+                Target::barrier_init(self.base, Stages::<A>::empty(s), threads, site);
+                s += 1;
+            }
+            Target::barriers_initialized(site);
+        }
+        block.sync_named("Pipeline::start", site);
+        stages
+    }
+}
+
+/// A pipeline's stages, as every thread of the block sees them: which
+/// tiles it has loaded and taken. See the [module](self).
+pub struct Stages<A: StageArray> {
+    base: SharedBase,
+    /// Tiles loaded so far.
+    head: u32,
+    /// Tiles taken and released so far.
+    tail: u32,
+    rank: u32,
+    threads: u32,
+    /// Whether tiles go by the bulk-copy engine where they can.
+    bulk: bool,
+    _ring: PhantomData<*const A>,
+}
+
+impl<A: StageArray> Stages<A> {
+    const STAGES: u32 = A::STAGES as u32;
+
+    /// Byte offset of stage `s`'s "full" barrier.
+    #[inline(always)]
+    const fn full(s: u32) -> u32 {
+        ring_bytes::<A>() as u32 + 8 * s
+    }
+
+    /// Byte offset of stage `s`'s "empty" barrier.
+    #[inline(always)]
+    const fn empty(s: u32) -> u32 {
+        ring_bytes::<A>() as u32 + 8 * (A::STAGES as u32 + s)
+    }
+
+    /// Tiles loaded and not yet taken by [`next`](Self::next).
+    #[inline(always)]
+    pub fn loaded(&self) -> u32 {
+        self.head - self.tail
+    }
+
+    /// Whether every stage holds a tile not yet taken (a `load` now would
+    /// wait forever).
+    #[inline(always)]
+    pub fn is_full(&self) -> bool {
+        self.loaded() == Self::STAGES
+    }
+
+    /// Starts loading `src` (at most `TILE` elements) into the next stage,
+    /// once the tile that stage held has been released: every thread of
+    /// the block calls it with the same slice. The stage's elements past
+    /// `src.len()` are unspecified (see [`load_filled`](Self::load_filled)).
+    #[inline(always)]
+    #[track_caller]
+    pub fn load(&mut self, block: &ThreadBlock, src: &[<A as SharedArray>::Elem]) {
+        self.start_load(block, src, false, site!())
+    }
+
+    /// As [`load`](Self::load), with the stage's elements past `src.len()`
+    /// set to zero (a partial last tile).
+    #[inline(always)]
+    #[track_caller]
+    pub fn load_filled(&mut self, block: &ThreadBlock, src: &[<A as SharedArray>::Elem]) {
+        self.start_load(block, src, true, site!())
+    }
+
+    #[inline(always)]
+    fn start_load(
+        &mut self,
+        block: &ThreadBlock,
+        src: &[<A as SharedArray>::Elem],
+        fill: bool,
+        site: Site,
+    ) {
+        if src.len() > A::TILE {
+            Target::check_failed(
+                c"Stages::load: the source slice is longer than a stage's tile",
+                site,
+            );
+        }
+        if self.is_full() {
+            Target::check_failed(
+                c"Stages::load: every stage holds a tile that `next` has not taken; a load now would wait forever for a stage to be released",
+                site,
+            );
+        }
+        let k = self.head;
+        let (s, round) = (k % Self::STAGES, k / Self::STAGES);
+        // The stage's previous tile was released (for the first round the
+        // parity names the phase before the barrier's first: done).
+        self.wait(Self::empty(s), (round & 1) ^ 1, site);
+        let size = core::mem::size_of::<<A as SharedArray>::Elem>();
+        let bytes = core::mem::size_of_val(src);
+        let offset = (s as usize * A::TILE * size) as u32;
+        let bulk = Target::BULK
+            && self.bulk
+            && bytes > 0
+            && bytes.is_multiple_of(16)
+            && (src.as_ptr() as usize).is_multiple_of(16)
+            && offset.is_multiple_of(16)
+            && (!fill || src.len() == A::TILE);
+        if bulk {
+            // The phase cannot complete before this: it waits for every
+            // thread's arrival at `next`, this thread's among them.
+            if self.rank == 0 {
+                Target::bulk_copy(
+                    self.base,
+                    offset,
+                    src.as_ptr() as *const u8,
+                    bytes as u32,
+                    self.base,
+                    Self::full(s),
+                    site,
+                );
+            }
+        } else {
+            let first = s * A::TILE as u32;
+            let plan = CopyPlan::new(first, A::TILE, src, fill);
+            if plan.stores() {
+                // Part of the tile goes by ordinary stores (a partial
+                // tail, zeros): block barriers order them after every
+                // thread's reads of the stage's last tile, and before any
+                // thread can take this one.
+                block.sync_named("Stages::load", site);
+                issue_copy(plan, self.base, first, src, self.rank, self.threads, site);
+                block.sync_named("Stages::load", site);
+            } else {
+                issue_copy(plan, self.base, first, src, self.rank, self.threads, site);
+            }
+        }
+        // One group of copies a load (empty for a bulk copy), so that
+        // `next` knows how many of the thread's groups may stay in flight.
+        Target::commit_copies(site);
+        self.head += 1;
+    }
+
+    /// Waits for the oldest tile loaded and not yet taken, and lends it
+    /// out: every thread of the block calls it, and can read every element
+    /// of the tile until the [`Stage`] is dropped or released, which gives
+    /// the stage back for a later load.
+    #[inline(always)]
+    #[track_caller]
+    pub fn next(&mut self, _block: &ThreadBlock) -> Stage<'_, A> {
+        let site = site!();
+        if self.loaded() == 0 {
+            Target::check_failed(
+                c"Stages::next: no tile is loaded and not yet taken; `load` one first (waiting now would wait forever)",
+                site,
+            );
+        }
+        let k = self.tail;
+        let (s, round) = (k % Self::STAGES, k / Self::STAGES);
+        // This thread's copies of the tile have landed (the groups of the
+        // tiles loaded after it may stay in flight); its arrival releases
+        // them to the block, and the phase completes once every thread's
+        // copies and the tile's bulk bytes are in.
+        wait_copies_keeping(self.loaded() - 1, site);
+        Target::barrier_arrive(self.base, Self::full(s), site);
+        self.wait(Self::full(s), round & 1, site);
+        Stage {
+            stage: s,
+            stages: self,
+        }
+    }
+
+    #[inline(always)]
+    fn wait(&self, bar: u32, parity: u32, site: Site) {
+        while !Target::barrier_test(self.base, bar, parity, site) {}
+    }
+}
+
+/// Waits until the calling thread's groups of copies but the `keep` newest
+/// have landed (at most 7 stay in flight: with more, the wait also waits for
+/// some of the newer ones, which only costs overlap).
+#[inline(always)]
+fn wait_copies_keeping(keep: u32, site: Site) {
+    match keep {
+        0 => Target::wait_copies::<0>(None, "Stages::next", site),
+        1 => Target::wait_copies::<1>(None, "Stages::next", site),
+        2 => Target::wait_copies::<2>(None, "Stages::next", site),
+        3 => Target::wait_copies::<3>(None, "Stages::next", site),
+        4 => Target::wait_copies::<4>(None, "Stages::next", site),
+        5 => Target::wait_copies::<5>(None, "Stages::next", site),
+        6 => Target::wait_copies::<6>(None, "Stages::next", site),
+        _ => Target::wait_copies::<7>(None, "Stages::next", site),
+    }
+}
+
+/// A landed tile, lent out by [`Stages::next`]: every thread of the block
+/// reads it; dropping it (or [`release`](Self::release)) gives the stage
+/// back to the pipeline.
+pub struct Stage<'p, A: StageArray> {
+    stages: &'p mut Stages<A>,
+    stage: u32,
+}
+
+impl<A: StageArray> Stage<'_, A> {
+    /// Element `index` of the tile (panics outside it).
+    #[inline(always)]
+    #[track_caller]
+    pub fn get(&self, index: usize) -> <A as SharedArray>::Elem {
+        let site = site!();
+        if index >= A::TILE {
+            Target::index_out_of_bounds(c"Stage::get", core::ptr::null(), index, A::TILE, site);
+        }
+        Target::shared_load(
+            self.stages.base,
+            self.stage * A::TILE as u32 + index as u32,
+            site,
+        )
+    }
+
+    /// Elements in a tile (`TILE`).
+    #[inline(always)]
+    pub const fn len(&self) -> usize {
+        A::TILE
+    }
+
+    /// Whether a tile has no elements.
+    #[inline(always)]
+    pub const fn is_empty(&self) -> bool {
+        A::TILE == 0
+    }
+
+    /// Gives the stage back to the pipeline (as dropping it does).
+    #[inline(always)]
+    #[track_caller]
+    pub fn release(self) {
+        drop(self)
+    }
+}
+
+impl<A: StageArray> Drop for Stage<'_, A> {
+    #[inline(always)]
+    #[track_caller]
+    fn drop(&mut self) {
+        // Every thread's reads of the stage are done when the barrier's
+        // phase completes (the arrival releases them).
+        Target::barrier_arrive(self.stages.base, Stages::<A>::empty(self.stage), site!());
+        self.stages.tail += 1;
+    }
+}

@@ -1,0 +1,204 @@
+//! Asynchronous copies (`kernels::async_copies`) against host references,
+//! on whichever device: run on the CPU backend by `async_copies.rs` and on
+//! a GPU by `gpu.rs`.
+
+use coop_host::{Device, Error, LaunchConfig, Program};
+use coop_test_kernels::async_copies as k;
+
+fn data_u32(n: usize) -> Vec<u32> {
+    (0..n as u32)
+        .map(|i| i.wrapping_mul(2654435761) >> 3)
+        .collect()
+}
+
+fn data_u8(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i * 37 + i / 7) as u8).collect()
+}
+
+/// Runs every case on `device`; returns the number of cases. With a
+/// `limit` (a GPU), every size, each launch under a watchdog of that
+/// limit; without, the sizes that reach every path and edge at the CPU
+/// backend's speed.
+pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Duration>) -> usize {
+    let full = limit.is_some();
+    let watch = &|what: String| limit.map(|l| crate::watchdog::watch(what, l));
+    let pick = |all: &'static [usize], few: &'static [usize]| if full { all } else { few };
+    let mut cases = 0;
+    for &n in pick(&[1, 255, 256, 257, 1000, 4099], &[1, 257, 1000]) {
+        for offset in [0usize, 1, 2, 3] {
+            for &threads in if full { &[64u32, 256][..] } else { &[64][..] } {
+                let what = format!("copy_tiles_u32 n {n} offset {offset} threads {threads}");
+                let _w = watch(what.clone());
+                let got = copy_tiles_u32(device, program, n, offset, threads)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let input = data_u32(n);
+                let body = &input[offset.min(n)..];
+                let blocks = body.len().div_ceil(256).max(1);
+                let expected: Vec<u32> = (0..blocks * 256)
+                    .map(|i| {
+                        let x = body.get(i).copied().unwrap_or(0);
+                        x.wrapping_mul(2).wrapping_add((i % 256) as u32)
+                    })
+                    .collect();
+                assert!(got == expected, "{what}: differs from the host");
+                cases += 1;
+            }
+        }
+    }
+    for &n in pick(&[1, 999, 1000, 1001, 5003], &[999, 1001]) {
+        for offset in [0usize, 1, 3, 4, 8, 16] {
+            let what = format!("copy_tiles_u8 n {n} offset {offset}");
+            let _w = watch(what.clone());
+            let input = data_u8(n);
+            let body = &input[offset.min(n)..];
+            let blocks = body.len().div_ceil(1000).max(1);
+            let got = (|| -> Result<Vec<u8>, Error> {
+                let data = device.upload(&input)?;
+                let mut out = device.zeros::<u8>(blocks * 1000)?;
+                program.launch(
+                    k::copy_tiles_u8,
+                    LaunchConfig::new(blocks as u32, 128),
+                    (&data, offset as u32, &mut out),
+                )?;
+                device.download(&out)
+            })()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let expected: Vec<u8> = (0..blocks * 1000)
+                .map(|i| body.get(i).copied().unwrap_or(0) ^ 0x5a)
+                .collect();
+            assert!(got == expected, "{what}: differs from the host");
+            cases += 1;
+        }
+    }
+    for n in [384usize, 300, 129, 1] {
+        let what = format!("copy_three_tiles n {n}");
+        let _w = watch(what.clone());
+        let input: Vec<f64> = (0..n).map(|i| i as f64 * 0.5 - 7.0).collect();
+        let got = (|| -> Result<Vec<f64>, Error> {
+            let data = device.upload(&input)?;
+            let mut out = device.zeros::<f64>(128)?;
+            program.launch(
+                k::copy_three_tiles,
+                LaunchConfig::new(1, 128),
+                (&data, &mut out),
+            )?;
+            device.download(&out)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let at = |i: usize| input.get(i).copied().unwrap_or(0.0);
+        let expected: Vec<f64> = (0..128)
+            .map(|t| at(t) + 2.0 * at(128 + t) + 3.0 * at(256 + t))
+            .collect();
+        assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    for &n in pick(&[0, 1, 1023, 1024, 1025, 9000], &[0, 1, 1025, 3000]) {
+        for offset in [0usize, 1, 2] {
+            for &(blocks, threads) in if full {
+                &[(1u32, 256u32), (3, 128), (5, 512)][..]
+            } else {
+                &[(1, 256), (3, 128)][..]
+            } {
+                cases += check_pipeline_sums(device, program, n, offset, blocks, threads, watch);
+            }
+        }
+    }
+    for &n in pick(&[1, 2047, 2048, 10_000, 100_003], &[1, 2049, 10_000]) {
+        for &blocks in if full { &[1u32, 3, 8][..] } else { &[1, 3][..] } {
+            let what = format!("pipeline_copy n {n} blocks {blocks}");
+            let _w = watch(what.clone());
+            let input: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+            let got = (|| -> Result<Vec<f32>, Error> {
+                let data = device.upload(&input)?;
+                let mut out = device.zeros::<f32>(n)?;
+                program.launch(
+                    k::pipeline_copy,
+                    LaunchConfig::new(blocks, 256),
+                    (&data, &mut out),
+                )?;
+                device.download(&out)
+            })()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(got == input, "{what}: differs from the input");
+            cases += 1;
+        }
+    }
+    eprintln!(
+        "asynchronous copies on {}: {cases} cases",
+        device.describe()
+    );
+    cases
+}
+
+fn copy_tiles_u32(
+    device: &Device,
+    program: &Program,
+    n: usize,
+    offset: usize,
+    threads: u32,
+) -> Result<Vec<u32>, Error> {
+    let input = data_u32(n);
+    let blocks = (n - offset.min(n)).div_ceil(256).max(1);
+    let data = device.upload(&input)?;
+    let mut out = device.zeros::<u32>(blocks * 256)?;
+    program.launch(
+        k::copy_tiles_u32,
+        LaunchConfig::new(blocks as u32, threads),
+        (&data, offset as u32, &mut out),
+    )?;
+    device.download(&out)
+}
+
+/// One size of every `pipeline_sum_*` kernel; the number of cases.
+fn check_pipeline_sums(
+    device: &Device,
+    program: &Program,
+    n: usize,
+    offset: usize,
+    blocks: u32,
+    threads: u32,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    macro_rules! case {
+        ($kernel:ident, $t:ty, $tile:literal, $data:expr) => {{
+            let what = format!(
+                "{} n {n} offset {offset}, {blocks} x {threads}",
+                stringify!($kernel)
+            );
+            let _w = watch(what.clone());
+            let input: Vec<$t> = $data;
+            let got = (|| -> Result<Vec<$t>, Error> {
+                let data = device.upload(&input)?;
+                let mut out = device.zeros::<$t>(blocks as usize * $tile)?;
+                program.launch(
+                    k::$kernel,
+                    LaunchConfig::new(blocks, threads),
+                    (&data, offset as u32, &mut out),
+                )?;
+                device.download(&out)
+            })()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let body = &input[offset.min(n)..];
+            let mut expected = vec![0 as $t; blocks as usize * $tile];
+            for (tile, chunk) in body.chunks($tile).enumerate() {
+                let b = tile % blocks as usize;
+                for (t, &x) in chunk.iter().enumerate() {
+                    expected[b * $tile + t] = expected[b * $tile + t].wrapping_add(x);
+                }
+            }
+            assert!(got == expected, "{what}: differs from the host");
+        }};
+    }
+    case!(pipeline_sum_u32_1024x4, u32, 1024, data_u32(n));
+    case!(pipeline_sum_u32_1024x4_bulk, u32, 1024, data_u32(n));
+    case!(pipeline_sum_u32_256x2, u32, 256, data_u32(n));
+    case!(pipeline_sum_u8_512x3, u8, 512, data_u8(n));
+    case!(pipeline_sum_u8_512x3_bulk, u8, 512, data_u8(n));
+    case!(
+        pipeline_sum_u64_256x1,
+        u64,
+        256,
+        data_u32(n).iter().map(|&x| x as u64 * 3).collect()
+    );
+    6
+}

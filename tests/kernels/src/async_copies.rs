@@ -1,0 +1,193 @@
+//! Asynchronous copies into shared memory, in the shapes users write them:
+//! tiles of a buffer (the last partial) staged through a shared array by
+//! `copy_async`/`copy_async_filled` and waited for, two tiles in flight at
+//! once (`wait_prior`), and multi-stage pipelines over sources whose
+//! alignment picks each copy path (bulk copies, 16/8/4-byte `cp.async`
+//! chunks, plain stores). `coop_tests::async_cases` has the host
+//! references.
+
+use coop::memory::pipeline::{CopyEngine, Pipeline};
+use coop::prelude::*;
+use coop::shared::Shared;
+
+/// Block `b` stages `input[offset + 256 b ..]` (at most 256 elements;
+/// zeros past the end) and writes `2 x + t` of element `t` to `out[256 b +
+/// t]`.
+#[kernel]
+pub fn copy_tiles_u32(
+    block: ThreadBlock,
+    input: &[u32],
+    offset: u32,
+    out: Out<u32>,
+    tile: Shared<[u32; 256]>,
+) {
+    let b = block.group_index().x as usize;
+    let start = (offset as usize + b * 256).min(input.len());
+    let end = (start + 256).min(input.len());
+    let tile = tile
+        .copy_async_filled(&block, &input[start..end])
+        .wait(&block);
+    let t = block.thread_rank() as usize;
+    let mut k = t;
+    while k < 256 {
+        out.write(
+            b * 256 + k,
+            tile.get(k).wrapping_mul(2).wrapping_add(k as u32),
+        );
+        k += block.num_threads() as usize;
+    }
+}
+
+/// As [`copy_tiles_u32`] for bytes (chunks of 4, 8 or 16 bytes, or plain
+/// stores for an odd offset), tiles of 1000 bytes: `x ^ 0x5a`.
+#[kernel]
+pub fn copy_tiles_u8(
+    block: ThreadBlock,
+    input: &[u8],
+    offset: u32,
+    out: Out<u8>,
+    tile: Shared<[u8; 1000]>,
+) {
+    let b = block.group_index().x as usize;
+    let start = (offset as usize + b * 1000).min(input.len());
+    let end = (start + 1000).min(input.len());
+    let tile = tile
+        .copy_async_filled(&block, &input[start..end])
+        .wait(&block);
+    let mut k = block.thread_rank() as usize;
+    while k < 1000 {
+        out.write(b * 1000 + k, tile.get(k) ^ 0x5a);
+        k += block.num_threads() as usize;
+    }
+}
+
+/// Two tiles in flight: the second loads while the first is read
+/// (`wait_prior::<1>`), then a third into the first array after it.
+#[kernel]
+pub fn copy_three_tiles(
+    block: ThreadBlock,
+    input: &[f64],
+    out: Out<f64>,
+    a: Shared<[f64; 128]>,
+    b: Shared<[f64; 128]>,
+) {
+    let t = block.thread_rank() as usize;
+    let part = |k: usize| {
+        let s = (k * 128).min(input.len());
+        &input[s..(s + 128).min(input.len())]
+    };
+    let first = a.copy_async_filled(&block, part(0));
+    let second = b.copy_async_filled(&block, part(1));
+    let a = first.wait_prior::<1>(&block);
+    let x = a.get(t);
+    let third = a.copy_async_filled(&block, part(2));
+    let b = second.wait_prior::<1>(&block);
+    let y = b.get(t);
+    let a = third.wait(&block);
+    out.write(t, x + 2.0 * y + 3.0 * a.get(t));
+}
+
+macro_rules! pipeline_sum {
+    ($($name:ident: $t:ty, $tile:literal, $stages:literal, $engine:ident;)*) => {$(
+        /// Block `b` streams tiles `b, b + blocks, ...` of `input[offset..]`
+        /// through the ring (partial last tile zero-filled) and stores the
+        /// tiles' element-wise wrapping sum: `out[blocks_size * b + t]`
+        /// = the sum over its tiles of element `t`. Tiles move by
+        /// `CopyEngine::` as the kernel's line in `pipeline_sum!` says.
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            input: &[$t],
+            offset: u32,
+            out: Out<$t>,
+            ring: Pipeline<[[$t; $tile]; $stages]>,
+        ) {
+            let mut stages = ring.start_with(&block, CopyEngine::$engine);
+            let data = &input[(offset as usize).min(input.len())..];
+            let tiles = data.len().div_ceil($tile);
+            let b = block.group_index().x as usize;
+            let blocks = this_grid().num_blocks();
+            let tile = |k: usize| &data[k * $tile..((k + 1) * $tile).min(data.len())];
+            let mut next_load = b;
+            while next_load < tiles && !stages.is_full() {
+                stages.load_filled(&block, tile(next_load));
+                next_load += blocks;
+            }
+            let threads = block.num_threads() as usize;
+            let t = block.thread_rank() as usize;
+            let mut acc = [0 as $t; 8]; // tiles of up to 1024, blocks of 128 threads or more
+            while stages.loaded() > 0 {
+                let stage = stages.next(&block);
+                let mut k = t;
+                let mut j = 0;
+                while k < $tile {
+                    acc[j] = acc[j].wrapping_add(stage.get(k));
+                    k += threads;
+                    j += 1;
+                }
+                stage.release();
+                if next_load < tiles {
+                    stages.load_filled(&block, tile(next_load));
+                    next_load += blocks;
+                }
+            }
+            let mut k = t;
+            let mut j = 0;
+            while k < $tile {
+                out.write(b * $tile + k, acc[j]);
+                k += threads;
+                j += 1;
+            }
+        }
+    )*};
+}
+
+pipeline_sum! {
+    pipeline_sum_u32_1024x4: u32, 1024, 4, Threads;
+    pipeline_sum_u32_1024x4_bulk: u32, 1024, 4, Bulk;
+    pipeline_sum_u32_256x2: u32, 256, 2, Bulk;
+    pipeline_sum_u8_512x3: u8, 512, 3, Threads;
+    pipeline_sum_u8_512x3_bulk: u8, 512, 3, Bulk;
+    pipeline_sum_u64_256x1: u64, 256, 1, Threads;
+}
+
+/// A streaming copy through a pipeline: block `b` copies tiles `b, b +
+/// blocks, ...` of 2048 floats from `input` to `output`, four stages in
+/// flight, moved by the bulk-copy engine on sm_90 (the streaming
+/// benchmark's `stream_bulk`).
+#[kernel]
+pub fn pipeline_copy(
+    block: ThreadBlock,
+    input: &[f32],
+    output: Out<f32>,
+    ring: Pipeline<[[f32; 2048]; 4]>,
+) {
+    let mut stages = ring.start_with(&block, CopyEngine::Bulk);
+    let tiles = input.len().div_ceil(2048);
+    let b = block.group_index().x as usize;
+    let blocks = this_grid().num_blocks();
+    let tile = |k: usize| &input[k * 2048..((k + 1) * 2048).min(input.len())];
+    let mut next_load = b;
+    while next_load < tiles && !stages.is_full() {
+        stages.load(&block, tile(next_load));
+        next_load += blocks;
+    }
+    let threads = block.num_threads() as usize;
+    let t = block.thread_rank() as usize;
+    let mut current = b;
+    while stages.loaded() > 0 {
+        let stage = stages.next(&block);
+        let base = current * 2048;
+        let mut k = t;
+        while k < 2048 && base + k < input.len() {
+            output.write(base + k, stage.get(k));
+            k += threads;
+        }
+        stage.release();
+        current += blocks;
+        if next_load < tiles {
+            stages.load(&block, tile(next_load));
+            next_load += blocks;
+        }
+    }
+}
