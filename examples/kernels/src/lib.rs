@@ -9,6 +9,7 @@ pub mod grid_sync;
 pub mod histogram;
 pub mod shared_tiles;
 pub mod stencil;
+pub mod streaming;
 pub mod sum;
 pub mod tiles;
 pub mod transpose;

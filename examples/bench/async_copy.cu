@@ -1,0 +1,119 @@
+// CUDA C++ twins of coop's streaming kernels (examples/kernels/src/streaming.rs),
+// with the same entry names and parameters: a slice is (pointer, length),
+// an Out<f32> is (pointer, length). Written the way the CUDA Programming
+// Guide's asynchronous-copy chapters write them: cooperative groups'
+// memcpy_async and wait for one staged tile, cuda::pipeline for a ring of
+// cp.async stages, and cuda::barrier with cuda::memcpy_async of 16-byte
+// aligned sizes (the bulk-copy engine on sm_90) for a ring of bulk stages.
+// async_copy_bench loads the PTX nvcc makes of this file (COOP_CUDA_PTX).
+#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+#include <cuda/barrier>
+#include <cuda/pipeline>
+#include <cuda/ptx>
+#include <cstddef>
+
+namespace cg = cooperative_groups;
+
+constexpr int TILE = 2048;
+constexpr int STAGES = 4;
+
+__device__ inline size_t tile_len(size_t k, size_t n) {
+    size_t start = k * TILE;
+    return start + TILE <= n ? TILE : n - start;
+}
+
+extern "C" __global__ void stream_direct(const float* in, size_t n, float* out, size_t out_len) {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = in[i];
+}
+
+extern "C" __global__ void stream_staged(const float* in, size_t n, float* out, size_t out_len) {
+    __shared__ alignas(16) float tile[TILE];
+    cg::thread_block block = cg::this_thread_block();
+    size_t tiles = (n + TILE - 1) / TILE;
+    for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+        size_t len = tile_len(k, n);
+        cg::memcpy_async(block, tile, in + k * TILE, sizeof(float) * len);
+        cg::wait(block);
+        for (size_t i = threadIdx.x; i < len; i += blockDim.x) out[k * TILE + i] = tile[i];
+        block.sync();
+    }
+}
+
+extern "C" __global__ void stream_pipeline(const float* in, size_t n, float* out, size_t out_len) {
+    __shared__ alignas(128) float ring[STAGES][TILE];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> state;
+    cg::thread_block block = cg::this_thread_block();
+    auto pipe = cuda::make_pipeline(block, &state);
+    size_t tiles = (n + TILE - 1) / TILE;
+    size_t next_load = blockIdx.x;
+    auto load = [&](int s) {
+        pipe.producer_acquire();
+        if (next_load < tiles) {
+            size_t len = tile_len(next_load, n);
+            const float* src = in + next_load * TILE;
+            if (len == TILE)
+                cuda::memcpy_async(block, ring[s], src, cuda::aligned_size_t<16>(sizeof(float) * TILE), pipe);
+            else
+                cuda::memcpy_async(block, ring[s], src, sizeof(float) * len, pipe);
+        }
+        pipe.producer_commit();
+        next_load += gridDim.x;
+    };
+    for (int s = 0; s < STAGES; ++s) load(s);
+    int s = 0;
+    for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+        pipe.consumer_wait();
+        size_t len = tile_len(k, n);
+        for (size_t i = threadIdx.x; i < len; i += blockDim.x) out[k * TILE + i] = ring[s][i];
+        pipe.consumer_release();
+        load(s);
+        s = (s + 1) % STAGES;
+    }
+}
+
+extern "C" __global__ void stream_bulk(const float* in, size_t n, float* out, size_t out_len) {
+    using barrier = cuda::barrier<cuda::thread_scope_block>;
+    __shared__ alignas(128) float ring[STAGES][TILE];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ barrier full[STAGES];
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) init(&full[s], blockDim.x);
+        cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    }
+    __syncthreads();
+    size_t tiles = (n + TILE - 1) / TILE;
+    size_t next_load = blockIdx.x;
+    barrier::arrival_token token[STAGES];
+    auto load = [&](int s) {
+        if (next_load < tiles) {
+            size_t len = tile_len(next_load, n);
+            const float* src = in + next_load * TILE;
+            if (len == TILE) {
+                if (threadIdx.x == 0) {
+                    cuda::device::memcpy_async_tx(ring[s], src, cuda::aligned_size_t<16>(sizeof(float) * TILE), full[s]);
+                    token[s] = cuda::device::barrier_arrive_tx(full[s], 1, sizeof(float) * TILE);
+                } else {
+                    token[s] = full[s].arrive();
+                }
+            } else {
+                for (size_t i = threadIdx.x; i < len; i += blockDim.x) ring[s][i] = src[i];
+                __syncthreads();
+                token[s] = full[s].arrive();
+            }
+        }
+        next_load += gridDim.x;
+    };
+    for (int s = 0; s < STAGES; ++s) load(s);
+    int s = 0;
+    for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+        full[s].wait(cuda::std::move(token[s]));
+        size_t len = tile_len(k, n);
+        for (size_t i = threadIdx.x; i < len; i += blockDim.x) out[k * TILE + i] = ring[s][i];
+        __syncthreads();
+        load(s);
+        s = (s + 1) % STAGES;
+    }
+}

@@ -1,0 +1,161 @@
+//! Streaming a buffer through shared memory: coop's kernels of
+//! `examples/kernels/src/streaming.rs` (grid-stride loads and stores, one
+//! tile staged by `copy_async`, a `Pipeline` of four stages) beside their
+//! CUDA C++ twins (`examples/bench/async_copy.cu`: `cg::memcpy_async`,
+//! `cuda::pipeline`, and `cuda::barrier` with bulk copies; nvcc makes their
+//! PTX, named by `COOP_CUDA_PTX`) and the driver's device-to-device copy,
+//! timed in turns in one process. Each output is checked against the
+//! input. Needs a GPU; `examples/bench/async_copy.sh` builds the CUDA side
+//! and runs it. Prints CSV rows:
+//!
+//! ```text
+//! copy,<side>,<kernel>,<floats>,<blocks>,<median µs>,<GB/s read+write>
+//! ```
+//!
+//! `COOP_ALT_PTX=label:path` adds a side: another build of the same
+//! kernels (other register caps, say), loaded from its PTX.
+//!
+//! Every block has 256 threads; a grid is the most blocks the GPU holds at
+//! once for the kernel, or one block a tile when there are fewer tiles.
+
+use coop::Kernel;
+use coop_examples::kernels::streaming::{
+    stream_bulk, stream_direct, stream_pipeline, stream_staged, TILE,
+};
+use coop_examples::{time_gpu_interleaved, PTX};
+use coop_host::cudarc::driver::CudaSlice;
+use coop_host::{Gpu, LaunchConfig, Module};
+
+const THREADS: u32 = 256;
+
+fn median(mut v: Vec<f32>) -> f64 {
+    v.sort_by(f32::total_cmp);
+    v[v.len() / 2] as f64 * 1e3 // µs
+}
+
+/// The grid for `kernel`: every block the GPU holds at once, at most one
+/// a tile (a block a `THREADS` floats for the grid-stride kernel).
+fn grid<K: Kernel>(m: &Module, kernel: K, n: usize, per_block: usize) -> u32 {
+    let resident = m.max_cooperative_blocks(kernel, THREADS, 0).unwrap();
+    resident.min(n.div_ceil(per_block).max(1) as u32)
+}
+
+fn main() {
+    if !Gpu::driver_present() {
+        eprintln!("async_copy_bench needs an NVIDIA GPU");
+        std::process::exit(2);
+    }
+    let gpu = Gpu::new(0).expect("a GPU");
+    let coop = gpu.load(&PTX).expect("coop's example kernels");
+    let mut sides: Vec<(String, Module)> = vec![("coop".into(), coop)];
+    // Another build of coop's kernels to set beside this one (other
+    // register caps, say): COOP_ALT_PTX=label:path.
+    if let Ok(alt) = std::env::var("COOP_ALT_PTX") {
+        let (label, path) = alt.split_once(':').expect("COOP_ALT_PTX=label:path");
+        let text = std::fs::read_to_string(path).expect("the other build's PTX");
+        sides.push((label.into(), gpu.load_ptx(label, &text).expect("it loads")));
+    }
+    match std::env::var("COOP_CUDA_PTX") {
+        Ok(path) => {
+            let text = std::fs::read_to_string(&path).expect("the CUDA twins' PTX");
+            sides.push((
+                "cuda".into(),
+                gpu.load_ptx("async_copy.cu", &text).expect("it loads"),
+            ));
+        }
+        Err(_) => eprintln!("COOP_CUDA_PTX not set: coop's side alone"),
+    }
+    let runs = std::env::var("COOP_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(21);
+    let logs: Vec<u32> = std::env::var("COOP_LOGS")
+        .unwrap_or_else(|_| "20,24,28".into())
+        .split(',')
+        .map(|l| {
+            l.trim()
+                .parse()
+                .expect("COOP_LOGS: powers of two, comma-separated")
+        })
+        .collect();
+    println!(
+        "# {} (sm_{}, {} SMs)",
+        gpu.limits().name,
+        gpu.limits().sm,
+        gpu.limits().multiprocessors
+    );
+    println!("row,side,kernel,floats,blocks,median_us,GBps");
+    for log in logs {
+        let n = 1usize << log;
+        let host: Vec<f32> = (0..n).map(|i| (i % 9973) as f32 * 0.5).collect();
+        let input: CudaSlice<f32> = gpu.upload(&host).unwrap();
+        let bytes = 2.0 * 4.0 * n as f64;
+        // (label, side, kernel name, grid) of every timed launch.
+        let mut labels: Vec<(String, String, u32)> = Vec::new();
+        let mut outputs: Vec<std::cell::RefCell<CudaSlice<f32>>> = Vec::new();
+        let mut plans: Vec<(usize, &str, u32)> = Vec::new();
+        for (s, (side, m)) in sides.iter().enumerate() {
+            let kernels: &[(&str, u32)] = &[
+                ("stream_direct", grid(m, stream_direct, n, THREADS as usize)),
+                ("stream_staged", grid(m, stream_staged, n, TILE)),
+                ("stream_pipeline", grid(m, stream_pipeline, n, TILE)),
+                ("stream_bulk", grid(m, stream_bulk, n, TILE)),
+            ];
+            for &(name, blocks) in kernels {
+                plans.push((s, name, blocks));
+                labels.push((side.to_string(), name.to_string(), blocks));
+                outputs.push(std::cell::RefCell::new(gpu.zeros::<f32>(n).unwrap()));
+            }
+        }
+        let mut dtod_out = gpu.zeros::<f32>(n).unwrap();
+        let mut launches: Vec<Box<dyn FnMut() + '_>> = Vec::new();
+        for (i, &(s, name, blocks)) in plans.iter().enumerate() {
+            let m = &sides[s].1;
+            let input = &input;
+            let out = &outputs[i];
+            let cfg = LaunchConfig::new(blocks, THREADS);
+            launches.push(Box::new(move || {
+                let mut out = out.borrow_mut();
+                match name {
+                    "stream_direct" => m.launch(stream_direct, cfg, (input, &mut *out)),
+                    "stream_staged" => m.launch(stream_staged, cfg, (input, &mut *out)),
+                    "stream_pipeline" => m.launch(stream_pipeline, cfg, (input, &mut *out)),
+                    _ => m.launch(stream_bulk, cfg, (input, &mut *out)),
+                }
+                .unwrap()
+            }));
+        }
+        {
+            let dtod = &mut dtod_out;
+            let input = &input;
+            let gpu = &gpu;
+            launches.push(Box::new(move || {
+                gpu.stream().memcpy_dtod(input, dtod).unwrap()
+            }));
+        }
+        labels.push(("driver".into(), "memcpy_dtod".into(), 0));
+        let mut refs: Vec<&mut dyn FnMut()> = launches
+            .iter_mut()
+            .map(|f| &mut **f as &mut dyn FnMut())
+            .collect();
+        let times = time_gpu_interleaved(&gpu, runs, &mut refs, &mut || ());
+        drop(refs);
+        drop(launches);
+        for (i, out) in outputs.iter().enumerate() {
+            let got = gpu.download(&*out.borrow()).unwrap();
+            assert!(
+                got == host,
+                "{} {} differs from its input at 2^{log}",
+                labels[i].0,
+                labels[i].1
+            );
+        }
+        for ((side, kernel, blocks), t) in labels.iter().zip(times) {
+            let us = median(t);
+            println!(
+                "copy,{side},{kernel},{n},{blocks},{us:.2},{:.0}",
+                bytes / (us * 1e-6) / 1e9
+            );
+        }
+    }
+}
