@@ -20,4 +20,5 @@ pub mod map;
 pub mod reduce;
 pub mod scan;
 pub mod segmented;
+pub(crate) mod staging;
 pub mod vector;

@@ -93,22 +93,18 @@ impl<T> ScanParams<T> for Params<T> {
 }
 
 /// Threads per block of a scan of `T`'s launches, unless
-/// [`Scanner::with_block_threads`] says otherwise: 256 for elements of up
-/// to 4 bytes, 128 for larger ones (whose kernels hold more registers a
-/// thread; chapter 7 of the guide has the figures). It depends on the type
-/// alone, so a deterministic scan's bits do too.
+/// [`Scanner::with_block_threads`] says otherwise: 256 (chapter 7 of the
+/// guide has the figures for other sizes). It depends on the type alone,
+/// so a deterministic scan's bits do too.
 ///
 /// ```
 /// use coop_host::scan::default_block_threads;
 /// assert_eq!(default_block_threads::<f32>(), 256);
-/// assert_eq!(default_block_threads::<u64>(), 128);
+/// assert_eq!(default_block_threads::<u64>(), 256);
 /// ```
 pub const fn default_block_threads<T>() -> u32 {
-    if std::mem::size_of::<T>() <= 4 {
-        256
-    } else {
-        128
-    }
+    let _ = std::mem::size_of::<T>();
+    256
 }
 
 /// One launch of a scan: the single pass, or one of the deterministic

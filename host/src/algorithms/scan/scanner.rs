@@ -339,7 +339,8 @@ impl Scanner {
             K::Params::launch(
                 launcher,
                 kernel,
-                LaunchConfig::new(blocks, threads),
+                LaunchConfig::new(blocks, threads)
+                    .with_shared_memory(coop::device::scan::shared_memory_bytes::<T>(threads)),
                 (
                     &input,
                     &mut output,

@@ -45,16 +45,29 @@
 //!
 //! Block `b` scans tile `b`: `threads × items` consecutive elements (items
 //! per thread from [`items_per_thread`]: 128 bytes of them, 32 of a 4-byte
-//! type, 16 of an 8-byte one). Warp `w` holds the `w`-th run of `32 ×
-//! items` elements, in rows of `32 × row` (`row` from [`items_per_row`]:
-//! 16 bytes of elements): lane `l` holds elements `l × row .. (l + 1) ×
-//! row` of each row, so that a warp's load or store of a row is one
-//! 16-byte vector a lane over 512 consecutive bytes where the buffers are
-//! 16-byte aligned. Each lane scans its part of a row in registers; a warp
-//! scan of the lanes' totals (shuffles) and the total of the rows before
-//! give every element its prefix within the warp; the warps' totals meet
-//! in shared memory; and warp 0 finds what comes before the tile by
-//! looking back over the tiles before it:
+//! type, 16 of an 8-byte one). Thread `t` scans the run of elements `t ×
+//! items .. (t + 1) × items` of the tile. The tile passes through the
+//! launch's dynamic shared memory ([`shared_memory_bytes`]): a full tile
+//! of a buffer that starts 16-byte aligned arrives by `cp.async`, each
+//! thread copying 16-byte chunks in turn so that a warp's copies cover 512
+//! consecutive bytes, and leaves the same way by 16-byte vector stores;
+//! a partial tile, an unaligned buffer or a user type moves element by
+//! element, consecutive threads taking consecutive elements. A thread
+//! reads its run from shared memory (chunks placed so that the reads do
+//! not conflict), reduces it in registers, and a warp scan of the runs'
+//! totals (shuffles) and the warps' totals (through shared memory) give
+//! each run what comes before it in the tile; warp 0 finds what comes
+//! before the tile by looking back over the tiles before it. Meanwhile no
+//! register holds a run of a type of more than one word: each thread reads
+//! it again afterwards. The thread scans its run with its prefix in front
+//! and writes it back for the store.
+//!
+//! That is the *staged* variant. An inclusive single pass of a one-word
+//! type (`i32`, `u32`, `f32`) between 16-byte aligned buffers runs the
+//! *rows* variant instead, which keeps the tile in registers in rows of
+//! 16-byte vectors and scans each row across the warp: two block barriers
+//! instead of four, faster there on an H200; chapter 7 of the guide has
+//! the figures for both.
 //!
 //! 1. It publishes the tile's total as an *aggregate* in the tile's status
 //!    words (64 bits each: `epoch << 2 | flag` in the lower half). A value
@@ -89,8 +102,9 @@
 //! with this scan's epoch and the same flag has the value those two stores
 //! wrote. What limits the scan is how many tiles are in flight: while warp
 //! 0 looks back the block's other warps wait at a barrier, so the more
-//! blocks fit on a multiprocessor the better; the 4-byte kernels of
-//! `coop-host` are built with a cap of 64 registers a thread for that
+//! blocks fit on a multiprocessor the better. That is why the run is not
+//! held in registers across the look-back, and why the 4-byte kernels of
+//! `coop-host` are built with a cap of 64 registers a thread
 //! (`coop_build::PtxBuilder::max_registers`). Chapter 7 of the guide has
 //! the figures for each choice.
 //!
@@ -123,7 +137,9 @@
 //! give the pass, [`SINGLE_PASS`], [`TILE_TOTALS`], [`SCAN_TOTALS`] or
 //! [`WITH_PREFIXES`]. `status` has two `u64`s per tile, `partials` two
 //! (aggregates, then inclusive prefixes; the deterministic passes use the
-//! first half), and `epoch` is in `1..2^30`.
+//! first half), and `epoch` is in `1..2^30`. A launch without
+//! [`shared_memory_bytes`] of dynamic shared memory stops with a message
+//! that says so.
 
 pub use crate::device::look_back::status_words;
 #[doc(hidden)]
@@ -132,6 +148,9 @@ pub use crate::device::look_back::{look_back, AGGREGATE, INCLUSIVE};
 use crate::backend::target::Target;
 use crate::backend::Faults;
 use crate::collectives;
+use crate::device::staging::{bytes_per_thread, Staging};
+
+mod rows;
 use crate::device::vector::Vectorized;
 use crate::op::Operator;
 use crate::{this_grid, Out, Shuffle, ThreadBlock, TiledPartition};
@@ -155,37 +174,14 @@ const MAX_ITEMS: usize = 32;
 /// Most rows a thread holds.
 const MAX_ROWS: usize = 12;
 
-/// `body` for each row `r` below `rows` (at most [`MAX_ROWS`]): written out
-/// on the GPU, where LLVM leaves a loop whose shuffles move 8-byte values
-/// rolled (and the items then go to local memory); a loop elsewhere, where
-/// twelve copies would overflow a CPU-backend thread's stack in a debug
-/// build.
-macro_rules! unrolled_rows {
-    ($rows:expr, |$r:ident| $body:block) => {
-        #[cfg(target_arch = "nvptx64")]
-        unrolled_rows!(@ $rows, $r, $body, 0 1 2 3 4 5 6 7 8 9 10 11);
-        #[cfg(not(target_arch = "nvptx64"))]
-        for $r in 0..$rows {
-            $body
-        }
-    };
-    (@ $rows:expr, $r:ident, $body:block, $($k:literal)*) => {
-        $(
-            if $k < $rows {
-                let $r: usize = $k;
-                $body
-            }
-        )*
-    };
-}
-
 /// Bytes of elements each thread holds.
 const THREAD_BYTES: usize = 128;
-/// Bytes of elements a thread holds in each row: one 16-byte vector.
+/// Bytes of one vector: a thread's run is a whole number of them.
 const ROW_BYTES: usize = 16;
 
-/// Consecutive elements of `T` a thread holds in each row of its tile: 16
-/// bytes of them (one vector load), at least 1.
+/// Elements of `T` in one 16-byte vector (at least 1, at most a thread's
+/// items): a thread's run of [`items_per_thread`] is a whole number of
+/// them, so that runs of the primitive types move as whole vectors.
 ///
 /// ```
 /// use coop::device::scan::{items_per_row, items_per_thread};
@@ -266,10 +262,38 @@ pub const fn tiles<T>(len: usize, threads: u32) -> usize {
     }
 }
 
+/// Bytes of dynamic shared memory a launch of a scan kernel over elements
+/// of `T` needs for blocks of `threads` threads: the block's tile, staged
+/// (see the [module docs](self)); 0 for a type whose runs are not whole
+/// 16-byte chunks. `coop_host::scan::Scanner` launches with it.
+///
+/// ```
+/// use coop::device::scan::shared_memory_bytes;
+/// assert_eq!(shared_memory_bytes::<u32>(256), 256 * 128);
+/// assert_eq!(shared_memory_bytes::<f64>(128), 128 * 128);
+/// assert_eq!(shared_memory_bytes::<[u8; 24]>(256), 0);
+/// ```
+pub const fn shared_memory_bytes<T>(threads: u32) -> u32 {
+    // At least what the kernel binds (`staging::bytes_per_thread`, which
+    // also needs the type's bytes to be its words).
+    let run = items_per_thread::<T>() * core::mem::size_of::<T>();
+    if run.is_multiple_of(16) && run <= THREAD_BYTES {
+        (threads as usize * run) as u32
+    } else {
+        0
+    }
+}
+
+/// What a scan kernel says when its launch gave too little dynamic shared
+/// memory for the tile.
+const STAGING_TOO_SMALL: &core::ffi::CStr = c"device_scan: the launch's dynamic shared memory is smaller than the block's tile: launch with `coop::device::scan::shared_memory_bytes::<T>(threads)` bytes of it (`coop_host::scan::Scanner` does)";
+
 /// A scan of `input` into `output` (of the same length) with `op`, for the
-/// primitive element types, which load and store as 16-byte vectors where
-/// both buffers allow; see the [module docs](self) for the passes and the
-/// parameters. The block's thread count must be a multiple of 32.
+/// primitive element types, whose full tiles arrive by `cp.async` and
+/// leave as 16-byte vector stores where both buffers start 16-byte
+/// aligned; see the [module docs](self) for the passes and the parameters.
+/// The block's thread count must be a multiple of 32, and the launch must
+/// give [`shared_memory_bytes`] of dynamic shared memory.
 #[inline(always)]
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
@@ -285,76 +309,15 @@ pub fn scan<T: Vectorized, O: Operator<T>>(
     epoch: u32,
 ) {
     output_fits(input.len(), &output);
-    let items = items_per_thread::<T>();
-    let row = items_per_row::<T>();
-    let vector = row.is_multiple_of(T::LANES)
-        && (input.as_ptr() as usize).is_multiple_of(16)
+    let vector = (input.as_ptr() as usize).is_multiple_of(16)
         && (output.as_mut_ptr() as usize).is_multiple_of(16);
-    let load = |first: usize, stride: usize, x: &mut [T; MAX_ITEMS]| {
-        if vector {
-            let chunks = input.as_ptr() as *const T::Chunk;
-            let mut r = 0;
-            while r < items / row {
-                let mut c = 0;
-                while c < row / T::LANES {
-                    // SAFETY: a full tile: every row of the thread is in
-                    // `input`; `first` and `stride` are multiples of `row`,
-                    // itself of `LANES`, and the buffer starts 16-byte
-                    // aligned.
-                    let chunk = unsafe { *chunks.add((first + r * stride) / T::LANES + c) };
-                    let mut l = 0;
-                    while l < T::LANES {
-                        x[r * row + c * T::LANES + l] = T::lane(chunk, l);
-                        l += 1;
-                    }
-                    c += 1;
-                }
-                r += 1;
-            }
-        } else {
-            load_scalar(input, first, stride, items, row, x);
-        }
-    };
-    let store = |first: usize, stride: usize, y: &[T; MAX_ITEMS]| {
-        if vector {
-            let mut r = 0;
-            while r < items / row {
-                let mut c = 0;
-                while c < row / T::LANES {
-                    let o = r * row + c * T::LANES;
-                    let chunk = T::chunk_from_fn(|l| y[o + l]);
-                    // SAFETY: a full tile of `output`, which is as long as
-                    // `input`, at a multiple of `LANES` elements from a
-                    // 16-byte aligned start; a chunk is `LANES` elements.
-                    unsafe {
-                        output.write_chunk(first + r * stride + c * T::LANES, T::LANES, chunk)
-                    };
-                    c += 1;
-                }
-                r += 1;
-            }
-        } else {
-            store_scalar(&output, first, stride, items, row, y);
-        }
-    };
     run(
-        &block,
-        input.len(),
-        op,
-        control,
-        status,
-        partials,
-        epoch,
-        load,
-        store,
-        |i| input[i],
-        // SAFETY: `i < input.len()`, which `output_fits` checked.
-        |i, v| unsafe { output.write_in_bounds(i, v) },
+        &block, input, &output, op, control, status, partials, epoch, vector,
     )
 }
 
-/// [`scan`] for element types without a vector form (user structs): one
-/// element per load and store.
+/// [`scan`] for element types without a vector form (user structs): the
+/// tile moves element by element (coalesced where the type is staged).
 #[inline(always)]
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
@@ -369,21 +332,8 @@ pub fn scan_scalar<T: Shuffle, O: Operator<T>>(
     epoch: u32,
 ) {
     output_fits(input.len(), &output);
-    let items = items_per_thread::<T>();
-    let row = items_per_row::<T>();
     run(
-        &block,
-        input.len(),
-        op,
-        control,
-        status,
-        partials,
-        epoch,
-        |first, stride, x: &mut [T; MAX_ITEMS]| load_scalar(input, first, stride, items, row, x),
-        |first, stride, y: &[T; MAX_ITEMS]| store_scalar(&output, first, stride, items, row, y),
-        |i| input[i],
-        // SAFETY: `i < input.len()`, which `output_fits` checked.
-        |i, v| unsafe { output.write_in_bounds(i, v) },
+        &block, input, &output, op, control, status, partials, epoch, false,
     )
 }
 
@@ -402,68 +352,32 @@ fn output_fits<T: Copy>(len: usize, output: &Out<T>) {
     }
 }
 
-#[inline(always)]
-fn load_scalar<T: Copy>(
-    input: &[T],
-    first: usize,
-    stride: usize,
-    items: usize,
-    row: usize,
-    x: &mut [T; MAX_ITEMS],
-) {
-    let mut i = 0;
-    while i < items {
-        x[i] = input[first + (i / row) * stride + i % row];
-        i += 1;
-    }
-}
-
-#[inline(always)]
-#[track_caller]
-fn store_scalar<T: Copy>(
-    output: &Out<T>,
-    first: usize,
-    stride: usize,
-    items: usize,
-    row: usize,
-    y: &[T; MAX_ITEMS],
-) {
-    let mut i = 0;
-    while i < items {
-        output.write(first + (i / row) * stride + i % row, y[i]);
-        i += 1;
-    }
-}
-
-/// The pass `control` names over this block's tile; `load` and `store`
-/// move a full tile's items of one thread (its first element and the
-/// distance between its rows), `load_one` and `store_one` the elements of
-/// the partial last tile.
+/// The pass `control` names over this block's tile; `vector`: full tiles
+/// move as 16-byte chunks (`T`'s bytes are its words, both buffers
+/// aligned).
 #[inline(always)]
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
 fn run<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
-    len: usize,
+    input: &[T],
+    output: &Out<T>,
     op: O,
     control: u32,
     status: Out<u64>,
     partials: Out<T>,
     epoch: u32,
-    load: impl Fn(usize, usize, &mut [T; MAX_ITEMS]),
-    store: impl Fn(usize, usize, &[T; MAX_ITEMS]),
-    load_one: impl Fn(usize) -> T,
-    store_one: impl Fn(usize, T),
+    vector: bool,
 ) {
     // One copy of the pass for each kind of result, so that the choice is
-    // made once, not inside every row's unrolled loop.
+    // made once, not inside every item's loop.
     if control & EXCLUSIVE != 0 {
         run_pass::<T, O, true>(
-            block, len, op, control, status, partials, epoch, &load, &store, &load_one, &store_one,
+            block, input, output, op, control, status, partials, epoch, vector,
         )
     } else {
         run_pass::<T, O, false>(
-            block, len, op, control, status, partials, epoch, &load, &store, &load_one, &store_one,
+            block, input, output, op, control, status, partials, epoch, vector,
         )
     }
 }
@@ -474,157 +388,194 @@ fn run<T: Shuffle, O: Operator<T>>(
 #[allow(clippy::too_many_arguments)]
 fn run_pass<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
     block: &ThreadBlock,
-    len: usize,
+    input: &[T],
+    output: &Out<T>,
     op: O,
     control: u32,
     status: Out<u64>,
     partials: Out<T>,
     epoch: u32,
-    load: impl Fn(usize, usize, &mut [T; MAX_ITEMS]),
-    store: impl Fn(usize, usize, &[T; MAX_ITEMS]),
-    load_one: impl Fn(usize) -> T,
-    store_one: impl Fn(usize, T),
+    vector: bool,
 ) {
     let site = core::panic::Location::caller();
+    let len = input.len();
     let items = items_per_thread::<T>();
-    let row = items_per_row::<T>();
     let pass = control & (3 << 1);
     let threads = block.num_threads() as usize;
     let tile_len = threads * items;
     let tile = this_grid().block_rank();
     let t = block.thread_rank() as usize;
     if pass == SCAN_TOTALS {
-        return scan_totals(block, op, &partials, len.div_ceil(tile_len), site);
+        return scan_totals::<T, O>(block, op, &partials, len.div_ceil(tile_len), site);
     }
-    // Warp w holds elements [w * 32 * items, (w + 1) * 32 * items) of the
-    // tile, in rows of 32 * row: lane l holds elements [l * row, (l + 1) *
-    // row) of each.
-    let (w, lane) = (t / 32, t % 32);
-    let stride = 32 * row;
-    let first = tile * tile_len + w * 32 * items + lane * row;
-    let at = |i: usize| first + (i / row) * stride + i % row;
-    let full = (tile + 1) * tile_len <= len;
+    if pass == SINGLE_PASS && !EXCLUSIVE_RESULTS && vector && rows::applies::<T>() {
+        return rows::single_pass_inclusive(
+            block, input, output, op, tile, &status, &partials, epoch, site,
+        );
+    }
+    let first = tile * tile_len;
+    let full = first + tile_len <= len;
+    // Elements of the tile below the end of the input.
+    let valid = if full { tile_len } else { len - first };
+    let staged = bytes_per_thread::<T>(items) > 0;
     let mut x = [op.identity(); MAX_ITEMS];
-    if full {
-        load(first, stride, &mut x);
+    let staging = if staged {
+        let staging = Staging::<T>::bind(block, items, STAGING_TOO_SMALL, site);
+        if full && vector {
+            // SAFETY: a full tile lies inside `input`, whose start is
+            // 16-byte aligned, as is the tile's (`tile_len` elements are
+            // a whole number of 16-byte chunks).
+            staging.copy_in(block, unsafe { input.as_ptr().add(first) }, site);
+        } else {
+            let identity = op.identity();
+            staging.store_each(
+                block,
+                |e| {
+                    if e < valid {
+                        input[first + e]
+                    } else {
+                        identity
+                    }
+                },
+                site,
+            );
+        }
+        staging.landed(block, "scan", site);
+        staging.read_run(block, &mut x, site);
+        Some(staging)
     } else {
-        // The last tile: elements past the end are the identity.
+        // A type that is not staged: the thread's own elements directly.
         let mut i = 0;
         while i < items {
-            if at(i) < len {
-                x[i] = load_one(at(i));
+            if t * items + i < valid {
+                x[i] = input[first + t * items + i];
             }
             i += 1;
         }
-    }
-    match pass {
-        SINGLE_PASS => {
-            scan_items::<T, O, EXCLUSIVE_RESULTS>(block, op, &mut x, site, |warp, total| {
-                look_back(warp, tile, total, op, &status, &partials, epoch)
-            })
+        None
+    };
+    // The run again, after the look-back: from the staging, for a type
+    // of more than one word (whose look-back holds more registers); the
+    // run of a one-word type, or one that is not staged, stayed in
+    // registers (chapter 7 of the guide has the figures).
+    let reload = |x: &mut [T; MAX_ITEMS]| {
+        if let (Some(staging), true) = (&staging, T::WORDS > 1) {
+            staging.read_run(block, x, site);
         }
+    };
+    match pass {
+        SINGLE_PASS => scan_run::<T, O, EXCLUSIVE_RESULTS>(
+            block,
+            op,
+            &mut x,
+            site,
+            |warp, total| look_back(warp, tile, total, op, &status, &partials, epoch),
+            reload,
+        ),
         TILE_TOTALS => {
-            scan_items::<T, O, EXCLUSIVE_RESULTS>(block, op, &mut x, site, |warp, total| {
-                if warp.thread_rank() == 0 {
-                    partials.write(tile, total);
-                }
-                op.identity()
-            });
+            scan_run::<T, O, EXCLUSIVE_RESULTS>(
+                block,
+                op,
+                &mut x,
+                site,
+                |warp, total| {
+                    if warp.thread_rank() == 0 {
+                        partials.write(tile, total);
+                    }
+                    op.identity()
+                },
+                |_| {},
+            );
             return;
         }
-        _ => scan_items::<T, O, EXCLUSIVE_RESULTS>(block, op, &mut x, site, |_, _| {
-            partials.read(tile)
-        }),
+        _ => scan_run::<T, O, EXCLUSIVE_RESULTS>(
+            block,
+            op,
+            &mut x,
+            site,
+            |_, _| partials.read(tile),
+            reload,
+        ),
     };
-    if full {
-        store(first, stride, &x);
+    if let Some(staging) = staging {
+        staging.write_run(block, &x, site);
+        block.sync_named("scan", site);
+        if full && vector {
+            // SAFETY: a full tile of `output`, which is as long as
+            // `input`, from an element 16-byte aligned as for the copy in.
+            unsafe { staging.write_out(block, output, first, site) };
+        } else {
+            staging.write_each(
+                block,
+                valid,
+                op.identity(),
+                // SAFETY: `e < valid`, so `first + e < input.len()`, which
+                // `output_fits` checked.
+                |e, v| unsafe { output.write_in_bounds(first + e, v) },
+                site,
+            );
+        }
     } else {
-        // The thread's elements before the end are its first `valid`
-        // items (tested so, not with the loads' test, so that the
-        // compiler keeps one count instead of a predicate an item).
-        let valid = valid_items(len.saturating_sub(first), row, stride, items);
         let mut i = 0;
         while i < items {
-            if i < valid {
-                store_one(at(i), x[i]);
+            if t * items + i < valid {
+                // SAFETY: below the input's length, which `output_fits`
+                // checked.
+                unsafe { output.write_in_bounds(first + t * items + i, x[i]) };
             }
             i += 1;
         }
     }
 }
 
-/// How many of a thread's `items` (rows of `row` consecutive elements,
-/// `stride` apart) lie within the first `rest` elements from its first.
-#[inline(always)]
-fn valid_items(rest: usize, row: usize, stride: usize, items: usize) -> usize {
-    let n = (rest / stride) * row + (rest % stride).min(row);
-    n.min(items)
-}
-
-/// Scans the thread's items (rows of [`items_per_row`], each row of the
-/// warp consecutive in the tile) in place: inclusive, or exclusive with
-/// `EXCLUSIVE_RESULTS`; then the warps' totals through the block with `prefix`
-/// (called by warp 0 with the block's total) in front. Returns what comes
+/// Scans the thread's run of items in place (inclusive, or exclusive with
+/// `EXCLUSIVE_RESULTS`): the run's total in registers, the runs' totals
+/// across the warp (shuffles), the warps' totals through the block with
+/// `prefix` (called by warp 0 with the block's total) in front; then
+/// `reload` (which brings the run back from shared memory where it is
+/// staged, so that no register holds it while warp 0 looks back) and the
+/// run scanned with what comes before it in front. Returns what comes
 /// before the tile and the tile's total.
 #[inline(always)]
-fn scan_items<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
+fn scan_run<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
     block: &ThreadBlock,
     op: O,
     x: &mut [T; MAX_ITEMS],
     site: crate::backend::Site,
     prefix: impl FnOnce(&TiledPartition<32>, T) -> T,
+    reload: impl FnOnce(&mut [T; MAX_ITEMS]),
 ) -> (T, T) {
     let items = items_per_thread::<T>();
-    let row = items_per_row::<T>();
     let warp = block.tiled_partition_at::<32>(site);
     let lane = warp.thread_rank_at(site);
-    // What the rows before this one hold, in the whole warp.
-    let mut carry = op.identity();
-    unrolled_rows!(items / row, |r| {
-        let o = r * row;
-        let mut l = 1;
-        while l < row {
-            x[o + l] = op.combine(x[o + l - 1], x[o + l]);
-            l += 1;
-        }
-        let inclusive = collectives::warp_inclusive_scan(&warp, x[o + row - 1], op, site);
-        let within = warp.shfl_up_at(inclusive, 1, site);
-        let row_total = warp.shfl_at(inclusive, 31, site);
-        let base = if lane == 0 {
-            carry
-        } else {
-            op.combine(carry, within)
-        };
-        if EXCLUSIVE_RESULTS {
-            let mut l = row;
-            while l > 1 {
-                l -= 1;
-                x[o + l] = op.combine(base, x[o + l - 1]);
-            }
-            x[o] = base;
-        } else {
-            let mut l = 0;
-            while l < row {
-                x[o + l] = op.combine(base, x[o + l]);
-                l += 1;
-            }
-        }
-        carry = op.combine(carry, row_total);
-    });
-    let (before, p, total) =
-        collectives::prefix_of_warps(block, &warp, carry, 0, op, "scan", site, prefix);
-    let mut i = 0;
+    let mut total = x[0];
+    let mut i = 1;
     while i < items {
-        x[i] = op.combine(before, x[i]);
+        total = op.combine(total, x[i]);
         i += 1;
     }
-    (p, total)
+    let inclusive = collectives::warp_inclusive_scan(&warp, total, op, site);
+    let within = warp.shfl_up_at(inclusive, 1, site);
+    let within = if lane == 0 { op.identity() } else { within };
+    // Lane 31's inclusive scan is the warp's total.
+    let (before, p, block_total) =
+        collectives::prefix_of_warps(block, &warp, inclusive, 31, op, "scan", site, prefix);
+    reload(x);
+    let mut running = op.combine(before, within);
+    let mut i = 0;
+    while i < items {
+        let next = op.combine(running, x[i]);
+        x[i] = if EXCLUSIVE_RESULTS { running } else { next };
+        running = next;
+        i += 1;
+    }
+    (p, block_total)
 }
 
 /// The deterministic scan's second pass, in one block: the first `tiles`
 /// elements of `partials` (the tiles' totals) become their exclusive scan,
-/// chunk after chunk of `threads × items`, each chunk laid out and scanned
-/// as a tile is, with the total of the chunks before it in front.
+/// chunk after chunk of `threads × items`, each thread a run of `items`
+/// consecutive totals, with the total of the chunks before in front.
 #[inline(always)]
 fn scan_totals<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
@@ -634,7 +585,6 @@ fn scan_totals<T: Shuffle, O: Operator<T>>(
     site: crate::backend::Site,
 ) {
     let items = items_per_thread::<T>();
-    let row = items_per_row::<T>();
     let tiles = tiles.max(1);
     if tiles > partials.len() {
         Target::index_out_of_bounds(
@@ -647,29 +597,26 @@ fn scan_totals<T: Shuffle, O: Operator<T>>(
     }
     let threads = block.num_threads() as usize;
     let chunk = threads * items;
-    let t = block.thread_rank() as usize;
-    let first = (t / 32) * 32 * items + (t % 32) * row;
-    let at = |start: usize, i: usize| start + first + (i / row) * 32 * row + i % row;
+    let first = block.thread_rank() as usize * items;
     let mut carry = op.identity();
     let mut start = 0;
     while start < tiles {
         let mut x = [op.identity(); MAX_ITEMS];
         let mut i = 0;
         while i < items {
-            if at(start, i) < tiles {
+            if start + first + i < tiles {
                 // SAFETY: below `tiles`, checked against the length above.
-                x[i] = unsafe { partials.read_in_bounds(at(start, i)) };
+                x[i] = unsafe { partials.read_in_bounds(start + first + i) };
             }
             i += 1;
         }
-        let (_, chunk_total) = scan_items::<T, O, true>(block, op, &mut x, site, |_, _| carry);
-        // As for the last tile of a pass: a count, not the loads' tests.
-        let valid = valid_items(tiles.saturating_sub(start + first), row, 32 * row, items);
+        let (_, chunk_total) =
+            scan_run::<T, O, true>(block, op, &mut x, site, |_, _| carry, |_| {});
         let mut i = 0;
         while i < items {
-            if i < valid {
+            if start + first + i < tiles {
                 // SAFETY: as for the reads.
-                unsafe { partials.write_in_bounds(at(start, i), x[i]) };
+                unsafe { partials.write_in_bounds(start + first + i, x[i]) };
             }
             i += 1;
         }
