@@ -181,3 +181,36 @@ fn the_look_back_combines_the_tiles_before_in_order() {
         );
     }
 }
+
+/// A scan kernel launched without the dynamic shared memory its tile is
+/// staged in stops with a message that names the call to make, on the CPU
+/// backend as on a GPU (the same check runs in both).
+#[test]
+fn a_scan_launched_without_its_shared_memory_says_what_it_needs() {
+    use coop::device::scan::{shared_memory_bytes, tiles, SINGLE_PASS};
+    use coop_tests::kernels::{scan_mat2_product, Mat2};
+    let n = 3000;
+    let input = vec![Mat2::default(); n];
+    let mut output = vec![Mat2::default(); n];
+    let tiles = tiles::<Mat2>(n, 64);
+    let mut status = vec![0u64; 2 * tiles];
+    let mut partials = vec![Mat2::default(); 2 * tiles];
+    let cpu = Cpu::new();
+    let launch = |shared: u32, output: &mut [Mat2], status: &mut [u64], partials: &mut [Mat2]| {
+        let config = coop_host::LaunchConfig::new(tiles as u32, 64).with_shared_memory(shared);
+        cpu.launch(
+            scan_mat2_product,
+            config,
+            (&input[..], output, SINGLE_PASS, status, partials, 1u32),
+        )
+    };
+    let err = launch(0, &mut output, &mut status, &mut partials).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("dynamic shared memory") && message.contains("shared_memory_bytes"),
+        "{message}"
+    );
+    let needed = shared_memory_bytes::<Mat2>(64);
+    assert_eq!(needed, 64 * 128);
+    launch(needed, &mut output, &mut status, &mut partials).unwrap();
+}
