@@ -88,7 +88,10 @@ pub use device::scan as device_scan;
 /// Former path of [`device::segmented`], kept so that code naming it builds.
 pub use device::segmented;
 
-pub use collectives::{exclusive_scan, inclusive_scan, reduce, Group};
+pub use collectives::{
+    exclusive_scan, inclusive_scan, reduce, reduce_store_async, reduce_update_async, AtomicUpdate,
+    Group,
+};
 /// Turns a function into a kernel: a PTX entry point on the GPU, and on the
 /// host a unit struct of the same name implementing [`Kernel`], which
 /// `coop_host` launches on a GPU or on the CPU backend.

@@ -20,7 +20,10 @@ mod coalesced;
 mod multi_warp;
 mod warp;
 
+mod update;
 mod votes;
+
+pub use update::{reduce_store_async, reduce_update_async, AtomicUpdate};
 
 use crate::backend::target::Target;
 use crate::backend::{Naming, Site};
