@@ -123,6 +123,15 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
             cases += 1;
         }
     }
+    for &n in pick(&[1, 127, 128, 1000, 100_003], &[1, 1000]) {
+        for &threads in &[128u32, 256] {
+            let what = format!("async_reductions n {n} threads {threads}");
+            let _w = watch(what.clone());
+            check_async_reductions(device, program, n, threads)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            cases += 1;
+        }
+    }
     eprintln!(
         "asynchronous copies on {}: {cases} cases",
         device.describe()
@@ -147,6 +156,50 @@ fn copy_tiles_u32(
         (&data, offset as u32, &mut out),
     )?;
     device.download(&out)
+}
+
+/// `async_reductions` over `n` elements in blocks of `threads`, against
+/// the host.
+fn check_async_reductions(
+    device: &Device,
+    program: &Program,
+    n: usize,
+    threads: u32,
+) -> Result<(), Error> {
+    let input: Vec<u32> = data_u32(n).iter().map(|&x| x % 100_000).collect();
+    let blocks = n.div_ceil(threads as usize).max(1);
+    let tiles = blocks * threads as usize / 128;
+    let data = device.upload(&input)?;
+    let mut sums = device.zeros::<u64>(1)?;
+    let mut maxima = device.zeros::<u32>(1)?;
+    let mut bits = device.zeros::<u32>(1)?;
+    let mut tile_sums = device.zeros::<u32>(tiles)?;
+    program.launch(
+        k::async_reductions,
+        LaunchConfig::new(blocks as u32, threads),
+        (&data, &mut sums, &mut maxima, &mut bits, &mut tile_sums),
+    )?;
+    let what = format!("async_reductions n {n} threads {threads}");
+    let sum: u64 = input.iter().map(|&x| x as u64).sum();
+    assert_eq!(device.download(&sums)?, [sum], "{what}: the sum");
+    let max = input.iter().copied().max().unwrap_or(0);
+    assert_eq!(device.download(&maxima)?, [max], "{what}: the maximum");
+    let or = input.iter().fold(0u32, |acc, &x| acc | 1 << (x % 32));
+    assert_eq!(device.download(&bits)?, [or], "{what}: the bits");
+    let expected: Vec<u32> = (0..tiles)
+        .map(|t| {
+            let end = ((t + 1) * 128).min(n);
+            input[(t * 128).min(n)..end]
+                .iter()
+                .fold(0u32, |acc, &x| acc.wrapping_add(x))
+        })
+        .collect();
+    assert_eq!(
+        device.download(&tile_sums)?,
+        expected,
+        "{what}: the tiles' sums"
+    );
+    Ok(())
 }
 
 /// One size of every `pipeline_sum_*` kernel; the number of cases.

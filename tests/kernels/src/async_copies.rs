@@ -191,3 +191,33 @@ pub fn pipeline_copy(
         }
     }
 }
+
+/// The asynchronous reductions: every warp adds its sum to `sums[0]`,
+/// every block combines its maximum into `maxima[0]` and every 128-thread
+/// tile its bits (`1 << (x % 32)`) into `bits[0]`, with
+/// `reduce_update_async`; every 128-thread tile stores its sum (wrapping)
+/// in `tile_sums[tile]` with `reduce_store_async`. Threads past the input
+/// contribute the identity.
+#[kernel]
+pub fn async_reductions(
+    grid: Grid,
+    block: ThreadBlock,
+    input: &[u32],
+    sums: Out<u64>,
+    maxima: Out<u32>,
+    bits: Out<u32>,
+    tile_sums: Out<u32>,
+) {
+    let i = grid.thread_rank();
+    let real = i < input.len();
+    let x = if real { input[i] } else { 0 };
+    let warp = block.tiled_partition::<32>();
+    reduce_update_async(&warp, &sums.atomic(), 0, x as u64, op::Sum);
+    reduce_update_async(&block, &maxima.atomic(), 0, x, op::Max);
+    let tile = block.tiled_partition::<128>();
+    let bit = if real { 1u32 << (x % 32) } else { 0 };
+    reduce_update_async(&tile, &bits.atomic(), 0, bit, op::BitOr);
+    let t = this_grid().block_rank() * (block.num_threads() as usize / 128)
+        + tile.meta_group_rank() as usize;
+    reduce_store_async(&tile, &tile_sums, t, x, op::Sum);
+}
