@@ -7,7 +7,14 @@ fn main() {
         .watch("../gpu/src")
         .build_or_exit();
     // One module a family of coop-host's kernels, as coop-host ships them.
-    for family in ["reduce", "transform", "arg", "scan", "segmented"] {
+    for family in [
+        "reduce",
+        "transform",
+        "arg",
+        "scan",
+        "segmented",
+        "histogram",
+    ] {
         let mut builder = coop_build::PtxBuilder::new("../host/kernels")
             .features(&[family])
             .name(&format!("coop-host-kernels-{family}"))

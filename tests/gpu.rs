@@ -1235,6 +1235,20 @@ fn segmented_reductions_match_host_references_on_the_gpu() {
     eprintln!("segmented reductions: {runs} checked on the GPU");
 }
 
+/// Histograms on the GPU, as on the CPU backend (`histograms.rs`), with
+/// inputs of millions of samples besides.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn histograms_match_host_references_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `histograms_match_host_references_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let s = suite();
+    let runs = coop_tests::histogram_cases::check_all(&coop_host::Device::Gpu(s.gpu.clone()), true);
+    eprintln!("histograms: {runs} checked on the GPU");
+}
+
 /// Transform-reductions, arg-min/arg-max and counts on the GPU, as on the
 /// CPU backend (`transform_reduce.rs`).
 #[test]

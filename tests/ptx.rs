@@ -491,7 +491,14 @@ fn coop_hosts_shipped_ptx_is_what_its_kernel_sources_give() {
             )*]
         };
     }
-    let fresh = fresh!("reduce", "transform", "arg", "scan", "segmented");
+    let fresh = fresh!(
+        "reduce",
+        "transform",
+        "arg",
+        "scan",
+        "segmented",
+        "histogram"
+    );
     let shipped_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/ptx");
     let bless = std::env::var_os("COOP_BLESS").is_some_and(|v| v == "1");
     for (family, sm, fresh) in fresh {

@@ -15,6 +15,8 @@ pub mod differential;
 pub mod dynamic_cases;
 #[path = "grid_cases.rs"]
 pub mod grid_cases;
+#[path = "histogram_cases.rs"]
+pub mod histogram_cases;
 #[path = "loop_shapes.rs"]
 pub mod loop_shapes;
 #[path = "math_cases.rs"]

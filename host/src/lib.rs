@@ -72,7 +72,7 @@ pub mod multi;
 mod ptx;
 pub mod ptx_families;
 
-pub use algorithms::{reduce, scan, segmented};
+pub use algorithms::{histogram, reduce, scan, segmented};
 pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
 pub use coop_build::{convergence, BuildError, PtxBuilder};
 pub use cpu::Cpu;

@@ -61,11 +61,19 @@ family!(
     SEGMENTED_PTX = "segmented"
 );
 
+family!(
+    /// The histograms, which
+    /// [`histogram::Histogrammer::new`](crate::histogram::Histogrammer::new)
+    /// loads.
+    HISTOGRAM_PTX = "histogram"
+);
+
 /// The families, by the feature of `coop-host-kernels` that holds each.
-pub const FAMILIES: [(&str, &PtxSet); 5] = [
+pub const FAMILIES: [(&str, &PtxSet); 6] = [
     ("reduce", &REDUCE_PTX),
     ("transform", &TRANSFORM_PTX),
     ("arg", &ARG_PTX),
     ("scan", &SCAN_PTX),
     ("segmented", &SEGMENTED_PTX),
+    ("histogram", &HISTOGRAM_PTX),
 ];

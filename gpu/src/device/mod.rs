@@ -10,11 +10,13 @@
 //! | [`map`] | what each element becomes inside a transform-reduction | `coop_host::reduce::Reducer::transform_reduce_with` |
 //! | [`scan`] | inclusive and exclusive scans: one pass with decoupled look-back, or three fixed passes | `coop_host::scan` |
 //! | [`segmented`] | one reduction per segment, any lengths in one call | `coop_host::segmented` |
+//! | [`histogram`] | counts of samples in bins, for one channel or interleaved pixels | `coop_host::histogram` |
 //!
 //! The pieces they share are here too: [`vector`] (tiles loaded as 16-byte
 //! vectors) and [`look_back`] (the tiles' status words and the decoupled
 //! look-back that single-pass algorithms are made of).
 
+pub mod histogram;
 pub mod look_back;
 pub mod map;
 pub mod reduce;

@@ -1,7 +1,8 @@
 //! coop-host's own kernels: the built-in device-wide reductions
 //! (`coop::device::reduce`: plain, through a map, and deterministic), scans
-//! (`coop::device::scan`) and segmented reductions (`coop::device::segmented`). One
-//! kernel per (operator or map, type).
+//! (`coop::device::scan`), segmented reductions (`coop::device::segmented`)
+//! and histograms (`coop::device::histogram`). One kernel per (operator or
+//! map, type).
 //!
 //! Each family is a cargo feature (all on by default), so that coop-host
 //! ships one PTX module per family and a program loads (and the driver
@@ -10,6 +11,8 @@
 
 #[cfg(feature = "arg")]
 mod arg;
+#[cfg(feature = "histogram")]
+mod histogram;
 #[cfg(feature = "reduce")]
 mod reduce;
 #[cfg(feature = "scan")]
@@ -21,6 +24,8 @@ mod transform;
 
 #[cfg(feature = "arg")]
 pub use arg::*;
+#[cfg(feature = "histogram")]
+pub use histogram::*;
 #[cfg(feature = "reduce")]
 pub use reduce::*;
 #[cfg(feature = "scan")]

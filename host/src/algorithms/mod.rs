@@ -8,11 +8,13 @@
 //! | [`reduce`] | sums, minima, maxima, transform-reductions, arg-min/arg-max, counts, deterministic float sums |
 //! | [`scan`] | inclusive and exclusive scans, deterministic float scans |
 //! | [`segmented`] | one reduction per segment of CSR offsets |
+//! | [`histogram`] | counts of samples in bins, one channel or interleaved pixels |
 //!
 //! Each is also at the crate root (`coop_host::scan`), where programs name
 //! them.
 
 pub(crate) mod engine;
+pub mod histogram;
 pub mod reduce;
 pub mod scan;
 pub mod segmented;

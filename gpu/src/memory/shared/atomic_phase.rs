@@ -184,6 +184,26 @@ where
         )
     }
 
+    /// [`add`](Self::add) of element `i` of the flat array, without the
+    /// bounds check (the device-wide histogram's hot loop, whose counter
+    /// indices are in range by construction).
+    ///
+    /// # Safety
+    ///
+    /// `i` is below [`len`](Self::len).
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) unsafe fn add_unchecked(&self, i: u32, value: A::Elem) {
+        Target::shared_atomic_reduce(
+            self.region.base,
+            i,
+            A::Elem::WORD,
+            Rmw::Add,
+            value.to_bits(),
+            site!(),
+        )
+    }
+
     /// Adds `value` to element `index` (integers wrap; `f32` flushes
     /// subnormal values to zero), returning the old value:
     /// `atom.shared.add`.

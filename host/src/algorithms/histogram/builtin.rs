@@ -1,0 +1,89 @@
+//! The built-in histogram kernels: the table from sample type to its
+//! kernels in `coop-host-kernels`.
+
+use crate::{CpuArg, GpuArg};
+use coop::device::histogram::Sample;
+use coop::kernel::params::{OutSlice, Slice, Value};
+use coop::{DeviceCopy, Kernel};
+
+/// The level type of `T`'s histograms.
+type Level<T> = <T as Sample>::Level;
+
+/// The parameters of a built-in kernel of one channel in even bins:
+/// samples, lower, upper, bins, counts.
+pub type EvenParams<T> = (
+    Slice<T>,
+    Value<Level<T>>,
+    Value<Level<T>>,
+    Value<u32>,
+    OutSlice<u32>,
+);
+
+/// The parameters of a built-in kernel of pixels: samples, channels, the
+/// channels' bounds or levels, their bins or level ends, counts.
+pub type PixelParams<T> = (
+    Slice<T>,
+    Value<u32>,
+    Slice<Level<T>>,
+    Slice<u32>,
+    OutSlice<u32>,
+);
+
+/// A level type of the built-in histograms (`i64`, `f32`, `f64`): what a
+/// launch passes of it.
+pub trait HistogramLevel:
+    DeviceCopy + std::fmt::Debug + PartialOrd + GpuArg<Value<Self>> + CpuArg<Value<Self>>
+{
+}
+impl<L: DeviceCopy + std::fmt::Debug + PartialOrd + GpuArg<Value<L>> + CpuArg<Value<L>>>
+    HistogramLevel for L
+{
+}
+
+/// A sample type with built-in histograms: `u8`, `u16`, `i16`, `u32`,
+/// `i32`, `f32` and `f64`; bin boundaries are `i64` for the integers, the
+/// type itself for floats ([`Sample::Level`]).
+#[diagnostic::on_unimplemented(
+    message = "coop-host has no built-in histogram of `{Self}` samples",
+    note = "the built-in histograms take u8, u16, i16, u32, i32, f32 and f64 samples; for others write a kernel that calls `coop::device::histogram::histogram` with a `Binning` of yours"
+)]
+pub trait BuiltinHistogram: Sample<Level: HistogramLevel> + DeviceCopy + std::fmt::Debug {
+    /// One channel in even bins.
+    #[doc(hidden)]
+    type Even: Kernel<Params = EvenParams<Self>>;
+    /// Pixels in even bins.
+    #[doc(hidden)]
+    type EvenPixels: Kernel<Params = PixelParams<Self>>;
+    /// Pixels in bins between levels.
+    #[doc(hidden)]
+    type Levels: Kernel<Params = PixelParams<Self>>;
+    #[doc(hidden)]
+    const EVEN: Self::Even;
+    #[doc(hidden)]
+    const EVEN_PIXELS: Self::EvenPixels;
+    #[doc(hidden)]
+    const LEVELS: Self::Levels;
+}
+
+macro_rules! builtins {
+    ($($t:ty => $even:ident, $even_pixels:ident, $levels:ident;)*) => {$(
+        impl BuiltinHistogram for $t {
+            type Even = coop_host_kernels::$even;
+            type EvenPixels = coop_host_kernels::$even_pixels;
+            type Levels = coop_host_kernels::$levels;
+            const EVEN: Self::Even = coop_host_kernels::$even;
+            const EVEN_PIXELS: Self::EvenPixels = coop_host_kernels::$even_pixels;
+            const LEVELS: Self::Levels = coop_host_kernels::$levels;
+        }
+    )*};
+}
+
+builtins! {
+    u8 => histogram_even_u8, histogram_even_pixels_u8, histogram_levels_u8;
+    u16 => histogram_even_u16, histogram_even_pixels_u16, histogram_levels_u16;
+    i16 => histogram_even_i16, histogram_even_pixels_i16, histogram_levels_i16;
+    u32 => histogram_even_u32, histogram_even_pixels_u32, histogram_levels_u32;
+    i32 => histogram_even_i32, histogram_even_pixels_i32, histogram_levels_i32;
+    f32 => histogram_even_f32, histogram_even_pixels_f32, histogram_levels_f32;
+    f64 => histogram_even_f64, histogram_even_pixels_f64, histogram_levels_f64;
+}
