@@ -57,16 +57,13 @@ pub const MULTI_WARP_CU: &str = include_str!("reference/multi_warp.cu");
 /// Every PTX the workspace builds: `(name, sm, text)`.
 pub fn all_ptx() -> Vec<(&'static str, u32, &'static str)> {
     let mut all = Vec::new();
-    use coop_host::ptx_families as families;
-    for set in [
-        &EXAMPLES_PTX,
-        &TEST_KERNELS_PTX,
-        &families::REDUCE_PTX,
-        &families::TRANSFORM_PTX,
-        &families::ARG_PTX,
-        &families::SCAN_PTX,
-        &families::SEGMENTED_PTX,
-    ] {
+    // Every family coop-host ships, from its own list, so that a new one
+    // is assembled (and its cubins checked) without being named here.
+    let families = coop_host::ptx_families::FAMILIES.map(|(_, set)| set);
+    for set in [&EXAMPLES_PTX, &TEST_KERNELS_PTX]
+        .into_iter()
+        .chain(families)
+    {
         for sm in set.targets() {
             all.push((set.name(), sm, set.get(sm).expect("listed target")));
         }

@@ -11,7 +11,9 @@
 //! Prints CSV: `log2_n, case, data, side, median_us, gb_per_s,
 //! cub_over_coop` (bytes of samples read per second; above 1 in the last
 //! column: coop faster). `COOP_HC_ROUNDS` (default 20) sets the rounds,
-//! `COOP_HC_MAX_LOG2` (default 28) the largest input.
+//! `COOP_HC_MAX_LOG2` (default 28) the largest input, `COOP_HC_ONLY` runs
+//! only the cases whose `log2 case data` contains it (`24 u8 even 256
+//! skewed`).
 
 use coop_host::cudarc::driver::sys;
 use coop_host::cudarc::driver::{DevicePtr, DevicePtrMut};
@@ -139,6 +141,11 @@ impl Bench {
         coop: CoopCall,
         sides: &[(&str, Histogrammer)],
     ) -> Result<(), Error> {
+        if let Ok(only) = std::env::var("COOP_HC_ONLY") {
+            if !format!("{log2} {name} {label}").contains(&only) {
+                return Ok(());
+            }
+        }
         let gpu = &self.gpu;
         let n = data.len();
         let stream = gpu.stream().cu_stream();

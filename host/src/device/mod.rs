@@ -377,6 +377,16 @@ impl Launcher<'_> {
         }
     }
 
+    /// The most shared memory one block may use after opting in (bytes):
+    /// [`DeviceLimits::max_shared_per_block_optin`](crate::DeviceLimits::max_shared_per_block_optin)
+    /// of the device.
+    pub fn max_shared_per_block_optin(self) -> u32 {
+        match self {
+            Launcher::Gpu(module) => module.gpu().limits().max_shared_per_block_optin,
+            Launcher::Cpu(cpu) => cpu.limits().max_shared_per_block_optin,
+        }
+    }
+
     /// Whether the launches go to a GPU.
     pub fn on_gpu(self) -> bool {
         matches!(self, Launcher::Gpu(_))

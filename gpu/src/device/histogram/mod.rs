@@ -331,17 +331,24 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
     let binnings = &pixels.binnings;
     let sets = sets_in(scratch.len(), counters);
     if sets == 0 {
-        // Global: each sample's bin straight into the output.
-        sweep::<T, CH>(
-            samples,
-            active,
-            false,
-            |c, s: T| match pick(binnings, c).bin(s) {
-                Some(b) if b < pick(&layout.bins, c) => pick(&layout.out_start, c) + b,
-                _ => NONE,
-            },
-            |key, n| counts.atomic().add(key as usize, n),
-        );
+        // Global: each sample's bin straight into the output, one sample
+        // at a time (atomics in global memory bound it; the short loop
+        // keeps the kernel's registers for the shared path).
+        let grid = this_grid();
+        let (mut i, stride) = (grid.thread_rank(), grid.num_threads());
+        while i < samples.len() {
+            let c = i % CH;
+            if c < active {
+                if let Some(b) = pick(binnings, c).bin(samples[i]) {
+                    if b < pick(&layout.bins, c) {
+                        counts
+                            .atomic()
+                            .add((pick(&layout.out_start, c) + b) as usize, 1);
+                    }
+                }
+            }
+            i += stride;
+        }
         return;
     }
     let stride = set_stride(counters, sets);
@@ -439,8 +446,10 @@ fn sweep<T: Sample, const CH: usize>(
     while i < body.len() {
         // SAFETY: `i < body.len()`.
         let chunk = unsafe { *body.get_unchecked(i) };
-        if CH == 1 {
-            // A run of equal keys as one count.
+        if CH == 1 && T::VALUES != 0 {
+            // Bytes: LLVM unrolls this loop over the chunk's 16 lanes and
+            // keeps its load whole (one `ld.global.v4`), where the lanes
+            // written out (`single_chunk`) get the load split into pieces.
             let (mut run, mut n) = (key(0, T::lane(chunk, 0)), 1);
             for j in 1..T::LANES {
                 let k = key(0, T::lane(chunk, j));
@@ -456,6 +465,8 @@ fn sweep<T: Sample, const CH: usize>(
             if run != NONE {
                 count(run, n);
             }
+        } else if CH == 1 {
+            single_chunk(chunk, &key, &mut count);
         } else if by_lane {
             // The channel of each lane a constant: one body for each
             // channel the chunk can start at.
@@ -507,18 +518,43 @@ fn pixel_chunk<T: Sample, const CH: usize, const F: usize>(
     key: &impl Fn(usize, T) -> u32,
     count: &mut impl FnMut(u32, u32),
 ) {
+    for j in 0..T::LANES {
+        let c = (F + j) % CH;
+        if c < active {
+            let k = key(c, T::lane(chunk, j));
+            if k != NONE {
+                count(k, 1);
+            }
+        }
+    }
+}
+
+/// Counts the samples of `chunk`, all of channel 0, a run of equal keys as
+/// one count; the lanes written out, so that the chunk stays in registers.
+#[inline(always)]
+fn single_chunk<T: Sample>(
+    chunk: T::Chunk,
+    key: &impl Fn(usize, T) -> u32,
+    count: &mut impl FnMut(u32, u32),
+) {
+    let (mut run, mut n) = (NONE, 0);
     macro_rules! lanes {
         ($($j:literal)*) => {$(
-            if $j < T::LANES && F < CH {
-                let c = (F + $j) % CH;
-                if c < active {
-                    let k = key(c, T::lane(chunk, $j));
-                    if k != NONE {
-                        count(k, 1);
+            if $j < T::LANES {
+                let k = key(0, T::lane(chunk, $j));
+                if k == run {
+                    n += 1;
+                } else {
+                    if run != NONE {
+                        count(run, n);
                     }
+                    (run, n) = (k, 1);
                 }
             }
         )*};
     }
     lanes!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    if run != NONE {
+        count(run, n);
+    }
 }

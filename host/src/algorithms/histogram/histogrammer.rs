@@ -13,10 +13,10 @@ const THREADS: u32 = 256;
 
 /// Most bytes of shared memory a block's counters take when there are
 /// several sets (eight blocks of 256 threads then fit a multiprocessor of
-/// 228 KiB), and when there is one (the most a launch gets without
-/// opting in); more counters are counted in global memory.
+/// 228 KiB); one set takes up to the most a block may opt in to (227 KiB
+/// on sm_90, 163 KiB on sm_80), and more counters are counted in global
+/// memory.
 const SETS_BYTES: usize = 24 * 1024;
-const ONE_SET_BYTES: usize = 48 * 1024;
 
 /// Histograms on one device; see the [module docs](super).
 ///
@@ -322,14 +322,16 @@ impl Histogrammer {
 
     /// The dynamic shared memory for the counters of channels of `bins`
     /// bins: this histogrammer's sets, or as many as fit in
-    /// [`SETS_BYTES`]; one set up to [`ONE_SET_BYTES`]; none beyond.
+    /// [`SETS_BYTES`]; one set up to the device's opt-in limit; none
+    /// beyond.
     fn shared_bytes<T: Sample>(&self, bins: &[u32]) -> u32 {
+        let one_set_bytes = self.engine.own().max_shared_per_block_optin() as usize;
         let fits = |sets: usize, limit: usize| {
             let bytes = hist::shared_memory_bytes::<T>(bins, sets);
             (bytes as usize <= limit).then_some(bytes)
         };
         if let Some(sets) = self.sets {
-            if let Some(bytes) = fits(sets, ONE_SET_BYTES) {
+            if let Some(bytes) = fits(sets, one_set_bytes) {
                 return bytes;
             }
         }
@@ -340,7 +342,7 @@ impl Histogrammer {
             }
             sets /= 2;
         }
-        fits(1, ONE_SET_BYTES).unwrap_or(0)
+        fits(1, one_set_bytes).unwrap_or(0)
     }
 }
 

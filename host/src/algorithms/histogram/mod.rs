@@ -34,12 +34,13 @@
 //! # Strategies
 //!
 //! One launch counts everything (after the counts are zeroed): each block
-//! counts its samples in shared memory when the bins fit (up to 12 288
-//! counters a call; `u8` samples always, 256 counters a channel, turned
-//! into bins when a block adds its counts to the output), in several sets
-//! of counters so that many samples of one bin at once (skewed data) do not
-//! queue on one address; more bins are counted in global memory with one
-//! atomic a sample. See `coop::device::histogram` for the kernel half,
+//! counts its samples in shared memory when the bins fit (up to the shared
+//! memory a block may opt in to: 58 112 counters a call on sm_90; `u8`
+//! samples always, 256 counters a channel, turned into bins when a block
+//! adds its counts to the output), in several sets of counters where they
+//! fit in 24 KiB, so that many samples of one bin at once (skewed data) do
+//! not queue on one address; more bins are counted in global memory with
+//! one atomic a sample. See `coop::device::histogram` for the kernel half,
 //! which your own kernels call with a binning of yours.
 
 mod builtin;
