@@ -32,9 +32,9 @@
 //!
 //! # How a block counts
 //!
-//! Each thread reads its samples 16 bytes at a time (one vector load, the
-//! next issued before these are counted) in a grid-stride loop; the
-//! unaligned head and tail of the buffer go to the grid's first threads.
+//! Each thread reads its samples 16 bytes at a time (one vector load a
+//! step) in a grid-stride loop; the unaligned head and tail of the buffer
+//! go to the grid's first threads.
 //!
 //! - **Privatized** (the counters fit the dynamic shared memory): the
 //!   block keeps its own counters there, in up to 8 *sets* (lane `l` of a
