@@ -450,21 +450,11 @@ fn sweep<T: Sample, const CH: usize>(
             // Bytes: LLVM unrolls this loop over the chunk's 16 lanes and
             // keeps its load whole (one `ld.global.v4`), where the lanes
             // written out (`single_chunk`) get the load split into pieces.
-            let (mut run, mut n) = (key(0, T::lane(chunk, 0)), 1);
+            let mut run = Run::first(key(0, T::lane(chunk, 0)));
             for j in 1..T::LANES {
-                let k = key(0, T::lane(chunk, j));
-                if k == run {
-                    n += 1;
-                } else {
-                    if run != NONE {
-                        count(run, n);
-                    }
-                    (run, n) = (k, 1);
-                }
+                run.push(key(0, T::lane(chunk, j)), &mut count);
             }
-            if run != NONE {
-                count(run, n);
-            }
+            run.finish(&mut count);
         } else if CH == 1 {
             single_chunk(chunk, &key, &mut count);
         } else if by_lane {
@@ -537,24 +527,51 @@ fn single_chunk<T: Sample>(
     key: &impl Fn(usize, T) -> u32,
     count: &mut impl FnMut(u32, u32),
 ) {
-    let (mut run, mut n) = (NONE, 0);
+    let mut run = Run { key: NONE, n: 0 };
     macro_rules! lanes {
         ($($j:literal)*) => {$(
             if $j < T::LANES {
-                let k = key(0, T::lane(chunk, $j));
-                if k == run {
-                    n += 1;
-                } else {
-                    if run != NONE {
-                        count(run, n);
-                    }
-                    (run, n) = (k, 1);
-                }
+                run.push(key(0, T::lane(chunk, $j)), count);
             }
         )*};
     }
     lanes!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-    if run != NONE {
-        count(run, n);
+    run.finish(count);
+}
+
+/// A run of equal keys a thread is counting: one `count(key, n)` when it
+/// ends, instead of one a sample.
+struct Run {
+    key: u32,
+    n: u32,
+}
+
+impl Run {
+    /// A run starting with `key`.
+    #[inline(always)]
+    fn first(key: u32) -> Self {
+        Run { key, n: 1 }
+    }
+
+    /// The next key: the run grows, or it is counted and `key` starts the
+    /// next.
+    #[inline(always)]
+    fn push(&mut self, key: u32, count: &mut impl FnMut(u32, u32)) {
+        if key == self.key {
+            self.n += 1;
+        } else {
+            if self.key != NONE {
+                count(self.key, self.n);
+            }
+            *self = Run::first(key);
+        }
+    }
+
+    /// Counts the run (unless it is of no counter).
+    #[inline(always)]
+    fn finish(self, count: &mut impl FnMut(u32, u32)) {
+        if self.key != NONE {
+            count(self.key, self.n);
+        }
     }
 }
