@@ -364,7 +364,6 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
     sweep::<T, CH>(
         samples,
         active,
-        T::VALUES != 0,
         |c, s: T| {
             if T::VALUES != 0 {
                 set + pick(&layout.private_start, c) + s.value_index()
@@ -418,14 +417,13 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
 /// within a chunk as one call), then the unaligned head and tail on the
 /// grid's first threads.
 ///
-/// `by_lane`: pixels' chunks are counted by [`pixel_chunk`], one body for
-/// each channel a chunk can start at (fast where keys are cheap, as for
-/// bytes counted by value; it multiplies the code by the channels).
+/// Pixels of bytes (counted by value: cheap keys) are counted by
+/// [`pixel_chunk`], one body for each channel a chunk can start at; other
+/// types' keys cost more than the copies of the code would save.
 #[inline(always)]
 fn sweep<T: Sample, const CH: usize>(
     samples: &[T],
     active: usize,
-    by_lane: bool,
     key: impl Fn(usize, T) -> u32,
     mut count: impl FnMut(u32, u32),
 ) {
@@ -457,7 +455,7 @@ fn sweep<T: Sample, const CH: usize>(
             run.finish(&mut count);
         } else if CH == 1 {
             single_chunk(chunk, &key, &mut count);
-        } else if by_lane {
+        } else if T::VALUES != 0 {
             // The channel of each lane a constant: one body for each
             // channel the chunk can start at.
             match first {

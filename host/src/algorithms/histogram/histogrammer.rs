@@ -1,6 +1,7 @@
 //! [`Histogrammer`]: histograms on one device, keeping the loaded kernels
 //! between calls.
 
+use super::builtin::PixelParams;
 use super::{BuiltinHistogram, EvenBins, HistogramLevel};
 use crate::algorithms::engine::Engine;
 use crate::ptx_families::HISTOGRAM_PTX;
@@ -186,7 +187,7 @@ impl Histogrammer {
         bins: &[EvenBins<T::Level>],
         counts: impl Into<Output<'b, u32>>,
     ) -> Result<(), Error> {
-        let (samples, mut counts) = (samples.into(), counts.into());
+        let (samples, counts) = (samples.into(), counts.into());
         let call = "Histogrammer::even_pixels";
         check_pixels(call, samples.len(), channels, bins.len(), "bins")?;
         for (c, b) in bins.iter().enumerate() {
@@ -194,27 +195,15 @@ impl Histogrammer {
         }
         let per_channel: Vec<u32> = bins.iter().map(|b| b.bins as u32).collect();
         check_total(call, &per_channel, &counts)?;
-        let kernel = T::EVEN_PIXELS;
-        self.engine
-            .check_arguments::<T::EvenPixels>(&[samples.on_gpu(), counts.on_gpu()])?;
-        let config = self.config::<T, _>(kernel, samples.len(), &per_channel)?;
-        self.engine.clear(&mut counts, "the histogram's counts")?;
-        if samples.is_empty() {
-            return Ok(());
-        }
         let bounds: Vec<T::Level> = bins.iter().flat_map(|b| [b.lower, b.upper]).collect();
-        let device = self.engine.device();
-        let (bounds, per_channel) = (device.upload(&bounds)?, device.upload(&per_channel)?);
-        self.engine.own().launch(
-            kernel,
-            config,
-            (
-                &samples,
-                channels as u32,
-                &Input::from(&bounds),
-                &Input::from(&per_channel),
-                &mut counts,
-            ),
+        let levels = (bounds.as_slice(), per_channel.as_slice());
+        self.launch_pixels(
+            T::EVEN_PIXELS,
+            samples,
+            channels,
+            &per_channel,
+            levels,
+            counts,
         )
     }
 
@@ -257,7 +246,7 @@ impl Histogrammer {
         samples: Input<'_, T>,
         channels: usize,
         levels: &[&[T::Level]],
-        mut counts: Output<'_, u32>,
+        counts: Output<'_, u32>,
     ) -> Result<(), Error> {
         check_pixels(call, samples.len(), channels, levels.len(), "levels")?;
         let mut per_channel = Vec::with_capacity(levels.len());
@@ -271,14 +260,6 @@ impl Histogrammer {
             per_channel.push((l.len() - 1) as u32);
         }
         check_total(call, &per_channel, &counts)?;
-        let kernel = T::LEVELS;
-        self.engine
-            .check_arguments::<T::Levels>(&[samples.on_gpu(), counts.on_gpu()])?;
-        let config = self.config::<T, _>(kernel, samples.len(), &per_channel)?;
-        self.engine.clear(&mut counts, "the histogram's counts")?;
-        if samples.is_empty() {
-            return Ok(());
-        }
         let all: Vec<T::Level> = levels.iter().flat_map(|l| l.iter().copied()).collect();
         let ends: Vec<u32> = levels
             .iter()
@@ -287,16 +268,40 @@ impl Histogrammer {
                 Some(*end)
             })
             .collect();
+        let levels = (all.as_slice(), ends.as_slice());
+        self.launch_pixels(T::LEVELS, samples, channels, &per_channel, levels, counts)
+    }
+
+    /// Zeroes `counts` and launches a pixel kernel (even bins or levels)
+    /// over `samples` of channels of `bins` bins, with the kernel's
+    /// `levels`: the channels' bounds and bins, or their levels and where
+    /// each channel's levels end.
+    fn launch_pixels<T: BuiltinHistogram, K: Kernel<Params = PixelParams<T>>>(
+        &self,
+        kernel: K,
+        samples: Input<'_, T>,
+        channels: usize,
+        bins: &[u32],
+        (levels, words): (&[T::Level], &[u32]),
+        mut counts: Output<'_, u32>,
+    ) -> Result<(), Error> {
+        self.engine
+            .check_arguments::<K>(&[samples.on_gpu(), counts.on_gpu()])?;
+        let config = self.config::<T, _>(kernel, samples.len(), bins)?;
+        self.engine.clear(&mut counts, "the histogram's counts")?;
+        if samples.is_empty() {
+            return Ok(());
+        }
         let device = self.engine.device();
-        let (all, ends) = (device.upload(&all)?, device.upload(&ends)?);
+        let (levels, words) = (device.upload(levels)?, device.upload(words)?);
         self.engine.own().launch(
             kernel,
             config,
             (
                 &samples,
                 channels as u32,
-                &Input::from(&all),
-                &Input::from(&ends),
+                &Input::from(&levels),
+                &Input::from(&words),
                 &mut counts,
             ),
         )
