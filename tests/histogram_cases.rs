@@ -335,43 +335,43 @@ fn check_errors(device: &Device) -> usize {
     check(
         0,
         &|i, o| h.even(i, 0.0, 1.0, o),
-        "histogram::even",
+        "Histogrammer::even",
         &["no bins"],
     );
     check(
         4,
         &|i, o| h.even(i, 2.0, 2.0, o),
-        "histogram::even",
+        "Histogrammer::even",
         &["upper (2.0) is not above lower (2.0)"],
     );
     check(
         4,
         &|i, o| h.even(i, f32::NAN, 2.0, o),
-        "histogram::even",
+        "Histogrammer::even",
         &["lower (NaN)"],
     );
     check(
         1,
         &|i, o| h.range(i, &[1.0], o),
-        "histogram::range",
+        "Histogrammer::range",
         &["1 levels", "at least two"],
     );
     check(
         2,
         &|i, o| h.range(i, &[1.0, 3.0, 2.0], o),
-        "histogram::range",
+        "Histogrammer::range",
         &["levels[2] (2.0) is below levels[1] (3.0)"],
     );
     check(
         2,
         &|i, o| h.range(i, &[1.0, f32::NAN, 2.0], o),
-        "histogram::range",
+        "Histogrammer::range",
         &["levels[1] is NaN"],
     );
     check(
         3,
         &|i, o| h.range(i, &[1.0, 2.0, 3.0], o),
-        "histogram::range",
+        "Histogrammer::range",
         &["counts has 3 elements for 2 bins"],
     );
     let one = [EvenBins::new(0.0f32, 8.0, 4)];
@@ -422,7 +422,20 @@ fn check_errors(device: &Device) -> usize {
         "Histogrammer::with_sets",
         &["3 sets", "1, 2, 4 or 8"],
     );
-    runs + 1
+    // The free functions' errors name them.
+    let (_, r) = with_buffers(device, &samples, 0, |i, o| {
+        histogram::even(device, i, 0.0, 1.0, o)
+    });
+    bad(r, "`histogram::even`", &["no bins"]);
+    let (_, r) = with_buffers(device, &samples, 1, |i, o| {
+        histogram::range(device, i, &[2.0, 1.0], o)
+    });
+    bad(
+        r,
+        "`histogram::range`",
+        &["levels[1] (1.0) is below levels[0] (2.0)"],
+    );
+    runs + 3
 }
 
 /// Bounds at the edges of the sample types: every byte in 256 bins (upper

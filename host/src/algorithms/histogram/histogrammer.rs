@@ -109,8 +109,19 @@ impl Histogrammer {
         upper: T::Level,
         counts: impl Into<Output<'b, u32>>,
     ) -> Result<(), Error> {
-        let (samples, mut counts) = (samples.into(), counts.into());
-        let call = "histogram::even";
+        let call = "Histogrammer::even";
+        self.even_as(call, samples.into(), lower, upper, counts.into())
+    }
+
+    /// [`even`](Self::even), its errors naming `call`.
+    pub(super) fn even_as<T: BuiltinHistogram>(
+        &self,
+        call: &'static str,
+        samples: Input<'_, T>,
+        lower: T::Level,
+        upper: T::Level,
+        mut counts: Output<'_, u32>,
+    ) -> Result<(), Error> {
         let bins = EvenBins::new(lower, upper, counts.len());
         check_even(call, "", &bins)?;
         let kernel = T::EVEN;
@@ -150,7 +161,7 @@ impl Histogrammer {
         counts: impl Into<Output<'b, u32>>,
     ) -> Result<(), Error> {
         self.levels(
-            "histogram::range",
+            "Histogrammer::range",
             samples.into(),
             1,
             &[levels],
@@ -240,7 +251,7 @@ impl Histogrammer {
         )
     }
 
-    fn levels<T: BuiltinHistogram>(
+    pub(super) fn levels<T: BuiltinHistogram>(
         &self,
         call: &'static str,
         samples: Input<'_, T>,

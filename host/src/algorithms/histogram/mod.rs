@@ -86,7 +86,8 @@ pub fn even<'a, 'b, T: BuiltinHistogram>(
     upper: T::Level,
     counts: impl Into<Output<'b, u32>>,
 ) -> Result<(), Error> {
-    Histogrammer::new(device)?.even(samples, lower, upper, counts)
+    let call = "histogram::even";
+    Histogrammer::new(device)?.even_as(call, samples.into(), lower, upper, counts.into())
 }
 
 /// The histogram of `samples` in the bins between consecutive `levels`
@@ -100,5 +101,6 @@ pub fn range<'a, 'b, T: BuiltinHistogram>(
     levels: &[T::Level],
     counts: impl Into<Output<'b, u32>>,
 ) -> Result<(), Error> {
-    Histogrammer::new(device)?.range(samples, levels, counts)
+    let call = "histogram::range";
+    Histogrammer::new(device)?.levels(call, samples.into(), 1, &[levels], counts.into())
 }
