@@ -653,38 +653,81 @@ fn multi_warp_tiles_match_the_host_the_cpu_backend_and_cuda() {
     mw::check_all(&cpu, &cpu_program);
     // CUDA's twins (64 to 512: CUDA has no tile of 1024), if this nvcc
     // compiles its multi-warp tiles.
+    let Some(cuda) = twins("multi_warp", coop_tests::MULTI_WARP_CU) else {
+        eprintln!("coop compared with the host and the CPU backend only");
+        return;
+    };
+    watched("multi-warp tiles (CUDA)", LAUNCH_LIMIT * 5, || {
+        mw::check(&gpu, &cuda, &[64, 128, 256, 512])
+    });
+    eprintln!("multi-warp tiles: coop, CUDA (64 to 512), the CPU backend and the host agree");
+}
+
+/// CUDA twins of test kernels, `source` compiled by nvcc for the suite's
+/// GPU and loaded as `name`; `None` (with nvcc's message) where this nvcc
+/// does not compile them.
+fn twins(name: &str, source: &str) -> Option<coop_host::Program> {
+    let s = suite();
     let nvcc = find_cuda_tool("nvcc", "NVCC").unwrap();
-    let dir = std::env::temp_dir().join(format!("coop-multi-warp-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("coop-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (cu, ptx) = (dir.join("multi_warp.cu"), dir.join("multi_warp.ptx"));
-    std::fs::write(&cu, coop_tests::MULTI_WARP_CU).unwrap();
+    let (cu, ptx) = (dir.join(format!("{name}.cu")), dir.join(format!("{name}.ptx")));
+    std::fs::write(&cu, source).unwrap();
     let built = std::process::Command::new(&nvcc)
-        .args([
-            "-ptx",
-            &format!("-arch=sm_{}", s.gpu.limits().sm),
-            "-O3",
-            "-o",
-        ])
+        .args(["-ptx", &format!("-arch=sm_{}", s.gpu.limits().sm), "-O3", "-o"])
         .arg(&ptx)
         .arg(&cu)
         .output()
         .unwrap();
     if !built.status.success() {
         eprintln!(
-            "CUDA's multi-warp tiles do not compile with this nvcc; coop compared with the host and the CPU backend only:\n{}",
+            "CUDA's twins in {name}.cu do not compile with this nvcc:\n{}",
             String::from_utf8_lossy(&built.stderr)
         );
-        return;
+        return None;
     }
-    let cuda = s
-        .gpu
-        .load_ptx("multi_warp (nvcc)", &std::fs::read_to_string(&ptx).unwrap())
-        .unwrap();
-    let cuda = coop_host::Program::Gpu(cuda);
-    watched("multi-warp tiles (CUDA)", LAUNCH_LIMIT * 5, || {
-        mw::check(&gpu, &cuda, &[64, 128, 256, 512])
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    let module = s.gpu.load_ptx(&format!("{name} (nvcc)"), &text).unwrap();
+    Some(coop_host::Program::Gpu(module))
+}
+
+/// Split barriers (`split_barriers::split_rounds`, five rounds of a
+/// block's `barrier_arrive`/`barrier_wait` with work between them, in
+/// blocks of 32 to 1024 threads, a partial warp and a 2-D block, alone and
+/// in clusters of 2; `cluster_split_rounds`, a cluster's, in clusters of 1,
+/// 2 and 4; `grid_split_rounds`, a cooperative grid's): equal to the host
+/// with coop's sm_90 and sm_80 PTX, and CUDA's `barrier_arrive`/
+/// `barrier_wait` twins (`reference/split_barriers.cu`) equal the host too.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn split_barriers_match_the_host_and_cuda() {
+    use coop_tests::split_barrier_cases as c;
+    let _watch = watch("the GPU test `split_barriers_...`", TEST_LIMIT);
+    let s = suite();
+    let gpu = coop_host::Device::Gpu(s.gpu.clone());
+    let coop = gpu.load(&TEST_KERNELS_PTX).unwrap();
+    let sm90 = s.gpu.limits().sm >= 90;
+    let cases = c::check_all(&gpu, &coop, sm90, Some(LAUNCH_LIMIT));
+    assert!(cases >= c::BLOCKS.len());
+    // The sm_80 path (the wait is the block barrier), without clusters.
+    static SM80_ONLY: std::sync::OnceLock<PtxSet> = std::sync::OnceLock::new();
+    let sm80 = SM80_ONLY.get_or_init(|| {
+        let text: &'static str = TEST_KERNELS_PTX.get(80).expect("sm_80 PTX");
+        let variants: &'static [(u32, &'static str)] = Box::leak(Box::new([(80, text)]));
+        PtxSet::new("coop-test-kernels, sm_80 only", variants)
     });
-    eprintln!("multi-warp tiles: coop, CUDA (64 to 512), the CPU backend and the host agree");
+    let old = gpu.load(sm80).unwrap();
+    let old_cases = c::check_all(&gpu, &old, false, Some(LAUNCH_LIMIT));
+    // CUDA's twins, if this nvcc has cooperative groups' split barriers.
+    let Some(cuda) = twins("split_barriers", coop_tests::SPLIT_BARRIERS_CU) else {
+        eprintln!("coop compared with the host only");
+        return;
+    };
+    let cuda_cases = c::check_all(&gpu, &cuda, sm90, Some(LAUNCH_LIMIT));
+    eprintln!(
+        "split barriers: coop (sm_{} PTX: {cases} cases; sm_80 PTX: {old_cases}), CUDA ({cuda_cases}) and the host agree",
+        s.coop.sm()
+    );
 }
 
 /// Clusters (`clusters::cluster_ranks`, launched with `with_cluster` of 1,

@@ -22,7 +22,7 @@
     clippy::useless_vec
 )]
 
-use coop::cpu::{Arrival, EmulationError, Emulator, Violation};
+use coop::cpu::{AfterArrival, Arrival, EmulationError, Emulator, Violation};
 use coop::memory::fence_device;
 use coop::prelude::*;
 use coop::shared::RawShared;
@@ -262,6 +262,21 @@ fn diagnosis(v: &Violation) -> String {
                 .map(|(t, v)| format!("{t} asks {v}"))
                 .collect::<Vec<_>>()
                 .join("; ")
+        ),
+        Violation::ArrivalNotWaited {
+            thread,
+            arrive,
+            group,
+            then,
+        } => format!(
+            "ArrivalNotWaited {group} | thread {thread} {} | {}",
+            site(Some(*arrive)),
+            match then {
+                AfterArrival::Arrived(s) => format!("arrived again {}", site(Some(*s))),
+                AfterArrival::Collective { call, site: s } => format!("{call} {}", site(Some(*s))),
+                AfterArrival::Returned => "returned".into(),
+                other => format!("{other:?}"),
+            }
         ),
         other => format!("{other:?}"),
     }
@@ -2286,6 +2301,183 @@ fn a_block_that_returns_with_a_copy_in_flight_is_reported() {
     assert!(
         e.to_string()
             .contains("still in flight: nothing waited for it"),
+        "{e}"
+    );
+}
+
+// =====================================================================
+// Split barriers: barrier_arrive, then barrier_wait.
+
+/// Each thread writes its slot, arrives, and reads its neighbour's after
+/// the wait; the next round writes the same slots again right after the
+/// wait, while a slower neighbour may still be reading.
+#[kernel]
+pub fn split_barrier_one_buffer(block: ThreadBlock, out: Out<u32>, slots: Shared<[u32; 64]>) {
+    let slots = slots.into_raw();
+    let t = block.thread_rank() as usize;
+    let mut sum = 0;
+    for round in 0..2u32 {
+        // SAFETY: (broken) see above.
+        unsafe { slots.write(t, t as u32 + round) }; // one-buffer-write
+        let arrival = block.barrier_arrive();
+        block.barrier_wait(arrival);
+        sum += unsafe { slots.read((t + 1) % 64) }; // one-buffer-read
+    }
+    out.write(t, sum);
+}
+
+/// The fix: two buffers, taking turns.
+#[kernel]
+pub fn split_barrier_one_buffer_fixed(
+    block: ThreadBlock,
+    out: Out<u32>,
+    slots: Shared<[u32; 128]>,
+) {
+    let slots = slots.into_raw();
+    let t = block.thread_rank() as usize;
+    let mut sum = 0;
+    for round in 0..4u32 {
+        let base = 64 * (round as usize % 2);
+        // SAFETY: a thread writes its own slot of this round's buffer; the
+        // last reads of it came before the reader's previous arrival.
+        unsafe { slots.write(base + t, t as u32 + round) };
+        let arrival = block.barrier_arrive();
+        block.barrier_wait(arrival);
+        sum += unsafe { slots.read(base + (t + 1) % 64) };
+    }
+    out.write(t, sum);
+}
+
+/// A read between arrive and wait of what another thread wrote before its
+/// own arrival: nothing orders the two yet.
+#[kernel]
+pub fn split_barrier_reads_before_the_wait(
+    block: ThreadBlock,
+    out: Out<u32>,
+    slots: Shared<[u32; 64]>,
+) {
+    let slots = slots.into_raw();
+    let t = block.thread_rank() as usize;
+    unsafe { slots.write(t, t as u32) }; // early-write
+    let arrival = block.barrier_arrive();
+    let early = unsafe { slots.read((t + 1) % 64) }; // early-read
+    block.barrier_wait(arrival);
+    out.write(t, early);
+}
+
+#[test]
+fn a_split_barrier_orders_nothing_between_arrive_and_wait() {
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(split_barrier_one_buffer, cfg(1, 64), (&mut out,)),
+        "SharedRace slots[33] | thread 32 reads @{one-buffer-read} | thread 33 writes @{one-buffer-write}",
+    );
+    clean(cpu().launch(split_barrier_one_buffer_fixed, cfg(1, 64), (&mut out,)));
+    assert_eq!(out[0], 4 + 6, "{out:?}");
+    assert_eq!(out[63], 6);
+    broken(
+        cpu().launch(split_barrier_reads_before_the_wait, cfg(1, 64), (&mut out,)),
+        "SharedRace slots[1] | thread 0 reads @{early-read} | thread 1 writes @{early-write}",
+    );
+}
+
+#[kernel]
+pub fn split_barrier_returns_before_the_wait(block: ThreadBlock, out: Out<u32>) {
+    let t = block.thread_rank();
+    let arrival = block.barrier_arrive(); // arrive-then-return
+    if t == 5 {
+        return;
+    }
+    block.barrier_wait(arrival);
+    out.write(t as usize, t);
+}
+
+#[kernel]
+pub fn split_barrier_arrives_twice(block: ThreadBlock, out: Out<u32>) {
+    let t = block.thread_rank();
+    let _first = block.barrier_arrive(); // first-arrive
+    let second = block.barrier_arrive(); // second-arrive
+    block.barrier_wait(second);
+    out.write(t as usize, t);
+}
+
+#[kernel]
+pub fn split_barrier_syncs_before_the_wait(block: ThreadBlock, out: Out<u32>) {
+    let t = block.thread_rank();
+    let arrival = block.barrier_arrive(); // arrive-then-reduce
+    let total = reduce(&block, t, op::Sum); // reduce-in-window
+    block.barrier_wait(arrival);
+    out.write(t as usize, total);
+}
+
+#[kernel]
+pub fn split_barrier_not_reached(block: ThreadBlock, out: Out<u32>) {
+    let t = block.thread_rank();
+    if t < 32 {
+        let arrival = block.barrier_arrive();
+        block.barrier_wait(arrival); // half-wait
+    }
+    out.write(t as usize, t);
+}
+
+#[kernel]
+pub fn cluster_split_barrier_returns_before_the_wait(cluster: Cluster, out: Out<u32>) {
+    let g = this_grid().thread_rank();
+    let arrival = cluster.barrier_arrive(); // cluster-arrive
+    if g == 3 {
+        return;
+    }
+    cluster.barrier_wait(arrival);
+    out.write(g, 1);
+}
+
+#[kernel(cooperative)]
+pub fn grid_split_barrier_syncs_before_the_wait(grid: CooperativeGrid, out: Out<u32>) {
+    let arrival = grid.barrier_arrive(); // grid-arrive
+    grid.sync(); // grid-sync-in-window
+    grid.barrier_wait(arrival);
+    out.write(grid.thread_rank(), 1);
+}
+
+#[test]
+fn an_arrival_must_be_waited_for_before_anything_else() {
+    let mut out = vec![0u32; 64];
+    broken(
+        cpu().launch(
+            split_barrier_returns_before_the_wait,
+            cfg(1, 64),
+            (&mut out,),
+        ),
+        "ArrivalNotWaited ThreadBlock | thread 5 @{arrive-then-return} | returned",
+    );
+    let e = broken(
+        cpu().launch(split_barrier_arrives_twice, cfg(1, 64), (&mut out,)),
+        "ArrivalNotWaited ThreadBlock | thread 0 @{first-arrive} | arrived again @{second-arrive}",
+    );
+    assert!(e.to_string().contains("`ThreadBlock::barrier_wait`"), "{e}");
+    broken(
+        cpu().launch(split_barrier_syncs_before_the_wait, cfg(1, 64), (&mut out,)),
+        "ArrivalNotWaited ThreadBlock | thread 0 @{arrive-then-reduce} | reduce @{reduce-in-window}",
+    );
+    broken(
+        cpu().launch(split_barrier_not_reached, cfg(1, 64), (&mut out,)),
+        "BarrierNotReached threads 0-31 @{half-wait} | threads 32-63 returned",
+    );
+    broken(
+        cpu().launch(
+            cluster_split_barrier_returns_before_the_wait,
+            cfg(2, 2).with_cluster(2),
+            (&mut out,),
+        ),
+        "ArrivalNotWaited Cluster | thread 1 @{cluster-arrive} | returned",
+    );
+    let e = broken(
+        cpu().launch(grid_split_barrier_syncs_before_the_wait, cfg(2, 32), (&mut out,)),
+        "ArrivalNotWaited CooperativeGrid | thread 0 @{grid-arrive} | CooperativeGrid::sync @{grid-sync-in-window}",
+    );
+    assert!(
+        e.to_string()
+            .contains("`CooperativeGrid::barrier_wait` before the thread arrives again"),
         "{e}"
     );
 }

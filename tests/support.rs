@@ -31,6 +31,8 @@ pub mod reductions;
 pub mod scan_cases;
 #[path = "segmented_cases.rs"]
 pub mod segmented_cases;
+#[path = "split_barrier_cases.rs"]
+pub mod split_barrier_cases;
 #[path = "transform_cases.rs"]
 pub mod transform_cases;
 #[path = "user_shapes.rs"]
@@ -53,6 +55,10 @@ pub const REFERENCE_CU: &str = include_str!("reference/collectives.cu");
 /// The CUDA twins of the multi-warp tile kernels (CUDA's experimental
 /// multi-warp tiles), compiled on their own by the GPU suite.
 pub const MULTI_WARP_CU: &str = include_str!("reference/multi_warp.cu");
+
+/// CUDA twins of the split-barrier kernels (`kernels::split_barriers`),
+/// with cooperative groups' `barrier_arrive` and `barrier_wait`.
+pub const SPLIT_BARRIERS_CU: &str = include_str!("reference/split_barriers.cu");
 
 /// Every PTX the workspace builds: `(name, sm, text)`.
 pub fn all_ptx() -> Vec<(&'static str, u32, &'static str)> {

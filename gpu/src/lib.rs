@@ -139,6 +139,7 @@ pub use groups::cooperative_grid::{CooperativeGrid, NeedsCooperativeKernel};
 pub use groups::grid::{this_grid, Grid};
 pub use groups::match_key::MatchKey;
 pub use groups::shuffle::Shuffle;
+pub use groups::split_barrier::ArrivalToken;
 #[doc(hidden)]
 pub use groups::thread_block::warp_only;
 pub use groups::thread_block::{this_thread_block, ThreadBlock, WarpOnly};

@@ -8,6 +8,7 @@ pub mod dot;
 pub mod grid_sync;
 pub mod histogram;
 pub mod shared_tiles;
+pub mod split_barrier;
 pub mod stencil;
 pub mod streaming;
 pub mod sum;

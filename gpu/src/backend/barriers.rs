@@ -37,6 +37,43 @@ pub(crate) trait Barriers {
     /// every thread of every block of the cluster waits at the same call;
     /// a block that returned or waits elsewhere is reported.
     fn sync_cluster(site: Site);
+    /// The calling thread arrives at its block's split barrier: its writes
+    /// before are released to the threads that wait for this phase.
+    /// PTX: nothing (the wait is the block barrier). Precondition: the
+    /// thread has waited for its previous arrival. CPU: records the
+    /// arrival; the last one completes the phase. A second arrival without
+    /// a wait is reported.
+    fn arrive_block(site: Site);
+    /// The calling thread waits for the phase of the block's split barrier
+    /// it arrived at. PTX: `barrier.sync 0`. Precondition: the thread
+    /// arrived. CPU: completes once every thread
+    /// of the block has arrived; accesses between the thread's arrive and
+    /// its wait are ordered with no other thread's on either side of the
+    /// phase.
+    fn wait_block(site: Site);
+    /// The calling thread arrives at its cluster's split barrier. PTX
+    /// (sm_90): `barrier.cluster.arrive.release`; before sm_90, where the
+    /// block is its own cluster, the block's split barrier. CPU: checks
+    /// the arrival; the barrier completes at the wait.
+    fn arrive_cluster(site: Site);
+    /// The calling thread waits at its cluster's split barrier. PTX
+    /// (sm_90): `barrier.cluster.wait.acquire`; before sm_90, the block's.
+    /// CPU: the cluster's barrier, completed when every thread of every
+    /// block of the cluster waits.
+    fn wait_cluster(site: Site);
+    /// The calling thread arrives at the grid's split barrier (a
+    /// cooperative launch's). PTX: the block barrier, then thread 0 adds
+    /// the block's arrival to the driver's grid barrier word
+    /// (`atom.add.release.gpu`, as [`sync_grid`](Self::sync_grid)) and
+    /// returns the word as it found it (0 in the other threads), which the
+    /// wait needs. CPU: checks the arrival; the barrier completes at the
+    /// wait.
+    fn arrive_grid(site: Site) -> u32;
+    /// The calling thread waits at the grid's split barrier, with what its
+    /// [`arrive_grid`](Self::arrive_grid) returned. PTX: thread 0 polls the
+    /// grid barrier word (`ld.acquire.gpu`) until its top bit differs from
+    /// `arrival`'s, then the block barrier. CPU: the grid sync.
+    fn wait_grid(arrival: u32, site: Site);
     /// The threads of `mask` (the calling tile) wait for each other.
     /// PTX: `bar.warp.sync mask`. Precondition: the calling lane is in
     /// `mask`, and every lane of `mask` arrives. CPU: completes when every

@@ -36,6 +36,7 @@ pub(crate) mod grid;
 pub(crate) mod match_key;
 pub(crate) mod scratch;
 pub(crate) mod shuffle;
+pub mod split_barrier;
 pub(crate) mod thread_block;
 pub(crate) mod thread_group;
 pub(crate) mod tile;
@@ -46,6 +47,7 @@ pub use cooperative_grid::{CooperativeGrid, NeedsCooperativeKernel};
 pub use grid::{this_grid, Grid};
 pub use match_key::MatchKey;
 pub use shuffle::Shuffle;
+pub use split_barrier::ArrivalToken;
 pub use thread_block::{this_thread_block, ThreadBlock, WarpOnly};
 pub use thread_group::{SyncGroup, ThreadGroup};
 pub use tile::{

@@ -23,6 +23,7 @@ pub mod grids;
 pub mod loop_shapes;
 pub mod math;
 pub mod multi_warp;
+pub mod split_barriers;
 pub mod user_shapes;
 pub mod user_types;
 

@@ -427,6 +427,21 @@ pub enum Violation {
         /// Where it started it.
         site: Site,
     },
+    /// A thread arrived at its group's split barrier
+    /// (`ThreadBlock::barrier_arrive`, `Cluster::barrier_arrive`) and then,
+    /// before the matching `barrier_wait`, arrived again, called another
+    /// collective of the group, or returned. CUDA leaves each undefined:
+    /// on the GPU the barrier's phases no longer match the threads'.
+    ArrivalNotWaited {
+        /// The thread.
+        thread: u32,
+        /// Its `barrier_arrive`.
+        arrive: Site,
+        /// The group's type (`"ThreadBlock"`, `"Cluster"`).
+        group: &'static str,
+        /// What it did instead of waiting.
+        then: AfterArrival,
+    },
     /// A thread read a shared element that no thread of its block had
     /// written: on the GPU it holds garbage.
     UninitializedRead {
@@ -510,6 +525,25 @@ pub enum Violation {
         /// The blocks of the cluster whose threads all returned.
         returned: Vec<Dim3>,
     },
+}
+
+/// What a thread did between a split barrier's `barrier_arrive` and the
+/// `barrier_wait` it owed (see [`Violation::ArrivalNotWaited`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AfterArrival {
+    /// It called `barrier_arrive` again, here.
+    Arrived(Site),
+    /// It called a collective of the group (a barrier, a block collective,
+    /// a phase change), named as the kernel wrote it.
+    Collective {
+        /// The call.
+        call: &'static str,
+        /// Where.
+        site: Site,
+    },
+    /// It returned from the kernel.
+    Returned,
 }
 
 /// Blocks that wait at the same grid or cluster sync.
@@ -845,6 +879,34 @@ impl Violation {
                  kernel returns (`wait` of the copy; `next` of a pipeline for every tile loaded)",
                 who(*thread),
             ),
+            Violation::ArrivalNotWaited {
+                thread,
+                arrive,
+                group,
+                then,
+            } => {
+                write!(
+                    f,
+                    "{} called `{group}::barrier_arrive` at {arrive} and then, before its \
+                     `barrier_wait`, ",
+                    who(*thread)
+                )?;
+                match then {
+                    AfterArrival::Arrived(site) => {
+                        write!(f, "called `{group}::barrier_arrive` again at {site}")?
+                    }
+                    AfterArrival::Collective { call, site } => {
+                        write!(f, "called `{call}` at {site}")?
+                    }
+                    AfterArrival::Returned => f.write_str("returned from the kernel")?,
+                }
+                write!(
+                    f,
+                    ". Each arrival's token must be passed to `{group}::barrier_wait` before the \
+                     thread arrives again, calls another collective of the group, or returns: \
+                     on the GPU the barrier's phases no longer match the threads'"
+                )
+            }
             Violation::UninitializedRead {
                 array,
                 element,

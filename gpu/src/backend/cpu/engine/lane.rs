@@ -2,7 +2,7 @@
 
 use super::global_state::{self, Buffers};
 use super::shared_state::BlockShared;
-use crate::backend::cpu::diagnostics::Violation;
+use crate::backend::cpu::diagnostics::{AfterArrival, Violation};
 use crate::backend::cpu::report::AccessKind;
 use crate::backend::{Redux, Site};
 use crate::Dim3;
@@ -54,6 +54,9 @@ pub(crate) enum Op {
     /// `CooperativeGrid::sync`: a barrier of the block that also waits for
     /// every other block of the grid.
     GridSync,
+    /// `ThreadBlock::barrier_wait`: released once every thread of the block
+    /// has arrived at the split barrier's phase the caller arrived at.
+    BarrierWait,
     /// `coalesced_threads`: which lanes of the warp reached the call
     /// together.
     ActiveMask,
@@ -102,6 +105,7 @@ impl Op {
         match *self {
             Op::BlockSync { .. }
             | Op::GridSync
+            | Op::BarrierWait
             | Op::ClusterSync
             | Op::ActiveMask
             | Op::TileBarrier { .. } => None,
@@ -118,6 +122,7 @@ impl Op {
         match *self {
             Op::BlockSync { call } => call,
             Op::GridSync => "CooperativeGrid::sync",
+            Op::BarrierWait => "ThreadBlock::barrier_wait",
             Op::ActiveMask => "coalesced_threads",
             Op::ClusterSync => "Cluster::sync",
             Op::TileBarrier { .. } => "TiledPartition::sync",
@@ -145,6 +150,7 @@ impl Op {
         match (self, other) {
             (Op::BlockSync { .. }, Op::BlockSync { .. }) => true,
             (Op::GridSync, Op::GridSync) => true,
+            (Op::BarrierWait, Op::BarrierWait) => true,
             (Op::ActiveMask, Op::ActiveMask) => true,
             (Op::ClusterSync, Op::ClusterSync) => true,
             (Op::TileBarrier { size: a, .. }, Op::TileBarrier { size: b, .. }) => a == b,
@@ -303,6 +309,10 @@ pub(crate) struct LaneCtx {
     /// barriers and warp instructions it is made of, which share that
     /// site, are reported by that name.
     pub named: Cell<Option<(Site, &'static str)>>,
+    /// Where the thread arrived at its cluster's or grid's split barrier
+    /// (`Cluster::barrier_arrive`, `CooperativeGrid::barrier_arrive`), and
+    /// the group's type, until its `barrier_wait`.
+    pub group_arrival: Cell<Option<(Site, &'static str)>>,
 }
 
 impl LaneCtx {
@@ -693,6 +703,23 @@ pub(crate) fn written_name(ctx: &LaneCtx, op: &Op, site: Site) -> &'static str {
 
 pub(crate) fn collective(op: Op, site: Site) -> u64 {
     let ctx = count_step(site);
+    if let Op::BlockSync { .. } | Op::GridSync | Op::ClusterSync = op {
+        // A barrier of the block (or one that holds it) between a split
+        // barrier's arrive and wait.
+        let call = written_name(ctx, &op, site);
+        if let Some((arrive, group)) = ctx.group_arrival.get() {
+            abort(Request::Stop(Box::new(Violation::ArrivalNotWaited {
+                thread: ctx.info.rank,
+                arrive,
+                group,
+                then: AfterArrival::Collective { call, site },
+            })));
+        }
+        let rank = ctx.info.rank;
+        if let Err(v) = block_shared(|s| s.check_no_window(rank, call, site)) {
+            abort(Request::Stop(Box::new(v)));
+        }
+    }
     let mut result = suspend_ctx(ctx, Request::Collective { op, site });
     while result == CAPTURE_CALLERS {
         // The scheduler, naming a broken rule, asks where this call came
@@ -791,6 +818,79 @@ fn parse_location(text: &str) -> Option<crate::backend::cpu::PanicLocation> {
     let line = parts.next()?.trim().parse().ok()?;
     let file = parts.next()?.trim_start_matches("./").to_string();
     Some(crate::backend::cpu::PanicLocation { file, line, column })
+}
+
+/// The calling thread arrives at its block's split barrier
+/// (`ThreadBlock::barrier_arrive` at `site`).
+pub(crate) fn arrive_block(site: Site) {
+    let ctx = count_step(site);
+    let rank = ctx.info.rank;
+    if let Some((arrive, group)) = ctx.group_arrival.get() {
+        abort(Request::Stop(Box::new(Violation::ArrivalNotWaited {
+            thread: rank,
+            arrive,
+            group,
+            then: AfterArrival::Collective {
+                call: "ThreadBlock::barrier_arrive",
+                site,
+            },
+        })));
+    }
+    if let Err(v) = block_shared(|s| s.arrive(rank, site)) {
+        abort(Request::Stop(Box::new(v)));
+    }
+}
+
+/// The calling thread waits for the phase of its block's split barrier it
+/// arrived at (`ThreadBlock::barrier_wait` at `site`).
+pub(crate) fn wait_block(site: Site) {
+    let rank = count_step(site).info.rank;
+    if !block_shared(|s| s.try_wait(rank)) {
+        collective(Op::BarrierWait, site);
+    }
+}
+
+/// The calling thread arrives at the split barrier of its cluster or grid
+/// (`group`: `"Cluster"`, `"CooperativeGrid"`; `barrier_arrive` at
+/// `site`): checked here, completed at the wait, which is the group's
+/// barrier.
+pub(crate) fn arrive_group(group: &'static str, site: Site) {
+    let ctx = count_step(site);
+    let rank = ctx.info.rank;
+    let call = match group {
+        "Cluster" => "Cluster::barrier_arrive",
+        _ => "CooperativeGrid::barrier_arrive",
+    };
+    let violation = match ctx.group_arrival.get() {
+        Some((arrive, earlier)) if earlier == group => Violation::ArrivalNotWaited {
+            thread: rank,
+            arrive,
+            group,
+            then: AfterArrival::Arrived(site),
+        },
+        Some((arrive, earlier)) => Violation::ArrivalNotWaited {
+            thread: rank,
+            arrive,
+            group: earlier,
+            then: AfterArrival::Collective { call, site },
+        },
+        None => match block_shared(|s| s.check_no_window(rank, call, site)) {
+            Err(v) => v,
+            Ok(()) => {
+                ctx.group_arrival.set(Some((site, group)));
+                return;
+            }
+        },
+    };
+    abort(Request::Stop(Box::new(violation)));
+}
+
+/// The calling thread waits at the split barrier of its cluster (`op`:
+/// `Op::ClusterSync`) or grid (`Op::GridSync`), as `call` at `site`.
+pub(crate) fn wait_group(op: Op, call: &'static str, site: Site) {
+    current().group_arrival.set(None);
+    name_collective(call, site);
+    collective(op, site);
 }
 
 /// Reports a broken rule; the scheduler ends the launch and never resumes

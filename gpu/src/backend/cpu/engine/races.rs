@@ -4,7 +4,16 @@
 //! Two accesses of one element by different threads are ordered when a
 //! block barrier lies between them (the block's *epoch* advanced), or when
 //! both threads are lanes of one warp that met at a `TiledPartition::sync`
-//! after the earlier access (the warp's clocks). Accesses not ordered
+//! after the earlier access (the warp's clocks).
+//!
+//! A split barrier (`barrier_arrive`, then `barrier_wait`) completes when
+//! the last thread arrives, but a thread's accesses between its arrive and
+//! its wait (its *window*) are ordered neither before the completion (they
+//! come after the thread's arrival) nor after it (the thread has not
+//! waited yet). Such an access carries the epoch in which the thread
+//! arrived and a window mark: a later access by another thread is ordered
+//! after it only once a second barrier has completed (`epoch + 2`), which
+//! the thread arrived at after its wait. Accesses not ordered
 //! conflict when at least one writes and not both are atomic. The check
 //! remembers, per element and epoch, the last write and the first few
 //! readers, so a conflict is found whichever of the two threads the
@@ -24,12 +33,20 @@ pub(crate) struct Rec {
     /// The thread's counts of multi-warp tile barriers (tiles of 64, 128,
     /// ..., 1024 threads), modulo 2^16, when it made the access.
     pub multi_warp: [u16; 5],
+    /// The block's barrier epoch of the access: the current one, or for an
+    /// access in a split barrier's window the one in which the thread
+    /// arrived.
+    pub epoch: u32,
+    /// Whether the access lies between the thread's `barrier_arrive` and
+    /// its `barrier_wait`.
+    pub window: bool,
 }
 
 /// What the current barrier interval did to one element.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ElemState {
-    /// The interval these records belong to.
+    /// The newest interval of the records (a record made in a split
+    /// barrier's window may be one older).
     epoch: u32,
     /// Whether any thread of the block has written the element (in any
     /// interval).
@@ -77,6 +94,22 @@ pub(crate) struct Clocks {
     /// hold the same count for its size, since each barrier of the tile
     /// counts all of them.
     multi_warp: Vec<[u16; 5]>,
+    /// Each thread's split-barrier window: the epoch in which it called
+    /// `barrier_arrive` and where, until its `barrier_wait` (made at the
+    /// first arrival).
+    windows: Vec<Option<(u32, Site)>>,
+    /// Threads that have arrived at the split barrier's current phase.
+    arrived: u32,
+}
+
+/// What a split barrier's arrival did.
+pub(crate) enum Arrived {
+    /// The thread arrived; others have not yet.
+    Pending,
+    /// The thread was the last to arrive: the phase is complete.
+    Complete,
+    /// The thread had arrived before (at this site) without waiting.
+    Again(Site),
 }
 
 /// What a checked access found.
@@ -98,12 +131,67 @@ impl Clocks {
             threads,
             warps: Vec::new(),
             multi_warp: Vec::new(),
+            windows: Vec::new(),
+            arrived: 0,
         }
     }
 
     /// A block barrier completed: a new interval begins.
     pub fn barrier(&mut self) {
         self.epoch += 1;
+    }
+
+    /// `thread` arrives at the block's split barrier at `site`. The last
+    /// thread to arrive completes the phase: a new interval begins (for
+    /// the threads that have waited).
+    pub fn arrive(&mut self, thread: u32, site: Site) -> Arrived {
+        if self.windows.is_empty() {
+            self.windows = vec![None; self.threads as usize];
+        }
+        let window = &mut self.windows[thread as usize];
+        if let Some((_, earlier)) = *window {
+            return Arrived::Again(earlier);
+        }
+        *window = Some((self.epoch, site));
+        self.arrived += 1;
+        if self.arrived == self.threads {
+            self.arrived = 0;
+            self.epoch += 1;
+            Arrived::Complete
+        } else {
+            Arrived::Pending
+        }
+    }
+
+    /// Whether the phase `thread` arrived at has completed; if so its
+    /// window closes (its wait returns).
+    pub fn try_wait(&mut self, thread: u32) -> bool {
+        match self.windows.get(thread as usize).copied().flatten() {
+            Some((arrived_in, _)) if self.epoch > arrived_in => {
+                self.windows[thread as usize] = None;
+                true
+            }
+            Some(_) => false,
+            None => true,
+        }
+    }
+
+    /// Where `thread` called `barrier_arrive`, while it has not waited.
+    pub fn window(&self, thread: u32) -> Option<Site> {
+        self.windows
+            .get(thread as usize)
+            .copied()
+            .flatten()
+            .map(|(_, site)| site)
+    }
+
+    /// The first thread still between `barrier_arrive` and `barrier_wait`,
+    /// with its arrive's site.
+    pub fn open_window(&self) -> Option<(u32, Site)> {
+        self.windows
+            .iter()
+            .enumerate()
+            .find_map(|(t, w)| w.map(|(_, site)| (t as u32, site)))
     }
 
     /// `TiledPartition::sync` completed for the lanes of `mask` in `warp`.
@@ -143,7 +231,10 @@ impl Clocks {
 
     /// The record of an access `thread` makes now.
     pub fn now(&self, thread: u32, kind: AccessKind, site: Site) -> Rec {
+        let window = self.windows.get(thread as usize).copied().flatten();
         Rec {
+            epoch: window.map_or(self.epoch, |(e, _)| e),
+            window: window.is_some(),
             thread,
             kind,
             site,
@@ -159,9 +250,11 @@ impl Clocks {
         }
     }
 
-    /// Whether `earlier` comes before anything `thread` does now.
-    fn ordered(&self, earlier: &Rec, thread: u32) -> bool {
+    /// Whether `earlier` comes before access `now`.
+    fn ordered(&self, earlier: &Rec, now: &Rec) -> bool {
+        let thread = now.thread;
         earlier.thread == thread
+            || now.epoch >= earlier.epoch + 1 + earlier.window as u32
             || self.multi_warp.get(thread as usize).is_some_and(|now| {
                 // A barrier of a tile holding both threads came between.
                 (0..5).any(|s| {
@@ -182,17 +275,23 @@ impl Clocks {
     fn conflict(&self, earlier: &Rec, now: &Rec) -> bool {
         let both_read = earlier.kind == AccessKind::Read && now.kind == AccessKind::Read;
         let both_atomic = earlier.kind == AccessKind::Atomic && now.kind == AccessKind::Atomic;
-        !both_read && !both_atomic && !self.ordered(earlier, now.thread)
+        !both_read && !both_atomic && !self.ordered(earlier, now)
     }
 
     /// Checks access `now` of an element whose state is `state`, and
     /// records it there.
     pub fn check(&self, state: &mut ElemState, now: Rec) -> Checked {
-        if state.epoch != self.epoch {
+        if now.epoch > state.epoch {
+            // Records of older intervals come before `now` and everything
+            // after it, except those made in a window of the interval just
+            // before.
+            let keep = |r: Option<Rec>| r.filter(|r| r.window && r.epoch + 2 > now.epoch);
             *state = ElemState {
-                epoch: self.epoch,
+                epoch: now.epoch,
                 written: state.written,
-                ..ElemState::default()
+                write: keep(state.write),
+                atomic: keep(state.atomic),
+                reads: state.reads.map(keep),
             };
         }
         let mut result = Checked::Fine;

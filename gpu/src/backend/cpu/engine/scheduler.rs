@@ -9,7 +9,7 @@ use super::lane::{self, LaneCtx, LaneInfo, LaunchShared, Op, Request, VoteKind};
 use super::panics::Capture;
 use super::semantics::{lanes_where, shfl_source};
 use super::shared_state::{BlockShared, SiteTotals};
-use crate::backend::cpu::diagnostics::{Arrival, Threads, Violation};
+use crate::backend::cpu::diagnostics::{AfterArrival, Arrival, Threads, Violation};
 use crate::backend::Site;
 use crate::Dim3;
 use core::cell::{Cell, RefCell};
@@ -328,6 +328,7 @@ impl<'a> Block<'a> {
                     ordered: Cell::new(false),
                     callers: RefCell::new(Vec::new()),
                     named: Cell::new(None),
+                    group_arrival: Cell::new(None),
                 }
             })
             .collect();
@@ -596,6 +597,14 @@ impl Block<'_> {
             }
             Ok(CoroutineResult::Return(_)) => {
                 lane.state = State::Done;
+                if let Some((arrive, group)) = self.ctxs[i].group_arrival.get() {
+                    return Err(Violation::ArrivalNotWaited {
+                        thread: rank,
+                        arrive,
+                        group,
+                        then: AfterArrival::Returned,
+                    });
+                }
                 let co = lane.co.take().expect("finished coroutine");
                 self.stacks.borrow_mut().pool.push(co.into_stack());
                 Ok(())
@@ -654,6 +663,16 @@ impl Block<'_> {
             let State::Waiting { op, site } = self.lanes[i].state else {
                 continue;
             };
+            if let Op::BarrierWait = op {
+                // The block's split barrier: released once its phase is
+                // complete; otherwise the threads yet to arrive must run.
+                if self.shared.borrow_mut().try_wait(i as u32) {
+                    self.lanes[i].state = State::Ready(0);
+                    counts.collectives += 1;
+                    released = true;
+                }
+                continue;
+            }
             if let Op::ActiveMask = op {
                 // The lanes of the warp at this call form the group: none of
                 // them can go on before the others arrive (every lane of the
@@ -787,7 +806,7 @@ impl Block<'_> {
                 matches!(
                     l.state,
                     State::Waiting {
-                        op: Op::BlockSync { .. } | Op::GridSync | Op::ClusterSync,
+                        op: Op::BlockSync { .. } | Op::GridSync | Op::ClusterSync | Op::BarrierWait,
                         ..
                     }
                 )
@@ -889,6 +908,7 @@ impl Block<'_> {
         Ok(match *op {
             Op::BlockSync { .. }
             | Op::GridSync
+            | Op::BarrierWait
             | Op::ClusterSync
             | Op::ActiveMask
             | Op::TileBarrier { .. } => unreachable!("not completed here"),

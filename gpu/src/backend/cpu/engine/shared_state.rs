@@ -7,8 +7,8 @@
 use super::async_state::{AsyncState, Landed};
 use super::fast_hash::FastMap;
 use super::global_state::BlockGlobal;
-use super::races::{Checked, Clocks, ElemState, Rec};
-use crate::backend::cpu::diagnostics::Violation;
+use super::races::{Arrived, Checked, Clocks, ElemState, Rec};
+use crate::backend::cpu::diagnostics::{AfterArrival, Violation};
 use crate::backend::cpu::report::{AccessKind, SharedAccess, SharedSite};
 use crate::backend::ElemShape;
 use crate::backend::Site;
@@ -196,6 +196,14 @@ impl BlockShared {
     /// shared memory, which is gone, is reported.
     pub fn end(&mut self) -> Result<(), Violation> {
         self.end_interval()?;
+        if let Some((thread, arrive)) = self.clocks.open_window() {
+            return Err(Violation::ArrivalNotWaited {
+                thread,
+                arrive,
+                group: "ThreadBlock",
+                then: AfterArrival::Returned,
+            });
+        }
         match self.asynchronous.first_pending() {
             Some((thread, region, site)) => Err(Violation::AsyncCopyNotWaited {
                 array: self
@@ -212,6 +220,52 @@ impl BlockShared {
     fn end_interval(&mut self) -> Result<(), Violation> {
         match self.unwritten.take() {
             Some(v) => Err(v),
+            None => Ok(()),
+        }
+    }
+
+    /// `thread` arrives at the block's split barrier
+    /// (`ThreadBlock::barrier_arrive` at `site`); the last arrival completes
+    /// the phase, which ends the barrier interval.
+    pub fn arrive(&mut self, thread: u32, site: Site) -> Result<(), Violation> {
+        match self.clocks.arrive(thread, site) {
+            Arrived::Pending => {}
+            Arrived::Complete => self.end_interval()?,
+            Arrived::Again(arrive) => {
+                return Err(Violation::ArrivalNotWaited {
+                    thread,
+                    arrive,
+                    group: "ThreadBlock",
+                    then: AfterArrival::Arrived(site),
+                })
+            }
+        }
+        // What a waiting thread waits for.
+        self.progress += 1;
+        Ok(())
+    }
+
+    /// Whether the split-barrier phase `thread` arrived at has completed
+    /// (then its `barrier_wait` returns).
+    pub fn try_wait(&mut self, thread: u32) -> bool {
+        self.clocks.try_wait(thread)
+    }
+
+    /// Refuses a block collective (`call` at `site`) of a thread between
+    /// its `barrier_arrive` and its `barrier_wait`.
+    pub fn check_no_window(
+        &self,
+        thread: u32,
+        call: &'static str,
+        site: Site,
+    ) -> Result<(), Violation> {
+        match self.clocks.window(thread) {
+            Some(arrive) => Err(Violation::ArrivalNotWaited {
+                thread,
+                arrive,
+                group: "ThreadBlock",
+                then: AfterArrival::Collective { call, site },
+            }),
             None => Ok(()),
         }
     }

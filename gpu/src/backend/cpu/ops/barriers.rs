@@ -18,6 +18,31 @@ impl Barriers for Cpu {
         lane::collective(Op::ClusterSync, site);
     }
 
+    fn arrive_block(site: Site) {
+        lane::arrive_block(site);
+    }
+
+    fn wait_block(site: Site) {
+        lane::wait_block(site);
+    }
+
+    fn arrive_cluster(site: Site) {
+        lane::arrive_group("Cluster", site);
+    }
+
+    fn wait_cluster(site: Site) {
+        lane::wait_group(Op::ClusterSync, "Cluster::barrier_wait", site);
+    }
+
+    fn arrive_grid(site: Site) -> u32 {
+        lane::arrive_group("CooperativeGrid", site);
+        0
+    }
+
+    fn wait_grid(_arrival: u32, site: Site) {
+        lane::wait_group(Op::GridSync, "CooperativeGrid::barrier_wait", site);
+    }
+
     fn sync_tile(_size_index: u32, _tile: u32, warps: u32, site: Site) {
         lane::collective(
             Op::TileBarrier {
