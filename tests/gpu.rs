@@ -671,10 +671,18 @@ fn twins(name: &str, source: &str) -> Option<coop_host::Program> {
     let nvcc = find_cuda_tool("nvcc", "NVCC").unwrap();
     let dir = std::env::temp_dir().join(format!("coop-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (cu, ptx) = (dir.join(format!("{name}.cu")), dir.join(format!("{name}.ptx")));
+    let (cu, ptx) = (
+        dir.join(format!("{name}.cu")),
+        dir.join(format!("{name}.ptx")),
+    );
     std::fs::write(&cu, source).unwrap();
     let built = std::process::Command::new(&nvcc)
-        .args(["-ptx", &format!("-arch=sm_{}", s.gpu.limits().sm), "-O3", "-o"])
+        .args([
+            "-ptx",
+            &format!("-arch=sm_{}", s.gpu.limits().sm),
+            "-O3",
+            "-o",
+        ])
         .arg(&ptx)
         .arg(&cu)
         .output()

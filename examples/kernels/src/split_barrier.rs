@@ -53,11 +53,17 @@ fn rounds<const SPLIT: bool>(block: ThreadBlock, rounds: u32, slots: Shared<[u32
 /// `barrier_wait` after it; `out[g]` ends with the thread's value.
 #[kernel]
 pub fn rounds_split(block: ThreadBlock, rounds: u32, out: Out<u32>, slots: Shared<[u32; 2048]>) {
-    out.write(this_grid().thread_rank(), self::rounds::<true>(block, rounds, slots));
+    out.write(
+        this_grid().thread_rank(),
+        self::rounds::<true>(block, rounds, slots),
+    );
 }
 
 /// The rounds with a whole barrier (`sync`) where the arrival was.
 #[kernel]
 pub fn rounds_sync(block: ThreadBlock, rounds: u32, out: Out<u32>, slots: Shared<[u32; 2048]>) {
-    out.write(this_grid().thread_rank(), self::rounds::<false>(block, rounds, slots));
+    out.write(
+        this_grid().thread_rank(),
+        self::rounds::<false>(block, rounds, slots),
+    );
 }
