@@ -130,6 +130,11 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
             check_async_reductions(device, program, n, threads)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             cases += 1;
+            let what = format!("scan_updates n {n} threads {threads}");
+            let _w = watch(what.clone());
+            check_scan_updates(device, program, n, threads)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            cases += 1;
         }
     }
     eprintln!(
@@ -156,6 +161,83 @@ fn copy_tiles_u32(
         (&data, offset as u32, &mut out),
     )?;
     device.download(&out)
+}
+
+/// `scan_updates` over `n` elements in blocks of `threads`, against the
+/// host: each list holds the kept inputs (in some order between groups, in
+/// rank order within one), its counter their number; each thread's running
+/// maximum is at least its warp's maximum up to it, and the last counter
+/// is the input's maximum.
+pub fn check_scan_updates(
+    device: &Device,
+    program: &Program,
+    n: usize,
+    threads: u32,
+) -> Result<(), Error> {
+    let input: Vec<u32> = data_u32(n).iter().map(|&x| x % 100_000).collect();
+    let blocks = n.div_ceil(threads as usize).max(1);
+    let data = device.upload(&input)?;
+    let mut used = device.zeros::<u32>(5)?;
+    let mut lists: Vec<_> = (0..4)
+        .map(|_| device.zeros::<u32>(n.max(1)))
+        .collect::<Result<_, _>>()?;
+    let mut maxima = device.zeros::<u32>(n.max(1))?;
+    let [block_out, warp_out, tile_out, odd_out] = &mut lists[..] else {
+        unreachable!()
+    };
+    program.launch(
+        k::scan_updates,
+        LaunchConfig::new(blocks as u32, threads),
+        (
+            &data,
+            &mut used,
+            block_out,
+            warp_out,
+            tile_out,
+            odd_out,
+            &mut maxima,
+        ),
+    )?;
+    let what = format!("scan_updates n {n} threads {threads}");
+    let used = device.download(&used)?;
+    let sorted = |mut v: Vec<u32>| {
+        v.sort_unstable();
+        v
+    };
+    let thirds = sorted(input.iter().copied().filter(|x| x % 3 == 0).collect());
+    let odds = sorted(input.iter().copied().filter(|x| x % 2 == 1).collect());
+    for (k, (name, expected)) in [
+        ("block", &thirds),
+        ("warp", &thirds),
+        ("tile", &thirds),
+        ("coalesced", &odds),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert_eq!(
+            used[k] as usize,
+            expected.len(),
+            "{what}: the {name} counter"
+        );
+        let got = sorted(device.download(&lists[k])?[..expected.len()].to_vec());
+        assert!(&got == expected, "{what}: the {name} list");
+    }
+    assert_eq!(
+        used[4],
+        input.iter().copied().max().unwrap_or(0),
+        "{what}: the maximum"
+    );
+    let maxima = device.download(&maxima)?;
+    for (g, &x) in input.iter().enumerate() {
+        let warp_start = g - g % 32;
+        let prefix = input[warp_start..=g].iter().copied().max().unwrap();
+        assert!(
+            maxima[g] >= prefix && maxima[g] >= x,
+            "{what}: running maximum of thread {g}"
+        );
+    }
+    Ok(())
 }
 
 /// `async_reductions` over `n` elements in blocks of `threads`, against

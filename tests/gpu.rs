@@ -450,6 +450,17 @@ fn asynchronous_copies_and_pipelines_match_the_host_reference_on_the_gpu() {
     let device = coop_host::Device::Gpu(s.gpu.clone());
     let program = device.load(&TEST_KERNELS_PTX).unwrap();
     assert!(coop_tests::async_cases::check_all(&device, &program, Some(LAUNCH_LIMIT)) > 200);
+    // CUDA's exclusive_scan_update/inclusive_scan_update (over a warp and
+    // coalesced threads) through the same check.
+    if let Some(cuda) = twins("scan_updates", coop_tests::SCAN_UPDATES_CU) {
+        for (n, threads) in [(1, 64), (1000, 128), (4099, 256), (100_000, 1024)] {
+            watched("scan_updates (CUDA)", LAUNCH_LIMIT, || {
+                coop_tests::async_cases::check_scan_updates(&device, &cuda, n, threads)
+            })
+            .unwrap_or_else(|e| panic!("CUDA's scan_updates n {n} threads {threads}: {e}"));
+        }
+        eprintln!("scans with an update: coop and CUDA's twin pass the same check");
+    }
 }
 
 /// Every block collective in kernels shaped as users write them (guarded

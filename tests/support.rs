@@ -60,6 +60,10 @@ pub const MULTI_WARP_CU: &str = include_str!("reference/multi_warp.cu");
 /// with cooperative groups' `barrier_arrive` and `barrier_wait`.
 pub const SPLIT_BARRIERS_CU: &str = include_str!("reference/split_barriers.cu");
 
+/// The CUDA twin of the scans with an update (`kernels::async_copies::scan_updates`),
+/// with cooperative groups' `exclusive_scan_update` and `inclusive_scan_update`.
+pub const SCAN_UPDATES_CU: &str = include_str!("reference/scan_updates.cu");
+
 /// Every PTX the workspace builds: `(name, sm, text)`.
 pub fn all_ptx() -> Vec<(&'static str, u32, &'static str)> {
     let mut all = Vec::new();

@@ -181,6 +181,42 @@ pub(super) fn scan<T: Shuffle, O: Operator<T>>(
     )
 }
 
+/// [`scan`] whose block total, from one thread, goes through `update`
+/// (an atomic's fetch), and whose results start from what it returns:
+/// `prefix_of_warps` with the update as the prefix, so still two barriers.
+/// Returns (inclusive, exclusive).
+#[inline(always)]
+pub(super) fn scan_update<T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    value: T,
+    op: O,
+    update: impl FnOnce(T) -> T,
+    site: Site,
+) -> (T, T) {
+    let warp = block.tiled_partition_at::<32>(site);
+    let lane = warp.thread_rank_at(site);
+    let inclusive = super::warp::inclusive_scan(&warp, value, op, site);
+    let within = warp.shfl_up_at(inclusive, 1, site);
+    let exclusive = if lane == 0 { op.identity() } else { within };
+    let (before, _, _) = prefix_of_warps(
+        block,
+        &warp,
+        inclusive,
+        31,
+        op,
+        "scan_update",
+        site,
+        |warp, total| {
+            if warp.thread_rank_at(site) == 0 {
+                update(total)
+            } else {
+                op.identity()
+            }
+        },
+    );
+    (op.combine(before, inclusive), op.combine(before, exclusive))
+}
+
 /// The block's part of a tile of a device-wide scan, whose warps scanned
 /// their values themselves: lane `from` of each warp holds the warp's
 /// total in `warp_total`; `prefix` (called by warp 0, every lane, with the

@@ -23,7 +23,10 @@ mod warp;
 mod update;
 mod votes;
 
-pub use update::{reduce_store_async, reduce_update_async, AtomicUpdate};
+pub use update::{
+    exclusive_scan_update, inclusive_scan_update, reduce_store_async, reduce_update_async,
+    AtomicUpdate,
+};
 
 use crate::backend::target::Target;
 use crate::backend::{Naming, Site};
@@ -43,6 +46,17 @@ pub trait Group: sealed::Sealed + crate::SyncGroup {
     fn inclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T;
     #[doc(hidden)]
     fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T;
+    /// Scans `value`; the group's last thread passes the total to
+    /// `update`, whose result (from that one thread) every thread combines
+    /// before its scan. Returns (inclusive, exclusive), both after it.
+    #[doc(hidden)]
+    fn scan_update_in<T: Shuffle, O: Operator<T>>(
+        &self,
+        value: T,
+        op: O,
+        update: impl FnOnce(T) -> T,
+        site: Site,
+    ) -> (T, T);
 }
 
 mod sealed {
@@ -65,6 +79,27 @@ impl Group for CoalescedGroup {
     #[inline(always)]
     fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
         coalesced::exclusive_scan(self, value, op, site)
+    }
+    #[inline(always)]
+    fn scan_update_in<T: Shuffle, O: Operator<T>>(
+        &self,
+        value: T,
+        op: O,
+        update: impl FnOnce(T) -> T,
+        site: Site,
+    ) -> (T, T) {
+        let inclusive = coalesced::inclusive_scan(self, value, op, site);
+        let below = self.shfl_up_at(inclusive, 1, site);
+        let rank = self.thread_rank();
+        let exclusive = if rank == 0 { op.identity() } else { below };
+        let last = self.num_threads() - 1;
+        let old = if rank == last {
+            update(inclusive)
+        } else {
+            op.identity()
+        };
+        let old = self.shfl_at(old, last, site);
+        (op.combine(old, inclusive), op.combine(old, exclusive))
     }
 }
 
@@ -96,6 +131,30 @@ where
             warp::exclusive_scan(self, value, op, site)
         }
     }
+    #[inline(always)]
+    fn scan_update_in<T: Shuffle, O: Operator<T>>(
+        &self,
+        value: T,
+        op: O,
+        update: impl FnOnce(T) -> T,
+        site: Site,
+    ) -> (T, T) {
+        let (inclusive, exclusive) = if N > 32 {
+            multi_warp::scan(self, value, op, site)
+        } else {
+            let inclusive = warp::inclusive_scan(self, value, op, site);
+            let below = self.shfl_up_at(inclusive, 1, site);
+            let first = self.thread_rank_at(site) == 0;
+            (inclusive, if first { op.identity() } else { below })
+        };
+        let old = if self.thread_rank_at(site) == N - 1 {
+            update(inclusive)
+        } else {
+            op.identity()
+        };
+        let old = self.shfl_at(old, N - 1, site);
+        (op.combine(old, inclusive), op.combine(old, exclusive))
+    }
 }
 
 impl Group for ThreadBlock {
@@ -110,6 +169,16 @@ impl Group for ThreadBlock {
     #[inline(always)]
     fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
         block::scan(self, value, op, "exclusive_scan", site).1
+    }
+    #[inline(always)]
+    fn scan_update_in<T: Shuffle, O: Operator<T>>(
+        &self,
+        value: T,
+        op: O,
+        update: impl FnOnce(T) -> T,
+        site: Site,
+    ) -> (T, T) {
+        block::scan_update(self, value, op, update, site)
     }
 }
 

@@ -221,3 +221,54 @@ pub fn async_reductions(
         + tile.meta_group_rank() as usize;
     reduce_store_async(&tile, &tile_sums, t, x, op::Sum);
 }
+
+/// Scans with an update: each thread keeps its input when it is a multiple
+/// of 3 and appends it to a list with `exclusive_scan_update` over its
+/// block (`block_out`, counter `used[0]`), its warp (`warp_out`, `used[1]`)
+/// and its 64-thread tile (`tile_out`, `used[2]`); threads with an odd
+/// input append it over the threads that reach the branch together
+/// (`coalesced_threads`, `odd_out`, `used[3]`). Every warp also takes the
+/// running maximum with `inclusive_scan_update` into `used[4]`, each
+/// thread's result in `maxima[g]`. Threads past the input keep nothing.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn scan_updates(
+    grid: Grid,
+    block: ThreadBlock,
+    input: &[u32],
+    used: Out<u32>,
+    block_out: Out<u32>,
+    warp_out: Out<u32>,
+    tile_out: Out<u32>,
+    odd_out: Out<u32>,
+    maxima: Out<u32>,
+) {
+    let g = grid.thread_rank();
+    let real = g < input.len();
+    let x = if real { input[g] } else { 0 };
+    let keep = real && x % 3 == 0;
+    let counters = used.atomic();
+    let at = exclusive_scan_update(&block, &counters, 0, keep as u32, op::Sum);
+    if keep {
+        block_out.write(at as usize, x);
+    }
+    let warp = block.tiled_partition::<32>();
+    let at = exclusive_scan_update(&warp, &counters, 1, keep as u32, op::Sum);
+    if keep {
+        warp_out.write(at as usize, x);
+    }
+    let tile = block.tiled_partition::<64>();
+    let at = exclusive_scan_update(&tile, &counters, 2, keep as u32, op::Sum);
+    if keep {
+        tile_out.write(at as usize, x);
+    }
+    if real && x % 2 == 1 {
+        let odd = coalesced_threads();
+        let at = exclusive_scan_update(&odd, &counters, 3, 1u32, op::Sum);
+        odd_out.write(at as usize, x);
+    }
+    let m = inclusive_scan_update(&warp, &counters, 4, x, op::Max);
+    if real {
+        maxima.write(g, m);
+    }
+}
