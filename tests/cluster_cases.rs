@@ -46,8 +46,15 @@ pub fn run(
     device.download(&out)
 }
 
-/// The cases: clusters of 1, 2, 4 and 8 blocks.
-pub const CASES: [(u32, u32, u32); 4] = [(4, 64, 1), (8, 32, 2), (16, 128, 4), (64, 256, 8)];
+/// The cases: clusters of 1, 2, 4 and 8 blocks, and of 16 (sm_90's
+/// non-portable size).
+pub const CASES: [(u32, u32, u32); 5] = [
+    (4, 64, 1),
+    (8, 32, 2),
+    (16, 128, 4),
+    (64, 256, 8),
+    (32, 64, 16),
+];
 
 /// Every case on `device`, against the host.
 pub fn check_all(device: &Device, program: &Program) {

@@ -876,9 +876,9 @@ fn clusters_match_the_host_the_cpu_backend_and_cuda() {
             "CUDA's dsm_histogram differs"
         );
     }
-    // A cluster of 16 blocks is past the portable limit: refused before
-    // the driver sees it.
-    let err = c::run(&gpu, &coop, 32, 32, 16).unwrap_err();
+    // A cluster of 32 blocks is past every GPU's limit: refused before the
+    // driver sees it.
+    let err = c::run(&gpu, &coop, 64, 32, 32).unwrap_err();
     assert!(matches!(
         err,
         Error::InvalidLaunch {
@@ -886,6 +886,47 @@ fn clusters_match_the_host_the_cpu_backend_and_cuda() {
             ..
         }
     ));
+    // The driver's cluster occupancy: clusters of 16 blocks of 1024 threads
+    // with ever more shared memory a block. A shape of which no cluster
+    // fits is refused by name; the others run and pass.
+    let module = &s.coop;
+    for shared in [0u32, 100_000, 200_000, 227 * 1024] {
+        let config = LaunchConfig::new(16, 1024)
+            .with_cluster(16)
+            .with_shared_memory(shared);
+        let active = module
+            .max_active_clusters(kernels::clusters::cluster_ranks, config)
+            .unwrap();
+        eprintln!("clusters of 16 blocks of 1024 threads, {shared} bytes of dynamic shared memory: {active} at once");
+        let mut stage = s.gpu.zeros::<u32>(16).unwrap();
+        let mut out = s
+            .gpu
+            .zeros::<u32>(kernels::clusters::CLUSTER_FIELDS * 16 * 1024)
+            .unwrap();
+        let launched = watched("clusters of 16 (coop)", LAUNCH_LIMIT, || {
+            module
+                .launch(
+                    kernels::clusters::cluster_ranks,
+                    config,
+                    (&mut stage, &mut out),
+                )
+                .and_then(|()| s.gpu.download(&out))
+        });
+        if active == 0 {
+            assert!(
+                matches!(
+                    launched,
+                    Err(Error::InvalidLaunch {
+                        problem: LaunchProblem::ClusterNotSchedulable { .. },
+                        ..
+                    })
+                ),
+                "{launched:?}"
+            );
+        } else {
+            assert!(launched.unwrap() == c::reference(16, 1024, 16));
+        }
+    }
 }
 
 /// The kernel of the hang report, as its user wrote it, at the sizes of

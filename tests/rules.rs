@@ -2651,8 +2651,8 @@ fn cluster_shapes_the_hardware_refuses_are_refused() {
     for (config, expected) in [
         (cfg(6, 32).with_cluster(4), "does not divide the grid's 6"),
         (
-            cfg(32, 32).with_cluster(16),
-            "a cluster of 16 blocks: at most 8",
+            cfg(32, 32).with_cluster(32),
+            "a cluster of 32 blocks: at most 16",
         ),
     ] {
         let err = cpu()

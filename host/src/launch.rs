@@ -58,9 +58,12 @@ impl LaunchConfig {
     /// The same launch in clusters of `cluster` blocks (sm_90 and later):
     /// the GPU runs each cluster's blocks at once, and `Cluster::sync`
     /// waits for all of them. Each dimension must divide the grid's, and a
-    /// cluster holds at most 8 blocks (the portable limit); a launch that
-    /// breaks either, or on a GPU before sm_90, is refused with
-    /// [`LaunchProblem`]s that say so.
+    /// cluster holds at most 16 blocks (8 is the portable limit; sm_90
+    /// GPUs take up to 16, which coop allows on the kernel when asked for);
+    /// a launch that breaks either, on a GPU before sm_90, or whose
+    /// clusters do not fit on the GPU at once
+    /// ([`Module::max_active_clusters`](crate::Module::max_active_clusters)),
+    /// is refused with [`LaunchProblem`]s that say so.
     ///
     /// ```
     /// use coop_host::{DeviceLimits, KernelLimits, LaunchConfig, LaunchProblem};
@@ -72,9 +75,10 @@ impl LaunchConfig {
     ///     Err(LaunchProblem::ClusterDoesNotDivideGrid { .. })
     /// ));
     /// assert!(matches!(
-    ///     LaunchConfig::new(32, 128).with_cluster(16).validate(&device, &kernel),
-    ///     Err(LaunchProblem::ClusterTooLarge { blocks: 16, max: 8 })
+    ///     LaunchConfig::new(32, 128).with_cluster(32).validate(&device, &kernel),
+    ///     Err(LaunchProblem::ClusterTooLarge { blocks: 32, max: 16 })
     /// ));
+    /// assert!(LaunchConfig::new(32, 128).with_cluster(16).validate(&device, &kernel).is_ok());
     /// ```
     pub fn with_cluster(mut self, cluster: impl Into<Dim3>) -> Self {
         self.cluster = cluster.into();
@@ -155,10 +159,10 @@ impl LaunchConfig {
                 }
             }
             let blocks = self.cluster.volume();
-            if blocks > MAX_CLUSTER_BLOCKS as u64 {
+            if blocks > MAX_NON_PORTABLE_CLUSTER_BLOCKS as u64 {
                 return Err(LaunchProblem::ClusterTooLarge {
                     blocks,
-                    max: MAX_CLUSTER_BLOCKS,
+                    max: MAX_NON_PORTABLE_CLUSTER_BLOCKS,
                 });
             }
         }
@@ -200,6 +204,10 @@ pub(crate) fn check_co_resident(
 /// Blocks a cluster may hold on every GPU that has clusters (CUDA's
 /// portable cluster size).
 pub const MAX_CLUSTER_BLOCKS: u32 = 8;
+
+/// Blocks a cluster may hold on sm_90 GPUs when the kernel allows
+/// non-portable cluster sizes, which coop does for larger clusters.
+pub const MAX_NON_PORTABLE_CLUSTER_BLOCKS: u32 = 16;
 
 fn axes(d: Dim3, max: Dim3) -> [(char, u32, u32); 3] {
     [('x', d.x, max.x), ('y', d.y, max.y), ('z', d.z, max.z)]

@@ -80,7 +80,7 @@ pub use device::{Buffer, Device, Input, Launcher, Output, Program, ProgramRef};
 pub use error::{Error, LaunchProblem};
 pub use fault::LaunchRecord;
 pub use gpu::{Code, Gpu, Module, Timer};
-pub use launch::{LaunchConfig, MAX_CLUSTER_BLOCKS};
+pub use launch::{LaunchConfig, MAX_CLUSTER_BLOCKS, MAX_NON_PORTABLE_CLUSTER_BLOCKS};
 pub use limits::{DeviceLimits, KernelLimits};
 pub use ptx::PtxSet;
 

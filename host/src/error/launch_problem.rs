@@ -112,13 +112,33 @@ pub enum LaunchProblem {
         /// The grid's extent.
         grid: u32,
     },
-    /// More blocks in a cluster than every GPU with clusters allows.
-    #[error("a cluster of {blocks} blocks: at most {max} are allowed (the portable cluster size)")]
+    /// More blocks in a cluster than any GPU allows.
+    #[error(
+        "a cluster of {blocks} blocks: at most {max} are allowed (8 on every GPU with clusters, \
+         up to 16 on sm_90 GPUs as a non-portable size)"
+    )]
     ClusterTooLarge {
         /// Blocks asked for.
         blocks: u64,
         /// The limit.
         max: u32,
+    },
+    /// No cluster of this shape fits on the GPU at once (the driver's
+    /// cluster occupancy is 0): a cluster's blocks must all run together
+    /// on one group of multiprocessors.
+    #[error(
+        "no cluster of {} blocks of {block_threads} threads with {shared_bytes} bytes of shared \
+         memory each fits on this GPU at once (a cluster's blocks run together on one group of \
+         multiprocessors): use a smaller cluster, fewer threads or less shared memory a block \
+         (`Module::max_active_clusters` gives the figure)", cluster.volume()
+    )]
+    ClusterNotSchedulable {
+        /// The cluster's shape in blocks.
+        cluster: Dim3,
+        /// Threads a block.
+        block_threads: u32,
+        /// Static plus dynamic shared memory a block, in bytes.
+        shared_bytes: u32,
     },
     /// A cooperative kernel launched in clusters.
     #[error("a cooperative kernel cannot be launched in clusters here: launch it without `with_cluster`")]

@@ -11,6 +11,46 @@ use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::{Arc, Mutex};
 
+/// Makes `function` (kernel `name`) require clusters of `cluster` blocks
+/// (none for 1, 1, 1) unless it already does, allowing sizes past the
+/// portable 8 blocks when asked for; `clusters` is the module's record,
+/// locked by the caller for as long as the launch needs the shape.
+fn require_cluster(
+    clusters: &mut HashMap<&'static str, Dim3>,
+    name: &'static str,
+    function: &CudaFunction,
+    cluster: Dim3,
+) -> Result<(), Error> {
+    let wanted = if cluster == Dim3::new(1, 1, 1) {
+        Dim3::new(0, 0, 0)
+    } else {
+        cluster
+    };
+    let current = clusters.get(name).copied().unwrap_or(Dim3::new(0, 0, 0));
+    if current == wanted {
+        return Ok(());
+    }
+    let set = |attribute: FnAttr, value: u32| {
+        function
+            .set_attribute(attribute, value as i32)
+            .map_err(|source| Error::Launch {
+                kernel: name,
+                source,
+            })
+    };
+    if wanted.volume() > crate::MAX_CLUSTER_BLOCKS as u64 {
+        set(
+            FnAttr::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+            1,
+        )?;
+    }
+    set(FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, wanted.x)?;
+    set(FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, wanted.y)?;
+    set(FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, wanted.z)?;
+    clusters.insert(name, wanted);
+    Ok(())
+}
+
 /// What a [`Module`] was loaded from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Code {
@@ -51,7 +91,12 @@ pub struct Module {
     /// The cluster shape each kernel's function was last set to require
     /// (absent: never set, which requires none).
     clusters: Mutex<HashMap<&'static str, Dim3>>,
+    /// Clusters that can run at once, by (kernel, cluster, block, dynamic
+    /// shared bytes).
+    cluster_occupancy: Mutex<HashMap<ClusterKey, u32>>,
 }
+
+type ClusterKey = (&'static str, Dim3, Dim3, u32);
 
 impl Drop for Module {
     fn drop(&mut self) {
@@ -89,6 +134,7 @@ impl Module {
             functions: Mutex::new(HashMap::new()),
             occupancy: Mutex::new(HashMap::new()),
             clusters: Mutex::new(HashMap::new()),
+            cluster_occupancy: Mutex::new(HashMap::new()),
         })
     }
 
@@ -113,6 +159,7 @@ impl Module {
             functions: Mutex::new(HashMap::new()),
             occupancy: Mutex::new(HashMap::new()),
             clusters: Mutex::new(HashMap::new()),
+            cluster_occupancy: Mutex::new(HashMap::new()),
         })
     }
 
@@ -194,6 +241,90 @@ impl Module {
         Ok(per.saturating_mul(self.gpu.limits().multiprocessors))
     }
 
+    /// How many clusters of `config`'s shape (its blocks, threads and
+    /// dynamic shared memory) can run on this GPU at once: the driver's
+    /// cluster occupancy figure (CUDA's `cudaOccupancyMaxActiveClusters`).
+    /// A cluster's blocks run together on one group of multiprocessors, so
+    /// a large cluster of large blocks may not fit at all: `launch` refuses
+    /// such a launch with
+    /// [`LaunchProblem::ClusterNotSchedulable`](crate::LaunchProblem::ClusterNotSchedulable)
+    /// instead of the driver's error code. Clusters of more than 8 blocks
+    /// (up to 16, sm_90's non-portable sizes) are allowed on the kernel
+    /// when asked for.
+    pub fn max_active_clusters<K: Kernel>(
+        &self,
+        kernel: K,
+        config: LaunchConfig,
+    ) -> Result<u32, Error> {
+        let (function, limits) = self.function(kernel)?;
+        config
+            .validate(self.gpu.limits(), &limits)
+            .map_err(|problem| Error::InvalidLaunch {
+                kernel: K::NAME,
+                problem,
+            })?;
+        if config.cluster == Dim3::new(1, 1, 1) {
+            return Err(Error::InvalidArgument {
+                call: "Module::max_active_clusters",
+                problem: "`config` has no cluster dimensions: give it some with \
+                          `LaunchConfig::with_cluster`"
+                    .into(),
+            });
+        }
+        let mut clusters = self.clusters.lock().unwrap_or_else(|p| p.into_inner());
+        if config.shared_memory_bytes + limits.static_shared_bytes
+            > self.gpu.limits().max_shared_per_block
+        {
+            function
+                .set_attribute(
+                    FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    config.shared_memory_bytes as i32,
+                )
+                .map_err(Error::driver(format!(
+                    "allowing `{}` its dynamic shared memory",
+                    K::NAME
+                )))?;
+        }
+        require_cluster(&mut clusters, K::NAME, &function, config.cluster)?;
+        self.active_clusters(K::NAME, &function, &config)
+    }
+
+    /// [`max_active_clusters`](Self::max_active_clusters) once the
+    /// function requires the cluster shape (cached).
+    fn active_clusters(
+        &self,
+        name: &'static str,
+        function: &CudaFunction,
+        config: &LaunchConfig,
+    ) -> Result<u32, Error> {
+        let key = (
+            name,
+            config.cluster,
+            config.block,
+            config.shared_memory_bytes,
+        );
+        let mut cache = self
+            .cluster_occupancy
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(&n) = cache.get(&key) {
+            return Ok(n);
+        }
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: (config.grid.x, config.grid.y, config.grid.z),
+            block_dim: (config.block.x, config.block.y, config.block.z),
+            shared_mem_bytes: config.shared_memory_bytes,
+        };
+        let n = function
+            .occupancy_max_active_clusters(cfg, self.gpu.stream())
+            .map_err(Error::driver(format!(
+                "computing how many clusters of {} blocks of `{name}` fit at once",
+                config.cluster.volume()
+            )))?;
+        cache.insert(key, n);
+        Ok(n)
+    }
+
     /// Launches `kernel` on the module's stream with `args`, one per
     /// non-handle parameter in order, checked against the kernel's
     /// signature at compile time. The configuration is checked against the
@@ -259,26 +390,19 @@ impl Module {
                 problem: crate::LaunchProblem::CooperativeCluster,
             });
         }
-        let wanted = if config.cluster == no_cluster {
-            Dim3::new(0, 0, 0)
-        } else {
-            config.cluster
-        };
-        let current = clusters.get(K::NAME).copied().unwrap_or(Dim3::new(0, 0, 0));
-        if current != wanted {
-            for (attribute, value) in [
-                (FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, wanted.x),
-                (FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, wanted.y),
-                (FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, wanted.z),
-            ] {
-                function
-                    .set_attribute(attribute, value as i32)
-                    .map_err(|source| Error::Launch {
-                        kernel: K::NAME,
-                        source,
-                    })?;
+        require_cluster(&mut clusters, K::NAME, &function, config.cluster)?;
+        if config.cluster != no_cluster {
+            let active = self.active_clusters(K::NAME, &function, &config)?;
+            if active == 0 {
+                return Err(Error::InvalidLaunch {
+                    kernel: K::NAME,
+                    problem: crate::LaunchProblem::ClusterNotSchedulable {
+                        cluster: config.cluster,
+                        block_threads: config.block.volume() as u32,
+                        shared_bytes: limits.static_shared_bytes.saturating_add(dynamic),
+                    },
+                });
             }
-            clusters.insert(K::NAME, wanted);
         }
         if K::COOPERATIVE {
             if !self.gpu.limits().cooperative_launch {
