@@ -226,13 +226,7 @@ where
     T: Shuffle + AtomicElem,
     O: AtomicUpdate<T>,
 {
-    let site = core::panic::Location::caller();
-    <crate::backend::target::Target as crate::backend::Naming>::entering(
-        "inclusive_scan_update",
-        site,
-    );
-    let update = |total| O::fetch_update(target, index, total);
-    group.scan_update_in(value, op, update, site).0
+    scan_update(group, target, index, value, op, "inclusive_scan_update").0
 }
 
 /// An exclusive scan of every thread's `value` with `op`, whose total the
@@ -284,11 +278,29 @@ where
     T: Shuffle + AtomicElem,
     O: AtomicUpdate<T>,
 {
+    scan_update(group, target, index, value, op, "exclusive_scan_update").1
+}
+
+/// The two scan updates' shared body: the group's scan, whose total one
+/// thread fetches into element `index` of `target`, named `call` in the CPU
+/// backend's diagnostics. Returns (inclusive, exclusive).
+#[inline(always)]
+#[track_caller]
+fn scan_update<G, T, O>(
+    group: &G,
+    target: &AtomicOut<'_, T>,
+    index: usize,
+    value: T,
+    op: O,
+    call: &'static str,
+) -> (T, T)
+where
+    G: Group,
+    T: Shuffle + AtomicElem,
+    O: AtomicUpdate<T>,
+{
     let site = core::panic::Location::caller();
-    <crate::backend::target::Target as crate::backend::Naming>::entering(
-        "exclusive_scan_update",
-        site,
-    );
+    <crate::backend::target::Target as crate::backend::Naming>::entering(call, site);
     let update = |total| O::fetch_update(target, index, total);
-    group.scan_update_in(value, op, update, site).1
+    group.scan_update_in(value, op, update, site)
 }
