@@ -749,6 +749,46 @@ fn split_barriers_match_the_host_and_cuda() {
     );
 }
 
+/// Launch bounds and register caps (`launch_bounds` kernels): results as
+/// the host's, the bounded block refused, and the registers ptxas gave
+/// each kernel within its declared cap; the occupancy search on the
+/// driver's figures.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn launch_bounds_cap_registers_and_refuse_larger_blocks_on_the_gpu() {
+    use coop_tests::kernels::launch_bounds as k;
+    let _watch = watch("the GPU test `launch_bounds_...`", TEST_LIMIT);
+    let s = suite();
+    let gpu = coop_host::Device::Gpu(s.gpu.clone());
+    let program = gpu.load(&TEST_KERNELS_PTX).unwrap();
+    let cases = coop_tests::launch_bounds_cases::check_all(&gpu, &program).unwrap();
+    let coop_host::Program::Gpu(module) = &program else {
+        unreachable!("loaded on a GPU")
+    };
+    let capped = module.kernel_resources(k::capped_mix).unwrap();
+    let uncapped = module.kernel_resources(k::uncapped_mix).unwrap();
+    let bounded = module.kernel_resources(k::bounded_block_sum).unwrap();
+    assert!(capped.registers <= 24, "{capped:?}");
+    assert_eq!(bounded.max_threads_per_block, 256, "{bounded:?}");
+    // 8 blocks of 256 on a multiprocessor of 65536 registers: 32 a thread.
+    assert!(bounded.registers <= 32, "{bounded:?}");
+    let best = module
+        .occupancy_block_size(k::unbounded_block_sum, |_| 0)
+        .unwrap();
+    let sm = s.gpu.limits();
+    assert!(
+        best.block_threads * best.blocks_per_multiprocessor <= sm.max_threads_per_multiprocessor
+    );
+    assert_eq!(
+        best.grid_blocks,
+        best.blocks_per_multiprocessor * sm.multiprocessors
+    );
+    eprintln!(
+        "launch bounds: {cases} cases; capped_mix {capped:?}, uncapped_mix {uncapped:?}, \
+         bounded_block_sum {bounded:?}; occupancy of unbounded_block_sum {best:?}"
+    );
+}
+
 /// Clusters (`clusters::cluster_ranks`, launched with `with_cluster` of 1,
 /// 2, 4 and 8 blocks): every rank and a value passed across
 /// `Cluster::sync` equal the host's, the CPU backend's and CUDA's

@@ -17,6 +17,8 @@ pub mod dynamic_cases;
 pub mod grid_cases;
 #[path = "histogram_cases.rs"]
 pub mod histogram_cases;
+#[path = "launch_bounds_cases.rs"]
+pub mod launch_bounds_cases;
 #[path = "loop_shapes.rs"]
 pub mod loop_shapes;
 #[path = "math_cases.rs"]

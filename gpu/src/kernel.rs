@@ -71,6 +71,27 @@ pub trait Kernel: Copy {
     /// assert!(!<one_phase as Kernel>::COOPERATIVE);
     /// ```
     const COOPERATIVE: bool = false;
+    /// The kernel's launch bounds and register cap, from
+    /// `#[kernel(max_threads = .., min_blocks = .., max_registers = ..)]`
+    /// (CUDA C++'s `__launch_bounds__` and `__maxnreg__`). A launch of
+    /// more threads a block than `max_threads` is refused on both
+    /// backends.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::{Kernel, LaunchBounds};
+    ///
+    /// #[kernel(max_threads = 256, min_blocks = 4)]
+    /// pub fn bounded(grid: Grid, out: Out<u32>) {}
+    ///
+    /// #[kernel]
+    /// pub fn free(grid: Grid, out: Out<u32>) {}
+    ///
+    /// assert_eq!(<bounded as Kernel>::LAUNCH_BOUNDS.max_threads, Some(256));
+    /// assert_eq!(<bounded as Kernel>::LAUNCH_BOUNDS.min_blocks, Some(4));
+    /// assert_eq!(<free as Kernel>::LAUNCH_BOUNDS, LaunchBounds::NONE);
+    /// ```
+    const LAUNCH_BOUNDS: LaunchBounds = LaunchBounds::NONE;
 
     /// Runs the kernel's body as the calling thread of the CPU backend.
     ///
@@ -80,6 +101,56 @@ pub trait Kernel: Copy {
     /// live host buffers and values matching `Params`.
     #[doc(hidden)]
     unsafe fn run_lane(words: <Self::Params as params::ParamList>::Words);
+}
+
+/// What a kernel promises about its launches, and the register cap it
+/// asks of ptxas: the arguments of `#[kernel(..)]`.
+///
+/// `coop_build` turns them into the PTX directives `.maxntid`,
+/// `.minnctapersm` and `.maxnreg` on the kernel's entry point, so that
+/// ptxas fits the kernel's registers to them (CUDA C++'s
+/// `__launch_bounds__(max_threads, min_blocks)` and `__maxnreg__`);
+/// `coop_host` refuses a launch of more threads a block than
+/// `max_threads`, on a GPU and on the CPU backend alike.
+///
+/// - `max_threads`: the most threads a block of any launch has (1 to
+///   1024). ptxas may then use up to `65536 / max_threads` registers a
+///   thread, no more.
+/// - `min_blocks`: with `max_threads`, how many such blocks one
+///   multiprocessor should run at once (1 to 32); ptxas caps the
+///   registers so that they fit, spilling what does not.
+/// - `max_registers`: the registers a thread may use (16 to 255), an
+///   explicit cap; not together with `min_blocks`, which caps them too.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::{Kernel, LaunchBounds};
+///
+/// #[kernel(max_registers = 40)]
+/// pub fn lean(grid: Grid, out: Out<u32>) {}
+///
+/// assert_eq!(
+///     <lean as Kernel>::LAUNCH_BOUNDS,
+///     LaunchBounds { max_threads: None, min_blocks: None, max_registers: Some(40) }
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LaunchBounds {
+    /// Most threads a block of any launch of the kernel has.
+    pub max_threads: Option<u32>,
+    /// Blocks of `max_threads` one multiprocessor should hold at once.
+    pub min_blocks: Option<u32>,
+    /// Registers a thread may use.
+    pub max_registers: Option<u32>,
+}
+
+impl LaunchBounds {
+    /// No bounds: any block the device allows, registers as ptxas sees fit.
+    pub const NONE: LaunchBounds = LaunchBounds {
+        max_threads: None,
+        min_blocks: None,
+        max_registers: None,
+    };
 }
 
 /// Marker types naming what the host passes for each kernel parameter.

@@ -147,7 +147,7 @@ pub use groups::thread_group::{SyncGroup, ThreadGroup};
 pub use groups::tile::{
     AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
 };
-pub use kernel::{Kernel, KernelParam};
+pub use kernel::{Kernel, KernelParam, LaunchBounds};
 pub use memory::device_copy::DeviceCopy;
 pub use memory::out::Out;
 

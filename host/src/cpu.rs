@@ -2,7 +2,8 @@
 //! memory through coop's emulator, with a GPU launch's checks.
 
 use crate::args::CpuArgs;
-use crate::{DeviceLimits, Error, KernelLimits, LaunchConfig, LaunchProblem};
+use crate::limits::{choose_block_size, no_block_size_fits};
+use crate::{BlockSizeChoice, DeviceLimits, Error, KernelLimits, LaunchConfig, LaunchProblem};
 use coop::cpu::{Emulator, Report};
 use coop::kernel::params::ParamList;
 use coop::Kernel;
@@ -117,8 +118,70 @@ impl Cpu {
         block_threads: u32,
         dynamic_shared_bytes: u32,
     ) -> u32 {
+        if K::LAUNCH_BOUNDS
+            .max_threads
+            .is_some_and(|bound| block_threads > bound)
+        {
+            return 0;
+        }
         let shared = (K::STATIC_SHARED_BYTES as u32).saturating_add(dynamic_shared_bytes);
         self.limits.resident_blocks(block_threads, shared)
+    }
+
+    /// The block size at which `kernel` keeps the most threads running on
+    /// each emulated multiprocessor, given its shared memory and launch
+    /// bounds, with `dynamic_shared_bytes(block_threads)` bytes of dynamic
+    /// shared memory a block; and the grid that fills the emulated device
+    /// at that size. The same search as on a GPU
+    /// ([`Module::occupancy_block_size`](crate::Module::occupancy_block_size)),
+    /// over [`resident_blocks`](Self::resident_blocks) (no registers here).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{BlockSizeChoice, Cpu};
+    ///
+    /// #[kernel]
+    /// pub fn stage(block: ThreadBlock, tile: Shared<[f32]>) {}
+    ///
+    /// #[kernel(max_threads = 256)]
+    /// pub fn bounded(grid: Grid) {}
+    ///
+    /// let cpu = Cpu::new(); // one multiprocessor of an sm_90 GPU
+    /// // 4 bytes a thread: a block of 1024 takes 4 KiB, two fit.
+    /// let choice = cpu.occupancy_block_size(stage, |threads| 4 * threads)?;
+    /// assert_eq!(
+    ///     choice,
+    ///     BlockSizeChoice { block_threads: 1024, blocks_per_multiprocessor: 2, grid_blocks: 2 }
+    /// );
+    /// // 100 KiB a block whatever its size: two fit in 228 KiB, so the
+    /// // largest block holds the most threads.
+    /// let choice = cpu.occupancy_block_size(stage, |_| 100 * 1024)?;
+    /// assert_eq!((choice.block_threads, choice.blocks_per_multiprocessor), (1024, 2));
+    /// // 120 KiB: one fits.
+    /// assert_eq!(cpu.occupancy_block_size(stage, |_| 120 * 1024)?.blocks_per_multiprocessor, 1);
+    /// // The kernel's bound caps the search.
+    /// assert_eq!(cpu.occupancy_block_size(bounded, |_| 0)?.block_threads, 256);
+    /// // Too much shared memory for any block: a typed error.
+    /// assert!(cpu.occupancy_block_size(stage, |_| 1 << 20).is_err());
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[doc(alias = "cudaOccupancyMaxPotentialBlockSize")]
+    pub fn occupancy_block_size<K: Kernel>(
+        &self,
+        kernel: K,
+        dynamic_shared_bytes: impl Fn(u32) -> u32,
+    ) -> Result<BlockSizeChoice, Error> {
+        let max_threads = kernel_limits::<K>(&self.limits).max_threads_per_block;
+        choose_block_size::<Error>(max_threads, self.limits.multiprocessors, |threads| {
+            Ok(self.resident_blocks(kernel, threads, dynamic_shared_bytes(threads)))
+        })?
+        .ok_or_else(|| {
+            no_block_size_fits(
+                "Cpu::occupancy_block_size",
+                K::NAME,
+                dynamic_shared_bytes(32),
+            )
+        })
     }
 
     /// The most blocks of `block_threads` threads, each with
@@ -171,11 +234,7 @@ impl Cpu {
         K::Params: ParamList,
     {
         let limits = &self.limits;
-        // Kernels have no register limit here: the device's limit is theirs.
-        let kernel_limits = KernelLimits {
-            max_threads_per_block: limits.max_threads_per_block,
-            static_shared_bytes: K::STATIC_SHARED_BYTES as u32,
-        };
+        let kernel_limits = kernel_limits::<K>(limits);
         config
             .validate(limits, &kernel_limits)
             .map_err(|problem| Error::InvalidLaunch {
@@ -232,5 +291,17 @@ impl Cpu {
             )
         }?;
         Ok(report)
+    }
+}
+
+/// A kernel's limits on the CPU backend: no register limit (the device's
+/// thread limit is the kernel's), its launch bound, its static shared
+/// memory.
+fn kernel_limits<K: Kernel>(limits: &DeviceLimits) -> KernelLimits {
+    let bound = K::LAUNCH_BOUNDS.max_threads;
+    KernelLimits {
+        max_threads_per_block: limits.max_threads_per_block.min(bound.unwrap_or(u32::MAX)),
+        static_shared_bytes: K::STATIC_SHARED_BYTES as u32,
+        max_threads_bound: bound,
     }
 }

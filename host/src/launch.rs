@@ -2,7 +2,7 @@
 //! device's and the kernel's limits before the driver sees it
 //! ([`LaunchProblem`] says what was wrong).
 
-use crate::{DeviceLimits, Dim3, KernelLimits, LaunchProblem};
+use crate::{DeviceLimits, Dim3, KernelLimits, LaunchProblem, ThreadLimit};
 
 /// The shape of a launch: blocks in the grid, threads in a block, and
 /// dynamic shared memory per block.
@@ -68,7 +68,7 @@ impl LaunchConfig {
     /// ```
     /// use coop_host::{DeviceLimits, KernelLimits, LaunchConfig, LaunchProblem};
     /// let device = DeviceLimits::cpu_backend(); // sm_90
-    /// let kernel = KernelLimits { max_threads_per_block: 1024, static_shared_bytes: 0 };
+    /// let kernel = KernelLimits::new(1024, 0);
     /// assert!(LaunchConfig::new(8, 128).with_cluster(4).validate(&device, &kernel).is_ok());
     /// assert!(matches!(
     ///     LaunchConfig::new(6, 128).with_cluster(4).validate(&device, &kernel),
@@ -97,7 +97,7 @@ impl LaunchConfig {
     /// ```
     /// use coop_host::{DeviceLimits, KernelLimits, LaunchConfig, LaunchProblem};
     /// let device = DeviceLimits::cpu_backend(); // those of an sm_90 GPU
-    /// let kernel = KernelLimits { max_threads_per_block: 1024, static_shared_bytes: 0 };
+    /// let kernel = KernelLimits::new(1024, 0);
     /// assert!(LaunchConfig::new(4, 256).validate(&device, &kernel).is_ok());
     /// assert!(matches!(
     ///     LaunchConfig::new(4, (32, 64)).validate(&device, &kernel),
@@ -134,15 +134,24 @@ impl LaunchConfig {
             }
         }
         let threads = self.block.volume();
+        let bound = kernel.max_threads_bound.unwrap_or(u32::MAX);
         let max_threads = device
             .max_threads_per_block
-            .min(kernel.max_threads_per_block);
+            .min(kernel.max_threads_per_block)
+            .min(bound);
         if threads > max_threads as u64 {
+            let limit = if bound == max_threads {
+                ThreadLimit::LaunchBounds
+            } else if kernel.max_threads_per_block < device.max_threads_per_block {
+                ThreadLimit::Registers
+            } else {
+                ThreadLimit::Device
+            };
             return Err(LaunchProblem::TooManyThreads {
                 block: self.block,
                 threads,
                 max: max_threads,
-                kernel_limited: kernel.max_threads_per_block < device.max_threads_per_block,
+                limit,
             });
         }
         if self.cluster != Dim3::new(1, 1, 1) {
@@ -222,10 +231,7 @@ mod tests {
         DeviceLimits::cpu_backend()
     }
 
-    const KERNEL: KernelLimits = KernelLimits {
-        max_threads_per_block: 1024,
-        static_shared_bytes: 1024,
-    };
+    const KERNEL: KernelLimits = KernelLimits::new(1024, 1024);
 
     #[test]
     fn accepts_the_limits_themselves() {
@@ -282,7 +288,7 @@ mod tests {
                 block: Dim3::new(32, 33, 1),
                 threads: 1056,
                 max: 1024,
-                kernel_limited: false
+                limit: ThreadLimit::Device
             }
         );
         assert_eq!(
@@ -306,10 +312,7 @@ mod tests {
 
     #[test]
     fn a_register_heavy_kernel_lowers_the_thread_limit() {
-        let heavy = KernelLimits {
-            max_threads_per_block: 512,
-            static_shared_bytes: 0,
-        };
+        let heavy = KernelLimits::new(512, 0);
         let e = LaunchConfig::new(1, 1024)
             .validate(&sm_90(), &heavy)
             .unwrap_err();

@@ -77,11 +77,11 @@ pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
 pub use coop_build::{convergence, BuildError, PtxBuilder};
 pub use cpu::Cpu;
 pub use device::{Buffer, Device, Input, Launcher, Output, Program, ProgramRef};
-pub use error::{Error, LaunchProblem};
+pub use error::{Error, LaunchProblem, ThreadLimit};
 pub use fault::LaunchRecord;
 pub use gpu::{Code, Gpu, Module, Timer};
 pub use launch::{LaunchConfig, MAX_CLUSTER_BLOCKS, MAX_NON_PORTABLE_CLUSTER_BLOCKS};
-pub use limits::{DeviceLimits, KernelLimits};
+pub use limits::{BlockSizeChoice, DeviceLimits, KernelLimits, KernelResources};
 pub use ptx::PtxSet;
 
 pub use coop;

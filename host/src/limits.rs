@@ -153,8 +153,145 @@ impl DeviceLimits {
 /// What a compiled kernel allows, from the driver's function attributes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelLimits {
-    /// Most threads per block, given the kernel's register use.
+    /// Most threads per block, given the kernel's register use and launch
+    /// bounds.
     pub max_threads_per_block: u32,
     /// Shared memory the kernel declares statically (bytes).
     pub static_shared_bytes: u32,
+    /// The kernel's `#[kernel(max_threads = N)]`, if it has one
+    /// ([`Kernel::LAUNCH_BOUNDS`](coop::Kernel::LAUNCH_BOUNDS)).
+    pub max_threads_bound: Option<u32>,
+}
+
+impl KernelLimits {
+    /// The limits of a kernel without launch bounds: `max_threads_per_block`
+    /// threads a block and `static_shared_bytes` of static shared memory.
+    ///
+    /// ```
+    /// use coop_host::KernelLimits;
+    /// let k = KernelLimits::new(1024, 0);
+    /// assert_eq!(k.max_threads_bound, None);
+    /// ```
+    pub const fn new(max_threads_per_block: u32, static_shared_bytes: u32) -> Self {
+        KernelLimits {
+            max_threads_per_block,
+            static_shared_bytes,
+            max_threads_bound: None,
+        }
+    }
+}
+
+/// What ptxas made of one kernel for this GPU, from the driver's function
+/// attributes: [`Module::kernel_resources`](crate::Module::kernel_resources).
+/// Compare `registers` with the kernel's `#[kernel(max_registers = ..)]`
+/// or bounds; `local_bytes` above 0 means registers spilled to local
+/// memory (or arrays the compiler could not keep in registers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelResources {
+    /// Registers a thread.
+    pub registers: u32,
+    /// Local memory a thread (bytes): spills and stack.
+    pub local_bytes: u32,
+    /// Static shared memory a block (bytes).
+    pub static_shared_bytes: u32,
+    /// Most threads a block, given the registers and launch bounds.
+    pub max_threads_per_block: u32,
+}
+
+/// The block size that keeps the most threads of a kernel running on each
+/// multiprocessor, and the grid that fills the device at that size: what
+/// [`Module::occupancy_block_size`](crate::Module::occupancy_block_size),
+/// [`Cpu::occupancy_block_size`](crate::Cpu::occupancy_block_size) and
+/// [`Program::occupancy_block_size`](crate::Program::occupancy_block_size)
+/// return (CUDA's `cudaOccupancyMaxPotentialBlockSize`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockSizeChoice {
+    /// Threads a block: a multiple of 32, at most the kernel's limit.
+    pub block_threads: u32,
+    /// Blocks of that size one multiprocessor runs at once.
+    pub blocks_per_multiprocessor: u32,
+    /// `blocks_per_multiprocessor` times the multiprocessors: the smallest
+    /// grid that keeps every multiprocessor as full as it gets, and the
+    /// most blocks a cooperative launch of that size may have.
+    pub grid_blocks: u32,
+}
+
+/// Searches block sizes from `max_threads` (rounded down to a warp) down
+/// to one warp for the one whose resident blocks (`resident(threads)`)
+/// hold the most threads; on a tie the larger block wins. `None` when no
+/// size fits at all.
+pub(crate) fn choose_block_size<E>(
+    max_threads: u32,
+    multiprocessors: u32,
+    mut resident: impl FnMut(u32) -> Result<u32, E>,
+) -> Result<Option<BlockSizeChoice>, E> {
+    let mut best: Option<BlockSizeChoice> = None;
+    let mut threads = max_threads / 32 * 32;
+    while threads >= 32 {
+        let blocks = resident(threads)?;
+        let running = blocks * threads;
+        if blocks > 0
+            && best.is_none_or(|b| running > b.blocks_per_multiprocessor * b.block_threads)
+        {
+            best = Some(BlockSizeChoice {
+                block_threads: threads,
+                blocks_per_multiprocessor: blocks,
+                grid_blocks: blocks.saturating_mul(multiprocessors),
+            });
+        }
+        threads -= 32;
+    }
+    Ok(best)
+}
+
+/// The error of an occupancy search that found no block size that fits.
+pub(crate) fn no_block_size_fits(
+    call: &'static str,
+    kernel: &str,
+    shared_at_one_warp: u32,
+) -> Error {
+    Error::InvalidArgument {
+        call,
+        problem: format!(
+            "no block of `{kernel}` fits a multiprocessor, not even one warp with {shared_at_one_warp} \
+             bytes of dynamic shared memory: ask for less shared memory a block"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod block_size_tests {
+    use super::*;
+
+    #[test]
+    fn the_fullest_multiprocessor_wins_and_ties_go_to_larger_blocks() {
+        let sm = DeviceLimits::cpu_backend();
+        let pick = |shared: u32| {
+            choose_block_size::<()>(1024, 132, |t| Ok(sm.resident_blocks(t, shared)))
+                .unwrap()
+                .unwrap()
+        };
+        // Threads alone: 1024 fills the 2048 threads of a multiprocessor.
+        assert_eq!(pick(0).block_threads, 1024);
+        assert_eq!(pick(0).blocks_per_multiprocessor, 2);
+        assert_eq!(pick(0).grid_blocks, 264);
+        // 100 KiB a block: two blocks fit whatever their size, so the
+        // largest block holds the most threads.
+        assert_eq!(pick(100 * 1024).blocks_per_multiprocessor, 2);
+        assert_eq!(pick(100 * 1024).block_threads, 1024);
+        // A thread limit of 100: 96 is the largest warp multiple, but 21
+        // blocks of 96 hold 2016 threads where 32 blocks of 64 (the most
+        // blocks a multiprocessor runs) hold all 2048.
+        let c = choose_block_size::<()>(100, 1, |t| Ok(sm.resident_blocks(t, 0)))
+            .unwrap()
+            .unwrap();
+        assert_eq!((c.block_threads, c.blocks_per_multiprocessor), (64, 32));
+        // Nothing fits: None.
+        assert_eq!(choose_block_size::<()>(1024, 1, |_| Ok(0)), Ok(None));
+        // A resident count that only a mid-sized block reaches.
+        let c = choose_block_size::<()>(1024, 1, |t| Ok(if t == 384 { 5 } else { 1 }))
+            .unwrap()
+            .unwrap();
+        assert_eq!((c.block_threads, c.blocks_per_multiprocessor), (384, 5));
+    }
 }

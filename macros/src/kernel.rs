@@ -52,17 +52,12 @@ enum Param {
 }
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let cooperative =
-        match attr.to_string().as_str() {
-            "" => false,
-            "cooperative" => true,
-            _ => return Err(syn::Error::new_spanned(
-                attr,
-                "#[kernel] takes no arguments but `cooperative` (`#[kernel(cooperative)]`, for a \
-                 kernel that takes a `CooperativeGrid` and syncs it); the PTX entry point is \
-                 named after the function",
-            )),
-        };
+    let Options {
+        cooperative,
+        max_threads,
+        min_blocks,
+        max_registers,
+    } = parse_options(attr)?;
     let func: ItemFn = syn::parse2(item)?;
     check_signature(&func)?;
 
@@ -217,6 +212,37 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
          of the crate); take the large array as a dynamic `Shared<[E]>` and size it at launch \
          with `LaunchConfig::with_shared_memory`"
     );
+    // The bounds reach the PTX as the name of an exported byte, which
+    // coop_build reads, removes, and turns into the entry point's
+    // `.maxntid`, `.minnctapersm` and `.maxnreg` (rustc has no attribute
+    // that reaches them).
+    let bounds_marker = if max_threads.is_some() || max_registers.is_some() {
+        let marker = format_ident!(
+            "__coop_bounds_{}_{}_{}_{}",
+            max_threads.unwrap_or(0),
+            min_blocks.unwrap_or(0),
+            max_registers.unwrap_or(0),
+            name
+        );
+        quote! {
+            #[cfg(target_arch = "nvptx64")]
+            #[no_mangle]
+            #[used]
+            #[allow(non_upper_case_globals)]
+            static #marker: u8 = 0;
+        }
+    } else {
+        quote!()
+    };
+    let option = |v: Option<u32>| match v {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (max_threads_t, min_blocks_t, max_registers_t) = (
+        option(max_threads),
+        option(min_blocks),
+        option(max_registers),
+    );
     let mut body_fn = func.clone();
     body_fn.sig.ident = body_name.clone();
     body_fn.vis = syn::Visibility::Inherited;
@@ -254,6 +280,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         #[derive(Clone, Copy, Debug)]
         #vis struct #name;
 
+        #bounds_marker
+
         #[cfg(not(target_arch = "nvptx64"))]
         impl ::coop::Kernel for #name {
             const NAME: &'static str = #name_str;
@@ -261,6 +289,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             type Params = (#(#host_params,)*);
             const PARAM_NAMES: &'static [&'static str] = &[#(#param_names),*];
             const COOPERATIVE: bool = #cooperative;
+            const LAUNCH_BOUNDS: ::coop::LaunchBounds = ::coop::LaunchBounds {
+                max_threads: #max_threads_t,
+                min_blocks: #min_blocks_t,
+                max_registers: #max_registers_t,
+            };
 
             #[allow(non_snake_case)]
             unsafe fn run_lane(
@@ -273,6 +306,128 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             }
         }
     })
+}
+
+/// The arguments of `#[kernel(..)]`.
+#[derive(Default)]
+struct Options {
+    cooperative: bool,
+    max_threads: Option<u32>,
+    min_blocks: Option<u32>,
+    max_registers: Option<u32>,
+}
+
+const OPTIONS_HELP: &str = "it takes `cooperative` (a kernel that syncs its grid through \
+     a `CooperativeGrid`), `max_threads = N` (the most threads a block of any launch has, 1 to \
+     1024), `min_blocks = N` (with `max_threads`: blocks one multiprocessor should hold at once, \
+     1 to 32) and `max_registers = N` (registers a thread may use, 16 to 255), separated by \
+     commas; the PTX entry point is named after the function";
+
+fn parse_options(attr: TokenStream) -> syn::Result<Options> {
+    use syn::parse::Parser;
+    let metas = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated
+        .parse2(attr)
+        .map_err(|e| syn::Error::new(e.span(), OPTIONS_HELP))?;
+    let mut options = Options::default();
+    let mut first_span: Option<Span> = None;
+    for meta in &metas {
+        match meta {
+            syn::Meta::Path(p) if p.is_ident("cooperative") => {
+                if options.cooperative {
+                    return Err(syn::Error::new_spanned(p, "`cooperative` is given twice"));
+                }
+                options.cooperative = true;
+            }
+            syn::Meta::NameValue(nv) => {
+                let key = nv
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
+                let (slot, range, what) = match key.as_str() {
+                    "max_threads" => (&mut options.max_threads, 1..=1024, "threads a block"),
+                    "min_blocks" => (&mut options.min_blocks, 1..=32, "blocks a multiprocessor"),
+                    "max_registers" => (&mut options.max_registers, 16..=255, "registers a thread"),
+                    _ => {
+                        return Err(syn::Error::new_spanned(
+                            &nv.path,
+                            format!("`{key}` is not an option of `#[kernel]`: {OPTIONS_HELP}"),
+                        ))
+                    }
+                };
+                if slot.is_some() {
+                    return Err(syn::Error::new_spanned(
+                        &nv.path,
+                        format!("`{key}` is given twice"),
+                    ));
+                }
+                let value = match &nv.value {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    }) => i.base10_parse::<u32>().ok(),
+                    _ => None,
+                };
+                match value {
+                    Some(v) if range.contains(&v) => *slot = Some(v),
+                    _ => {
+                        return Err(syn::Error::new_spanned(
+                            &nv.value,
+                            format!(
+                                "`{key}` takes a whole number of {what} from {} to {}, \
+                                 written as a literal (`{key} = {}`)",
+                                range.start(),
+                                range.end(),
+                                range.end().min(&256)
+                            ),
+                        ))
+                    }
+                }
+                first_span.get_or_insert(nv.path.span());
+            }
+            syn::Meta::Path(p)
+                if ["max_threads", "min_blocks", "max_registers"]
+                    .iter()
+                    .any(|k| p.is_ident(k)) =>
+            {
+                let key = quote!(#p).to_string();
+                let example = match key.as_str() {
+                    "max_threads" => "max_threads = 256",
+                    "min_blocks" => "max_threads = 256, min_blocks = 4",
+                    _ => "max_registers = 64",
+                };
+                return Err(syn::Error::new_spanned(
+                    p,
+                    format!("`{key}` takes a number: `#[kernel({example})]`"),
+                ));
+            }
+            _ => {
+                let written = quote!(#meta).to_string();
+                return Err(syn::Error::new_spanned(
+                    meta,
+                    format!("`{written}` is not an option of `#[kernel]`: {OPTIONS_HELP}"),
+                ));
+            }
+        }
+    }
+    let span = first_span.unwrap_or_else(Span::call_site);
+    if options.min_blocks.is_some() && options.max_threads.is_none() {
+        return Err(syn::Error::new(
+            span,
+            "`min_blocks` counts blocks of `max_threads` threads: give `max_threads` too \
+             (`#[kernel(max_threads = 256, min_blocks = 4)]`), as CUDA's \
+             `__launch_bounds__(256, 4)` does",
+        ));
+    }
+    if options.min_blocks.is_some() && options.max_registers.is_some() {
+        return Err(syn::Error::new(
+            span,
+            "`min_blocks` and `max_registers` both cap the kernel's registers: keep one \
+             (`min_blocks` lets ptxas derive the cap from the blocks that must fit; \
+             `max_registers` names it)",
+        ));
+    }
+    Ok(options)
 }
 
 fn check_signature(func: &ItemFn) -> syn::Result<()> {

@@ -210,7 +210,24 @@ impl PtxBuilder {
         let mut paths = Vec::new();
         for (&sm, ptx) in targets.iter().zip(built) {
             let dest = out_dir.join(format!("{output}.sm_{sm}.ptx"));
-            let ptx = self.limit_registers(ptx?, &package, sm)?;
+            let (ptx, bounds) = crate::launch_bounds::apply(&ptx?);
+            if let Some(b) = bounds.iter().find(|b| {
+                (b.max_registers.is_some() || b.min_blocks.is_some())
+                    && self.max_registers.iter().any(|(k, _)| *k == b.kernel)
+            }) {
+                return Err(BuildError::RegisterLimitTwice {
+                    kernel: b.kernel.clone(),
+                });
+            }
+            let ptx = self.limit_registers(ptx, &package, sm)?;
+            if !bounds.is_empty() && std::env::var_os("COOP_PTX_QUIET").is_none() {
+                report_spills(
+                    &ptx,
+                    sm,
+                    &bounds,
+                    out_dir.join(format!("{output}.sm_{sm}.bounds.ptx")),
+                );
+            }
             let findings = convergence::check(&ptx);
             if !findings.is_empty() && !self.allow_convergence_dependent {
                 return Err(BuildError::ConvergenceDependent {
@@ -525,6 +542,60 @@ fn scrub_env(cmd: &mut Command) {
             cmd.env_remove(key);
         }
     }
+}
+
+/// Prints a cargo warning for each kernel with launch bounds or a register
+/// cap that spills registers under them, when ptxas is at hand (`$PTXAS`,
+/// `ptxas` on `PATH` or in `/usr/local/cuda/bin`); says nothing without
+/// it (the GPU's driver assembles the PTX at load time either way, and
+/// `Module::kernel_resources` reports the local memory a kernel uses).
+fn report_spills(
+    ptx: &str,
+    sm: u32,
+    bounds: &[crate::launch_bounds::KernelBounds],
+    scratch: PathBuf,
+) {
+    println!("cargo::rerun-if-env-changed=PTXAS");
+    let candidates = [
+        std::env::var_os("PTXAS").map(PathBuf::from),
+        Some(PathBuf::from("ptxas")),
+        Some(PathBuf::from("/usr/local/cuda/bin/ptxas")),
+    ];
+    let Some(ptxas) = candidates.into_iter().flatten().find(|p| {
+        Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        return;
+    };
+    if std::fs::write(&scratch, ptx).is_err() {
+        return;
+    }
+    let mut cmd = Command::new(&ptxas);
+    cmd.arg(format!("-arch=sm_{sm}")).arg("-v");
+    for b in bounds {
+        cmd.arg("-e").arg(&b.kernel);
+    }
+    cmd.arg(&scratch)
+        .arg("-o")
+        .arg(scratch.with_extension("cubin"));
+    let Ok(out) = cmd.output() else { return };
+    let log =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    for (kernel, stores, loads) in crate::launch_bounds::spills(&log, bounds) {
+        let declared = bounds
+            .iter()
+            .find(|b| b.kernel == kernel)
+            .expect("spills names bounded kernels");
+        println!(
+            "cargo::warning=coop: `{kernel}` spills registers under its {declared} on sm_{sm} \
+             ({stores} bytes stored to local memory, {loads} loaded; ptxas -v): loosen the bound \
+             if the kernel runs slower than without it"
+        );
+    }
+    let _ = std::fs::remove_file(&scratch);
+    let _ = std::fs::remove_file(scratch.with_extension("cubin"));
 }
 
 #[cfg(test)]

@@ -117,6 +117,15 @@ pub enum BuildError {
         /// The name given.
         kernel: String,
     },
+    /// A register limit given both on the kernel and to the builder.
+    #[error(
+        "PtxBuilder::max_registers names `{kernel}`, whose `#[kernel(..)]` caps its registers \
+         already (`max_registers` or `min_blocks`): keep one of the two"
+    )]
+    RegisterLimitTwice {
+        /// The kernel.
+        kernel: String,
+    },
     /// A register limit outside what ptxas takes.
     #[error(
         "PtxBuilder::max_registers gives `{kernel}` {registers} registers a thread: a limit is \

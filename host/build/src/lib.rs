@@ -19,6 +19,7 @@ mod builder;
 pub mod convergence;
 mod dep_info;
 mod error;
+pub mod launch_bounds;
 mod manifest;
 pub mod register_limits;
 mod toolchain;

@@ -22,37 +22,11 @@ pub const REGISTER_LIMITS: std::ops::RangeInclusive<u32> = 16..=255;
 /// assert_eq!(missing, ["gone"]);
 /// ```
 pub fn limit_registers(ptx: &str, limits: &[(String, u32)]) -> (String, Vec<String>) {
-    let mut out = String::with_capacity(ptx.len() + 32 * limits.len());
-    let mut found = vec![false; limits.len()];
-    let mut pending: Option<u32> = None;
-    for line in ptx.split_inclusive('\n') {
-        out.push_str(line);
-        let text = line.trim();
-        if let Some(rest) = text
-            .strip_prefix(".visible .entry ")
-            .or_else(|| text.strip_prefix(".entry "))
-        {
-            let name = rest.split('(').next().unwrap_or("").trim();
-            pending = limits.iter().position(|(k, _)| k == name).map(|i| {
-                found[i] = true;
-                limits[i].1
-            });
-        }
-        // The directive goes after the parameter list's closing line.
-        if let Some(registers) = pending {
-            if text.ends_with(')') {
-                out.push_str(&format!(".maxnreg {registers}\n"));
-                pending = None;
-            }
-        }
-    }
-    let missing = limits
+    let directives: Vec<(String, String)> = limits
         .iter()
-        .zip(&found)
-        .filter(|(_, &f)| !f)
-        .map(|((k, _), _)| k.clone())
+        .map(|(k, r)| (k.clone(), format!(".maxnreg {r}\n")))
         .collect();
-    (out, missing)
+    crate::launch_bounds::insert_directives(ptx, &directives)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ pub use buffer::Buffer;
 pub use views::{Input, Output};
 
 use crate::args::{CpuArgs, KernelArgs};
-use crate::{Cpu, Error, Gpu, LaunchConfig, Module, PtxSet, Report};
+use crate::{BlockSizeChoice, Cpu, Error, Gpu, LaunchConfig, Module, PtxSet, Report};
 use coop::DeviceCopy;
 use coop::Kernel;
 use std::time::{Duration, Instant};
@@ -95,6 +95,48 @@ impl Device {
         match self {
             Device::Gpu(gpu) => gpu.upload(data).map(Buffer::Gpu),
             Device::Cpu(_) => Ok(Buffer::Cpu(data.to_vec())),
+        }
+    }
+
+    /// Copies `data` into `buffer`, an existing buffer of this device with
+    /// exactly `data.len()` elements: to reset a vector between launches
+    /// without allocating a new one. A buffer of the other backend, or of
+    /// another length, is refused with [`Error::InvalidArgument`].
+    ///
+    /// ```
+    /// use coop_host::Device;
+    ///
+    /// let device = Device::cpu();
+    /// let mut v = device.upload(&[1u32, 2, 3])?;
+    /// device.upload_into(&[7, 8, 9], &mut v)?;
+    /// assert_eq!(device.download(&v)?, [7, 8, 9]);
+    /// let err = device.upload_into(&[1, 2], &mut v).unwrap_err();
+    /// assert!(err.to_string().contains("`data` has 2 elements and the buffer 3"), "{err}");
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn upload_into<T: DeviceCopy>(
+        &self,
+        data: &[T],
+        buffer: &mut Buffer<T>,
+    ) -> Result<(), Error> {
+        match (self, buffer) {
+            (Device::Gpu(gpu), Buffer::Gpu(slice)) => gpu.upload_into(data, slice),
+            (Device::Cpu(_), Buffer::Cpu(v)) => {
+                crate::gpu::check_same_length("Device::upload_into", data.len(), v.len())?;
+                v.copy_from_slice(data);
+                Ok(())
+            }
+            (device, buffer) => Err(Error::InvalidArgument {
+                call: "Device::upload_into",
+                problem: format!(
+                    "the buffer is in {} and the device is {}: copy into a buffer this device made",
+                    match buffer {
+                        Buffer::Gpu(_) => "a GPU's memory",
+                        Buffer::Cpu(_) => "host memory (the CPU backend's)",
+                    },
+                    device.describe()
+                ),
+            }),
         }
     }
 
@@ -220,6 +262,51 @@ impl Program {
             Program::Cpu(cpu) => {
                 Ok(cpu.max_cooperative_blocks(kernel, block_threads, dynamic_shared_bytes))
             }
+        }
+    }
+
+    /// The block size at which `kernel` keeps the most threads running on
+    /// each multiprocessor, with `dynamic_shared_bytes(block_threads)`
+    /// bytes of dynamic shared memory a block, and the grid that fills the
+    /// device at that size: [`Module::occupancy_block_size`] on a GPU (the
+    /// driver's figures, registers included), [`Cpu::occupancy_block_size`]
+    /// on the CPU backend.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Device, LaunchConfig};
+    ///
+    /// #[kernel(cooperative)]
+    /// pub fn count_blocks(grid: CooperativeGrid, counter: Out<u32>) {
+    ///     grid.sync();
+    ///     if grid.thread_rank() == 0 {
+    ///         counter.write(0, grid.num_blocks() as u32);
+    ///     }
+    /// }
+    ///
+    /// # static PTX: coop_host::PtxSet = coop_host::PtxSet::new("none", &[]);
+    /// let device = Device::cpu();
+    /// let program = device.load(&PTX)?;
+    /// let best = program.occupancy_block_size(count_blocks, |_| 0)?;
+    /// // The grid that follows is one a cooperative launch may have.
+    /// let mut counter = device.zeros::<u32>(1)?;
+    /// program.launch(
+    ///     count_blocks,
+    ///     LaunchConfig::new(best.grid_blocks, best.block_threads),
+    ///     (&mut counter,),
+    /// )?;
+    /// assert_eq!(device.download(&counter)?, [best.grid_blocks]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[doc(alias = "cudaOccupancyMaxPotentialBlockSize")]
+    pub fn occupancy_block_size<K: Kernel>(
+        &self,
+        kernel: K,
+        dynamic_shared_bytes: impl Fn(u32) -> u32,
+    ) -> Result<BlockSizeChoice, Error> {
+        match self {
+            Program::Gpu(module) => module.occupancy_block_size(kernel, dynamic_shared_bytes),
+            Program::Cpu(cpu) => cpu.occupancy_block_size(kernel, dynamic_shared_bytes),
         }
     }
 

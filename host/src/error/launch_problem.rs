@@ -42,7 +42,7 @@ pub enum LaunchProblem {
     /// The block has more threads than the device or kernel allows.
     #[error(
         "the block {block} has {threads} threads; at most {max} are allowed{}",
-        if *kernel_limited { " for this kernel (its register use lowers the device's limit)" } else { " on this device" }
+        limit.reason(*max)
     )]
     TooManyThreads {
         /// The block asked for.
@@ -51,8 +51,8 @@ pub enum LaunchProblem {
         threads: u64,
         /// The limit.
         max: u32,
-        /// Whether the kernel's register use, not the device, sets the limit.
-        kernel_limited: bool,
+        /// What sets the limit.
+        limit: ThreadLimit,
     },
     /// A cooperative kernel's grid has more blocks than the device holds at
     /// once for this kernel, so that a grid sync would wait forever for
@@ -159,4 +159,35 @@ pub enum LaunchProblem {
         /// The device's opt-in limit.
         max: u32,
     },
+}
+
+/// What sets the most threads a block may have, in
+/// [`LaunchProblem::TooManyThreads`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ThreadLimit {
+    /// The device (1024 threads on every GPU coop runs on).
+    Device,
+    /// The kernel's register use: a block's threads must find their
+    /// registers on one multiprocessor.
+    Registers,
+    /// The kernel's own `#[kernel(max_threads = N)]` (its `.maxntid`).
+    LaunchBounds,
+}
+
+impl ThreadLimit {
+    /// The end of [`LaunchProblem::TooManyThreads`]'s message for a limit
+    /// of `max` threads.
+    fn reason(self, max: u32) -> String {
+        match self {
+            ThreadLimit::Device => " on this device".into(),
+            ThreadLimit::Registers => {
+                " for this kernel (its register use lowers the device's limit)".into()
+            }
+            ThreadLimit::LaunchBounds => format!(
+                " for this kernel, by its `#[kernel(max_threads = {max})]`: launch smaller \
+                 blocks, or raise the bound in the kernel's source"
+            ),
+        }
+    }
 }

@@ -3,7 +3,7 @@
 
 mod launch_problem;
 
-pub use launch_problem::LaunchProblem;
+pub use launch_problem::{LaunchProblem, ThreadLimit};
 
 use crate::fault::LaunchRecord;
 use cudarc::driver::sys::CUresult;

@@ -249,6 +249,21 @@ impl Gpu {
             .map_err(self.error(format!("copying {} elements to the GPU", data.len())))
     }
 
+    /// Copies `data` into the existing device buffer `buffer`, which must
+    /// have exactly `data.len()` elements (CUDA's `cudaMemcpy` host to
+    /// device). The copy is ordered on the GPU's stream after the launches
+    /// queued before it.
+    pub fn upload_into<T: DeviceRepr>(
+        &self,
+        data: &[T],
+        buffer: &mut CudaSlice<T>,
+    ) -> Result<(), Error> {
+        check_same_length("Gpu::upload_into", data.len(), buffer.len())?;
+        self.stream
+            .memcpy_htod(data, buffer)
+            .map_err(self.error(format!("copying {} elements to the GPU", data.len())))
+    }
+
     /// A new device buffer of `len` zeroed elements.
     pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
         &self,
@@ -344,4 +359,22 @@ impl Drop for Gpu {
             std::mem::forget(Arc::clone(&self.ctx));
         }
     }
+}
+
+/// The error of a copy between buffers of different lengths.
+pub(crate) fn check_same_length(
+    call: &'static str,
+    data: usize,
+    buffer: usize,
+) -> Result<(), Error> {
+    if data == buffer {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument {
+        call,
+        problem: format!(
+            "`data` has {data} elements and the buffer {buffer}: a copy into an existing buffer \
+             fills all of it; copy into a buffer of {data} elements, or upload `data` as a new one"
+        ),
+    })
 }

@@ -2,7 +2,10 @@
 //! limits and occupancy, and launches them with typed arguments.
 
 use crate::args::{KernelArgs, PushWords};
-use crate::{Dim3, Error, Gpu, KernelLimits, LaunchConfig, LaunchRecord};
+use crate::limits::{choose_block_size, no_block_size_fits};
+use crate::{
+    BlockSizeChoice, Dim3, Error, Gpu, KernelLimits, KernelResources, LaunchConfig, LaunchRecord,
+};
 use coop::Kernel;
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
@@ -184,6 +187,21 @@ impl Module {
         self.function(kernel).map(|(_, limits)| limits)
     }
 
+    /// What ptxas made of `kernel` for this GPU: its registers a thread,
+    /// local memory (spills), static shared memory and thread limit, as
+    /// the driver reports them. A kernel declared
+    /// `#[kernel(max_registers = 40)]` reports at most 40 registers.
+    pub fn kernel_resources<K: Kernel>(&self, kernel: K) -> Result<KernelResources, Error> {
+        let (function, limits) = self.function(kernel)?;
+        let attr = |a| attribute(&function, a, K::NAME);
+        Ok(KernelResources {
+            registers: attr(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            local_bytes: attr(FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            static_shared_bytes: limits.static_shared_bytes,
+            max_threads_per_block: limits.max_threads_per_block,
+        })
+    }
+
     /// How many blocks of `block_threads` threads, each with
     /// `dynamic_shared_bytes` of dynamic shared memory, one multiprocessor
     /// runs at once: the driver's figure from the kernel's registers and
@@ -239,6 +257,36 @@ impl Module {
     ) -> Result<u32, Error> {
         let per = self.resident_blocks(kernel, block_threads, dynamic_shared_bytes)?;
         Ok(per.saturating_mul(self.gpu.limits().multiprocessors))
+    }
+
+    /// The block size at which `kernel` keeps the most threads running on
+    /// each multiprocessor, given its registers, shared memory and launch
+    /// bounds, with `dynamic_shared_bytes(block_threads)` bytes of dynamic
+    /// shared memory a block (`|_| 0` for none); and the grid that fills
+    /// the GPU at that size (CUDA's `cudaOccupancyMaxPotentialBlockSize`).
+    /// Block sizes are searched a warp apart, from the kernel's limit down,
+    /// with the driver's occupancy figure
+    /// ([`resident_blocks`](Self::resident_blocks)) for each; on a tie the
+    /// larger block wins.
+    #[doc(alias = "cudaOccupancyMaxPotentialBlockSize")]
+    pub fn occupancy_block_size<K: Kernel>(
+        &self,
+        kernel: K,
+        dynamic_shared_bytes: impl Fn(u32) -> u32,
+    ) -> Result<BlockSizeChoice, Error> {
+        let (_, limits) = self.function(kernel)?;
+        choose_block_size(
+            limits.max_threads_per_block,
+            self.gpu.limits().multiprocessors,
+            |threads| self.resident_blocks(kernel, threads, dynamic_shared_bytes(threads)),
+        )?
+        .ok_or_else(|| {
+            no_block_size_fits(
+                "Module::occupancy_block_size",
+                K::NAME,
+                dynamic_shared_bytes(32),
+            )
+        })
     }
 
     /// How many clusters of `config`'s shape (its blocks, threads and
@@ -480,22 +528,25 @@ impl Module {
                     module: self.name.clone(),
                     source,
                 })?;
-        let attr = |a: FnAttr| {
-            function
-                .get_attribute(a)
-                .map(|v| v.max(0) as u32)
-                .map_err(Error::driver(format!(
-                    "reading attribute {a:?} of `{}`",
-                    K::NAME
-                )))
-        };
+        let attr = |a| attribute(&function, a, K::NAME);
         let limits = KernelLimits {
             max_threads_per_block: attr(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             static_shared_bytes: attr(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            max_threads_bound: K::LAUNCH_BOUNDS.max_threads,
         };
         cache.insert(K::NAME, (function.clone(), limits));
         Ok((function, limits))
     }
+}
+
+/// The driver's attribute `a` of `function`, the kernel `name`.
+fn attribute(function: &CudaFunction, a: FnAttr, name: &str) -> Result<u32, Error> {
+    function
+        .get_attribute(a)
+        .map(|v| v.max(0) as u32)
+        .map_err(Error::driver(format!(
+            "reading attribute {a:?} of `{name}`"
+        )))
 }
 
 /// Loads `ptx` again in `ctx` with the JIT's error log switched on, and

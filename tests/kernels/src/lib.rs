@@ -20,6 +20,7 @@ pub mod atomics;
 pub mod clusters;
 pub mod dynamic;
 pub mod grids;
+pub mod launch_bounds;
 pub mod loop_shapes;
 pub mod math;
 pub mod multi_warp;
