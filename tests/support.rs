@@ -284,6 +284,57 @@ pub fn check_examples(device: &coop_host::Device) {
     }
     check_tutorial_examples(device, &program);
     check_atomics_examples(device, &program);
+    check_conjugate_gradient(device, &program);
+}
+
+/// The conjugate-gradient sample's port on a small system: it converges as
+/// the sample requires, and its twin without launch bounds computes the
+/// same bits on the same grid.
+pub fn check_conjugate_gradient(device: &coop_host::Device, program: &coop_host::Program) {
+    use coop_examples::checks::conjugate_gradient::{outcome, tridiagonal, Solve};
+    use coop_examples::kernels::conjugate_gradient::{
+        conjugate_gradient, conjugate_gradient_unbounded, CG_THREADS,
+    };
+    let a = tridiagonal(1024);
+    let blocks = program
+        .max_cooperative_blocks(conjugate_gradient, CG_THREADS, 0)
+        .unwrap()
+        .min(
+            program
+                .max_cooperative_blocks(conjugate_gradient_unbounded, CG_THREADS, 0)
+                .unwrap(),
+        );
+    let mut bounded = Solve::new(device, &a).unwrap();
+    bounded.launch(program, blocks).unwrap();
+    let o = outcome(device, &a, &bounded).unwrap();
+    assert!(o.converged() && o.max_error < 1e-5, "{o:?}");
+    let mut unbounded = Solve::new(device, &a).unwrap();
+    unbounded
+        .launch_kernel(
+            program,
+            conjugate_gradient_unbounded,
+            coop_host::LaunchConfig::new(blocks, CG_THREADS),
+        )
+        .unwrap();
+    assert_eq!(
+        device.download(&bounded.x).unwrap(),
+        device.download(&unbounded.x).unwrap()
+    );
+    // A block above the kernel's bound of 512 threads is refused.
+    let err = bounded
+        .launch_kernel(
+            program,
+            conjugate_gradient,
+            coop_host::LaunchConfig::new(1, 1024),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("max_threads = 512"), "{err}");
+    eprintln!(
+        "conjugate gradient: 1024 rows on {}: {} iterations, residual {:.2e}",
+        device.describe(),
+        o.iterations,
+        o.residual
+    );
 }
 
 /// A user struct with `#[derive(DeviceCopy)]` goes up, through a kernel

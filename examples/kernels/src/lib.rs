@@ -4,6 +4,7 @@
 #![no_std]
 
 pub mod bench;
+pub mod conjugate_gradient;
 pub mod dot;
 pub mod grid_sync;
 pub mod histogram;
