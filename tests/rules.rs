@@ -1334,6 +1334,81 @@ fn writing_an_element_another_thread_owns() {
 }
 
 #[kernel]
+pub fn every_lane_writes_the_warp_slot(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 4]>) {
+    let warp = block.tiled_partition::<32>();
+    let slots = buf.own(TileLeaders::<32>);
+    slots.set(warp.thread_rank()); // not-leader
+    let slots = slots.publish(&block);
+    out.write(
+        block.thread_rank() as usize,
+        slots.get(warp.meta_group_rank() as usize),
+    );
+}
+
+#[kernel]
+pub fn every_lane_writes_the_warp_slot_fixed(
+    block: ThreadBlock,
+    out: Out<u32>,
+    buf: Shared<[u32; 4]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let slots = buf.own(TileLeaders::<32>);
+    if warp.thread_rank() == 0 {
+        slots.set(100 + warp.meta_group_rank());
+    }
+    let slots = slots.publish(&block);
+    out.write(
+        block.thread_rank() as usize,
+        slots.get(warp.meta_group_rank() as usize),
+    );
+}
+
+#[kernel]
+pub fn a_lane_writes_its_nth_warp_slot(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 8]>) {
+    let slots = buf.own(TileLeaders::<32>);
+    if block.thread_rank() == 33 {
+        slots.write_nth(1, 7); // nth-not-leader
+    }
+    let slots = slots.publish(&block);
+    out.write(block.thread_rank() as usize, slots.get(0));
+}
+
+#[test]
+fn a_tile_slot_belongs_to_the_tile_leader() {
+    let mut out = vec![0u32; 128];
+    let e = error_of(cpu().launch(every_lane_writes_the_warp_slot, cfg(1, 128), (&mut out,)));
+    let Violation::Panic {
+        thread, location, ..
+    } = &*e.violation
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(*thread, 1, "{e}");
+    assert_eq!(
+        location.as_ref().map(|l| l.line),
+        Some(line_of("not-leader"))
+    );
+    assert!(e.to_string().contains("belongs to thread 0"), "{e}");
+    // write_nth of a thread that leads no tile names the leader too.
+    let e = error_of(cpu().launch(a_lane_writes_its_nth_warp_slot, cfg(1, 128), (&mut out,)));
+    assert!(e.to_string().contains("belongs to thread 32"), "{e}");
+    assert!(
+        e.to_string()
+            .contains(&format!(":{}:", line_of("nth-not-leader"))),
+        "{e}"
+    );
+    clean(cpu().launch(
+        every_lane_writes_the_warp_slot_fixed,
+        cfg(1, 128),
+        (&mut out,),
+    ));
+    assert_eq!(
+        out[..],
+        (0..128).map(|t| 100 + t / 32).collect::<Vec<u32>>()[..]
+    );
+}
+
+#[kernel]
 pub fn dynamic_shared_shift(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32]>) {
     let raw = buf.into_raw();
     let r = block.thread_rank() as usize;

@@ -239,6 +239,7 @@ impl Case {
 /// watchdog when `limit` is given (on a GPU, where a hang never returns),
 /// and panics listing the first failures.
 pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Duration>) {
+    check_tile_leader_sums(device, program).unwrap();
     let cases = cases();
     let failures: Vec<String> = cases
         .iter()
@@ -364,4 +365,32 @@ mod tests {
             [1, 4, 4, 1, 3, 3]
         );
     }
+}
+
+/// Runs `tile_leader_sums` on blocks of 32 to 1024 threads over an input
+/// that ends inside the last block, against the host's block sums.
+pub fn check_tile_leader_sums(device: &Device, program: &Program) -> Result<(), Error> {
+    for block in [32u32, 96, 256, 1024] {
+        let n = 3 * block as usize - 17;
+        let data: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2654435761) >> 12)
+            .collect();
+        let input = device.upload(&data)?;
+        let mut out = device.zeros::<u32>(3)?;
+        program.launch(
+            k::tile_leader_sums,
+            LaunchConfig::new(3, block),
+            (&input, &mut out),
+        )?;
+        let want: Vec<u32> = data
+            .chunks(block as usize)
+            .map(|c| c.iter().fold(0u32, |a, &x| a.wrapping_add(x)))
+            .collect();
+        assert_eq!(
+            device.download(&out)?,
+            want,
+            "tile_leader_sums, blocks of {block}"
+        );
+    }
+    Ok(())
 }

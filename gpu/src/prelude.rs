@@ -19,7 +19,9 @@
 
 pub use crate::math::Math;
 pub use crate::memory::pipeline::Pipeline;
-pub use crate::memory::shared::{Atomics, ByRank, ColumnMajor, Owned, Published, RowMajor, Shared};
+pub use crate::memory::shared::{
+    Atomics, ByRank, ColumnMajor, Owned, Published, RowMajor, Shared, TileLeaders,
+};
 pub use crate::{
     coalesced_threads, exclusive_scan, exclusive_scan_update, inclusive_scan,
     inclusive_scan_update, kernel, op, reduce, reduce_store_async, reduce_update_async,

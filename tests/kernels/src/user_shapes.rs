@@ -194,3 +194,37 @@ pub fn block_scans(block: ThreadBlock, input: &[u32], inclusive: Out<u32>, exclu
         exclusive.write(i, exc);
     }
 }
+
+/// Per block: `out[block]` = the sum of its elements of `input` (0 past the
+/// end), the way CUDA's reductions write it: each warp's sum stored by its
+/// leader in the warp's slot of a `TileLeaders::<32>` array, a barrier, then
+/// the first warp adds the slots. 1-D blocks of whole warps.
+#[kernel]
+pub fn tile_leader_sums(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    partials: Shared<[u32; 32]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let g = this_grid().thread_rank();
+    let v = if g < input.len() { input[g] } else { 0 };
+    let sum = reduce(&warp, v, op::Sum);
+    let slots = partials.own(TileLeaders::<32>);
+    if warp.thread_rank() == 0 {
+        slots.set(sum);
+    }
+    let slots = slots.publish(&block);
+    if warp.meta_group_rank() == 0 {
+        let lane = warp.thread_rank() as usize;
+        let v = if lane < warp.meta_group_size() as usize {
+            slots.get(lane)
+        } else {
+            0
+        };
+        let total = reduce(&warp, v, op::Sum);
+        if lane == 0 {
+            out.write(this_grid().block_rank(), total);
+        }
+    }
+}

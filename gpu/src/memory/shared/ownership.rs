@@ -6,13 +6,14 @@
 //! is a partition of the array over the block's threads by construction.
 
 use super::SharedArray;
-use crate::Dim3;
+use crate::{Dim3, TileSize, ValidTileSize};
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::ByRank {}
     impl Sealed for super::RowMajor {}
     impl Sealed for super::ColumnMajor {}
+    impl<const N: u32> Sealed for super::TileLeaders<N> {}
 }
 
 /// A partition of a shared array's elements over the threads of a block.
@@ -32,6 +33,13 @@ pub trait Ownership<A: SharedArray + ?Sized>: Copy + sealed::Sealed {
     fn first(&self, thread: Dim3, dims: Dim3) -> A::Index;
     /// The owner of `index`, for error messages.
     fn owner(&self, index: A::Index, dims: Dim3) -> Dim3;
+    /// Whether the thread owns any element at all: a thread that owns none
+    /// (a tile's other threads under [`TileLeaders`]) is reported at its
+    /// `write_nth` or `read_nth` instead of being handed an element.
+    #[inline(always)]
+    fn owns_some(&self, _thread: Dim3, _dims: Dim3) -> bool {
+        true
+    }
 }
 
 /// 1-D arrays: element `i` belongs to the thread whose block rank is
@@ -197,5 +205,88 @@ impl<A: SharedArray<Index = (usize, usize)> + ?Sized> Ownership<A> for ColumnMaj
 
     fn owner(&self, (row, col): (usize, usize), d: Dim3) -> Dim3 {
         <RowMajor as Ownership<A>>::owner(&RowMajor, (col, row), d)
+    }
+}
+
+/// 1-D arrays: one slot for each tile of `N` threads, owned by the tile's
+/// leader (its thread of rank 0), the most common layout of CUDA
+/// reductions (`partials[warp] = warp_sum` by lane 0, a barrier, then one
+/// warp reads them). With `tiles = ceil(threads / N)`, element `i` belongs
+/// to the leader of tile `i mod tiles`, i.e. the thread of block rank
+/// `(i mod tiles) * N`; the tile's other threads own nothing.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::shared::{Shared, TileLeaders};
+/// use coop_host::{Cpu, LaunchConfig};
+///
+/// /// `out[0]` = the block's sum: each warp's leader stores the warp's sum
+/// /// in its slot, then the first warp adds the slots.
+/// #[kernel]
+/// pub fn block_sum(block: ThreadBlock, input: &[u32], out: Out<u32>, partials: Shared<[u32; 32]>) {
+///     let warp = block.tiled_partition::<32>();
+///     let sum = reduce(&warp, input[block.thread_rank() as usize], op::Sum);
+///     let slots = partials.own(TileLeaders::<32>);
+///     if warp.thread_rank() == 0 {
+///         slots.set(sum); // slot `warp.meta_group_rank()`
+///     }
+///     let slots = slots.publish(&block);
+///     if warp.meta_group_rank() == 0 {
+///         let lane = warp.thread_rank() as usize;
+///         let v = if lane < warp.meta_group_size() as usize { slots.get(lane) } else { 0 };
+///         let total = reduce(&warp, v, op::Sum);
+///         if lane == 0 {
+///             out.write(0, total);
+///         }
+///     }
+/// }
+///
+/// let input: Vec<u32> = (0..256).collect();
+/// let mut out = vec![0u32; 1];
+/// Cpu::new().launch(block_sum, LaunchConfig::new(1, 256), (&input[..], &mut out))?;
+/// assert_eq!(out[0], 255 * 256 / 2);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileLeaders<const N: u32>;
+
+impl<const N: u32> TileLeaders<N> {
+    /// Tiles of `N` in a block of `dims`.
+    #[inline(always)]
+    fn tiles(dims: Dim3) -> usize {
+        (dims.volume() as usize).div_ceil(N as usize)
+    }
+}
+
+impl<const N: u32, A: SharedArray<Index = usize> + ?Sized> Ownership<A> for TileLeaders<N>
+where
+    TileSize<N>: ValidTileSize,
+{
+    type Nth = usize;
+
+    #[inline(always)]
+    fn nth(&self, n: usize, thread: Dim3, dims: Dim3) -> usize {
+        rank(thread, dims) as usize / N as usize + n * Self::tiles(dims)
+    }
+
+    #[inline(always)]
+    fn owns(&self, index: usize, thread: Dim3, dims: Dim3) -> bool {
+        let r = rank(thread, dims) as usize;
+        r % N as usize == 0 && rem(index, Self::tiles(dims)) == r / N as usize
+    }
+
+    #[inline(always)]
+    fn first(&self, thread: Dim3, dims: Dim3) -> usize {
+        rank(thread, dims) as usize / N as usize
+    }
+
+    fn owner(&self, index: usize, dims: Dim3) -> Dim3 {
+        let r = (index % Self::tiles(dims)) as u32 * N;
+        Dim3::new(r % dims.x, (r / dims.x) % dims.y, r / (dims.x * dims.y))
+    }
+
+    #[inline(always)]
+    fn owns_some(&self, thread: Dim3, dims: Dim3) -> bool {
+        rank(thread, dims) as usize % N as usize == 0
     }
 }

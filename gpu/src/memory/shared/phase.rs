@@ -297,8 +297,25 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     pub fn write_nth(&self, n: M::Nth, value: A::Elem) {
         let site = site!();
         let index = self.map.nth(n, self.thread, self.dims);
+        self.check_owns_some(index, false, site);
         let i = element::<A>(&self.region, index, site);
         Target::shared_store(self.region.base, i, value, site);
+    }
+
+    /// Reports a thread that owns no element under the map (a tile's other
+    /// threads under [`TileLeaders`](super::TileLeaders)) at its `n`-th
+    /// element, naming the element's owner.
+    #[inline(always)]
+    fn check_owns_some(&self, index: A::Index, reads: bool, site: Site) {
+        if !self.map.owns_some(self.thread, self.dims) {
+            Target::shared_element_not_owned(
+                index,
+                reads,
+                self.thread,
+                || self.map.owner(index, self.dims),
+                site,
+            )
+        }
     }
 
     /// Reads the calling thread's `n`-th element; see
@@ -308,6 +325,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     pub fn read_nth(&self, n: M::Nth) -> A::Elem {
         let site = site!();
         let index = self.map.nth(n, self.thread, self.dims);
+        self.check_owns_some(index, true, site);
         let i = element::<A>(&self.region, index, site);
         Target::shared_load(self.region.base, i, site)
     }
