@@ -272,7 +272,7 @@ where
     #[inline(always)]
     fn owns(&self, index: usize, thread: Dim3, dims: Dim3) -> bool {
         let r = rank(thread, dims) as usize;
-        r % N as usize == 0 && rem(index, Self::tiles(dims)) == r / N as usize
+        r.is_multiple_of(N as usize) && rem(index, Self::tiles(dims)) == r / N as usize
     }
 
     #[inline(always)]
@@ -287,6 +287,6 @@ where
 
     #[inline(always)]
     fn owns_some(&self, thread: Dim3, dims: Dim3) -> bool {
-        rank(thread, dims) as usize % N as usize == 0
+        (rank(thread, dims) as usize).is_multiple_of(N as usize)
     }
 }
