@@ -353,20 +353,6 @@ pub fn reference(which: Collective, xs: &[u32]) -> Vec<u32> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_reference_scans_and_publishes_as_documented() {
-        assert_eq!(reference(Collective::Scans, &[3, 1, 4]), [3, 0, 4, 3, 8, 4]);
-        assert_eq!(
-            reference(Collective::Publish, &[3, 1, 4]),
-            [1, 4, 4, 1, 3, 3]
-        );
-    }
-}
-
 /// Runs `tile_leader_sums` on blocks of 32 to 1024 threads over an input
 /// that ends inside the last block, against the host's block sums.
 pub fn check_tile_leader_sums(device: &Device, program: &Program) -> Result<(), Error> {
@@ -393,4 +379,18 @@ pub fn check_tile_leader_sums(device: &Device, program: &Program) -> Result<(), 
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_scans_and_publishes_as_documented() {
+        assert_eq!(reference(Collective::Scans, &[3, 1, 4]), [3, 0, 4, 3, 8, 4]);
+        assert_eq!(
+            reference(Collective::Publish, &[3, 1, 4]),
+            [1, 4, 4, 1, 3, 3]
+        );
+    }
 }
