@@ -25,7 +25,7 @@
 use coop::cpu::{AfterArrival, Arrival, EmulationError, Emulator, Violation};
 use coop::memory::fence_device;
 use coop::prelude::*;
-use coop::shared::RawShared;
+use coop::shared::{ByFunction, RawShared};
 use coop_host::{Cpu, Error, LaunchConfig, Report};
 
 /// The line of this file ending in `// marker`.
@@ -1406,6 +1406,46 @@ fn a_tile_slot_belongs_to_the_tile_leader() {
         out[..],
         (0..128).map(|t| 100 + t / 32).collect::<Vec<u32>>()[..]
     );
+}
+
+#[kernel]
+pub fn a_map_whose_nth_disagrees(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
+    // Owner: pairs (thread r owns 2r and 2r + 1); nth: strided, which
+    // hands thread 1 element 1, thread 0's.
+    let map = ByFunction::new(
+        |i, _| i as u32 / 2,
+        |r, n, threads| r as usize + n * threads as usize,
+    );
+    let mine = buf.own(map);
+    let r = block.thread_rank();
+    mine.write_nth(0, r); // nth-disagrees
+    let all = mine.publish(&block);
+    out.write(r as usize, all.get(r as usize));
+}
+
+#[kernel]
+pub fn a_map_whose_nth_agrees(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
+    let map = ByFunction::new(|i, _| i as u32 / 2, |r, n, _| 2 * r as usize + n);
+    let mine = buf.own(map);
+    let r = block.thread_rank();
+    mine.write_nth(0, r);
+    mine.write_nth(1, r);
+    let all = mine.publish(&block);
+    out.write(r as usize, all.get(r as usize));
+}
+
+#[test]
+fn a_users_map_is_checked_against_its_owner_function() {
+    let mut out = vec![0u32; 32];
+    let e = error_of(cpu().launch(a_map_whose_nth_disagrees, cfg(1, 32), (&mut out,)));
+    assert!(e.to_string().contains("belongs to thread 0"), "{e}");
+    assert!(
+        e.to_string()
+            .contains(&format!(":{}:", line_of("nth-disagrees"))),
+        "{e}"
+    );
+    clean(cpu().launch(a_map_whose_nth_agrees, cfg(1, 32), (&mut out,)));
+    assert_eq!(out, (0..32).map(|r| r / 2).collect::<Vec<u32>>());
 }
 
 #[kernel]

@@ -354,7 +354,8 @@ pub fn reference(which: Collective, xs: &[u32]) -> Vec<u32> {
 }
 
 /// Runs `tile_leader_sums` on blocks of 32 to 1024 threads over an input
-/// that ends inside the last block, against the host's block sums.
+/// that ends inside the last block, against the host's block sums, and
+/// `owned_pairs` (a user's ownership map) against the host's layout.
 pub fn check_tile_leader_sums(device: &Device, program: &Program) -> Result<(), Error> {
     for block in [32u32, 96, 256, 1024] {
         let n = 3 * block as usize - 17;
@@ -376,6 +377,17 @@ pub fn check_tile_leader_sums(device: &Device, program: &Program) -> Result<(), 
             device.download(&out)?,
             want,
             "tile_leader_sums, blocks of {block}"
+        );
+        // A user's map: pairs of elements a thread.
+        let mut pairs = device.zeros::<u32>(3 * block as usize)?;
+        program.launch(k::owned_pairs, LaunchConfig::new(3, block), (&mut pairs,))?;
+        let want: Vec<u32> = (0..3 * block)
+            .map(|g| 1000 * (g / block) + (2 * (g % block) + 3) % (2 * block))
+            .collect();
+        assert_eq!(
+            device.download(&pairs)?,
+            want,
+            "owned_pairs, blocks of {block}"
         );
     }
     Ok(())

@@ -228,3 +228,20 @@ pub fn tile_leader_sums(
         }
     }
 }
+
+/// Per thread of rank `r` in a block of `n` (at most 1024): elements `2r`
+/// and `2r + 1` of a shared array, owned under a user's map
+/// (`coop::shared::ByFunction`), get `1000 b + 2r` and `1000 b + 2r + 1`
+/// (`b` the block); after the barrier `out[g]` is element `(2r + 3) mod 2n`.
+#[kernel]
+pub fn owned_pairs(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 2048]>) {
+    let map = coop::shared::ByFunction::new(|i, _| i as u32 / 2, |r, k, _| 2 * r as usize + k);
+    let mine = buf.own(map);
+    let r = block.thread_rank();
+    let base = 1000 * this_grid().block_rank() as u32;
+    mine.write_nth(0, base + 2 * r);
+    mine.write_nth(1, base + 2 * r + 1);
+    let all = mine.publish(&block);
+    let n = 2 * block.num_threads() as usize;
+    out.write(this_grid().thread_rank(), all.get((2 * r as usize + 3) % n));
+}

@@ -80,7 +80,7 @@ pub use cluster_phase::{
 };
 pub(crate) use copying::{issue as issue_copy, CopyPlan};
 pub use copying::{CopyLanded, Copying};
-pub use ownership::{ByRank, ColumnMajor, Ownership, RowMajor, TileLeaders};
+pub use ownership::{ByFunction, ByRank, ColumnMajor, Ownership, RowMajor, TileLeaders};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;
 

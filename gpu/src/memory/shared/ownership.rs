@@ -14,6 +14,7 @@ mod sealed {
     impl Sealed for super::RowMajor {}
     impl Sealed for super::ColumnMajor {}
     impl<const N: u32> Sealed for super::TileLeaders<N> {}
+    impl<O, N> Sealed for super::ByFunction<O, N> {}
 }
 
 /// A partition of a shared array's elements over the threads of a block.
@@ -33,6 +34,11 @@ pub trait Ownership<A: SharedArray + ?Sized>: Copy + sealed::Sealed {
     fn first(&self, thread: Dim3, dims: Dim3) -> A::Index;
     /// The owner of `index`, for error messages.
     fn owner(&self, index: A::Index, dims: Dim3) -> Dim3;
+    /// Whether `nth` may hand out an element its owner did not check
+    /// (false for maps the user writes: their `nth` is checked against
+    /// their owner on every `write_nth` and `read_nth`).
+    #[doc(hidden)]
+    const NTH_CHECKED: bool = false;
     /// Whether the thread owns any element at all: a thread that owns none
     /// (a tile's other threads under [`TileLeaders`]) is reported at its
     /// `write_nth` or `read_nth` instead of being handed an element.
@@ -288,5 +294,92 @@ where
     #[inline(always)]
     fn owns_some(&self, thread: Dim3, dims: Dim3) -> bool {
         (rank(thread, dims) as usize).is_multiple_of(N as usize)
+    }
+}
+
+/// 1-D arrays under a map of the user's: `owner(index, threads)` names the
+/// block rank that owns element `index`, and `nth(rank, n, threads)` the
+/// `n`-th element of the thread of rank `rank`. Every element has exactly
+/// one owner because `owner` is a function, so the map is a partition
+/// whatever the two functions compute; every write checks `owner` (on
+/// both backends, `write_nth` and `set` too), so an `nth` that disagrees
+/// with `owner` is reported at the write, naming the element's owner,
+/// instead of racing.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::shared::{ByFunction, Shared};
+/// use coop_host::{Cpu, LaunchConfig};
+///
+/// /// Pairs: thread `r` owns elements `2r` and `2r + 1` (a thread's two
+/// /// values side by side, as `s[2 * threadIdx.x + k]` in CUDA).
+/// #[kernel]
+/// pub fn pairs(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
+///     let map = ByFunction::new(|i, _threads| i as u32 / 2, |r, n, _threads| 2 * r as usize + n);
+///     let mine = buf.own(map);
+///     let r = block.thread_rank();
+///     mine.write_nth(0, 10 * r);
+///     mine.write_nth(1, 10 * r + 1);
+///     let all = mine.publish(&block);
+///     out.write(r as usize, all.get(63 - r as usize));
+/// }
+///
+/// let mut out = vec![0u32; 32];
+/// Cpu::new().launch(pairs, LaunchConfig::new(1, 32), (&mut out,))?;
+/// assert_eq!(out[0], 311); // element 63: thread 31's second
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct ByFunction<O, N> {
+    owner: O,
+    nth: N,
+}
+
+impl<O, N> ByFunction<O, N>
+where
+    O: Fn(usize, u32) -> u32 + Copy,
+    N: Fn(u32, usize, u32) -> usize + Copy,
+{
+    /// The map whose element `index` belongs to the thread of block rank
+    /// `owner(index, threads)`, and whose thread of rank `r` names its
+    /// `n`-th element `nth(r, n, threads)`.
+    pub const fn new(owner: O, nth: N) -> Self {
+        ByFunction { owner, nth }
+    }
+}
+
+impl<O, N> core::fmt::Debug for ByFunction<O, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ByFunction")
+    }
+}
+
+impl<O, N, A> Ownership<A> for ByFunction<O, N>
+where
+    O: Fn(usize, u32) -> u32 + Copy,
+    N: Fn(u32, usize, u32) -> usize + Copy,
+    A: SharedArray<Index = usize> + ?Sized,
+{
+    type Nth = usize;
+    const NTH_CHECKED: bool = true;
+
+    #[inline(always)]
+    fn nth(&self, n: usize, thread: Dim3, dims: Dim3) -> usize {
+        (self.nth)(rank(thread, dims) as u32, n, dims.volume() as u32)
+    }
+
+    #[inline(always)]
+    fn owns(&self, index: usize, thread: Dim3, dims: Dim3) -> bool {
+        (self.owner)(index, dims.volume() as u32) == rank(thread, dims) as u32
+    }
+
+    #[inline(always)]
+    fn first(&self, thread: Dim3, dims: Dim3) -> usize {
+        (self.nth)(rank(thread, dims) as u32, 0, dims.volume() as u32)
+    }
+
+    fn owner(&self, index: usize, dims: Dim3) -> Dim3 {
+        let r = (self.owner)(index, dims.volume() as u32);
+        Dim3::new(r % dims.x, (r / dims.x) % dims.y, r / (dims.x * dims.y))
     }
 }

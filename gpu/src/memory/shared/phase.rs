@@ -307,7 +307,12 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     /// element, naming the element's owner.
     #[inline(always)]
     fn check_owns_some(&self, index: A::Index, reads: bool, site: Site) {
-        if !self.map.owns_some(self.thread, self.dims) {
+        let owned = if M::NTH_CHECKED {
+            self.map.owns(index, self.thread, self.dims)
+        } else {
+            self.map.owns_some(self.thread, self.dims)
+        };
+        if !owned {
             Target::shared_element_not_owned(
                 index,
                 reads,
