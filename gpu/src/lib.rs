@@ -149,7 +149,7 @@ pub use groups::tile::{
 };
 pub use kernel::{Kernel, KernelParam, LaunchBounds};
 pub use memory::device_copy::DeviceCopy;
-pub use memory::out::Out;
+pub use memory::out::{InOut, Out};
 
 /// The guide's chapters, in reading order; their examples run as doctests.
 pub mod guide {

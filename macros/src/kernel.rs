@@ -89,7 +89,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     &pt.ty,
                     "a kernel parameter cannot be a `&mut` reference: every thread of the launch \
                      would hold the same mutable reference at once; take a writable buffer as \
-                     `Out<T>` and write elements with `out.write(index, value)`",
+                     `Out<T>` (or `InOut<T>`, the same type, for one the kernel also reads) and \
+                     write elements with `out.write(index, value)`",
                 ));
             }
         }
@@ -520,8 +521,9 @@ fn static_lifetimes(ty: &Type) -> Type {
             syn::visit_mut::visit_type_reference_mut(self, r);
         }
         fn visit_path_segment_mut(&mut self, seg: &mut syn::PathSegment) {
-            // `Out<f32>` has an elided lifetime parameter: make it explicit.
-            if seg.ident == "Out" {
+            // `Out<f32>` (and its alias `InOut<f32>`) has an elided lifetime
+            // parameter: make it explicit.
+            if seg.ident == "Out" || seg.ident == "InOut" {
                 if let syn::PathArguments::AngleBracketed(args) = &mut seg.arguments {
                     let has_lifetime = args
                         .args

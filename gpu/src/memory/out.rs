@@ -36,6 +36,31 @@ pub struct Out<'a, T> {
     _buffer: PhantomData<&'a [core::cell::UnsafeCell<T>]>,
 }
 
+/// [`Out`] under the name of a vector the kernel reads and writes (CUDA's
+/// `float* x` that a solver updates in place): the same type, with
+/// [`read`](Out::read) and [`write`](Out::write), passed from the host as
+/// `&mut` a buffer.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// /// `y = a x + y`, in place.
+/// #[kernel]
+/// pub fn saxpy(grid: Grid, a: f32, x: &[f32], y: InOut<f32>) {
+///     let i = grid.thread_rank();
+///     if i < y.len() {
+///         y.write(i, a * x[i] + y.read(i));
+///     }
+/// }
+///
+/// let x = [1.0f32, 2.0, 3.0];
+/// let mut y = vec![10.0f32; 3];
+/// coop_host::Cpu::new().launch(saxpy, coop_host::LaunchConfig::new(1, 32), (2.0f32, &x[..], &mut y))?;
+/// assert_eq!(y, [12.0, 14.0, 16.0]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+pub type InOut<'a, T> = Out<'a, T>;
+
 impl<T: Copy> Out<'_, T> {
     /// Elements in the buffer.
     ///
