@@ -783,6 +783,18 @@ fn launch_bounds_cap_registers_and_refuse_larger_blocks_on_the_gpu() {
         best.grid_blocks,
         best.blocks_per_multiprocessor * sm.multiprocessors
     );
+    // Past the default 48 KiB of shared memory a block: two blocks of
+    // 100 KiB fit a multiprocessor, on the GPU as on the CPU backend.
+    let big = 100 * 1024;
+    let gpu_blocks = module
+        .resident_blocks(k::unbounded_block_sum, 256, big)
+        .unwrap();
+    let cpu_blocks = coop_host::Cpu::new().resident_blocks(k::unbounded_block_sum, 256, big);
+    assert_eq!((gpu_blocks, cpu_blocks), (2, 2));
+    let roomy = module
+        .occupancy_block_size(k::unbounded_block_sum, |_| big)
+        .unwrap();
+    assert_eq!(roomy.blocks_per_multiprocessor, 2, "{roomy:?}");
     eprintln!(
         "launch bounds: {cases} cases; capped_mix {capped:?}, uncapped_mix {uncapped:?}, \
          bounded_block_sum {bounded:?}; occupancy of unbounded_block_sum {best:?}"

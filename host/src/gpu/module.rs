@@ -187,6 +187,25 @@ impl Module {
         self.function(kernel).map(|(_, limits)| limits)
     }
 
+    /// Raises `function`'s dynamic shared memory allowance to `dynamic`
+    /// bytes when its static and dynamic shared memory pass the default
+    /// 48 KiB a block (launches, occupancy figures and cluster figures all
+    /// need it).
+    fn allow_dynamic_shared(
+        &self,
+        function: &CudaFunction,
+        limits: &KernelLimits,
+        dynamic: u32,
+    ) -> Result<(), cudarc::driver::DriverError> {
+        if dynamic + limits.static_shared_bytes > self.gpu.limits().max_shared_per_block {
+            function.set_attribute(
+                FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                dynamic as i32,
+            )?;
+        }
+        Ok(())
+    }
+
     /// What ptxas made of `kernel` for this GPU: its registers a thread,
     /// local memory (spills), static shared memory and thread limit, as
     /// the driver reports them. A kernel declared
@@ -224,7 +243,14 @@ impl Module {
         {
             return Ok(blocks);
         }
-        let (function, _) = self.function(kernel)?;
+        let (function, limits) = self.function(kernel)?;
+        // The driver counts no block whose dynamic shared memory is above
+        // the function's allowance (48 KiB until raised).
+        self.allow_dynamic_shared(&function, &limits, dynamic_shared_bytes)
+            .map_err(Error::driver(format!(
+                "allowing `{}` its dynamic shared memory",
+                K::NAME
+            )))?;
         let blocks = function
             .occupancy_max_active_blocks_per_multiprocessor(
                 block_threads,
@@ -320,19 +346,11 @@ impl Module {
             });
         }
         let mut clusters = self.clusters.lock().unwrap_or_else(|p| p.into_inner());
-        if config.shared_memory_bytes + limits.static_shared_bytes
-            > self.gpu.limits().max_shared_per_block
-        {
-            function
-                .set_attribute(
-                    FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    config.shared_memory_bytes as i32,
-                )
-                .map_err(Error::driver(format!(
-                    "allowing `{}` its dynamic shared memory",
-                    K::NAME
-                )))?;
-        }
+        self.allow_dynamic_shared(&function, &limits, config.shared_memory_bytes)
+            .map_err(Error::driver(format!(
+                "allowing `{}` its dynamic shared memory",
+                K::NAME
+            )))?;
         require_cluster(&mut clusters, K::NAME, &function, config.cluster)?;
         self.active_clusters(K::NAME, &function, &config)
     }
@@ -417,17 +435,11 @@ impl Module {
             });
         }
         let dynamic = config.shared_memory_bytes;
-        if dynamic + limits.static_shared_bytes > self.gpu.limits().max_shared_per_block {
-            function
-                .set_attribute(
-                    FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    dynamic as i32,
-                )
-                .map_err(|source| Error::Launch {
-                    kernel: K::NAME,
-                    source,
-                })?;
-        }
+        self.allow_dynamic_shared(&function, &limits, dynamic)
+            .map_err(|source| Error::Launch {
+                kernel: K::NAME,
+                source,
+            })?;
         // Clusters: the function's required cluster shape, set before the
         // launch (0, 0, 0 requires none), held while the launch is queued.
         let mut clusters = self.clusters.lock().unwrap_or_else(|p| p.into_inner());
