@@ -156,15 +156,22 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
     fn owned_element(&self, index: A::Index, reads: bool, site: Site) -> u32 {
         let i = element::<A>(&self.region, index, site);
         if !self.map.owns(index, self.thread, self.dims) {
-            Target::shared_element_not_owned(
-                index,
-                reads,
-                self.thread,
-                || self.map.owner(index, self.dims),
-                site,
-            )
+            self.not_owned(index, reads, site)
         }
         i
+    }
+
+    /// Reports the calling thread's access to `index`, which another
+    /// thread owns, naming that owner.
+    #[inline(always)]
+    fn not_owned(&self, index: A::Index, reads: bool, site: Site) -> ! {
+        Target::shared_element_not_owned(
+            index,
+            reads,
+            self.thread,
+            || self.map.owner(index, self.dims),
+            site,
+        )
     }
 
     /// The first element the calling thread owns: `rank` under
@@ -313,13 +320,7 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
             self.map.owns_some(self.thread, self.dims)
         };
         if !owned {
-            Target::shared_element_not_owned(
-                index,
-                reads,
-                self.thread,
-                || self.map.owner(index, self.dims),
-                site,
-            )
+            self.not_owned(index, reads, site)
         }
     }
 
