@@ -7,6 +7,7 @@
 
 use super::SharedArray;
 use crate::{Dim3, TileSize, ValidTileSize};
+use core::marker::PhantomData;
 
 mod sealed {
     pub trait Sealed {}
@@ -14,7 +15,7 @@ mod sealed {
     impl Sealed for super::RowMajor {}
     impl Sealed for super::ColumnMajor {}
     impl<const N: u32> Sealed for super::TileLeaders<N> {}
-    impl<O, N> Sealed for super::ByFunction<O, N> {}
+    impl<O, N, I> Sealed for super::ByFunction<O, N, I> {}
 }
 
 /// A partition of a shared array's elements over the threads of a block.
@@ -329,11 +330,22 @@ where
 /// assert_eq!(out[0], 311); // element 63: thread 31's second
 /// # Ok::<(), coop_host::Error>(())
 /// ```
-#[derive(Clone, Copy)]
-pub struct ByFunction<O, N> {
+///
+/// Arrays of two indices take [`ByFunction::new_2d`], whose functions name
+/// elements as `(row, column)`.
+pub struct ByFunction<O, N, I = usize> {
     owner: O,
     nth: N,
+    _index: PhantomData<fn(I) -> I>,
 }
+
+impl<O: Copy, N: Copy, I> Clone for ByFunction<O, N, I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<O: Copy, N: Copy, I> Copy for ByFunction<O, N, I> {}
 
 impl<O, N> ByFunction<O, N>
 where
@@ -344,41 +356,93 @@ where
     /// `owner(index, threads)`, and whose thread of rank `r` names its
     /// `n`-th element `nth(r, n, threads)`.
     pub const fn new(owner: O, nth: N) -> Self {
-        ByFunction { owner, nth }
+        ByFunction {
+            owner,
+            nth,
+            _index: PhantomData,
+        }
     }
 }
 
-impl<O, N> core::fmt::Debug for ByFunction<O, N> {
+impl<O, N> ByFunction<O, N, (usize, usize)>
+where
+    O: Fn((usize, usize), u32) -> u32 + Copy,
+    N: Fn(u32, usize, u32) -> (usize, usize) + Copy,
+{
+    /// [`new`](ByFunction::new) for arrays of rows (`Shared<[[T; C]; R]>`):
+    /// element `(row, column)` belongs to the thread of block rank
+    /// `owner((row, column), threads)`, and the thread of rank `r` names
+    /// its `n`-th element `nth(r, n, threads)`.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::shared::{ByFunction, Shared};
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// 32 threads fill a 4 x 8 array by rank; then thread `r` owns the
+    /// /// element of row `r % 4`, column `r / 4` (a transposed walk).
+    /// #[kernel]
+    /// pub fn walk(block: ThreadBlock, out: Out<u32>, s: Shared<[[u32; 8]; 4]>) {
+    ///     let r = block.thread_rank();
+    ///     let by_rank = ByFunction::new_2d(
+    ///         |(row, col), _threads| (8 * row + col) as u32,
+    ///         |r, _n, _threads| (r as usize / 8, r as usize % 8),
+    ///     );
+    ///     let down = ByFunction::new_2d(
+    ///         |(row, col), _threads| (4 * col + row) as u32,
+    ///         |r, _n, _threads| (r as usize % 4, r as usize / 4),
+    ///     );
+    ///     let mine = s.own(by_rank);
+    ///     mine.write_nth(0, r);
+    ///     let mine = mine.own(&block, down);
+    ///     out.write(r as usize, mine.read_nth(0));
+    /// }
+    ///
+    /// let mut out = vec![0u32; 32];
+    /// Cpu::new().launch(walk, LaunchConfig::new(1, 32), (&mut out,))?;
+    /// assert_eq!(&out[..5], [0, 8, 16, 24, 1]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub const fn new_2d(owner: O, nth: N) -> Self {
+        ByFunction {
+            owner,
+            nth,
+            _index: PhantomData,
+        }
+    }
+}
+
+impl<O, N, I> core::fmt::Debug for ByFunction<O, N, I> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("ByFunction")
     }
 }
 
-impl<O, N, A> Ownership<A> for ByFunction<O, N>
+impl<O, N, A> Ownership<A> for ByFunction<O, N, A::Index>
 where
-    O: Fn(usize, u32) -> u32 + Copy,
-    N: Fn(u32, usize, u32) -> usize + Copy,
-    A: SharedArray<Index = usize> + ?Sized,
+    O: Fn(A::Index, u32) -> u32 + Copy,
+    N: Fn(u32, usize, u32) -> A::Index + Copy,
+    A: SharedArray + ?Sized,
 {
     type Nth = usize;
     const NTH_CHECKED: bool = true;
 
     #[inline(always)]
-    fn nth(&self, n: usize, thread: Dim3, dims: Dim3) -> usize {
+    fn nth(&self, n: usize, thread: Dim3, dims: Dim3) -> A::Index {
         (self.nth)(rank(thread, dims) as u32, n, dims.volume() as u32)
     }
 
     #[inline(always)]
-    fn owns(&self, index: usize, thread: Dim3, dims: Dim3) -> bool {
+    fn owns(&self, index: A::Index, thread: Dim3, dims: Dim3) -> bool {
         (self.owner)(index, dims.volume() as u32) == rank(thread, dims) as u32
     }
 
     #[inline(always)]
-    fn first(&self, thread: Dim3, dims: Dim3) -> usize {
+    fn first(&self, thread: Dim3, dims: Dim3) -> A::Index {
         (self.nth)(rank(thread, dims) as u32, 0, dims.volume() as u32)
     }
 
-    fn owner(&self, index: usize, dims: Dim3) -> Dim3 {
+    fn owner(&self, index: A::Index, dims: Dim3) -> Dim3 {
         let r = (self.owner)(index, dims.volume() as u32);
         Dim3::new(r % dims.x, (r / dims.x) % dims.y, r / (dims.x * dims.y))
     }

@@ -405,6 +405,65 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
         }
     }
 
+    /// Hands the array over to another ownership map with one block barrier:
+    /// every element keeps its value, and from then on only its owner under
+    /// `map` reads or writes it. This is the barrier a transposition
+    /// through shared memory needs when each thread reads the element it
+    /// will then overwrite (CUDA's `s[x][y] = v; __syncthreads(); s[k][j] +=
+    /// ...;`): one barrier, where [`publish`](Self::publish) followed by
+    /// [`Published::own`] would cost two. Every thread of the block must
+    /// call it, as for any barrier.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::shared::{ColumnMajor, RowMajor, Shared};
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// Thread (x, y) writes [x][y]; after one barrier it owns [y][x],
+    /// /// which it reads (another thread wrote it) and doubles in place.
+    /// #[kernel]
+    /// pub fn transpose_double(block: ThreadBlock, out: Out<u32>, tile: Shared<[[u32; 8]; 8]>) {
+    ///     let t = block.thread_index();
+    ///     let mine = tile.own(ColumnMajor);
+    ///     mine.set(10 * t.x + t.y); // [x][y]
+    ///     let mine = mine.own(&block, RowMajor); // barrier; now [y][x] is mine
+    ///     let (row, col) = (t.y as usize, t.x as usize);
+    ///     mine.write((row, col), 2 * mine.read((row, col)));
+    ///     let all = mine.publish(&block);
+    ///     out.write(block.thread_rank() as usize, all.get((row, col)));
+    /// }
+    ///
+    /// let mut out = vec![0u32; 64];
+    /// Cpu::new().launch(transpose_double, LaunchConfig::new(1, (8, 8)), (&mut out,))?;
+    /// assert_eq!(out[8 * 2 + 5], 2 * (10 * 2 + 5)); // thread (5, 2) reads [2][5], written by (2, 5)
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    ///
+    /// Under the new map a thread still reaches only its own elements: an
+    /// element it owned before but not now is another thread's.
+    ///
+    /// ```compile_fail
+    /// use coop::prelude::*;
+    /// use coop::shared::{ByRank, Shared};
+    ///
+    /// #[kernel]
+    /// pub fn stale(block: ThreadBlock, buf: Shared<[u32; 64]>) {
+    ///     let mine = buf.own(ByRank::new());
+    ///     mine.set(1);
+    ///     let theirs = mine.own(&block, ByRank::offset(1));
+    ///     mine.set(2); // `mine` was moved into `own`
+    /// }
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    #[doc(alias = "__syncthreads")]
+    #[doc(alias = "barrier.sync")]
+    pub fn own<N: Ownership<A>>(self, block: &ThreadBlock, map: N) -> Owned<A, N> {
+        let site = site!();
+        block.sync_named("Owned::own", site);
+        Owned::new(self.region, map, site)
+    }
+
     /// Gives up the phase checks for raw access; see [`RawShared`].
     #[inline(always)]
     pub fn into_raw(self) -> RawShared<A> {
