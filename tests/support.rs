@@ -27,6 +27,8 @@ pub mod math_cases;
 pub mod multi_cases;
 #[path = "multi_warp_cases.rs"]
 pub mod multi_warp_cases;
+#[path = "ragged_cases.rs"]
+pub mod ragged_cases;
 #[path = "reductions.rs"]
 pub mod reductions;
 #[path = "scan_cases.rs"]

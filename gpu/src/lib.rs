@@ -144,12 +144,13 @@ pub use groups::split_barrier::ArrivalToken;
 pub use groups::thread_block::warp_only;
 pub use groups::thread_block::{this_thread_block, ThreadBlock, WarpOnly};
 pub use groups::thread_group::{SyncGroup, ThreadGroup};
+pub use groups::tile::ragged::RaggedTile;
 pub use groups::tile::{
     AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
 };
 pub use kernel::{Kernel, KernelParam, LaunchBounds};
 pub use memory::device_copy::DeviceCopy;
-pub use memory::out::{InOut, Out};
+pub use memory::out::{InOut, Out, VectorElement};
 
 /// The guide's chapters, in reading order; their examples run as doctests.
 pub mod guide {
@@ -190,6 +191,14 @@ pub mod __private {
     pub use crate::groups::shuffle::words_of;
     pub use crate::memory::device_copy::sealed_host;
     pub use core;
+
+    /// The assumption a kernel declared with `#[kernel(block = (x, y, z))]`
+    /// makes at its entry: every block is `x` by `y` by `z` threads.
+    #[inline(always)]
+    pub fn assume_block_shape(x: u32, y: u32, z: u32) {
+        use crate::backend::Registers;
+        crate::backend::target::Target::assume_block_shape(crate::Dim3::new(x, y, z));
+    }
     /// cudarc's traits, for `#[derive(DeviceCopy)]` on the host.
     #[cfg(not(target_arch = "nvptx64"))]
     pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};

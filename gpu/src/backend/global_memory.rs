@@ -23,4 +23,15 @@ pub(crate) trait GlobalMemory {
     /// that ends an interval of a cooperative launch) across blocks, naming
     /// the buffer by its parameter name.
     fn global_access(base: *const u8, index: usize, kind: GlobalAccess, site: Site);
+
+    /// Stores `words` at `ptr`, which is aligned to their size (8 or 16
+    /// bytes), with one instruction. PTX: `st.global.v2.b32` or
+    /// `st.global.v4.b32`, written out so that the compiler cannot split
+    /// it. CPU: a plain store.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is valid for writes of `N` words and aligned to `4 * N` bytes;
+    /// `N` is 2 or 4.
+    unsafe fn store_vector<const N: usize>(ptr: *mut u32, words: [u32; N]);
 }

@@ -5,6 +5,7 @@
 //! | group | how |
 //! |---|---|
 //! | `TiledPartition<N>` | 32-bit integer sum, min, max, and, or, xor on 16- or 32-thread tiles: one `redux.sync`; otherwise a butterfly of `log2(N)` `shfl.sync.bfly` (scans: `log2(N)` `shfl.sync.up`) |
+//! | `RaggedTile<N>` | a whole tile as `TiledPartition<N>`; the block's short last tile: `redux.sync` over its lanes, or the scan's `log2(N)` `shfl.sync.up` steps and one `shfl.sync.idx` from its last thread |
 //! | `ThreadBlock` | each warp reduces (or scans) its values; one value per warp goes through the block's scratch in shared memory; after a barrier warp 0 combines them (`redux.sync`, or the butterfly steps the warp count needs) and, after a second barrier, every thread reads the total (scans: every warp combines the totals of the warps before it) |
 //!
 //! Values combine in rank order, so an operator that is associative but
@@ -29,15 +30,18 @@ pub use update::{
 };
 
 use crate::backend::target::Target;
-use crate::backend::{Naming, Site};
+use crate::backend::{Naming, Site, WarpCollectives};
 use crate::op::Operator;
-use crate::{AnyTileSize, CoalescedGroup, Shuffle, ThreadBlock, TileSize, TiledPartition};
+use crate::{
+    AnyTileSize, CoalescedGroup, RaggedTile, Shuffle, ThreadBlock, TileSize, TiledPartition,
+    ValidTileSize,
+};
 
-/// A group that reductions and scans run over: a [`TiledPartition`] or a
-/// [`ThreadBlock`].
+/// A group that reductions and scans run over: a [`TiledPartition`], a
+/// [`RaggedTile`], a [`CoalescedGroup`] or a [`ThreadBlock`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a group that coop can reduce or scan over",
-    note = "reduce and scan over a `TiledPartition<N>` (from `block.tiled_partition::<N>()`), a `CoalescedGroup` (from `coalesced_threads()` or a tile's `binary_partition`/`labeled_partition`) or the whole `ThreadBlock`"
+    note = "reduce and scan over a `TiledPartition<N>` (from `block.tiled_partition::<N>()`), a `RaggedTile<N>` (from `block.ragged_partition::<N>()`), a `CoalescedGroup` (from `coalesced_threads()` or a tile's `binary_partition`/`labeled_partition`) or the whole `ThreadBlock`"
 )]
 pub trait Group: sealed::Sealed + crate::SyncGroup {
     #[doc(hidden)]
@@ -66,6 +70,7 @@ mod sealed {
 impl<const N: u32> sealed::Sealed for TiledPartition<N> where TileSize<N>: AnyTileSize {}
 impl sealed::Sealed for ThreadBlock {}
 impl sealed::Sealed for CoalescedGroup {}
+impl<const N: u32> sealed::Sealed for RaggedTile<N> where TileSize<N>: ValidTileSize {}
 
 impl Group for CoalescedGroup {
     #[inline(always)]
@@ -153,6 +158,58 @@ where
             op.identity()
         };
         let old = self.shfl_at(old, N - 1, site);
+        (op.combine(old, inclusive), op.combine(old, exclusive))
+    }
+}
+
+/// A whole ragged tile runs the tile's own instructions; the block's last
+/// tile, when it is short, scans with the same `shfl.sync.up` steps (its
+/// lower lanes all exist) and reduces with one `redux.sync` over its lanes
+/// or a scan whose last thread holds the total.
+impl<const N: u32> Group for RaggedTile<N>
+where
+    TileSize<N>: ValidTileSize,
+{
+    #[inline(always)]
+    fn reduce_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        if self.is_whole() {
+            return warp::reduce(self.as_tile(), value, op, site);
+        }
+        if let Some(redux) = op.redux() {
+            let mask = self.lanes();
+            return value.map_words(|w| Target::redux(redux, mask, w, site));
+        }
+        let inclusive = warp::inclusive_scan(self.as_tile(), value, op, site);
+        self.shfl_at(inclusive, self.num_threads() - 1, site)
+    }
+    #[inline(always)]
+    fn inclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        warp::inclusive_scan(self.as_tile(), value, op, site)
+    }
+    #[inline(always)]
+    fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
+        warp::exclusive_scan(self.as_tile(), value, op, site)
+    }
+    #[inline(always)]
+    fn scan_update_in<T: Shuffle, O: Operator<T>>(
+        &self,
+        value: T,
+        op: O,
+        update: impl FnOnce(T) -> T,
+        site: Site,
+    ) -> (T, T) {
+        let tile = self.as_tile();
+        let inclusive = warp::inclusive_scan(tile, value, op, site);
+        let below = tile.shfl_up_at(inclusive, 1, site);
+        let rank = self.thread_rank();
+        let exclusive = if rank == 0 { op.identity() } else { below };
+        let last = self.num_threads() - 1;
+        let old = if rank == last {
+            update(inclusive)
+        } else {
+            op.identity()
+        };
+        let old = self.shfl_at(old, last, site);
         (op.combine(old, inclusive), op.combine(old, exclusive))
     }
 }

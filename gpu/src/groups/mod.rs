@@ -50,6 +50,7 @@ pub use shuffle::Shuffle;
 pub use split_barrier::ArrivalToken;
 pub use thread_block::{this_thread_block, ThreadBlock, WarpOnly};
 pub use thread_group::{SyncGroup, ThreadGroup};
+pub use tile::ragged::RaggedTile;
 pub use tile::{
     AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
 };

@@ -62,6 +62,7 @@ mod sealed {
     impl Sealed for crate::Cluster {}
     impl Sealed for crate::ThreadBlock {}
     impl<const N: u32> Sealed for crate::TiledPartition<N> where crate::TileSize<N>: crate::AnyTileSize {}
+    impl<const N: u32> Sealed for crate::RaggedTile<N> where crate::TileSize<N>: crate::ValidTileSize {}
 }
 
 /// A group of threads: its size, and the calling thread's rank in it
@@ -205,5 +206,30 @@ where
     #[track_caller]
     fn sync(&self) {
         TiledPartition::sync(self)
+    }
+}
+
+impl<const N: u32> ThreadGroup for crate::RaggedTile<N>
+where
+    TileSize<N>: crate::ValidTileSize,
+{
+    #[inline(always)]
+    fn num_threads(&self) -> u64 {
+        crate::RaggedTile::num_threads(self) as u64
+    }
+    #[inline(always)]
+    fn thread_rank(&self) -> u64 {
+        crate::RaggedTile::thread_rank(self) as u64
+    }
+}
+
+impl<const N: u32> SyncGroup for crate::RaggedTile<N>
+where
+    TileSize<N>: crate::ValidTileSize,
+{
+    #[inline(always)]
+    #[track_caller]
+    fn sync(&self) {
+        crate::RaggedTile::sync(self)
     }
 }

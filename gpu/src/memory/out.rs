@@ -328,6 +328,131 @@ impl<T: Copy> Out<'_, T> {
     }
 }
 
+/// The element types [`Out::write_array`] stores as vectors: numbers of 4
+/// or 8 bytes, whose bits are all value (no padding).
+pub trait VectorElement: Copy + sealed::Sealed {
+    /// The element's bits, in the low `8 * size_of::<Self>()` bits.
+    #[doc(hidden)]
+    fn bits(self) -> u64;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! vector_elements {
+    ($($t:ty => $bits:expr),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl VectorElement for $t {
+            #[inline(always)]
+            fn bits(self) -> u64 {
+                let f: fn($t) -> u64 = $bits;
+                f(self)
+            }
+        }
+    )*};
+}
+
+vector_elements!(
+    u32 => |v| v as u64,
+    i32 => |v| v as u32 as u64,
+    f32 => |v| v.to_bits() as u64,
+    u64 => |v| v,
+    i64 => |v| v as u64,
+    f64 => |v| v.to_bits()
+);
+
+/// The `W` 32-bit words of `values` in memory order (little-endian).
+#[inline(always)]
+fn words<T: VectorElement, const K: usize, const W: usize>(values: [T; K]) -> [u32; W] {
+    let per = core::mem::size_of::<T>() / 4;
+    let mut out = [0u32; W];
+    let mut w = 0;
+    while w < W {
+        out[w] = (values[w / per].bits() >> (32 * (w % per))) as u32;
+        w += 1;
+    }
+    out
+}
+
+impl<T: Copy> Out<'_, T> {
+    /// Writes `values` to the `K` elements from `index` on, as one vector
+    /// store where the address allows it (CUDA's `reinterpret_cast<uint4
+    /// *>(out)[i] = v`): `st.global.v4` for 16 bytes and `st.global.v2` for
+    /// 8 bytes at an address aligned to that size, one store an element
+    /// otherwise, with the same result. Panics, on both targets, when the
+    /// elements do not all lie in the buffer, naming the first that does
+    /// not. `T` is a 4- or 8-byte number ([`VectorElement`]).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    ///
+    /// /// Each thread writes four consecutive elements.
+    /// #[kernel]
+    /// pub fn quads(grid: Grid, out: Out<u32>) {
+    ///     let i = grid.thread_rank();
+    ///     let v = 10 * i as u32;
+    ///     out.write_array(4 * i, [v, v + 1, v + 2, v + 3]);
+    /// }
+    ///
+    /// let mut out = vec![0u32; 8];
+    /// coop_host::Cpu::new().launch(quads, coop_host::LaunchConfig::new(1, 2), (&mut out,))?;
+    /// assert_eq!(out, [0, 1, 2, 3, 10, 11, 12, 13]);
+    ///
+    /// // A third thread's four elements lie past the end.
+    /// let err = coop_host::Cpu::new()
+    ///     .launch(quads, coop_host::LaunchConfig::new(1, 3), (&mut out,))
+    ///     .unwrap_err();
+    /// assert!(err.to_string().contains("Out::write_array: index 8 is out of bounds"), "{err}");
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    #[doc(alias = "st.global.v4")]
+    pub fn write_array<const K: usize>(&self, index: usize, values: [T; K])
+    where
+        T: VectorElement,
+    {
+        let site = site!();
+        if index >= self.len || self.len - index < K {
+            let first_outside = if index >= self.len { index } else { self.len };
+            Target::index_out_of_bounds(
+                c"Out::write_array",
+                self.ptr as *const u8,
+                first_outside,
+                self.len,
+                site,
+            );
+        }
+        let bytes = K * core::mem::size_of::<T>();
+        let address = self.ptr.wrapping_add(index) as usize;
+        if (bytes == 16 || bytes == 8) && address.is_multiple_of(bytes) {
+            let mut k = 0;
+            while k < K {
+                Target::global_access(self.ptr as *const u8, index + k, GlobalAccess::Write, site);
+                k += 1;
+            }
+            let ptr = self.ptr.wrapping_add(index) as *mut u32;
+            if bytes == 16 {
+                // SAFETY: the K elements are in bounds (checked above) and
+                // start at an address aligned to 16; the words are the
+                // elements' bits in memory order.
+                unsafe { Target::store_vector(ptr, words::<T, K, 4>(values)) }
+            } else {
+                // SAFETY: as above, 8 bytes aligned to 8.
+                unsafe { Target::store_vector(ptr, words::<T, K, 2>(values)) }
+            }
+        } else {
+            let mut k = 0;
+            while k < K {
+                // SAFETY: in bounds (checked above).
+                unsafe { self.write_in_bounds(index + k, values[k]) };
+                k += 1;
+            }
+        }
+    }
+}
+
 // SAFETY: `OutSlice<T>` pushes a device pointer and an element count,
 // which `from_abi` reads back as the same two words.
 unsafe impl<T: Copy> KernelParam for Out<'_, T> {

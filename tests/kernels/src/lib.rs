@@ -24,6 +24,7 @@ pub mod launch_bounds;
 pub mod loop_shapes;
 pub mod math;
 pub mod multi_warp;
+pub mod ragged;
 pub mod split_barriers;
 pub mod user_shapes;
 pub mod user_types;

@@ -756,13 +756,24 @@ impl Violation {
                 parent_size,
                 thread,
                 site,
-            } => write!(
-                f,
-                "{} made tiles of {tile_size} threads at {site} from a group of \
-                 {parent_size} threads, which is not a multiple of {tile_size}: the last tile \
-                 would be partial. Use a block size that is a multiple of the tile size",
-                who(*thread)
-            ),
+            } => {
+                write!(
+                    f,
+                    "{} made tiles of {tile_size} threads at {site} from a group of \
+                     {parent_size} threads, which is not a multiple of {tile_size}: the last \
+                     tile would be partial. Use a block size that is a multiple of the tile size",
+                    who(*thread)
+                )?;
+                if *tile_size <= 32 {
+                    write!(
+                        f,
+                        ", or `block.ragged_partition::<{tile_size}>()`, whose last tile \
+                         holds the {} remaining threads",
+                        parent_size % tile_size
+                    )?;
+                }
+                Ok(())
+            }
             Violation::OutOfSteps {
                 thread,
                 steps,

@@ -7,6 +7,7 @@
 //! traits.
 
 pub(crate) mod multi_warp;
+pub(crate) mod ragged;
 
 use crate::backend::target::Target;
 use crate::backend::{site, Barriers, Naming, Registers, Site, WarpCollectives};

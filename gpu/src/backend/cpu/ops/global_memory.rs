@@ -14,4 +14,9 @@ impl GlobalMemory for Cpu {
         };
         lane::global_access(base as usize, index, kind, site);
     }
+
+    unsafe fn store_vector<const N: usize>(ptr: *mut u32, words: [u32; N]) {
+        // SAFETY: the caller's promise: valid for N words.
+        unsafe { ptr.cast::<[u32; N]>().write(words) }
+    }
 }
