@@ -1498,3 +1498,18 @@ fn deterministic_sums_and_scans_have_the_same_bits_on_the_gpu_and_the_cpu_backen
         "deterministic results: {compared} compared bit for bit, GPU against the CPU backend"
     );
 }
+
+/// Ragged tiles (`ragged` kernels): blocks of 120, 100, 37, 33 and 1
+/// threads (and whole ones) in tiles of 32 and 8, every query, shuffle,
+/// vote, reduction and scan as the host computes them.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn ragged_tiles_match_the_host_on_the_gpu() {
+    let _watch = watch("the GPU test `ragged_tiles_...`", TEST_LIMIT);
+    let s = suite();
+    let gpu = coop_host::Device::Gpu(s.gpu.clone());
+    let program = gpu.load(&TEST_KERNELS_PTX).unwrap();
+    let cases = coop_tests::ragged_cases::check_all(&gpu, &program).unwrap();
+    assert_eq!(cases, 16);
+    eprintln!("ragged tiles: {cases} cases agree with the host");
+}

@@ -12,7 +12,7 @@ fn bounded_kernels_match_the_host_and_refuse_larger_blocks_on_the_cpu() {
     let program = device.load(&TEST_KERNELS_PTX).unwrap();
     assert_eq!(
         launch_bounds_cases::check_all(&device, &program).unwrap(),
-        10
+        12
     );
 }
 

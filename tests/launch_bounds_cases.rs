@@ -3,7 +3,7 @@
 //! and the GPU suite (`tests/gpu.rs`) share.
 
 use crate::kernels::launch_bounds::{self as k, MIX_TERMS};
-use coop_host::{Device, Error, LaunchConfig, LaunchProblem, Program, ThreadLimit};
+use coop_host::{Device, Dim3, Error, LaunchConfig, LaunchProblem, Program, ThreadLimit};
 
 /// The input of the launch-bound kernels, `n` elements.
 pub fn input(n: usize) -> Vec<u32> {
@@ -109,6 +109,47 @@ pub fn check_all(device: &Device, program: &Program) -> Result<usize, Error> {
         (&input, &mut out),
     )?;
     assert_eq!(device.download(&out)?, block_sum_reference(&data, 512));
+    cases += 1;
+    // A fixed block shape: the kernel's own shape runs, and any other is
+    // refused with the shape named.
+    let mut mirror = device.zeros::<u32>(3 * 256)?;
+    program.launch(
+        k::fixed_shape_mirror,
+        LaunchConfig::new(3, Dim3::new(32, 8, 1)),
+        (&mut mirror,),
+    )?;
+    let want: Vec<u32> = (0..3 * 256u32)
+        .map(|g| {
+            let (x, y) = (g % 32, (g % 256) / 32);
+            1000 * (7 - y) + (31 - x)
+        })
+        .collect();
+    assert_eq!(device.download(&mirror)?, want, "the fixed-shape kernel");
+    cases += 1;
+    for shape in [
+        Dim3::new(256, 1, 1),
+        Dim3::new(8, 32, 1),
+        Dim3::new(32, 4, 1),
+    ] {
+        let err = program
+            .launch(
+                k::fixed_shape_mirror,
+                LaunchConfig::new(3, shape),
+                (&mut mirror,),
+            )
+            .unwrap_err();
+        match &err {
+            Error::InvalidLaunch {
+                kernel: "fixed_shape_mirror",
+                problem: LaunchProblem::BlockShape { block, required },
+            } if *block == shape && *required == Dim3::new(32, 8, 1) => {}
+            other => panic!("expected the block shape, got {other:?}"),
+        }
+        assert!(
+            err.to_string().contains("`#[kernel(block = (32, 8))]`"),
+            "the message names the shape as written: {err}"
+        );
+    }
     cases += 1;
     // The occupancy search stays within the bound.
     let best = program.occupancy_block_size(k::bounded_block_sum, |_| 0)?;

@@ -121,6 +121,23 @@ pub trait Kernel: Copy {
 ///   registers so that they fit, spilling what does not.
 /// - `max_registers`: the registers a thread may use (16 to 255), an
 ///   explicit cap; not together with `min_blocks`, which caps them too.
+/// - `block = (x, y, z)` (or `(x, y)`, or `x`): the one block shape every
+///   launch has, PTX's `.reqntid`; instead of `max_threads`, which it
+///   sets to `x * y * z`. Both backends refuse a launch of another shape,
+///   and the compiler learns that thread indices lie below the shape, so
+///   index checks against arrays of that shape (a shared tile of
+///   `[[T; x]; y]` read at `[y][x]`) cost nothing.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::{Dim3, Kernel};
+///
+/// #[kernel(block = (32, 8))]
+/// pub fn strips(block: ThreadBlock, out: Out<u32>) {}
+///
+/// let bounds = <strips as Kernel>::LAUNCH_BOUNDS;
+/// assert_eq!((bounds.block, bounds.max_threads), (Some(Dim3::new(32, 8, 1)), Some(256)));
+/// ```
 ///
 /// ```
 /// use coop::prelude::*;
@@ -131,7 +148,7 @@ pub trait Kernel: Copy {
 ///
 /// assert_eq!(
 ///     <lean as Kernel>::LAUNCH_BOUNDS,
-///     LaunchBounds { max_threads: None, min_blocks: None, max_registers: Some(40) }
+///     LaunchBounds { max_threads: None, min_blocks: None, max_registers: Some(40), block: None }
 /// );
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -142,6 +159,9 @@ pub struct LaunchBounds {
     pub min_blocks: Option<u32>,
     /// Registers a thread may use.
     pub max_registers: Option<u32>,
+    /// The one block shape every launch has (`#[kernel(block = (x, y,
+    /// z))]`, PTX's `.reqntid`); `max_threads` is then its thread count.
+    pub block: Option<crate::Dim3>,
 }
 
 impl LaunchBounds {
@@ -150,6 +170,7 @@ impl LaunchBounds {
         max_threads: None,
         min_blocks: None,
         max_registers: None,
+        block: None,
     };
 }
 

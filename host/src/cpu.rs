@@ -303,5 +303,6 @@ fn kernel_limits<K: Kernel>(limits: &DeviceLimits) -> KernelLimits {
         max_threads_per_block: limits.max_threads_per_block.min(bound.unwrap_or(u32::MAX)),
         static_shared_bytes: K::STATIC_SHARED_BYTES as u32,
         max_threads_bound: bound,
+        required_block: K::LAUNCH_BOUNDS.block,
     }
 }

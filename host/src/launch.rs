@@ -133,6 +133,14 @@ impl LaunchConfig {
                 });
             }
         }
+        if let Some(required) = kernel.required_block {
+            if self.block != required {
+                return Err(LaunchProblem::BlockShape {
+                    block: self.block,
+                    required,
+                });
+            }
+        }
         let threads = self.block.volume();
         let bound = kernel.max_threads_bound.unwrap_or(u32::MAX);
         let max_threads = device

@@ -161,6 +161,9 @@ pub struct KernelLimits {
     /// The kernel's `#[kernel(max_threads = N)]`, if it has one
     /// ([`Kernel::LAUNCH_BOUNDS`](coop::Kernel::LAUNCH_BOUNDS)).
     pub max_threads_bound: Option<u32>,
+    /// The kernel's `#[kernel(block = (x, y, z))]`, if it has one: the
+    /// one block shape its launches may have.
+    pub required_block: Option<Dim3>,
 }
 
 impl KernelLimits {
@@ -177,6 +180,7 @@ impl KernelLimits {
             max_threads_per_block,
             static_shared_bytes,
             max_threads_bound: None,
+            required_block: None,
         }
     }
 }

@@ -57,6 +57,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         max_threads,
         min_blocks,
         max_registers,
+        block,
     } = parse_options(attr)?;
     let func: ItemFn = syn::parse2(item)?;
     check_signature(&func)?;
@@ -217,7 +218,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     // coop_build reads, removes, and turns into the entry point's
     // `.maxntid`, `.minnctapersm` and `.maxnreg` (rustc has no attribute
     // that reaches them).
-    let bounds_marker = if max_threads.is_some() || max_registers.is_some() {
+    let bounds_marker = if max_threads.is_some() || max_registers.is_some() || min_blocks.is_some()
+    {
         let marker = format_ident!(
             "__coop_bounds_{}_{}_{}_{}",
             max_threads.unwrap_or(0),
@@ -235,6 +237,29 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     } else {
         quote!()
     };
+    // The block shape travels the same way, as `.reqntid`; the kernel
+    // assumes it at its entry.
+    let (block_marker, block_assumption) = match block {
+        Some([x, y, z]) => {
+            let marker = format_ident!("__coop_block_{}_{}_{}_{}", x, y, z, name);
+            (
+                quote! {
+                    #[cfg(target_arch = "nvptx64")]
+                    #[no_mangle]
+                    #[used]
+                    #[allow(non_upper_case_globals)]
+                    static #marker: u8 = 0;
+                },
+                quote!(::coop::__private::assume_block_shape(#x, #y, #z);),
+            )
+        }
+        None => (quote!(), quote!()),
+    };
+    let block_t = match block {
+        Some([x, y, z]) => quote!(::core::option::Option::Some(::coop::Dim3::new(#x, #y, #z))),
+        None => quote!(::core::option::Option::None),
+    };
+    let max_threads = max_threads.or(block.map(|[x, y, z]| x * y * z));
     let option = |v: Option<u32>| match v {
         Some(v) => quote!(::core::option::Option::Some(#v)),
         None => quote!(::core::option::Option::None),
@@ -267,6 +292,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         #[allow(improper_ctypes_definitions, non_snake_case, clippy::too_many_arguments)]
         #(#docs)*
         #vis unsafe extern "ptx-kernel" fn #name(#(#abi_params),*) {
+            #block_assumption
             // SAFETY: the words are those coop_host passed for each
             // parameter's `Host` marker, checked against `Kernel::Params`.
             unsafe { #body_name(#(#call_args),*) }
@@ -282,6 +308,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         #vis struct #name;
 
         #bounds_marker
+        #block_marker
 
         #[cfg(not(target_arch = "nvptx64"))]
         impl ::coop::Kernel for #name {
@@ -294,6 +321,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 max_threads: #max_threads_t,
                 min_blocks: #min_blocks_t,
                 max_registers: #max_registers_t,
+                block: #block_t,
             };
 
             #[allow(non_snake_case)]
@@ -316,13 +344,64 @@ struct Options {
     max_threads: Option<u32>,
     min_blocks: Option<u32>,
     max_registers: Option<u32>,
+    /// `block = (x, y, z)`: the one block shape.
+    block: Option<[u32; 3]>,
+}
+
+/// Reads `block = x`, `(x, y)` or `(x, y, z)`: each extent a literal
+/// within CUDA's limits (1024, 1024, 64), 1024 threads in all.
+fn parse_block(value: &syn::Expr) -> syn::Result<[u32; 3]> {
+    let help = "`block` takes the block's shape as literals, `block = 256`, `block = (32, 8)` \
+                or `block = (8, 8, 4)`: x and y up to 1024, z up to 64, 1024 threads in all";
+    let literal = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u32>().ok(),
+        _ => None,
+    };
+    let extents: Vec<Option<u32>> = match value {
+        syn::Expr::Tuple(t) => t.elems.iter().map(literal).collect(),
+        syn::Expr::Paren(p) => vec![literal(&p.expr)],
+        e => vec![literal(e)],
+    };
+    if extents.is_empty() || extents.len() > 3 || extents.iter().any(|e| e.is_none()) {
+        return Err(syn::Error::new_spanned(value, help));
+    }
+    let mut shape = [1u32; 3];
+    for (i, e) in extents.iter().enumerate() {
+        shape[i] = e.unwrap_or(1);
+    }
+    let within = shape[0] >= 1
+        && shape[1] >= 1
+        && shape[2] >= 1
+        && shape[0] <= 1024
+        && shape[1] <= 1024
+        && shape[2] <= 64
+        && shape.iter().map(|&e| e as u64).product::<u64>() <= 1024;
+    if !within {
+        let threads: u64 = shape.iter().map(|&e| e as u64).product();
+        return Err(syn::Error::new_spanned(
+            value,
+            format!(
+                "`block = {}` is {} x {} x {} = {threads} threads; a block has at most 1024, \
+                 with x and y up to 1024 and z up to 64",
+                quote!(#value),
+                shape[0],
+                shape[1],
+                shape[2]
+            ),
+        ));
+    }
+    Ok(shape)
 }
 
 const OPTIONS_HELP: &str = "it takes `cooperative` (a kernel that syncs its grid through \
      a `CooperativeGrid`), `max_threads = N` (the most threads a block of any launch has, 1 to \
      1024), `min_blocks = N` (with `max_threads`: blocks one multiprocessor should hold at once, \
-     1 to 32) and `max_registers = N` (registers a thread may use, 16 to 255), separated by \
-     commas; the PTX entry point is named after the function";
+     1 to 32), `max_registers = N` (registers a thread may use, 16 to 255) and `block = (x, y, \
+     z)` (the one block shape of every launch, instead of `max_threads`), separated by commas; \
+     the PTX entry point is named after the function";
 
 fn parse_options(attr: TokenStream) -> syn::Result<Options> {
     use syn::parse::Parser;
@@ -338,6 +417,13 @@ fn parse_options(attr: TokenStream) -> syn::Result<Options> {
                     return Err(syn::Error::new_spanned(p, "`cooperative` is given twice"));
                 }
                 options.cooperative = true;
+            }
+            syn::Meta::NameValue(nv) if nv.path.is_ident("block") => {
+                if options.block.is_some() {
+                    return Err(syn::Error::new_spanned(&nv.path, "`block` is given twice"));
+                }
+                options.block = Some(parse_block(&nv.value)?);
+                first_span.get_or_insert(nv.path.span());
             }
             syn::Meta::NameValue(nv) => {
                 let key = nv
@@ -387,7 +473,7 @@ fn parse_options(attr: TokenStream) -> syn::Result<Options> {
                 first_span.get_or_insert(nv.path.span());
             }
             syn::Meta::Path(p)
-                if ["max_threads", "min_blocks", "max_registers"]
+                if ["max_threads", "min_blocks", "max_registers", "block"]
                     .iter()
                     .any(|k| p.is_ident(k)) =>
             {
@@ -395,6 +481,7 @@ fn parse_options(attr: TokenStream) -> syn::Result<Options> {
                 let example = match key.as_str() {
                     "max_threads" => "max_threads = 256",
                     "min_blocks" => "max_threads = 256, min_blocks = 4",
+                    "block" => "block = (32, 8)",
                     _ => "max_registers = 64",
                 };
                 return Err(syn::Error::new_spanned(
@@ -412,12 +499,19 @@ fn parse_options(attr: TokenStream) -> syn::Result<Options> {
         }
     }
     let span = first_span.unwrap_or_else(Span::call_site);
-    if options.min_blocks.is_some() && options.max_threads.is_none() {
+    if options.block.is_some() && options.max_threads.is_some() {
+        return Err(syn::Error::new(
+            span,
+            "`block` fixes the block's shape, and with it its thread count: drop `max_threads` \
+             (`#[kernel(block = (32, 8))]` allows exactly 256 threads a block)",
+        ));
+    }
+    if options.min_blocks.is_some() && options.max_threads.is_none() && options.block.is_none() {
         return Err(syn::Error::new(
             span,
             "`min_blocks` counts blocks of `max_threads` threads: give `max_threads` too \
              (`#[kernel(max_threads = 256, min_blocks = 4)]`), as CUDA's \
-             `__launch_bounds__(256, 4)` does",
+             `__launch_bounds__(256, 4)` does, or the block's shape (`block = (32, 8)`)",
         ));
     }
     if options.min_blocks.is_some() && options.max_registers.is_some() {

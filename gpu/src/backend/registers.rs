@@ -26,4 +26,12 @@ pub(crate) trait Registers {
     /// PTX: `%cluster_nctaid.{x,y,z}` when built for sm_90 or later, else
     /// (1, 1, 1): before sm_90 every block is a cluster of its own.
     fn cluster_dim(site: Site) -> Dim3;
+    /// Tells the compiler that every block is `shape` (a kernel declared
+    /// with `#[kernel(block = ..)]`, whose other launches both backends
+    /// refuse, and the driver too through `.reqntid`): thread indices are
+    /// then below the shape's extents, so index checks against arrays of
+    /// that shape fold away. PTX: an assumption, no instruction. CPU:
+    /// nothing.
+    #[inline(always)]
+    fn assume_block_shape(_shape: Dim3) {}
 }

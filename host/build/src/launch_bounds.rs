@@ -5,9 +5,13 @@
 //! 0 for a figure not given). This module removes those bytes and puts the
 //! figures on the kernel's entry point as the PTX performance-tuning
 //! directives ptxas reads: `.maxntid`, `.minnctapersm` and `.maxnreg`.
+//! `#[kernel(block = (x, y, z))]` leaves a second kind of byte,
+//! `__coop_block_<x>_<y>_<z>_<kernel>`, which becomes `.reqntid x, y, z`.
 
 /// The prefix of a bounds marker's name.
 const MARKER: &str = "__coop_bounds_";
+/// The prefix of a block-shape marker's name.
+const BLOCK_MARKER: &str = "__coop_block_";
 
 /// One kernel's bounds, as read from its marker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,13 +24,30 @@ pub struct KernelBounds {
     pub min_blocks: Option<u32>,
     /// `.maxnreg` (registers a thread).
     pub max_registers: Option<u32>,
+    /// `.reqntid` (the one block shape).
+    pub block: Option<[u32; 3]>,
 }
 
 impl KernelBounds {
+    /// The bounds of `kernel` with none given.
+    fn none(kernel: &str) -> Self {
+        KernelBounds {
+            kernel: kernel.to_string(),
+            max_threads: None,
+            min_blocks: None,
+            max_registers: None,
+            block: None,
+        }
+    }
+
     /// The directives for the entry point, one a line.
     fn directives(&self) -> String {
         let mut out = String::new();
-        if let Some(t) = self.max_threads {
+        if let Some([x, y, z]) = self.block {
+            // `.reqntid` and `.maxntid` exclude each other; the shape
+            // bounds the threads as well.
+            out.push_str(&format!(".reqntid {x}, {y}, {z}\n"));
+        } else if let Some(t) = self.max_threads {
             out.push_str(&format!(".maxntid {t}, 1, 1\n"));
         }
         if let Some(b) = self.min_blocks {
@@ -53,7 +74,33 @@ fn parse_marker(rest: &str) -> Option<KernelBounds> {
         max_threads,
         min_blocks,
         max_registers,
+        block: None,
     })
+}
+
+/// Reads a block-shape marker's name (what follows [`BLOCK_MARKER`]):
+/// the kernel and its shape.
+fn parse_block_marker(rest: &str) -> Option<(String, [u32; 3])> {
+    let mut parts = rest.splitn(4, '_');
+    let mut extent = || -> Option<u32> { parts.next()?.parse().ok().filter(|&v| v > 0) };
+    let shape = [extent()?, extent()?, extent()?];
+    let kernel = parts.next()?.to_string();
+    (!kernel.is_empty()).then_some((kernel, shape))
+}
+
+/// The names that follow `prefix` in the marker bytes of `ptx`.
+fn marker_names<'a>(ptx: &'a str, prefix: &'a str) -> impl Iterator<Item = String> + 'a {
+    ptx.lines()
+        .filter(move |l| l.contains(".global") && l.contains(prefix))
+        .filter_map(move |l| {
+            let start = l.find(prefix)? + prefix.len();
+            Some(
+                l[start..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+                    .collect(),
+            )
+        })
 }
 
 /// `ptx` without its bounds markers and with each bounded kernel's
@@ -71,18 +118,18 @@ fn parse_marker(rest: &str) -> Option<KernelBounds> {
 /// assert_eq!(bounds[0].max_registers, None);
 /// ```
 pub fn apply(ptx: &str) -> (String, Vec<KernelBounds>) {
-    let bounds: Vec<KernelBounds> = ptx
-        .lines()
-        .filter(|l| l.contains(".global") && l.contains(MARKER))
-        .filter_map(|l| {
-            let start = l.find(MARKER)? + MARKER.len();
-            let name: String = l[start..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
-                .collect();
-            parse_marker(&name)
-        })
+    let mut bounds: Vec<KernelBounds> = marker_names(ptx, MARKER)
+        .filter_map(|name| parse_marker(&name))
         .collect();
+    for (kernel, shape) in marker_names(ptx, BLOCK_MARKER).filter_map(|n| parse_block_marker(&n)) {
+        match bounds.iter_mut().find(|b| b.kernel == kernel) {
+            Some(b) => b.block = Some(shape),
+            None => bounds.push(KernelBounds {
+                block: Some(shape),
+                ..KernelBounds::none(&kernel)
+            }),
+        }
+    }
     if bounds.is_empty() {
         return (ptx.to_string(), bounds);
     }
@@ -92,7 +139,7 @@ pub fn apply(ptx: &str) -> (String, Vec<KernelBounds>) {
         .collect();
     let without: String = ptx
         .split_inclusive('\n')
-        .filter(|l| !l.contains(MARKER))
+        .filter(|l| !l.contains(MARKER) && !l.contains(BLOCK_MARKER))
         .collect();
     let (out, _) = insert_directives(&without, &directives);
     (out, bounds)
@@ -149,6 +196,7 @@ pub(crate) fn insert_directives(
 ///            0 bytes stack frame, 0 bytes spill stores, 12 bytes spill loads\n";
 /// let bounds = [KernelBounds {
 ///     kernel: "mix".into(), max_threads: None, min_blocks: None, max_registers: Some(24),
+///     block: None,
 /// }];
 /// assert_eq!(spills(log, &bounds), [("mix".to_string(), 44, 288)]);
 /// ```
@@ -181,6 +229,9 @@ impl std::fmt::Display for KernelBounds {
     /// The bounds as the kernel's source writes them.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut parts = Vec::new();
+        if let Some([x, y, z]) = self.block {
+            parts.push(format!("block = ({x}, {y}, {z})"));
+        }
         for (name, v) in [
             ("max_threads", self.max_threads),
             ("min_blocks", self.min_blocks),
@@ -207,6 +258,7 @@ mod tests {
                 max_threads: Some(512),
                 min_blocks: None,
                 max_registers: Some(40),
+                block: None,
             })
         );
         assert_eq!(parse_marker("512_x_40_k"), None);
@@ -227,6 +279,26 @@ mod tests {
         assert!(out.contains("b_param_0\n)\n.maxnreg 40\n{"));
         assert!(out.contains(".entry c()\n.maxntid 128, 1, 1\n.minnctapersm 2\n{"));
         assert!(out.contains("a_param_0\n)\n{"));
+    }
+
+    #[test]
+    fn block_shapes_become_reqntid() {
+        let ptx = ".visible .global .align 1 .b8 __coop_block_32_8_1_strip;\n\
+                   .visible .global .align 1 .b8 __coop_bounds_0_2_0_strip;\n\
+                   .visible .entry strip(\n\t.param .u32 strip_param_0\n)\n{\n}\n";
+        let (out, bounds) = apply(ptx);
+        assert_eq!(bounds.len(), 1);
+        assert_eq!(bounds[0].block, Some([32, 8, 1]));
+        assert!(!out.contains(BLOCK_MARKER) && !out.contains(MARKER));
+        assert!(
+            out.contains("strip_param_0\n)\n.reqntid 32, 8, 1\n.minnctapersm 2\n{"),
+            "{out}"
+        );
+        assert_eq!(parse_block_marker("32_0_1_k"), None);
+        assert_eq!(
+            parse_block_marker("32_8_1_k"),
+            Some(("k".into(), [32, 8, 1]))
+        );
     }
 
     #[test]

@@ -39,6 +39,19 @@ pub enum LaunchProblem {
         /// The device's limit.
         max: u32,
     },
+    /// The kernel fixes its block's shape (`#[kernel(block = (x, y, z))]`,
+    /// PTX's `.reqntid`) and the launch asks for another.
+    #[error(
+        "the block {block} is not the kernel's shape: its `#[kernel(block = {})]` asks every \
+         launch for blocks of {required}; launch that shape, or change it in the kernel's source",
+        shape_as_written(*required)
+    )]
+    BlockShape {
+        /// The block asked for.
+        block: Dim3,
+        /// The kernel's shape.
+        required: Dim3,
+    },
     /// The block has more threads than the device or kernel allows.
     #[error(
         "the block {block} has {threads} threads; at most {max} are allowed{}",
@@ -159,6 +172,16 @@ pub enum LaunchProblem {
         /// The device's opt-in limit.
         max: u32,
     },
+}
+
+/// A shape as `#[kernel(block = ..)]` writes it: `256`, `(32, 8)` or
+/// `(8, 8, 4)`.
+fn shape_as_written(shape: Dim3) -> String {
+    match (shape.y, shape.z) {
+        (1, 1) => shape.x.to_string(),
+        (_, 1) => format!("({}, {})", shape.x, shape.y),
+        _ => format!("({}, {}, {})", shape.x, shape.y, shape.z),
+    }
 }
 
 /// What sets the most threads a block may have, in

@@ -545,6 +545,7 @@ impl Module {
             max_threads_per_block: attr(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             static_shared_bytes: attr(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
             max_threads_bound: K::LAUNCH_BOUNDS.max_threads,
+            required_block: K::LAUNCH_BOUNDS.block,
         };
         cache.insert(K::NAME, (function.clone(), limits));
         Ok((function, limits))

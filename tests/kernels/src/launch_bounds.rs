@@ -65,3 +65,18 @@ fn mix(input: &[u32], out: Out<u32>) {
     }
     out.write(g, acc);
 }
+
+/// For blocks of exactly 32 x 8 threads (`#[kernel(block = (32, 8))]`):
+/// thread `(x, y)` of block `b` writes `1000 y + x` to a shared tile at
+/// `[y][x]`, and after a barrier reads the tile's element at `[7 - y][31 -
+/// x]` into `out[256 b + 32 y + x]`.
+#[kernel(block = (32, 8))]
+pub fn fixed_shape_mirror(block: ThreadBlock, out: Out<u32>, tile: Shared<[[u32; 32]; 8]>) {
+    let t = block.thread_index();
+    let (x, y) = (t.x as usize, t.y as usize);
+    let mine = tile.own(coop::shared::RowMajor);
+    mine.write((y, x), 1000 * t.y + t.x);
+    let all = mine.publish(&block);
+    let b = this_grid().block_rank();
+    out.write(256 * b + 32 * y + x, all.get((7 - y, 31 - x)));
+}

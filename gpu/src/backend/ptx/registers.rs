@@ -13,6 +13,21 @@ extern "C" {
 
 impl Registers for Ptx {
     #[inline(always)]
+    fn assume_block_shape(shape: Dim3) {
+        let (t, d) = (
+            Self::thread_index(crate::backend::site!()),
+            Self::block_dim(crate::backend::site!()),
+        );
+        // SAFETY: the kernel runs only with blocks of `shape`: its PTX
+        // carries `.reqntid` with the shape, which the driver enforces, and
+        // coop's launches check it first.
+        unsafe {
+            core::hint::assert_unchecked(d == shape);
+            core::hint::assert_unchecked(t.x < shape.x && t.y < shape.y && t.z < shape.z);
+        }
+    }
+
+    #[inline(always)]
     fn thread_index(_site: Site) -> Dim3 {
         // SAFETY: reading special registers has no preconditions in a kernel.
         unsafe {
