@@ -5,6 +5,7 @@
 pub mod conjugate_gradient;
 pub mod dot;
 pub mod histogram;
+pub mod integral_image;
 pub mod shared_tiles;
 pub mod stencil;
 pub mod transpose;

@@ -8,6 +8,7 @@ pub mod conjugate_gradient;
 pub mod dot;
 pub mod grid_sync;
 pub mod histogram;
+pub mod integral_image;
 pub mod shared_tiles;
 pub mod split_barrier;
 pub mod stencil;
