@@ -2,6 +2,7 @@
 //! comparisons, shared by the example programs (which print the outcome)
 //! and the test suites (which assert it).
 
+pub mod cg_samples;
 pub mod conjugate_gradient;
 pub mod dot;
 pub mod histogram;

@@ -4,6 +4,7 @@
 #![no_std]
 
 pub mod bench;
+pub mod cg_samples;
 pub mod conjugate_gradient;
 pub mod dot;
 pub mod grid_sync;

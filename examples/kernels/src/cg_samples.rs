@@ -1,0 +1,173 @@
+//! NVIDIA's small cooperative-groups samples in coop, each kernel after
+//! the sample's own: `warpAggregatedAtomicsCG` (a filter whose output
+//! slots come from one atomic a coalesced group, and per-bucket counters
+//! and maxima through `labeled_partition`), `binaryPartitionCG` (odd and
+//! even values counted and summed by the two halves of a
+//! `binary_partition`) and `reductionMultiBlockCG` (a sum in one
+//! cooperative launch: blocks reduce, the grid syncs, one thread adds the
+//! blocks' sums).
+//!
+//! `examples/bench/cg_samples.cu` holds the samples' kernels with coop's
+//! parameter words; `cg_samples_bench` times both sides.
+
+use coop::prelude::*;
+
+/// Threads a block of the warp-aggregated-atomics sample.
+pub const AGGREGATE_THREADS: u32 = 512;
+
+/// `warpAggregatedAtomicsCG`'s filter: every positive `src[i]` goes to
+/// `dst`, at a slot that the lanes taking the branch together claim with
+/// one atomic add on `count[0]`; the order within `dst` is unspecified.
+#[kernel]
+pub fn filter_arr(grid: Grid, dst: Out<i32>, count: Out<i32>, src: &[i32]) {
+    let mut i = grid.thread_rank();
+    while i < src.len() {
+        if src[i] > 0 {
+            let active = coalesced_threads();
+            let first = active
+                .invoke_one_broadcast(|| count.atomic().fetch_add(0, active.num_threads() as i32));
+            dst.write((first + active.thread_rank() as i32) as usize, src[i]);
+        }
+        i += grid.num_threads();
+    }
+}
+
+/// `warpAggregatedAtomicsCG`'s buckets: each `i` with `src[i] <
+/// counters.len()` goes to `indices` at a slot of bucket `src[i]`, claimed
+/// from `counters[src[i]]` once by each group of lanes with the same
+/// bucket.
+#[kernel]
+pub fn map_to_buckets(grid: Grid, src: &[i32], indices: Out<i32>, counters: Out<i32>) {
+    let mut i = grid.thread_rank();
+    while i < src.len() {
+        let bucket = src[i];
+        if (bucket as usize) < counters.len() {
+            let same = coalesced_threads().labeled_partition(bucket);
+            let first = same.invoke_one_broadcast(|| {
+                counters
+                    .atomic()
+                    .fetch_add(bucket as usize, same.num_threads() as i32)
+            });
+            indices.write((first + same.thread_rank() as i32) as usize, i as i32);
+        }
+        i += grid.num_threads();
+    }
+}
+
+/// `warpAggregatedAtomicsCG`'s maxima: `maxima[b]` becomes the largest
+/// `values[i]` with `src[i] == b`, one atomic max a group of lanes with
+/// the same bucket.
+#[kernel]
+pub fn max_in_buckets(grid: Grid, src: &[i32], values: &[i32], maxima: Out<i32>) {
+    let mut i = grid.thread_rank();
+    while i < src.len() {
+        let bucket = src[i];
+        if (bucket as usize) < maxima.len() {
+            let same = coalesced_threads().labeled_partition(bucket);
+            let largest = reduce(&same, values[i], op::Max);
+            same.invoke_one(|| maxima.atomic().max(bucket as usize, largest));
+        }
+        i += grid.num_threads();
+    }
+}
+
+/// `binaryPartitionCG`: `odds[0]` counts the odd values of `input`,
+/// `sums[0]` adds them and `sums[1]` adds the even ones, through each
+/// warp's two `binary_partition` groups. `input.len()` must be a multiple
+/// of 32 (every lane of a warp reaches the partition).
+#[kernel]
+pub fn odd_even_count_and_sum(grid: Grid, input: &[i32], odds: Out<i32>, sums: Out<i32>) {
+    let warp = this_thread_block().tiled_partition::<32>();
+    let mut i = grid.thread_rank();
+    while i < input.len() {
+        let elem = input[i];
+        let side = warp.binary_partition(elem & 1 == 1);
+        if elem & 1 == 1 {
+            let sum = reduce(&side, elem, op::Sum);
+            side.invoke_one(|| {
+                odds.atomic().add(0, side.num_threads() as i32);
+                sums.atomic().add(0, sum);
+            });
+        } else {
+            let sum = reduce(&side, elem, op::Sum);
+            side.invoke_one(|| sums.atomic().add(1, sum));
+        }
+        warp.sync();
+        i += grid.num_threads();
+    }
+}
+
+/// `reductionMultiBlockCG`: the sum of `input` in one cooperative launch,
+/// in `partial[0]`. Each thread adds its grid-stride share in `f64`, each
+/// block reduces its threads' sums into `partial[block]`, and after the
+/// grid sync the grid's first thread adds the blocks' sums.
+///
+/// Blocks of 1024 threads, one a multiprocessor (`max_threads = 1024,
+/// min_blocks = 1`: up to 64 registers, of which the loads kept in flight
+/// take 48); the grid is the blocks that fit at once.
+#[kernel(cooperative, max_threads = 1024, min_blocks = 1)]
+pub fn reduce_single_pass(grid: CooperativeGrid, input: &[f32], partial: Out<f32>) {
+    reduce_body(grid, input, partial)
+}
+
+/// [`reduce_single_pass`] held to 32 registers so that two blocks of 1024
+/// share a multiprocessor, the grid nvcc's registers give the CUDA sample.
+#[kernel(cooperative, max_threads = 1024, min_blocks = 2)]
+pub fn reduce_single_pass_dense(grid: CooperativeGrid, input: &[f32], partial: Out<f32>) {
+    reduce_body(grid, input, partial)
+}
+
+#[inline(always)]
+fn reduce_body(grid: CooperativeGrid, input: &[f32], partial: Out<f32>) {
+    let block = this_thread_block();
+    let (n, stride) = (input.len(), grid.num_threads());
+    let mut acc = 0.0f64;
+    let mut i = grid.thread_rank();
+    // Four loads in flight before their additions, as nvcc's unrolled loop
+    // has them (LLVM does not unroll a loop whose stride is known only at
+    // run time); the additions keep their order.
+    while i + 3 * stride < n {
+        let quad = [
+            input[i],
+            input[i + stride],
+            input[i + 2 * stride],
+            input[i + 3 * stride],
+        ];
+        for v in quad {
+            acc += v as f64;
+        }
+        i += 4 * stride;
+    }
+    while i < n {
+        acc += input[i] as f64;
+        i += stride;
+    }
+    let total = reduce(&block, acc, op::Sum);
+    if block.thread_rank() == 0 {
+        partial.write(grid.block_rank(), total as f32);
+    }
+    grid.sync();
+    if grid.thread_rank() == 0 {
+        // Four blocks' sums in flight at a time, added in order.
+        let blocks = grid.num_blocks();
+        let mut sum = partial.read(0);
+        let mut b = 1;
+        while b + 3 < blocks {
+            let quad = [
+                partial.read(b),
+                partial.read(b + 1),
+                partial.read(b + 2),
+                partial.read(b + 3),
+            ];
+            for v in quad {
+                sum += v;
+            }
+            b += 4;
+        }
+        while b < blocks {
+            sum += partial.read(b);
+            b += 1;
+        }
+        partial.write(0, sum);
+    }
+}
