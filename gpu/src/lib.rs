@@ -138,13 +138,13 @@ pub use groups::coalesced::{coalesced_threads, CoalescedGroup};
 pub use groups::cooperative_grid::{CooperativeGrid, NeedsCooperativeKernel};
 pub use groups::grid::{this_grid, Grid};
 pub use groups::match_key::MatchKey;
+pub use groups::ragged::RaggedTile;
 pub use groups::shuffle::Shuffle;
 pub use groups::split_barrier::ArrivalToken;
 #[doc(hidden)]
 pub use groups::thread_block::warp_only;
 pub use groups::thread_block::{this_thread_block, ThreadBlock, WarpOnly};
 pub use groups::thread_group::{SyncGroup, ThreadGroup};
-pub use groups::tile::ragged::RaggedTile;
 pub use groups::tile::{
     AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
 };

@@ -34,6 +34,7 @@ pub(crate) mod coalesced;
 pub(crate) mod cooperative_grid;
 pub(crate) mod grid;
 pub(crate) mod match_key;
+pub(crate) mod ragged;
 pub(crate) mod scratch;
 pub(crate) mod shuffle;
 pub mod split_barrier;
@@ -46,11 +47,11 @@ pub use coalesced::{coalesced_threads, CoalescedGroup};
 pub use cooperative_grid::{CooperativeGrid, NeedsCooperativeKernel};
 pub use grid::{this_grid, Grid};
 pub use match_key::MatchKey;
+pub use ragged::RaggedTile;
 pub use shuffle::Shuffle;
 pub use split_barrier::ArrivalToken;
 pub use thread_block::{this_thread_block, ThreadBlock, WarpOnly};
 pub use thread_group::{SyncGroup, ThreadGroup};
-pub use tile::ragged::RaggedTile;
 pub use tile::{
     AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
 };

@@ -7,7 +7,6 @@
 //! traits.
 
 pub(crate) mod multi_warp;
-pub(crate) mod ragged;
 
 use crate::backend::target::Target;
 use crate::backend::{site, Barriers, Naming, Registers, Site, WarpCollectives};
@@ -287,6 +286,35 @@ where
     #[inline(always)]
     pub(crate) fn lane_mask(&self) -> u32 {
         self.mask
+    }
+
+    /// The first lane of the tile in its warp.
+    #[inline(always)]
+    pub(crate) fn base_lane(&self) -> u32 {
+        self.base_lane
+    }
+
+    /// A warp tile (`N` up to 32) whose collectives name only the lanes of
+    /// `mask` (a ragged tile's last, short tile): the caller's rank in it
+    /// is `rank`, its first lane `base_lane`, and it is tile
+    /// `meta_group_rank` of `meta_group_size`. No partial-tile check: the
+    /// caller keeps every collective to the lanes present.
+    #[inline(always)]
+    pub(crate) fn with_lanes(
+        mask: u32,
+        base_lane: u32,
+        rank: u32,
+        meta_group_rank: u32,
+        meta_group_size: u32,
+    ) -> Self {
+        TiledPartition {
+            mask,
+            base_lane,
+            meta_group_rank,
+            meta_group_size,
+            rank,
+            block_tile: 0,
+        }
     }
 
     /// The tile's ranks below the caller's, as a mask of tile ranks (bit

@@ -5,7 +5,7 @@
 //! same instructions as a [`TiledPartition<N>`]; the last one names only
 //! the lanes the block has, so no shuffle reads a lane that does not exist.
 
-use super::TiledPartition;
+use super::tile::TiledPartition;
 use crate::backend::target::Target;
 use crate::backend::{site, Registers, Site, WarpCollectives};
 use crate::groups::match_key::MatchKey;
@@ -105,14 +105,13 @@ impl ThreadBlock {
             ((1u32 << size) - 1) << base_lane
         };
         RaggedTile {
-            tile: TiledPartition {
-                mask: lanes,
+            tile: TiledPartition::with_lanes(
+                lanes,
                 base_lane,
-                meta_group_rank: rank / N,
-                meta_group_size: threads.div_ceil(N),
-                rank: rank & (N - 1),
-                block_tile: 0,
-            },
+                rank & (N - 1),
+                rank / N,
+                threads.div_ceil(N),
+            ),
             size,
         }
     }
@@ -178,7 +177,7 @@ where
     /// ```
     #[inline(always)]
     pub fn thread_rank(&self) -> u32 {
-        self.tile.rank
+        self.tile.thread_rank()
     }
 
     /// The tile's number among the block's tiles of `N`.
@@ -186,7 +185,7 @@ where
     /// See [`ThreadBlock::ragged_partition`] for an example.
     #[inline(always)]
     pub fn meta_group_rank(&self) -> u32 {
-        self.tile.meta_group_rank
+        self.tile.meta_group_rank()
     }
 
     /// How many tiles of `N` the block has, the last one counted even when
@@ -208,7 +207,7 @@ where
     /// ```
     #[inline(always)]
     pub fn meta_group_size(&self) -> u32 {
-        self.tile.meta_group_size
+        self.tile.meta_group_size()
     }
 
     /// The tile's lanes as a warp lane mask (bit `l` for lane `l`).
@@ -229,7 +228,7 @@ where
     /// ```
     #[inline(always)]
     pub fn lanes(&self) -> u32 {
-        self.tile.mask
+        self.tile.lane_mask()
     }
 
     /// Waits for the tile's threads (`bar.warp.sync` with the tile's
@@ -345,7 +344,7 @@ where
     #[doc(alias = "__shfl_down_sync")]
     #[doc(alias = "shfl.sync.down")]
     pub fn shfl_down<T: Shuffle>(&self, value: T, delta: u32) -> T {
-        let rank = self.tile.rank;
+        let rank = self.tile.thread_rank();
         let src = if delta < self.size - rank {
             rank + delta
         } else {
@@ -378,7 +377,7 @@ where
     #[doc(alias = "__shfl_xor_sync")]
     #[doc(alias = "shfl.sync.bfly")]
     pub fn shfl_xor<T: Shuffle>(&self, value: T, lane_mask: u32) -> T {
-        let rank = self.tile.rank;
+        let rank = self.tile.thread_rank();
         let partner = rank ^ (lane_mask & (N - 1));
         let src = if lane_mask & 31 < N && partner < self.size {
             partner
@@ -410,7 +409,7 @@ where
     #[doc(alias = "__any_sync")]
     #[doc(alias = "vote.sync.any")]
     pub fn any(&self, predicate: bool) -> bool {
-        Target::vote_any(self.tile.mask, predicate, site!())
+        Target::vote_any(self.tile.lane_mask(), predicate, site!())
     }
 
     /// Whether every thread of the tile has `predicate`.
@@ -435,7 +434,7 @@ where
     #[doc(alias = "__all_sync")]
     #[doc(alias = "vote.sync.all")]
     pub fn all(&self, predicate: bool) -> bool {
-        Target::vote_all(self.tile.mask, predicate, site!())
+        Target::vote_all(self.tile.lane_mask(), predicate, site!())
     }
 
     /// The tile's votes, bit `r` for rank `r` (bits past
@@ -461,8 +460,8 @@ where
     #[doc(alias = "__ballot_sync")]
     #[doc(alias = "vote.sync.ballot")]
     pub fn ballot(&self, predicate: bool) -> u32 {
-        let mask = self.tile.mask;
-        (Target::vote_ballot(mask, predicate, site!()) & mask) >> self.tile.base_lane
+        let mask = self.tile.lane_mask();
+        (Target::vote_ballot(mask, predicate, site!()) & mask) >> self.tile.base_lane()
     }
 
     /// The ranks of the tile whose `value` equals the caller's, bit `r`
@@ -488,8 +487,8 @@ where
     #[doc(alias = "__match_any_sync")]
     #[doc(alias = "match.any.sync")]
     pub fn match_any<T: MatchKey>(&self, value: T) -> u32 {
-        let mask = self.tile.mask;
-        (value.match_any(mask, site!()) & mask) >> self.tile.base_lane
+        let mask = self.tile.lane_mask();
+        (value.match_any(mask, site!()) & mask) >> self.tile.base_lane()
     }
 
     /// The tile's ranks, bit `r` for rank `r`, if every thread of the tile
@@ -515,10 +514,10 @@ where
     #[doc(alias = "__match_all_sync")]
     #[doc(alias = "match.all.sync")]
     pub fn match_all<T: MatchKey>(&self, value: T) -> Option<u32> {
-        let mask = self.tile.mask;
+        let mask = self.tile.lane_mask();
         let (lanes, all_equal) = value.match_all(mask, site!());
         if all_equal {
-            Some((lanes & mask) >> self.tile.base_lane)
+            Some((lanes & mask) >> self.tile.base_lane())
         } else {
             None
         }
@@ -594,7 +593,7 @@ where
     #[inline(always)]
     #[doc(alias = "cg::invoke_one")]
     pub fn invoke_one(&self, f: impl FnOnce()) {
-        if self.tile.rank == 0 {
+        if self.tile.thread_rank() == 0 {
             f()
         }
     }
@@ -622,7 +621,7 @@ where
     #[doc(alias = "cg::invoke_one_broadcast")]
     pub fn invoke_one_broadcast<T: Shuffle + Default>(&self, f: impl FnOnce() -> T) -> T {
         let site = site!();
-        let mine = if self.tile.rank == 0 {
+        let mine = if self.tile.thread_rank() == 0 {
             f()
         } else {
             T::default()
