@@ -1,6 +1,7 @@
 //! NVIDIA's small cooperative-groups samples in coop:
 //! `warpAggregatedAtomicsCG` (its filter, buckets and per-bucket maxima),
-//! `binaryPartitionCG` and `reductionMultiBlockCG`, each run once at the
+//! `binaryPartitionCG`, `reductionMultiBlockCG` and `shfl_scan`'s simple
+//! scan, each run once at the
 //! sample's size on the GPU when there is one (smaller on coop's CPU
 //! backend) and checked against the host, as the samples check themselves.
 //!

@@ -120,3 +120,52 @@ extern "C" __global__ void reduce_single_pass(const float* g_idata, size_t n, fl
         for (int block = 1; block < gridDim.x; block++) g_odata[0] += g_odata[block];
     }
 }
+
+// shfl_scan's simple scan: the sample's shfl_scan_test with width 32 (as
+// the sample calls it) and its partial sums written when there is room
+// for them (the sample passes NULL on the second call), and uniform_add,
+// which the sample launches on data + blockSize.
+extern "C" __global__ void scan_blocks(int* data, size_t len, int* partial_sums,
+                                       size_t partial_len) {
+    extern __shared__ int sums[];
+    const int width = 32;
+    int id = ((blockIdx.x * blockDim.x) + threadIdx.x);
+    int lane_id = id % warpSize;
+    int warp_id = threadIdx.x / warpSize;
+    int value = data[id];
+#pragma unroll
+    for (int i = 1; i <= width; i *= 2) {
+        unsigned int mask = 0xffffffff;
+        int n = __shfl_up_sync(mask, value, i, width);
+        if (lane_id >= i) value += n;
+    }
+    if (threadIdx.x % warpSize == warpSize - 1) sums[warp_id] = value;
+    __syncthreads();
+    if (warp_id == 0 && lane_id < (blockDim.x / warpSize)) {
+        int warp_sum = sums[lane_id];
+        int mask = (1 << (blockDim.x / warpSize)) - 1;
+        for (int i = 1; i <= (blockDim.x / warpSize); i *= 2) {
+            int n = __shfl_up_sync(mask, warp_sum, i, (blockDim.x / warpSize));
+            if (lane_id >= i) warp_sum += n;
+        }
+        sums[lane_id] = warp_sum;
+    }
+    __syncthreads();
+    int blockSum = 0;
+    if (warp_id > 0) blockSum = sums[warp_id - 1];
+    value += blockSum;
+    data[id] = value;
+    if (partial_len > blockIdx.x && threadIdx.x == blockDim.x - 1) partial_sums[blockIdx.x] = value;
+}
+
+extern "C" __global__ void uniform_add(int* data_all, size_t len_all, const int* partial_sums,
+                                       size_t partial_len) {
+    __shared__ int buf;
+    int* data = data_all + blockDim.x;
+    int len = (int)len_all;
+    int id = ((blockIdx.x * blockDim.x) + threadIdx.x);
+    if (id > len) return;
+    if (threadIdx.x == 0) buf = partial_sums[blockIdx.x];
+    __syncthreads();
+    data[id] += buf;
+}

@@ -6,9 +6,14 @@
 
 use crate::kernels::cg_samples::{
     filter_arr, map_to_buckets, max_in_buckets, odd_even_count_and_sum, reduce_single_pass,
-    reduce_single_pass_dense, AGGREGATE_THREADS,
+    reduce_single_pass_dense, scan_blocks, uniform_add, AGGREGATE_THREADS,
 };
 use coop_host::{Buffer, Device, Error, LaunchConfig, Program};
+
+/// Elements of `shfl_scan`'s simple scan, and its blocks.
+pub const SCAN_ELEMENTS: usize = 65536;
+/// Threads a block of the simple scan.
+pub const SCAN_THREADS: u32 = 256;
 
 /// The buckets of `warpAggregatedAtomicsCG`.
 pub const BUCKETS: usize = 5;
@@ -75,6 +80,9 @@ pub struct Samples {
     sums: Buffer<i32>,
     reduce_input: Buffer<f32>,
     partial: Buffer<f32>,
+    scan_data: Buffer<i32>,
+    scan_totals: Buffer<i32>,
+    scan_unused: Buffer<i32>,
 }
 
 /// Which kernel a launch runs.
@@ -92,17 +100,20 @@ pub enum Kernel {
     Reduce,
     /// `reduce_single_pass_dense`: two blocks a multiprocessor.
     ReduceDense,
+    /// `scan_blocks` twice and `uniform_add`: `shfl_scan`'s simple scan.
+    Scan,
 }
 
 impl Kernel {
     /// Every kernel, in the order the samples run them.
-    pub const ALL: [Kernel; 6] = [
+    pub const ALL: [Kernel; 7] = [
         Kernel::Filter,
         Kernel::Buckets,
         Kernel::Maxima,
         Kernel::OddEven,
         Kernel::Reduce,
         Kernel::ReduceDense,
+        Kernel::Scan,
     ];
 
     /// The sample and kernel, for reports.
@@ -114,6 +125,7 @@ impl Kernel {
             Kernel::OddEven => "binaryPartitionCG oddEvenCountAndSumCG",
             Kernel::Reduce => "reductionMultiBlockCG reduceSinglePassMultiBlockCG",
             Kernel::ReduceDense => "reductionMultiBlockCG, two blocks a multiprocessor",
+            Kernel::Scan => "shfl_scan simple scan (3 launches)",
         }
     }
 }
@@ -157,6 +169,9 @@ impl Samples {
             sums: device.zeros(2)?,
             reduce_input: device.upload(&floats)?,
             partial: device.zeros(1024)?,
+            scan_data: device.upload(&vec![1i32; SCAN_ELEMENTS])?,
+            scan_totals: device.zeros(SCAN_ELEMENTS / SCAN_THREADS as usize)?,
+            scan_unused: device.zeros(1)?,
             buckets,
             bucket_values,
             odd_even,
@@ -180,6 +195,7 @@ impl Samples {
                 device.upload_into(&[0, 0], &mut self.sums)
             }
             Kernel::Reduce | Kernel::ReduceDense => Ok(()),
+            Kernel::Scan => device.upload_into(&vec![1i32; SCAN_ELEMENTS], &mut self.scan_data),
         }
     }
 
@@ -246,6 +262,30 @@ impl Samples {
                 LaunchConfig::new(shapes.dense_blocks, REDUCE_THREADS).with_shared_memory(shared),
                 (&self.reduce_input, &mut self.partial),
             ),
+            Kernel::Scan => {
+                // The sample's three launches; its dynamic shared memory
+                // (an `int` a warp) only for the CUDA twin (`shared` > 0).
+                let blocks = (SCAN_ELEMENTS as u32) / SCAN_THREADS;
+                let dynamic = |threads: u32| if shared > 0 { 4 * threads / 32 } else { 0 };
+                let totals_threads = blocks.min(SCAN_THREADS);
+                program.launch(
+                    scan_blocks,
+                    LaunchConfig::new(blocks, SCAN_THREADS)
+                        .with_shared_memory(dynamic(SCAN_THREADS)),
+                    (&mut self.scan_data, &mut self.scan_totals),
+                )?;
+                program.launch(
+                    scan_blocks,
+                    LaunchConfig::new(blocks.div_ceil(totals_threads), totals_threads)
+                        .with_shared_memory(dynamic(totals_threads)),
+                    (&mut self.scan_totals, &mut self.scan_unused),
+                )?;
+                program.launch(
+                    uniform_add,
+                    LaunchConfig::new(blocks - 1, SCAN_THREADS),
+                    (&mut self.scan_data, &self.scan_totals),
+                )
+            }
         }
     }
 
@@ -313,6 +353,13 @@ impl Samples {
                 (want == (odds, sums[0], sums[1]))
                     .then_some(())
                     .ok_or(format!("odds {odds}, sums {sums:?}; the host {want:?}"))
+            }
+            Kernel::Scan => {
+                let got = device.download(&self.scan_data).map_err(err)?;
+                match got.iter().enumerate().find(|(i, &v)| v != *i as i32 + 1) {
+                    None => Ok(()),
+                    Some((i, v)) => Err(format!("element {i} is {v}, the host's {}", i + 1)),
+                }
             }
             Kernel::Reduce | Kernel::ReduceDense => {
                 let got = device.download(&self.partial).map_err(err)?[0] as f64;

@@ -171,3 +171,33 @@ fn reduce_body(grid: CooperativeGrid, input: &[f32], partial: Out<f32>) {
         partial.write(0, sum);
     }
 }
+
+/// `shfl_scan`'s block scan (`shfl_scan_test`), in place: `data[g]`
+/// becomes the sum of its block's elements up to `g`, one `inclusive_scan`
+/// over the block (the sample's warp scans, warp totals through shared
+/// memory and the uniform add of the warp offsets are what that call
+/// does); the block's last thread writes the block's total to
+/// `block_totals[block]` when `block_totals` has a slot for it.
+#[kernel]
+pub fn scan_blocks(block: ThreadBlock, data: InOut<i32>, block_totals: Out<i32>) {
+    let g = this_grid().thread_rank();
+    let value = inclusive_scan(&block, data.read(g), op::Sum);
+    data.write(g, value);
+    let b = this_grid().block_rank();
+    if block.thread_rank() == block.num_threads() - 1 && b < block_totals.len() {
+        block_totals.write(b, value);
+    }
+}
+
+/// `shfl_scan`'s `uniform_add`: block `b` adds `block_offsets[b]` to the
+/// elements of the block after it (`data[(b + 1) * threads + t]`), as the
+/// sample launches it on `data + blockSize` with one block fewer than the
+/// scan.
+#[kernel]
+pub fn uniform_add(block: ThreadBlock, data: InOut<i32>, block_offsets: &[i32]) {
+    let b = this_grid().block_rank();
+    let id = (b + 1) * block.num_threads() as usize + block.thread_rank() as usize;
+    if id < data.len() {
+        data.write(id, data.read(id) + block_offsets[b]);
+    }
+}
