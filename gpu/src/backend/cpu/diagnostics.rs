@@ -761,7 +761,8 @@ impl Violation {
                     f,
                     "{} made tiles of {tile_size} threads at {site} from a group of \
                      {parent_size} threads, which is not a multiple of {tile_size}: the last \
-                     tile would be partial. Use a block size that is a multiple of the tile size",
+                     tile would be partial (a block's reductions and scans split it into \
+                     warps as well). Use a block size that is a multiple of the tile size",
                     who(*thread)
                 )?;
                 if *tile_size <= 32 {
