@@ -309,12 +309,12 @@ impl Samples {
             Kernel::Buckets => {
                 let counters = device.download(&self.counters).map_err(err)?;
                 let indices = device.download(&self.indices).map_err(err)?;
-                for b in 0..BUCKETS {
+                for (b, &counter) in counters.iter().enumerate() {
                     let want: Vec<i32> = (0..n as i32)
                         .filter(|&i| self.buckets[i as usize] == b as i32)
                         .collect();
                     let start = b * n;
-                    let filled = counters[b] as usize - start;
+                    let filled = counter as usize - start;
                     let mut got = indices[start..start + filled].to_vec();
                     got.sort_unstable();
                     if got != want {
