@@ -1,8 +1,7 @@
 //! NVIDIA's `conjugateGradientMultiBlockCG` sample in coop: a conjugate-
 //! gradient solve of a sparse tridiagonal system in one cooperative launch,
 //! with grid syncs between its steps. The kernel declares the sample's
-//! launch shape as launch bounds (`#[kernel(cooperative, max_threads = 512, min_blocks =
-//! 3)]`); the grid is the most blocks of 512 that fit at once, as the
+//! launch shape (`#[kernel(cooperative, block = 512, min_blocks = 3)]`); the grid is the most blocks of 512 that fit at once, as the
 //! sample sizes it. Runs on the GPU when there is one (the sample's 10 485 760
 //! rows), else on coop's CPU backend (4096 rows).
 //!

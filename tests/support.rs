@@ -287,6 +287,47 @@ pub fn check_examples(device: &coop_host::Device) {
     check_tutorial_examples(device, &program);
     check_atomics_examples(device, &program);
     check_conjugate_gradient(device, &program);
+    check_integral_image(device, &program);
+    check_cg_samples(device, &program);
+}
+
+/// The integral-image port on 1920 x 64 pixels: the summed-area table as
+/// the host's; and the row pass's fixed block shape refused at another.
+pub fn check_integral_image(device: &coop_host::Device, program: &coop_host::Program) {
+    use coop_examples::checks::integral_image::{first_difference, image, Integral};
+    use coop_examples::kernels::integral_image::integral_rows;
+    let (width, height) = (1920, 64);
+    let pixels = image(width, height);
+    let mut integral = Integral::new(device, &pixels, width, height).unwrap();
+    integral.launch(program).unwrap();
+    let table = device.download(&integral.table).unwrap();
+    assert_eq!(first_difference(&table, &pixels, width, height), None);
+    let err = program
+        .launch(
+            integral_rows,
+            coop_host::LaunchConfig::new(height as u32, 128),
+            (&integral.image, &mut integral.table),
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("`#[kernel(block = 120)]`"),
+        "{err}"
+    );
+}
+
+/// The small cooperative-groups samples' ports at small sizes, each as the
+/// host computes it.
+pub fn check_cg_samples(device: &coop_host::Device, program: &coop_host::Program) {
+    use coop_examples::checks::cg_samples::{Kernel, Samples, Sizes};
+    let mut samples = Samples::new(device, Sizes::SMALL).unwrap();
+    let shapes = Samples::shapes(program, 0).unwrap();
+    for kernel in Kernel::ALL {
+        samples.reset(device, kernel).unwrap();
+        samples.launch(program, kernel, &shapes, 0).unwrap();
+        if let Err(e) = samples.check(device, kernel) {
+            panic!("{}: {e}", kernel.name());
+        }
+    }
 }
 
 /// The conjugate-gradient sample's port on a small system: it converges as
@@ -322,7 +363,7 @@ pub fn check_conjugate_gradient(device: &coop_host::Device, program: &coop_host:
         device.download(&bounded.x).unwrap(),
         device.download(&unbounded.x).unwrap()
     );
-    // A block above the kernel's bound of 512 threads is refused.
+    // Any block but the kernel's 512 threads is refused.
     let err = bounded
         .launch_kernel(
             program,
@@ -330,7 +371,10 @@ pub fn check_conjugate_gradient(device: &coop_host::Device, program: &coop_host:
             coop_host::LaunchConfig::new(1, 1024),
         )
         .unwrap_err();
-    assert!(err.to_string().contains("max_threads = 512"), "{err}");
+    assert!(
+        err.to_string().contains("`#[kernel(block = 512)]`"),
+        "{err}"
+    );
     eprintln!(
         "conjugate gradient: 1024 rows on {}: {} iterations, residual {:.2e}",
         device.describe(),

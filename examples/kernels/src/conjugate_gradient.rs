@@ -3,10 +3,10 @@
 //! CSR form, in one cooperative launch, with grid syncs between its
 //! steps (sparse matrix-vector product, saxpys, dot products).
 //!
-//! The kernel declares launch bounds: blocks of 512 threads, of which
-//! three should share a multiprocessor (`#[kernel(max_threads = 512,
-//! min_blocks = 3)]`), which holds ptxas to 40 registers a thread, as nvcc
-//! gives the CUDA sample. Without them ptxas gives this kernel 51, only two
+//! The kernel declares its launch shape: blocks of 512 threads, of which
+//! three should share a multiprocessor (`#[kernel(block = 512, min_blocks =
+//! 3)]`), which holds ptxas to 40 registers a thread, as nvcc gives the
+//! CUDA sample. Without them ptxas gives this kernel 51, only two
 //! blocks fit on a multiprocessor, and the solve takes 1.25 times as long
 //! (chapter 7 of the guide has the figures).
 //!
@@ -127,8 +127,9 @@ conjugate_gradient_kernel!(
     /// entry and holds the last `r·r`; `iterations[0]` receives the
     /// iterations run. Stops when `r·r <= tol²` or after
     /// [`CG_MAX_ITERATIONS`]. Declared, as the sample is launched, for blocks
-    /// of 512 threads of which three share a multiprocessor.
-    #[kernel(cooperative, max_threads = 512, min_blocks = 3)]
+    /// of 512 threads (and no other shape) of which three share a
+    /// multiprocessor.
+    #[kernel(cooperative, block = 512, min_blocks = 3)]
     conjugate_gradient
 );
 
