@@ -16,6 +16,8 @@
 //!           └─ CoalescedGroup  lanes of a warp known at   ThreadGroup + SyncGroup  (bar.warp.sync)
 //!                             run time: coalesced_threads(), a tile's
 //!                             binary_partition / labeled_partition
+//!       └─ RaggedTile<N>      N threads (1 ... 32), the  ThreadGroup + SyncGroup  (bar.warp.sync)
+//!                             block's last tile the rest + warp collectives over its lanes
 //! ```
 //!
 //! Every handle is a zero-sized token or a few registers; the methods cost
