@@ -81,6 +81,30 @@ pub fn device_from_args() -> coop_host::Device {
     }
 }
 
+/// The two sides of a benchmark against a CUDA sample on `gpu`: coop's
+/// program (the examples' PTX, or the file `COOP_PORT_PTX` names, a variant
+/// under study) and the CUDA twin's, when `COOP_CUDA_PTX` names the PTX nvcc
+/// made of `cu_file`. Panics with the file at fault: benchmarks are tools.
+pub fn bench_programs(
+    gpu: &coop_host::Gpu,
+    cu_file: &str,
+) -> (coop_host::Program, Option<coop_host::Program>) {
+    let load = |var: &str, name: &str| {
+        std::env::var(var).ok().map(|path| {
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{var}={path} cannot be read: {e}"));
+            coop_host::Program::Gpu(
+                gpu.load_ptx(name, &text)
+                    .unwrap_or_else(|e| panic!("{var}={path} does not load: {e}")),
+            )
+        })
+    };
+    let coop = load("COOP_PORT_PTX", "coop variant").unwrap_or_else(|| {
+        coop_host::Program::Gpu(gpu.load(&PTX).expect("coop's example kernels"))
+    });
+    (coop, load("COOP_CUDA_PTX", cu_file))
+}
+
 /// The dot product of the shared-memory dot product tutorial on `device`,
 /// its block reduction done with warp shuffles ([`kernels::dot::dot`]): the
 /// sum of the per-warp partial results, in f64.

@@ -18,7 +18,6 @@
 
 use coop_examples::checks::cg_samples::{Kernel, Samples, Shapes, Sizes, REDUCE_THREADS};
 use coop_examples::kernels::cg_samples::reduce_single_pass;
-use coop_examples::PTX;
 use coop_host::{Device, Gpu, Program, Timer};
 
 const RUNS: usize = 15;
@@ -40,18 +39,7 @@ fn main() {
     }
     let gpu = Gpu::new(0).expect("a GPU");
     let device = Device::Gpu(gpu.clone());
-    // `COOP_PORT_PTX` names other PTX for coop's side (a variant under study).
-    let coop = Program::Gpu(match std::env::var("COOP_PORT_PTX") {
-        Ok(path) => {
-            let text = std::fs::read_to_string(&path).expect("the variant's PTX");
-            gpu.load_ptx("coop variant", &text).expect("it loads")
-        }
-        Err(_) => gpu.load(&PTX).expect("coop's example kernels"),
-    });
-    let cuda = std::env::var("COOP_CUDA_PTX").ok().map(|path| {
-        let text = std::fs::read_to_string(&path).expect("the CUDA twin's PTX");
-        Program::Gpu(gpu.load_ptx("cg_samples.cu", &text).expect("it loads"))
-    });
+    let (coop, cuda) = coop_examples::bench_programs(&gpu, "cg_samples.cu");
     println!(
         "# {} ({} SMs)",
         gpu.limits().name,

@@ -227,13 +227,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             max_registers.unwrap_or(0),
             name
         );
-        quote! {
-            #[cfg(target_arch = "nvptx64")]
-            #[no_mangle]
-            #[used]
-            #[allow(non_upper_case_globals)]
-            static #marker: u8 = 0;
-        }
+        exported_marker(&marker)
     } else {
         quote!()
     };
@@ -243,13 +237,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         Some([x, y, z]) => {
             let marker = format_ident!("__coop_block_{}_{}_{}_{}", x, y, z, name);
             (
-                quote! {
-                    #[cfg(target_arch = "nvptx64")]
-                    #[no_mangle]
-                    #[used]
-                    #[allow(non_upper_case_globals)]
-                    static #marker: u8 = 0;
-                },
+                exported_marker(&marker),
                 quote!(::coop::__private::assume_block_shape(#x, #y, #z);),
             )
         }
@@ -335,6 +323,18 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             }
         }
     })
+}
+
+/// An exported byte named `marker` in the kernel crate's PTX, which
+/// coop_build reads and removes (`launch_bounds`).
+fn exported_marker(marker: &syn::Ident) -> TokenStream {
+    quote! {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        #[used]
+        #[allow(non_upper_case_globals)]
+        static #marker: u8 = 0;
+    }
 }
 
 /// The arguments of `#[kernel(..)]`.

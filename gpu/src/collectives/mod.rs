@@ -72,6 +72,29 @@ impl sealed::Sealed for ThreadBlock {}
 impl sealed::Sealed for CoalescedGroup {}
 impl<const N: u32> sealed::Sealed for RaggedTile<N> where TileSize<N>: ValidTileSize {}
 
+/// The end of a group's `scan_update`: the group's last thread (of rank
+/// `size - 1`) passes the total, its `inclusive`, to `update`; `broadcast`
+/// gives its result to every thread, which combines it before its scans.
+#[inline(always)]
+fn apply_update<T: Shuffle, O: Operator<T>>(
+    inclusive: T,
+    exclusive: T,
+    op: O,
+    update: impl FnOnce(T) -> T,
+    rank: u32,
+    size: u32,
+    broadcast: impl FnOnce(T, u32) -> T,
+) -> (T, T) {
+    let last = size - 1;
+    let old = if rank == last {
+        update(inclusive)
+    } else {
+        op.identity()
+    };
+    let old = broadcast(old, last);
+    (op.combine(old, inclusive), op.combine(old, exclusive))
+}
+
 impl Group for CoalescedGroup {
     #[inline(always)]
     fn reduce_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
@@ -95,16 +118,11 @@ impl Group for CoalescedGroup {
     ) -> (T, T) {
         let inclusive = coalesced::inclusive_scan(self, value, op, site);
         let below = self.shfl_up_at(inclusive, 1, site);
-        let rank = self.thread_rank();
+        let (rank, size) = (self.thread_rank(), self.num_threads());
         let exclusive = if rank == 0 { op.identity() } else { below };
-        let last = self.num_threads() - 1;
-        let old = if rank == last {
-            update(inclusive)
-        } else {
-            op.identity()
-        };
-        let old = self.shfl_at(old, last, site);
-        (op.combine(old, inclusive), op.combine(old, exclusive))
+        apply_update(inclusive, exclusive, op, update, rank, size, |v, last| {
+            self.shfl_at(v, last, site)
+        })
     }
 }
 
@@ -152,13 +170,10 @@ where
             let first = self.thread_rank_at(site) == 0;
             (inclusive, if first { op.identity() } else { below })
         };
-        let old = if self.thread_rank_at(site) == N - 1 {
-            update(inclusive)
-        } else {
-            op.identity()
-        };
-        let old = self.shfl_at(old, N - 1, site);
-        (op.combine(old, inclusive), op.combine(old, exclusive))
+        let rank = self.thread_rank_at(site);
+        apply_update(inclusive, exclusive, op, update, rank, N, |v, last| {
+            self.shfl_at(v, last, site)
+        })
     }
 }
 
@@ -201,16 +216,11 @@ where
         let tile = self.as_tile();
         let inclusive = warp::inclusive_scan(tile, value, op, site);
         let below = tile.shfl_up_at(inclusive, 1, site);
-        let rank = self.thread_rank();
+        let (rank, size) = (self.thread_rank(), self.num_threads());
         let exclusive = if rank == 0 { op.identity() } else { below };
-        let last = self.num_threads() - 1;
-        let old = if rank == last {
-            update(inclusive)
-        } else {
-            op.identity()
-        };
-        let old = self.shfl_at(old, last, site);
-        (op.combine(old, inclusive), op.combine(old, exclusive))
+        apply_update(inclusive, exclusive, op, update, rank, size, |v, last| {
+            self.shfl_at(v, last, site)
+        })
     }
 }
 
