@@ -165,10 +165,7 @@ where
         let (inclusive, exclusive) = if N > 32 {
             multi_warp::scan(self, value, op, site)
         } else {
-            let inclusive = warp::inclusive_scan(self, value, op, site);
-            let below = self.shfl_up_at(inclusive, 1, site);
-            let first = self.thread_rank_at(site) == 0;
-            (inclusive, if first { op.identity() } else { below })
+            warp::scans(self, value, op, site)
         };
         let rank = self.thread_rank_at(site);
         apply_update(inclusive, exclusive, op, update, rank, N, |v, last| {
@@ -213,11 +210,8 @@ where
         update: impl FnOnce(T) -> T,
         site: Site,
     ) -> (T, T) {
-        let tile = self.as_tile();
-        let inclusive = warp::inclusive_scan(tile, value, op, site);
-        let below = tile.shfl_up_at(inclusive, 1, site);
+        let (inclusive, exclusive) = warp::scans(self.as_tile(), value, op, site);
         let (rank, size) = (self.thread_rank(), self.num_threads());
-        let exclusive = if rank == 0 { op.identity() } else { below };
         apply_update(inclusive, exclusive, op, update, rank, size, |v, last| {
             self.shfl_at(v, last, site)
         })

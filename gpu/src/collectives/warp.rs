@@ -102,11 +102,27 @@ pub(super) fn exclusive_scan<const N: u32, T: Shuffle, O: Operator<T>>(
 where
     TileSize<N>: AnyTileSize,
 {
+    scans(tile, value, op, site).1
+}
+
+/// The inclusive scan and the exclusive one (the inclusive shifted up one
+/// rank; rank 0 gets the identity), for a scan with an update.
+#[inline(always)]
+pub(super) fn scans<const N: u32, T: Shuffle, O: Operator<T>>(
+    tile: &TiledPartition<N>,
+    value: T,
+    op: O,
+    site: Site,
+) -> (T, T)
+where
+    TileSize<N>: AnyTileSize,
+{
     let inclusive = inclusive_scan(tile, value, op, site);
     let before = tile.shfl_up_at(inclusive, 1, site);
-    if tile.thread_rank_at(site) == 0 {
+    let exclusive = if tile.thread_rank_at(site) == 0 {
         op.identity()
     } else {
         before
-    }
+    };
+    (inclusive, exclusive)
 }

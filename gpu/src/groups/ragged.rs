@@ -593,9 +593,7 @@ where
     #[inline(always)]
     #[doc(alias = "cg::invoke_one")]
     pub fn invoke_one(&self, f: impl FnOnce()) {
-        if self.tile.thread_rank() == 0 {
-            f()
-        }
+        self.tile.invoke_one(f)
     }
 
     /// Runs `f` on the tile's thread of rank 0 and gives its result to
@@ -620,12 +618,6 @@ where
     #[track_caller]
     #[doc(alias = "cg::invoke_one_broadcast")]
     pub fn invoke_one_broadcast<T: Shuffle + Default>(&self, f: impl FnOnce() -> T) -> T {
-        let site = site!();
-        let mine = if self.tile.thread_rank() == 0 {
-            f()
-        } else {
-            T::default()
-        };
-        self.tile.shfl_at(mine, 0, site)
+        self.tile.invoke_one_broadcast(f)
     }
 }
