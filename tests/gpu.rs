@@ -463,6 +463,43 @@ fn asynchronous_copies_and_pipelines_match_the_host_reference_on_the_gpu() {
     }
 }
 
+/// Tensor copies (TMA) of 1- to 5-D tiles of 1-, 2-, 4- and 8-byte
+/// elements into rings of 1 to 3 stages, at coordinates inside the array,
+/// over its edges and outside it, zero and NaN fill, against the host
+/// reference (`coop_tests::tensor_cases`); the 2-D cases also against
+/// CUDA's twin (`cuda::barrier` and `cp_async_bulk_tensor_2d_global_to_shared`
+/// on the same tensor maps). Needs sm_90; each launch under a watchdog.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn tensor_copies_match_the_host_and_cuda_on_the_gpu() {
+    let _watch = watch("the GPU test `tensor_copies_...`", TEST_LIMIT);
+    let s = suite();
+    if s.gpu.limits().sm < 90 {
+        eprintln!(
+            "tensor copies need sm_90; this GPU is sm_{}",
+            s.gpu.limits().sm
+        );
+        return;
+    }
+    let device = coop_host::Device::Gpu(s.gpu.clone());
+    // CUDA's twin first: a fault there is the hardware's rule, not coop's.
+    let cuda = twins("tensor_copies", coop_tests::TENSOR_COPIES_CU)
+        .expect("CUDA's twin of the tensor copies compiles with this nvcc");
+    let watch = &|what: String| {
+        Some(coop_tests::watchdog::watch(
+            format!("{what} (CUDA)"),
+            LAUNCH_LIMIT,
+        ))
+    };
+    assert_eq!(
+        coop_tests::tensor_cases::check_2d_f32(&device, &cuda, watch, 200),
+        16
+    );
+    eprintln!("tensor copies: CUDA's twin passes the 2-D checks");
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    assert!(coop_tests::tensor_cases::check_all(&device, &program, Some(LAUNCH_LIMIT)) >= 30);
+}
+
 /// Every block collective in kernels shaped as users write them (guarded
 /// load, collective, guarded store), on every block shape and size of
 /// `coop_tests::user_shapes`, against the host reference; each launch

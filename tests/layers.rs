@@ -30,7 +30,7 @@ const KERNEL_CRATE_LAYERS: &[&[&str]] = &[
 const HOST_CRATE_LAYERS: &[&[&str]] = &[
     &["error", "ptx", "limits", "fault", "timer"],
     &["gpu", "module", "cpu", "launch", "args", "ptx_families"],
-    &["device"],
+    &["device", "tensor_map"],
     &["algorithms"],
     &["multi"],
 ];

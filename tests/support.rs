@@ -37,6 +37,8 @@ pub mod scan_cases;
 pub mod segmented_cases;
 #[path = "split_barrier_cases.rs"]
 pub mod split_barrier_cases;
+#[path = "tensor_cases.rs"]
+pub mod tensor_cases;
 #[path = "transform_cases.rs"]
 pub mod transform_cases;
 #[path = "user_shapes.rs"]
@@ -67,6 +69,9 @@ pub const SPLIT_BARRIERS_CU: &str = include_str!("reference/split_barriers.cu");
 /// The CUDA twin of the scans with an update (`kernels::async_copies::scan_updates`),
 /// with cooperative groups' `exclusive_scan_update` and `inclusive_scan_update`.
 pub const SCAN_UPDATES_CU: &str = include_str!("reference/scan_updates.cu");
+/// CUDA C++ twin of `tensor_copies::tensor_tiles_2d_f32` (compiled by nvcc
+/// at test time).
+pub const TENSOR_COPIES_CU: &str = include_str!("reference/tensor_copies.cu");
 
 /// Every PTX the workspace builds: `(name, sm, text)`.
 pub fn all_ptx() -> Vec<(&'static str, u32, &'static str)> {

@@ -4,13 +4,16 @@
 // Guide's asynchronous-copy chapters write them: cooperative groups'
 // memcpy_async and wait for one staged tile, cuda::pipeline for a ring of
 // cp.async stages, and cuda::barrier with cuda::memcpy_async of 16-byte
-// aligned sizes (the bulk-copy engine on sm_90) for a ring of bulk stages.
+// aligned sizes (the bulk-copy engine on sm_90) for a ring of bulk stages,
+// and the copy engine's tensor loads and stores (cp.async.bulk.tensor) on
+// the same tensor maps coop's kernel gets, for a ring of tensor stages.
 // async_copy_bench loads the PTX nvcc makes of this file (COOP_CUDA_PTX).
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
 #include <cuda/barrier>
 #include <cuda/pipeline>
 #include <cuda/ptx>
+#include <cuda.h>
 #include <cstddef>
 
 namespace cg = cooperative_groups;
@@ -113,6 +116,52 @@ extern "C" __global__ void stream_bulk(const float* in, size_t n, float* out, si
         size_t len = tile_len(k, n);
         for (size_t i = threadIdx.x; i < len; i += blockDim.x) out[k * TILE + i] = ring[s][i];
         __syncthreads();
+        load(s);
+        s = (s + 1) % STAGES;
+    }
+}
+
+// Tiles of 8 rows of 256 floats, loaded and stored by the copy engine; the
+// maps are the host's, copied into global memory (as coop passes them).
+extern "C" __global__ void stream_tensor(const CUtensorMap* in, const CUtensorMap* out, unsigned rows) {
+    using barrier = cuda::barrier<cuda::thread_scope_block>;
+    namespace cde = cuda::device::experimental;
+    namespace ptx = cuda::ptx;
+    constexpr int ROWS = 8, COLS = 256;
+    __shared__ alignas(128) float ring[STAGES][ROWS][COLS];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ barrier full[STAGES];
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) init(&full[s], blockDim.x);
+        cde::fence_proxy_async_shared_cta();
+        ptx::fence_proxy_tensormap_generic(ptx::sem_acquire, ptx::scope_sys, in, ptx::n32_t<128>());
+        ptx::fence_proxy_tensormap_generic(ptx::sem_acquire, ptx::scope_sys, out, ptx::n32_t<128>());
+    }
+    __syncthreads();
+    size_t tiles = (rows + ROWS - 1) / ROWS;
+    size_t next_load = blockIdx.x;
+    barrier::arrival_token token[STAGES];
+    auto load = [&](int s) {
+        if (next_load < tiles) {
+            if (threadIdx.x == 0) {
+                cde::cp_async_bulk_tensor_2d_global_to_shared(&ring[s], in, 0, (int)(next_load * ROWS), full[s]);
+                token[s] = cuda::device::barrier_arrive_tx(full[s], 1, sizeof(ring[s]));
+            } else {
+                token[s] = full[s].arrive();
+            }
+        }
+        next_load += gridDim.x;
+    };
+    for (int s = 0; s < STAGES; ++s) load(s);
+    int s = 0;
+    for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+        full[s].wait(cuda::std::move(token[s]));
+        if (threadIdx.x == 0) {
+            cde::cp_async_bulk_tensor_2d_shared_to_global(out, 0, (int)(k * ROWS), &ring[s]);
+            cde::cp_async_bulk_commit_group();
+            // The copy engine has read the stage before thread 0 refills it.
+            cde::cp_async_bulk_wait_group_read<0>();
+        }
         load(s);
         s = (s + 1) % STAGES;
     }

@@ -2,7 +2,8 @@
 //! `examples/kernels/src/streaming.rs` (grid-stride loads and stores, one
 //! tile staged by `copy_async`, a `Pipeline` of four stages) beside their
 //! CUDA C++ twins (`examples/bench/async_copy.cu`: `cg::memcpy_async`,
-//! `cuda::pipeline`, and `cuda::barrier` with bulk copies; nvcc makes their
+//! `cuda::pipeline`, `cuda::barrier` with bulk copies, and tensor loads and
+//! stores through the copy engine on the same tensor maps; nvcc makes their
 //! PTX, named by `COOP_CUDA_PTX`) and the driver's device-to-device copy,
 //! timed in turns in one process. Each output is checked against the
 //! input. Needs a GPU; `examples/bench/async_copy.sh` builds the CUDA side
@@ -20,11 +21,11 @@
 
 use coop::Kernel;
 use coop_examples::kernels::streaming::{
-    stream_bulk, stream_direct, stream_pipeline, stream_staged, TILE,
+    stream_bulk, stream_direct, stream_pipeline, stream_staged, stream_tensor, RowTile, ROW, TILE,
 };
 use coop_examples::{time_gpu_interleaved, PTX};
 use coop_host::cudarc::driver::CudaSlice;
-use coop_host::{Gpu, LaunchConfig, Module};
+use coop_host::{Gpu, LaunchConfig, Module, TensorMap, TensorMapMut};
 
 const THREADS: u32 = 256;
 
@@ -108,6 +109,16 @@ fn main() {
             }
         }
         let mut dtod_out = gpu.zeros::<f32>(n).unwrap();
+        // The tensor kernels' outputs, and the maps of input and outputs
+        // (rows of ROW floats), made before the timing.
+        let rows = n / ROW;
+        let mut tensor_outs: Vec<CudaSlice<f32>> =
+            sides.iter().map(|_| gpu.zeros::<f32>(n).unwrap()).collect();
+        let in_map = TensorMap::<RowTile>::gpu(&gpu, &input, [rows, ROW]).unwrap();
+        let out_maps: Vec<TensorMapMut<'_, RowTile>> = tensor_outs
+            .iter_mut()
+            .map(|o| TensorMapMut::gpu(&gpu, o, [rows, ROW]).unwrap())
+            .collect();
         let mut launches: Vec<Box<dyn FnMut() + '_>> = Vec::new();
         for (i, &(s, name, blocks)) in plans.iter().enumerate() {
             let m = &sides[s].1;
@@ -123,6 +134,16 @@ fn main() {
                     _ => m.launch(stream_bulk, cfg, (input, &mut *out)),
                 }
                 .unwrap()
+            }));
+        }
+        for (s, (side, m)) in sides.iter().enumerate() {
+            let blocks = grid(m, stream_tensor, n, TILE);
+            labels.push((side.to_string(), "stream_tensor".into(), blocks));
+            let (in_map, out_map) = (&in_map, &out_maps[s]);
+            let cfg = LaunchConfig::new(blocks, THREADS);
+            launches.push(Box::new(move || {
+                m.launch(stream_tensor, cfg, (in_map, out_map, rows as u32))
+                    .unwrap()
             }));
         }
         {
@@ -141,6 +162,15 @@ fn main() {
         let times = time_gpu_interleaved(&gpu, runs, &mut refs, &mut || ());
         drop(refs);
         drop(launches);
+        drop(out_maps);
+        for (s, out) in tensor_outs.iter().enumerate() {
+            let got = gpu.download(out).unwrap();
+            assert!(
+                got == host,
+                "{} stream_tensor differs from its input at 2^{log}",
+                sides[s].0
+            );
+        }
         for (i, out) in outputs.iter().enumerate() {
             let got = gpu.download(&*out.borrow()).unwrap();
             assert!(

@@ -211,6 +211,26 @@ pub mod params {
     /// let _: fn(<i64 as KernelParam>::Host) = |_: Value<i64>| {};
     /// ```
     pub struct Value<T>(PhantomData<T>);
+    /// A tensor map of tiles of type `T` (kernel side:
+    /// [`TensorMap<T>`](crate::memory::tensor::TensorMap)).
+    ///
+    /// ```
+    /// use coop::kernel::params::TensorTiles;
+    /// use coop::memory::tensor::TensorMap;
+    /// use coop::KernelParam;
+    /// let _: fn(<TensorMap<[[f32; 8]; 8]> as KernelParam>::Host) = |_: TensorTiles<[[f32; 8]; 8]>| {};
+    /// ```
+    pub struct TensorTiles<T>(PhantomData<T>);
+    /// A tensor map of tiles of type `T` that the kernel stores (kernel
+    /// side: [`TensorOut<T>`](crate::memory::tensor::TensorOut)).
+    ///
+    /// ```
+    /// use coop::kernel::params::TensorTilesOut;
+    /// use coop::memory::tensor::TensorOut;
+    /// use coop::KernelParam;
+    /// let _: fn(<TensorOut<[u8; 64]> as KernelParam>::Host) = |_: TensorTilesOut<[u8; 64]>| {};
+    /// ```
+    pub struct TensorTilesOut<T>(PhantomData<T>);
 
     /// The two PTX words a parameter marker stands for; the same types as
     /// [`KernelParam`](crate::KernelParam)'s words of the kernel-side type.
@@ -275,6 +295,16 @@ pub mod params {
         type Word1 = super::NoWord;
     }
 
+    impl<T> ParamMarker for TensorTiles<T> {
+        type Word0 = *const super::TensorMapData;
+        type Word1 = super::NoWord;
+    }
+
+    impl<T> ParamMarker for TensorTilesOut<T> {
+        type Word0 = *const super::TensorMapData;
+        type Word1 = super::NoWord;
+    }
+
     /// A tuple of [`ParamMarker`]s: a kernel's parameter list, and the
     /// words a launch passes for it.
     ///
@@ -320,6 +350,56 @@ pub mod params {
     );
 }
 
+/// A tensor map as it lies in device memory: the driver's opaque 128
+/// bytes on a GPU (`CUtensorMap`); on the CPU backend coop's own
+/// description of the array ([`CpuTensorLayout`]).
+#[doc(hidden)]
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug)]
+pub struct TensorMapData(pub [u64; 16]);
+
+/// The array a tensor map describes, as the CPU backend reads it: every
+/// size innermost first.
+#[doc(hidden)]
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuTensorLayout {
+    /// Address of element 0.
+    pub data: u64,
+    /// Bytes of an element.
+    pub elem: u32,
+    /// Dimensions.
+    pub rank: u32,
+    /// The array's sizes.
+    pub dims: [u64; 5],
+    /// Bytes from one element to the next along each dimension.
+    pub strides: [u64; 5],
+    /// The tile's sizes.
+    pub boxes: [u32; 5],
+    /// 1 where elements outside the array land as NaN, 0 for zeros.
+    pub nan_fill: u32,
+}
+
+const _: () = assert!(core::mem::size_of::<CpuTensorLayout>() <= 128);
+
+impl TensorMapData {
+    /// The CPU backend's map of `layout`.
+    pub fn from_cpu_layout(layout: CpuTensorLayout) -> TensorMapData {
+        let mut data = TensorMapData([0; 16]);
+        // SAFETY: the layout is plain data of at most 128 bytes (checked
+        // above), written into the map's 128 bytes.
+        unsafe { core::ptr::write_unaligned(data.0.as_mut_ptr() as *mut CpuTensorLayout, layout) };
+        data
+    }
+
+    /// The layout a CPU-backend map holds.
+    pub fn cpu_layout(&self) -> CpuTensorLayout {
+        // SAFETY: `from_cpu_layout` wrote one there; every bit pattern is
+        // a valid `CpuTensorLayout`.
+        unsafe { core::ptr::read_unaligned(self.0.as_ptr() as *const CpuTensorLayout) }
+    }
+}
+
 /// A PTX parameter word that takes no space: zero-sized parameters vanish
 /// from the `.entry` signature. The second word of a value parameter.
 ///
@@ -333,7 +413,8 @@ pub struct NoWord;
 /// A type that can be a parameter of a `#[kernel]` function.
 ///
 /// Implemented for `&[T]` (read-only buffers), [`Out<T>`](crate::Out) (writable
-/// buffers) and the primitive numbers (values). The handles `ThreadBlock`
+/// buffers), the primitive numbers (values) and tensor maps
+/// ([`TensorMap<T>`](crate::memory::tensor::TensorMap)). The handles `ThreadBlock`
 /// and `Grid` are parameters too, but are made on the device and take no
 /// argument.
 ///
@@ -355,7 +436,7 @@ pub struct NoWord;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a kernel parameter",
     label = "not a `KernelParam`",
-    note = "a kernel takes `ThreadBlock` and `Grid` handles, read-only buffers `&[T]`, writable buffers `Out<T>`, and primitive numbers by value",
+    note = "a kernel takes `ThreadBlock` and `Grid` handles, read-only buffers `&[T]`, writable buffers `Out<T>`, primitive numbers by value, and tensor maps `TensorMap<T>`/`TensorOut<T>`",
     note = "`&mut [T]` is not allowed: every thread of the launch would hold the same mutable slice at once; use `Out<T>`"
 )]
 pub unsafe trait KernelParam: Sized {

@@ -71,6 +71,7 @@ mod limits;
 pub mod multi;
 mod ptx;
 pub mod ptx_families;
+mod tensor_map;
 
 pub use algorithms::{histogram, reduce, scan, segmented};
 pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
@@ -83,6 +84,7 @@ pub use gpu::{Code, Gpu, Module, Timer};
 pub use launch::{LaunchConfig, MAX_CLUSTER_BLOCKS, MAX_NON_PORTABLE_CLUSTER_BLOCKS};
 pub use limits::{BlockSizeChoice, DeviceLimits, KernelLimits, KernelResources};
 pub use ptx::PtxSet;
+pub use tensor_map::{OutOfBounds, TensorLayout, TensorMap, TensorMapMut};
 
 pub use coop;
 pub use coop::cpu::{EmulationError, Report, Violation};

@@ -10,9 +10,13 @@
 //! - [`stream_pipeline`]: a ring of four stages (`Pipeline`), the next
 //!   tiles loading while the block stores the current one;
 //! - [`stream_bulk`]: the same ring, its tiles moved by the bulk-copy
-//!   engine (sm_90).
+//!   engine (sm_90);
+//! - [`stream_tensor`]: the buffer as rows of 256 floats, tiles of 8 rows
+//!   loaded *and stored* by the copy engine (tensor copies, sm_90): no
+//!   element passes through a register.
 
 use coop::memory::pipeline::{CopyEngine, Pipeline};
+use coop::memory::tensor::{TensorMap, TensorOut};
 use coop::prelude::*;
 use coop::shared::Shared;
 
@@ -88,6 +92,46 @@ pub fn stream_bulk(
     ring: Pipeline<[[f32; TILE]; 4]>,
 ) {
     through_ring(&block, input, &output, ring, CopyEngine::Bulk);
+}
+
+/// Floats in a row of [`stream_tensor`]'s 2-D view of the buffer.
+pub const ROW: usize = 256;
+
+/// The tile of [`stream_tensor`]: 8 rows of [`ROW`] floats ([`TILE`]).
+pub type RowTile = [[f32; ROW]; 8];
+
+/// `output = input`, both seen as `rows` rows of [`ROW`] floats, through a
+/// ring of four stages: the copy engine loads each tile of 8 rows into a
+/// stage and stores it from there into `output` (tensor copies, sm_90).
+/// Block `b` moves tiles `b`, `b + blocks`, and so on.
+#[kernel]
+pub fn stream_tensor(
+    block: ThreadBlock,
+    input: TensorMap<RowTile>,
+    output: TensorOut<RowTile>,
+    rows: u32,
+    ring: Pipeline<[RowTile; 4]>,
+) {
+    let mut stages = ring.start(&block);
+    let tiles = (rows as usize).div_ceil(8);
+    let blocks = this_grid().num_blocks() as usize;
+    let at = |k: usize| [(8 * k) as i32, 0];
+    let mut next_load = block.group_index().x as usize;
+    while next_load < tiles && !stages.is_full() {
+        stages.load_tensor(&block, &input, at(next_load));
+        next_load += blocks;
+    }
+    let mut current = block.group_index().x as usize;
+    while stages.loaded() > 0 {
+        stages
+            .next(&block)
+            .store_tensor(&block, &output, at(current));
+        current += blocks;
+        if next_load < tiles {
+            stages.load_tensor(&block, &input, at(next_load));
+            next_load += blocks;
+        }
+    }
 }
 
 #[inline(always)]

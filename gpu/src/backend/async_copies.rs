@@ -17,6 +17,7 @@
 //! callers keep offsets in bounds and aligned as each operation says.
 
 use super::{SharedMemory, Site};
+use crate::kernel::TensorMapData;
 
 /// Asynchronous copies and mbarriers.
 pub(crate) trait AsyncCopies: SharedMemory {
@@ -96,4 +97,58 @@ pub(crate) trait AsyncCopies: SharedMemory {
     /// is a poll the spin detection counts, so a wait nothing can end is
     /// reported.
     fn barrier_test(bars: Self::Base, offset: u32, parity: u32, site: Site) -> bool;
+
+    /// Before a thread's first tensor copy with the map at `map` (in
+    /// global memory, written by the host before the launch): makes the
+    /// map's bytes visible to the copy engine's reads of it. PTX (sm_90):
+    /// `fence.proxy.tensormap::generic.acquire.sys [map], 128`. CPU: nothing.
+    fn tensor_map_acquire(map: *const TensorMapData, site: Site);
+
+    /// Starts copying the tile at element coordinates `coords` (innermost
+    /// first, `rank` of them) of the array the tensor map at `map`
+    /// describes, `bytes` bytes, to byte `offset` of `dst`, completing on
+    /// the barrier at `bar` of `bars`, whose current phase is told to
+    /// expect the bytes first (no arrival). Elements of the tile outside
+    /// the array land as the map's fill. PTX (sm_90):
+    /// `mbarrier.expect_tx` then `cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes`.
+    /// Precondition: [`BULK`](Self::BULK); `dst + offset` 128-byte aligned;
+    /// `bytes` the map's tile; the phase held open as for
+    /// [`bulk_copy`](Self::bulk_copy). CPU: the tile is gathered now and
+    /// lands as a bulk copy does.
+    #[allow(clippy::too_many_arguments)]
+    fn tensor_copy(
+        dst: Self::Base,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        bytes: u32,
+        bars: Self::Base,
+        bar: u32,
+        site: Site,
+    );
+
+    /// Starts storing the tile at byte `offset` of `src` (the map's tile
+    /// size) into the array the tensor map at `map` describes, at element
+    /// coordinates `coords` (innermost first); elements of the tile outside
+    /// the array are not written. The store joins the calling thread's
+    /// bulk group. PTX (sm_90): `cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group`
+    /// then `cp.async.bulk.commit_group`. Precondition: [`BULK`](Self::BULK);
+    /// `src + offset` 128-byte aligned, its bytes written before through
+    /// the copy engine or ordered for it by `fence.proxy.async`. CPU: the
+    /// tile is written to the array now.
+    fn tensor_store(
+        src: Self::Base,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        site: Site,
+    );
+
+    /// Waits until the calling thread's tensor stores have read their
+    /// shared source (the source may then be overwritten; the global writes
+    /// may still be landing). PTX: `cp.async.bulk.wait_group.read 0`. CPU:
+    /// nothing (stores complete when issued).
+    fn tensor_stores_read(site: Site);
 }

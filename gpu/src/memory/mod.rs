@@ -5,8 +5,9 @@
 //! [`fence_system`]), the plain data that may live in device buffers
 //! ([`DeviceCopy`](crate::DeviceCopy)), 2-D views of buffers
 //! ([`matrix`]), and asynchronous copies into shared memory: a shared
-//! array's [`copy_async`](shared::Shared::copy_async) and multi-stage
-//! [`pipeline`]s.
+//! array's [`copy_async`](shared::Shared::copy_async), multi-stage
+//! [`pipeline`]s, and the [`tensor`] maps their stages load tiles of
+//! multi-dimensional arrays by.
 //!
 //! [`shared`], [`atomic`] and [`matrix`] are also at the crate root
 //! (`coop::shared`), where kernels usually name them.
@@ -18,5 +19,7 @@ pub mod matrix;
 pub mod out;
 pub mod pipeline;
 pub mod shared;
+pub mod tensor;
+pub mod tile;
 
 pub use fence::{fence_block, fence_device, fence_system};

@@ -83,32 +83,51 @@
 //! ```
 
 use crate::backend::target::{SharedBase, Target};
+use crate::backend::ElemShape;
 use crate::backend::{site, AsyncCopies, Faults, SharedMemory, Site};
-use crate::memory::shared::{issue_copy, CopyPlan, Shared, SharedArray, SharedElem, SharedParam};
+use crate::memory::shared::{issue_copy, CopyPlan, SharedElem, SharedParam};
+use crate::memory::tensor::{TensorElem, TensorMap, TensorOut};
+use crate::memory::tile::TileArray;
 use crate::ThreadBlock;
 use core::marker::PhantomData;
 
 mod sealed {
     pub trait Sealed {}
-    impl<E, const N: usize, const S: usize> Sealed for [[E; N]; S] {}
+    impl<T, const S: usize> Sealed for [T; S] {}
 }
 
-/// The shape of a pipeline's ring: `[[E; TILE]; STAGES]`, `STAGES` tiles
-/// of `TILE` elements.
+/// The shape of a pipeline's ring: `[T; STAGES]`, `STAGES` tiles of type
+/// `T`, a [`TileArray`]: `[[E; TILE]; STAGES]` for tiles of `TILE`
+/// elements, `[[[E; C]; R]; STAGES]` for tiles of `R` rows of `C`.
+///
+/// ```
+/// use coop::memory::pipeline::StageArray;
+/// assert_eq!(<[[f32; 256]; 3] as StageArray>::TILE, 256);
+/// assert_eq!(<[[[u16; 64]; 8]; 2] as StageArray>::TILE, 512);
+/// assert_eq!(<[[[u16; 64]; 8]; 2] as StageArray>::STAGES, 2);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the ring of a pipeline",
-    label = "not `[[E; TILE]; STAGES]`",
-    note = "a pipeline's ring is `Pipeline<[[E; TILE]; STAGES]>`: STAGES tiles of TILE elements, `E: SharedElem`"
+    label = "not `[T; STAGES]` with `T` a tile",
+    note = "a pipeline's ring is `Pipeline<[T; STAGES]>`: STAGES tiles of type T, `[E; TILE]` or an array of up to 5 dimensions such as `[[E; C]; R]`, with `E: SharedElem`"
 )]
-pub trait StageArray: SharedArray + sealed::Sealed {
+pub trait StageArray: sealed::Sealed {
+    /// The type of a tile.
+    type Tile: TileArray<Elem = Self::Elem>;
+    /// The element type.
+    type Elem: SharedElem;
     /// Elements of a tile.
     const TILE: usize;
     /// Stages in the ring.
     const STAGES: usize;
+    /// Bytes of the ring's tiles.
+    const BYTES: usize = Self::TILE * Self::STAGES * core::mem::size_of::<Self::Elem>();
 }
 
-impl<E: SharedElem, const N: usize, const S: usize> StageArray for [[E; N]; S] {
-    const TILE: usize = N;
+impl<T: TileArray, const S: usize> StageArray for [T; S] {
+    type Tile = T;
+    type Elem = T::Elem;
+    const TILE: usize = T::ELEMENTS;
     const STAGES: usize = S;
 }
 
@@ -137,7 +156,10 @@ unsafe impl<A: StageArray> SharedParam for Pipeline<A> {
             binding,
             Self::BYTES,
             Self::ALIGN,
-            Shared::<A>::shape(),
+            ElemShape {
+                size: core::mem::size_of::<A::Elem>() as u32,
+                cols: 0,
+            },
             site!(),
         );
         Pipeline {
@@ -295,7 +317,7 @@ impl<A: StageArray> Stages<A> {
     /// `src.len()` are unspecified (see [`load_filled`](Self::load_filled)).
     #[inline(always)]
     #[track_caller]
-    pub fn load(&mut self, block: &ThreadBlock, src: &[<A as SharedArray>::Elem]) {
+    pub fn load(&mut self, block: &ThreadBlock, src: &[A::Elem]) {
         self.start_load(block, src, false, site!())
     }
 
@@ -303,18 +325,12 @@ impl<A: StageArray> Stages<A> {
     /// set to zero (a partial last tile).
     #[inline(always)]
     #[track_caller]
-    pub fn load_filled(&mut self, block: &ThreadBlock, src: &[<A as SharedArray>::Elem]) {
+    pub fn load_filled(&mut self, block: &ThreadBlock, src: &[A::Elem]) {
         self.start_load(block, src, true, site!())
     }
 
     #[inline(always)]
-    fn start_load(
-        &mut self,
-        block: &ThreadBlock,
-        src: &[<A as SharedArray>::Elem],
-        fill: bool,
-        site: Site,
-    ) {
+    fn start_load(&mut self, block: &ThreadBlock, src: &[A::Elem], fill: bool, site: Site) {
         if src.len() > A::TILE {
             Target::check_failed(
                 c"Stages::load: the source slice is longer than a stage's tile",
@@ -332,7 +348,7 @@ impl<A: StageArray> Stages<A> {
         // The stage's previous tile was released (for the first round the
         // parity names the phase before the barrier's first: done).
         self.wait(Self::empty(s), (round & 1) ^ 1, site);
-        let size = core::mem::size_of::<<A as SharedArray>::Elem>();
+        let size = core::mem::size_of::<A::Elem>();
         let bytes = core::mem::size_of_val(src);
         let offset = (s as usize * A::TILE * size) as u32;
         let bulk = Target::BULK
@@ -377,6 +393,91 @@ impl<A: StageArray> Stages<A> {
         self.head += 1;
     }
 
+    /// Starts loading the tile of `map`'s array at element coordinates
+    /// `at` (outermost first, `[row, column]` for a 2-D tile) into the
+    /// next stage, once the tile that stage held has been released: every
+    /// thread of the block calls it with the same map and coordinates. One
+    /// thread issues the copy to the copy engine (TMA,
+    /// `cp.async.bulk.tensor`, sm_90); the stage's barrier counts its
+    /// bytes, so [`next`](Self::next) returns once the tile has landed.
+    /// Elements of the tile outside the array (a tile over an edge,
+    /// negative coordinates) land as zeros, or NaN where the host's map
+    /// asked for it.
+    ///
+    /// The innermost coordinate must be a multiple of 16 bytes (4 `f32`s,
+    /// 16 `u8`s): the copy engine faults on any other, so coop refuses it
+    /// at the call, on the GPU and the CPU backend, naming the rule.
+    ///
+    /// The map's tile type is the stage's (`TensorMap<T>` for
+    /// `Pipeline<[T; STAGES]>`), and a stage must start on a 128-byte
+    /// boundary: a ring of more than one stage needs tiles of a multiple
+    /// of 128 bytes (a compile error names the tile otherwise). A GPU
+    /// before sm_90 has no copy engine: the kernel stops with a fault
+    /// naming the call (the host refuses to build a map for such a GPU).
+    ///
+    /// See [`tensor`](crate::memory::tensor) for an example.
+    #[inline(always)]
+    #[track_caller]
+    pub fn load_tensor(
+        &mut self,
+        _block: &ThreadBlock,
+        map: &TensorMap<A::Tile>,
+        at: <A::Tile as TileArray>::Coords,
+    ) where
+        A::Elem: TensorElem,
+    {
+        const {
+            assert!(
+                A::STAGES == 1 || (A::TILE * core::mem::size_of::<A::Elem>()).is_multiple_of(128),
+                "a tensor copy lands on a 128-byte boundary: the stages of a ring of several must each be a multiple of 128 bytes; make the tile larger or pad its rows"
+            )
+        };
+        let site = site!();
+        if !Target::BULK {
+            Target::check_failed(
+                c"Stages::load_tensor: tensor copies need sm_90 or newer",
+                site,
+            );
+        }
+        if !inner_aligned::<A>(at) {
+            Target::check_failed(
+                c"Stages::load_tensor: the innermost (last) coordinate must start the tile on a multiple of 16 bytes (of 4 elements of 4 bytes, 2 of 8, 8 of 2, 16 of 1); the copy engine faults on any other",
+                site,
+            );
+        }
+        if self.is_full() {
+            Target::check_failed(
+                c"Stages::load_tensor: every stage holds a tile that `next` has not taken; a load now would wait forever for a stage to be released",
+                site,
+            );
+        }
+        let k = self.head;
+        let (s, round) = (k % Self::STAGES, k / Self::STAGES);
+        self.wait(Self::empty(s), (round & 1) ^ 1, site);
+        if self.rank == 0 {
+            if map.word.first_use() {
+                Target::tensor_map_acquire(map.word.data(), site);
+            }
+            // The phase cannot complete before this: it waits for every
+            // thread's arrival at `next`, this thread's among them.
+            Target::tensor_copy(
+                self.base,
+                (s as usize * A::TILE * core::mem::size_of::<A::Elem>()) as u32,
+                map.word.data(),
+                <A::Tile as TileArray>::inner_first(at),
+                <A::Tile as TileArray>::RANK as u32,
+                <A::Tile as TileArray>::BYTES as u32,
+                self.base,
+                Self::full(s),
+                site,
+            );
+        }
+        // An empty group of copies, as a bulk load makes: `next` counts one
+        // group a load.
+        Target::commit_copies(site);
+        self.head += 1;
+    }
+
     /// Waits for the oldest tile loaded and not yet taken, and lends it
     /// out: every thread of the block calls it, and can read every element
     /// of the tile until the [`Stage`] is dropped or released, which gives
@@ -402,6 +503,7 @@ impl<A: StageArray> Stages<A> {
         self.wait(Self::full(s), round & 1, site);
         Stage {
             stage: s,
+            stored: false,
             stages: self,
         }
     }
@@ -410,6 +512,15 @@ impl<A: StageArray> Stages<A> {
     fn wait(&self, bar: u32, parity: u32, site: Site) {
         while !Target::barrier_test(self.base, bar, parity, site) {}
     }
+}
+
+/// Whether a tensor copy at `at` starts on a multiple of 16 bytes along the
+/// innermost dimension, as the copy engine requires (it faults with an
+/// illegal instruction otherwise, measured on an H200).
+#[inline(always)]
+fn inner_aligned<A: StageArray>(at: <A::Tile as TileArray>::Coords) -> bool {
+    let step = (16 / core::mem::size_of::<A::Elem>().clamp(1, 16)) as i32;
+    <A::Tile as TileArray>::inner_first(at)[0] % step == 0
 }
 
 /// Waits until the calling thread's groups of copies but the `keep` newest
@@ -435,13 +546,16 @@ fn wait_copies_keeping(keep: u32, site: Site) {
 pub struct Stage<'p, A: StageArray> {
     stages: &'p mut Stages<A>,
     stage: u32,
+    /// Whether this thread issued a tensor store from the stage, which
+    /// must have read it before the stage is released.
+    stored: bool,
 }
 
 impl<A: StageArray> Stage<'_, A> {
     /// Element `index` of the tile (panics outside it).
     #[inline(always)]
     #[track_caller]
-    pub fn get(&self, index: usize) -> <A as SharedArray>::Elem {
+    pub fn get(&self, index: usize) -> A::Elem {
         let site = site!();
         if index >= A::TILE {
             Target::index_out_of_bounds(c"Stage::get", core::ptr::null(), index, A::TILE, site);
@@ -451,6 +565,141 @@ impl<A: StageArray> Stage<'_, A> {
             self.stage * A::TILE as u32 + index as u32,
             site,
         )
+    }
+
+    /// The element at `index` of the tile, outermost first (`[row,
+    /// column]` for a 2-D tile; a `usize` for a 1-D one); panics outside
+    /// it.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::memory::pipeline::Pipeline;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// Transposes an 8 x 8 block through a 2-D stage.
+    /// #[kernel]
+    /// pub fn transpose8(block: ThreadBlock, input: &[u32], out: Out<u32>,
+    ///                   ring: Pipeline<[[[u32; 8]; 8]; 1]>) {
+    ///     let mut stages = ring.start(&block);
+    ///     stages.load(&block, &input[..64]);
+    ///     let tile = stages.next(&block);
+    ///     let t = block.thread_rank() as usize;
+    ///     out.write(t, tile.at([t % 8, t / 8]));
+    /// }
+    ///
+    /// let input: Vec<u32> = (0..64).collect();
+    /// let mut out = vec![0u32; 64];
+    /// Cpu::new().launch(transpose8, LaunchConfig::new(1, 64), (&input[..], &mut out))?;
+    /// assert_eq!(out[1], 8);
+    /// assert_eq!(out[8], 1);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn at(&self, index: <A::Tile as TileArray>::Index) -> A::Elem {
+        let site = site!();
+        match <A::Tile as TileArray>::flat(index) {
+            Some(i) => Target::shared_load(
+                self.stages.base,
+                self.stage * A::TILE as u32 + i as u32,
+                site,
+            ),
+            None => {
+                let cols = match <A::Tile as TileArray>::RANK {
+                    1 => 0,
+                    _ => <A::Tile as TileArray>::BOX[0] as usize,
+                };
+                Target::shared_index_out_of_bounds(index, A::TILE, cols, site)
+            }
+        }
+    }
+
+    /// Stores the tile into `out`'s array at element coordinates `at`
+    /// (outermost first), through the copy engine (TMA,
+    /// `cp.async.bulk.tensor` from shared to global memory, sm_90): every
+    /// thread of the block calls it with the same map and coordinates, one
+    /// thread issues the store. Elements of the tile past the array's far
+    /// edges are not written; a store cannot start before the array (no
+    /// negative coordinate), and its innermost coordinate must be a
+    /// multiple of 16 bytes, as for loads: the copy engine faults otherwise,
+    /// so coop refuses both at the call, naming the rule. Releasing the stage waits until the copy engine has
+    /// read it (`cp.async.bulk.wait_group.read`), so the next load into the
+    /// stage cannot overwrite a tile still being stored; the writes to
+    /// global memory land by the end of the launch. The tile moves from
+    /// global to global memory without passing through a register.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::memory::pipeline::Pipeline;
+    /// use coop::memory::tensor::{TensorMap, TensorOut};
+    /// use coop_host::{Cpu, LaunchConfig, TensorMap as HostMap, TensorMapMut};
+    ///
+    /// /// Copies a 50 x 40 matrix in tiles of 8 x 16, one tile a block.
+    /// #[kernel]
+    /// pub fn copy_tiles(block: ThreadBlock, src: TensorMap<[[u32; 16]; 8]>,
+    ///                   dst: TensorOut<[[u32; 16]; 8]>, ring: Pipeline<[[[u32; 16]; 8]; 1]>) {
+    ///     let mut stages = ring.start(&block);
+    ///     let b = block.group_index();
+    ///     let at = [8 * b.y as i32, 16 * b.x as i32];
+    ///     stages.load_tensor(&block, &src, at);
+    ///     stages.next(&block).store_tensor(&block, &dst, at);
+    /// }
+    ///
+    /// let input: Vec<u32> = (0..2000).collect();
+    /// let mut output = vec![0u32; 2000];
+    /// let src = HostMap::<[[u32; 16]; 8]>::cpu(&input, [50, 40])?;
+    /// let dst = TensorMapMut::<[[u32; 16]; 8]>::cpu(&mut output, [50, 40])?;
+    /// Cpu::new().launch(copy_tiles, LaunchConfig::new((3, 7), 32), (&src, &dst))?;
+    /// drop(dst);
+    /// assert_eq!(output, input);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn store_tensor(
+        mut self,
+        _block: &ThreadBlock,
+        out: &TensorOut<A::Tile>,
+        at: <A::Tile as TileArray>::Coords,
+    ) where
+        A::Elem: TensorElem,
+    {
+        let site = site!();
+        if !Target::BULK {
+            Target::check_failed(
+                c"Stage::store_tensor: tensor copies need sm_90 or newer",
+                site,
+            );
+        }
+        if !inner_aligned::<A>(at) {
+            Target::check_failed(
+                c"Stage::store_tensor: the innermost (last) coordinate must start the tile on a multiple of 16 bytes (of 4 elements of 4 bytes, 2 of 8, 8 of 2, 16 of 1); the copy engine faults on any other",
+                site,
+            );
+        }
+        if <A::Tile as TileArray>::inner_first(at)
+            .iter()
+            .any(|&c| c < 0)
+        {
+            Target::check_failed(
+                c"Stage::store_tensor: a tensor store starts at coordinates of 0 or more (the copy engine faults on a store that starts before the array); a tile over the array's far edges is stored in part",
+                site,
+            );
+        }
+        if self.stages.rank == 0 {
+            if out.word.first_use() {
+                Target::tensor_map_acquire(out.word.data(), site);
+            }
+            Target::tensor_store(
+                self.stages.base,
+                (self.stage as usize * A::TILE * core::mem::size_of::<A::Elem>()) as u32,
+                out.word.data(),
+                <A::Tile as TileArray>::inner_first(at),
+                <A::Tile as TileArray>::RANK as u32,
+                site,
+            );
+            self.stored = true;
+        }
     }
 
     /// Elements in a tile (`TILE`).
@@ -477,6 +726,10 @@ impl<A: StageArray> Drop for Stage<'_, A> {
     #[inline(always)]
     #[track_caller]
     fn drop(&mut self) {
+        if self.stored {
+            // The copy engine has read the tile before anything refills it.
+            Target::tensor_stores_read(site!());
+        }
         // Every thread's reads of the stage are done when the barrier's
         // phase completes (the arrival releases them).
         Target::barrier_arrive(self.stages.base, Stages::<A>::empty(self.stage), site!());

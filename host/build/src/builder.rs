@@ -350,11 +350,12 @@ impl PtxBuilder {
             let mut flags = format!("-Ctarget-cpu=sm_{sm}");
             // The PTX ISA version LLVM writes follows the target alone (7.0
             // for sm_80, 7.8 for sm_90); the asynchronous copies need newer:
-            // 7.1 for an mbarrier's parity waits, 8.0 for the bulk copies,
-            // `mbarrier.try_wait` and `fence.proxy.async` (drivers of CUDA 12.0
-            // and later read it).
+            // 7.1 for an mbarrier's parity waits; for sm_90, 8.0 for the bulk
+            // copies, `mbarrier.try_wait` and `fence.proxy.async`, and 8.3 for
+            // the fence that acquires a tensor map (drivers of CUDA 12.3 and
+            // later read it).
             flags.push_str(if sm >= 90 {
-                "\x1f-Ctarget-feature=+ptx80"
+                "\x1f-Ctarget-feature=+ptx83"
             } else {
                 "\x1f-Ctarget-feature=+ptx71"
             });

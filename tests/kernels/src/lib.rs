@@ -26,6 +26,7 @@ pub mod math;
 pub mod multi_warp;
 pub mod ragged;
 pub mod split_barriers;
+pub mod tensor_copies;
 pub mod user_shapes;
 pub mod user_types;
 

@@ -6,6 +6,7 @@
 use super::shared_memory::SharedBase;
 use super::Ptx;
 use crate::backend::{AsyncCopies, Site};
+use crate::kernel::TensorMapData;
 use core::arch::asm;
 
 impl AsyncCopies for Ptx {
@@ -136,5 +137,154 @@ impl AsyncCopies for Ptx {
             );
         }
         done != 0
+    }
+
+    #[inline(always)]
+    fn tensor_map_acquire(map: *const TensorMapData, site: Site) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            // SAFETY: a fence on the 128 bytes of a tensor map the host
+            // placed in global memory.
+            unsafe {
+                asm!(
+                    "fence.proxy.tensormap::generic.acquire.sys [{m}], 128;",
+                    m = in(reg64) map, options(nostack)
+                )
+            };
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = map;
+            super::faults::fail(c"tensor copies need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn tensor_copy(
+        dst: SharedBase,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        bytes: u32,
+        bars: SharedBase,
+        bar: u32,
+        site: Site,
+    ) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            let (d, b) = (dst.0 + offset, bars.0 + bar);
+            let [c0, c1, c2, c3, c4] = coords;
+            // SAFETY: the destination 128-byte aligned and `bytes` long in
+            // the array, the map describes live global memory with tiles of
+            // `bytes` bytes, the barrier initialised and its phase held open
+            // (the caller's precondition); coordinates outside the array are
+            // the copy engine's to fill.
+            unsafe {
+                asm!(
+                    "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{b}], {n};",
+                    b = in(reg32) b, n = in(reg32) bytes, options(nostack)
+                );
+                match rank {
+                    1 => asm!(
+                        "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c0}}}], [{b}];",
+                        d = in(reg32) d, m = in(reg64) map, c0 = in(reg32) c0, b = in(reg32) b,
+                        options(nostack)
+                    ),
+                    2 => asm!(
+                        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c0}, {c1}}}], [{b}];",
+                        d = in(reg32) d, m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1,
+                        b = in(reg32) b, options(nostack)
+                    ),
+                    3 => asm!(
+                        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c0}, {c1}, {c2}}}], [{b}];",
+                        d = in(reg32) d, m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1,
+                        c2 = in(reg32) c2, b = in(reg32) b, options(nostack)
+                    ),
+                    4 => asm!(
+                        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c0}, {c1}, {c2}, {c3}}}], [{b}];",
+                        d = in(reg32) d, m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1,
+                        c2 = in(reg32) c2, c3 = in(reg32) c3, b = in(reg32) b, options(nostack)
+                    ),
+                    _ => asm!(
+                        "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c0}, {c1}, {c2}, {c3}, {c4}}}], [{b}];",
+                        d = in(reg32) d, m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1,
+                        c2 = in(reg32) c2, c3 = in(reg32) c3, c4 = in(reg32) c4, b = in(reg32) b,
+                        options(nostack)
+                    ),
+                }
+            }
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (dst, offset, map, coords, rank, bytes, bars, bar);
+            super::faults::fail(c"tensor copies need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn tensor_store(
+        src: SharedBase,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        site: Site,
+    ) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            let s = src.0 + offset;
+            let [c0, c1, c2, c3, c4] = coords;
+            // SAFETY: the source 128-byte aligned and a whole tile of the
+            // map inside the array, ordered for the copy engine, the map of
+            // live global memory the launch may write (the caller's
+            // precondition).
+            unsafe {
+                match rank {
+                    1 => asm!(
+                        "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [{m}, {{{c0}}}], [{s}];",
+                        m = in(reg64) map, c0 = in(reg32) c0, s = in(reg32) s, options(nostack)
+                    ),
+                    2 => asm!(
+                        "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [{m}, {{{c0}, {c1}}}], [{s}];",
+                        m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1, s = in(reg32) s,
+                        options(nostack)
+                    ),
+                    3 => asm!(
+                        "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [{m}, {{{c0}, {c1}, {c2}}}], [{s}];",
+                        m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1, c2 = in(reg32) c2,
+                        s = in(reg32) s, options(nostack)
+                    ),
+                    4 => asm!(
+                        "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [{m}, {{{c0}, {c1}, {c2}, {c3}}}], [{s}];",
+                        m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1, c2 = in(reg32) c2,
+                        c3 = in(reg32) c3, s = in(reg32) s, options(nostack)
+                    ),
+                    _ => asm!(
+                        "cp.async.bulk.tensor.5d.global.shared::cta.tile.bulk_group [{m}, {{{c0}, {c1}, {c2}, {c3}, {c4}}}], [{s}];",
+                        m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1, c2 = in(reg32) c2,
+                        c3 = in(reg32) c3, c4 = in(reg32) c4, s = in(reg32) s, options(nostack)
+                    ),
+                }
+                asm!("cp.async.bulk.commit_group;", options(nostack));
+            }
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (src, offset, map, coords, rank);
+            super::faults::fail(c"tensor copies need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn tensor_stores_read(_site: Site) {
+        #[cfg(coop_sm90)]
+        // SAFETY: waits for the calling thread's own bulk groups; no operands.
+        unsafe {
+            asm!("cp.async.bulk.wait_group.read 0;", options(nostack))
+        };
     }
 }

@@ -8,6 +8,7 @@ use super::super::engine::lane;
 use super::super::engine::shared_state::SharedBase;
 use super::super::Cpu;
 use crate::backend::{AsyncCopies, Site};
+use crate::kernel::{CpuTensorLayout, TensorMapData};
 
 /// The source's `bytes` bytes.
 fn snapshot(src: *const u8, bytes: u32) -> Vec<u8> {
@@ -15,6 +16,65 @@ fn snapshot(src: *const u8, bytes: u32) -> Vec<u8> {
     // SAFETY: the handles that issue copies pass a source range inside a
     // kernel buffer (checked against its length before the issue).
     unsafe { core::ptr::copy_nonoverlapping(src, data.as_mut_ptr(), bytes as usize) };
+    data
+}
+
+/// Calls `each` for every element of the tile at `coords` (innermost
+/// first) of the array `layout` describes, innermost fastest, with the
+/// element's address, or `None` where it lies outside the array.
+fn each_tile_element(
+    layout: &CpuTensorLayout,
+    coords: [i32; 5],
+    mut each: impl FnMut(Option<u64>),
+) {
+    let [b0, b1, b2, b3, b4] = layout.boxes.map(|b| b as usize);
+    for i4 in 0..b4 {
+        for i3 in 0..b3 {
+            for i2 in 0..b2 {
+                for i1 in 0..b1 {
+                    for i0 in 0..b0 {
+                        let at = [i0, i1, i2, i3, i4];
+                        let mut address = Some(layout.data);
+                        for k in 0..layout.rank as usize {
+                            let g = coords[k] as i64 + at[k] as i64;
+                            address = match address {
+                                Some(a) if g >= 0 && (g as u64) < layout.dims[k] => {
+                                    Some(a + g as u64 * layout.strides[k])
+                                }
+                                _ => None,
+                            };
+                        }
+                        each(address);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The tile at `coords` (innermost first) of the array `layout`
+/// describes, element by element, innermost fastest; elements outside the
+/// array are zeros or NaN, as the map says.
+fn gather_tile(layout: &CpuTensorLayout, coords: [i32; 5]) -> Vec<u8> {
+    let elem = layout.elem as usize;
+    let fill: [u8; 8] = match (layout.nan_fill != 0, elem) {
+        (true, 4) => {
+            let mut f = [0u8; 8];
+            f[..4].copy_from_slice(&f32::NAN.to_ne_bytes());
+            f
+        }
+        (true, 8) => f64::NAN.to_ne_bytes(),
+        _ => [0; 8],
+    };
+    let mut data = Vec::new();
+    each_tile_element(layout, coords, |address| match address {
+        // SAFETY: the host checked that every element inside the array's
+        // sizes and strides lies in the buffer the map borrows.
+        Some(a) => data.extend_from_slice(unsafe {
+            core::slice::from_raw_parts(a as usize as *const u8, elem)
+        }),
+        None => data.extend_from_slice(&fill[..elem]),
+    });
     data
 }
 
@@ -128,5 +188,97 @@ impl AsyncCopies for Cpu {
             }
             Err(e) => fail(e, site),
         }
+    }
+
+    fn tensor_map_acquire(_map: *const TensorMapData, site: Site) {
+        lane::step(site, |_| ());
+    }
+
+    fn tensor_copy(
+        dst: SharedBase,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        bytes: u32,
+        bars: SharedBase,
+        bar: u32,
+        site: Site,
+    ) {
+        // SAFETY: the launch passed the address of a map the host built
+        // for the CPU backend, borrowed for the launch.
+        let layout = unsafe { (*map).cpu_layout() };
+        let tile = layout.boxes.iter().map(|&b| b as u64).product::<u64>() * layout.elem as u64;
+        if layout.rank != rank || tile != bytes as u64 {
+            lane::fail_at(
+                format!(
+                    "coop: the tensor map passed at this launch describes tiles of {tile} bytes in \
+                     {} dimensions, where the kernel's copy at {site} expects {bytes} bytes in {rank}",
+                    layout.rank
+                ),
+                site,
+            );
+        }
+        let data = gather_tile(&layout, coords);
+        let thread = lane::step(site, |l| l.rank);
+        if let Err(e) = lane::block_shared(|s| {
+            let size = s.elem_size(dst.region);
+            s.asynchronous.bulk(
+                thread,
+                dst.region,
+                offset,
+                data,
+                size,
+                site,
+                (bars.region, bar),
+            )
+        }) {
+            fail(e, site)
+        }
+        lane::note_modified(false);
+    }
+
+    fn tensor_store(
+        src: SharedBase,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        site: Site,
+    ) {
+        lane::step(site, |_| ());
+        // SAFETY: the launch passed the address of a map the host built
+        // for the CPU backend from an exclusive borrow of the array.
+        let layout = unsafe { (*map).cpu_layout() };
+        if layout.rank != rank {
+            lane::fail_at(
+                format!(
+                    "coop: the tensor map passed at this launch has {} dimensions, where the \
+                     kernel's store at {site} has {rank}",
+                    layout.rank
+                ),
+                site,
+            );
+        }
+        let elem = layout.elem as usize;
+        // SAFETY: the source is a whole tile of the map's inside a stage of
+        // the ring (the pipeline's layout), landed and not being written.
+        let tile = unsafe { src.ptr.add(offset as usize) } as *const u8;
+        let mut e = 0usize;
+        each_tile_element(&layout, coords, |address| {
+            if let Some(a) = address {
+                // SAFETY: the host checked that every element the sizes and
+                // strides reach lies in the buffer the map borrows
+                // exclusively; `e` counts the tile's elements.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(tile.add(e * elem), a as usize as *mut u8, elem)
+                };
+            }
+            e += 1;
+        });
+    }
+
+    fn tensor_stores_read(site: Site) {
+        lane::step(site, |_| ());
     }
 }

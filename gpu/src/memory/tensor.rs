@@ -1,0 +1,206 @@
+//! Tensor maps: how a kernel names a tile of a 1- to 5-D array in global
+//! memory, for the copy engine (TMA, sm_90) to move into shared memory.
+//!
+//! The host describes the array once, in a *tensor map*: its element
+//! type, its sizes and row strides, and the tile (the *box*) that one copy
+//! moves. A kernel takes the map as a [`TensorMap<T>`] parameter, where
+//! `T` is the tile's Rust array type, outermost dimension first: a tile of
+//! 32 rows of 64 `f32`s is `TensorMap<[[f32; 64]; 32]>`. The host builds
+//! its map with the same type (`coop_host::TensorMap<[[f32; 64]; 32]>`),
+//! so a kernel cannot be launched with a map of another tile or element:
+//! the launch does not compile.
+//!
+//! A tile is loaded into a pipeline stage of the same type, `Pipeline<[T;
+//! STAGES]>`, by [`Stages::load_tensor`](crate::memory::pipeline::Stages::load_tensor)
+//! at element coordinates, outermost first like the type: `[row, column]`.
+//! One thread issues the copy (`cp.async.bulk.tensor`); the stage's
+//! barrier counts its bytes. Elements of the tile outside the array (a
+//! partial tile at an edge, negative coordinates) land as zeros, or as NaN
+//! where the host asked for it.
+//!
+//! ```
+//! use coop::prelude::*;
+//! use coop::memory::pipeline::Pipeline;
+//! use coop::memory::tensor::TensorMap;
+//! use coop_host::{Cpu, LaunchConfig};
+//!
+//! /// Each block sums one 16 x 16 tile of a 40 x 40 matrix; the tiles at
+//! /// the right and bottom edges are partial and read zeros outside it.
+//! #[kernel]
+//! pub fn tile_sums(block: ThreadBlock, matrix: TensorMap<[[f32; 16]; 16]>, sums: Out<f32>,
+//!                  ring: Pipeline<[[[f32; 16]; 16]; 1]>) {
+//!     let mut stages = ring.start(&block);
+//!     let b = block.group_index();
+//!     stages.load_tensor(&block, &matrix, [16 * b.y as i32, 16 * b.x as i32]);
+//!     let tile = stages.next(&block);
+//!     let t = block.thread_rank() as usize; // 256 threads, one element each
+//!     let total = reduce(&block, tile.at([t / 16, t % 16]), op::Sum);
+//!     if t == 0 {
+//!         sums.write((b.y * 3 + b.x) as usize, total);
+//!     }
+//! }
+//!
+//! let data: Vec<f32> = (0..1600).map(|i| (i % 7) as f32).collect();
+//! let map = coop_host::TensorMap::<[[f32; 16]; 16]>::cpu(&data, [40, 40])?;
+//! let mut sums = vec![0f32; 9];
+//! Cpu::new().launch(tile_sums, LaunchConfig::new((3, 3), 256), (&map, &mut sums))?;
+//! assert_eq!(sums.iter().sum::<f32>(), data.iter().sum::<f32>());
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+
+use crate::backend::elements::SharedElem;
+use crate::kernel::params::{TensorTiles, TensorTilesOut};
+#[doc(hidden)]
+pub use crate::kernel::{CpuTensorLayout, TensorMapData};
+use crate::kernel::{KernelParam, NoWord};
+use crate::memory::tile::TileArray;
+use core::cell::Cell;
+use core::marker::PhantomData;
+
+mod sealed {
+    pub trait SealedElem {}
+}
+
+/// An element type the copy engine moves: a primitive integer or float.
+///
+/// ```
+/// use coop::memory::tensor::TensorElem;
+/// assert!(<f32 as TensorElem>::FLOAT);
+/// assert!(!<u16 as TensorElem>::FLOAT);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an element of a tensor map",
+    label = "not a primitive integer or float",
+    note = "the copy engine moves elements of 1, 2, 4 or 8 bytes: `u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `u64`, `i64`, `usize`, `isize`, `f32` or `f64`; a struct's tiles go by `Stages::load` instead"
+)]
+pub trait TensorElem: SharedElem + sealed::SealedElem {
+    /// The driver's data type code (`CUtensorMapDataType`).
+    const DATA_TYPE: u32;
+    /// Whether the element is a float (only floats can be filled with NaN).
+    const FLOAT: bool;
+}
+
+macro_rules! tensor_elems {
+    ($($t:ty => $code:expr, $float:expr);* $(;)?) => {$(
+        impl sealed::SealedElem for $t {}
+        impl TensorElem for $t {
+            const DATA_TYPE: u32 = $code;
+            const FLOAT: bool = $float;
+        }
+    )*};
+}
+// UINT8 0, UINT16 1, UINT32 2, INT32 3, UINT64 4, INT64 5, FLOAT32 7, FLOAT64 8.
+tensor_elems! {
+    u8 => 0, false; i8 => 0, false; u16 => 1, false; i16 => 1, false;
+    u32 => 2, false; i32 => 3, false; u64 => 4, false; i64 => 5, false;
+    usize => 4, false; isize => 5, false; f32 => 7, true; f64 => 8, true;
+}
+
+/// What a tensor map parameter holds in each thread: the map's address,
+/// and whether this thread has acquired it for the copy engine.
+pub(crate) struct MapWord {
+    data: *const TensorMapData,
+    acquired: Cell<bool>,
+}
+
+impl MapWord {
+    /// The parameter's word at kernel entry: thread (0, 0, 0) of each block
+    /// (the thread that issues a pipeline's copies) acquires the map for
+    /// the copy engine now, so that the fence's latency is not paid between
+    /// a tile's landing and its store. On the CPU backend nothing needs
+    /// acquiring.
+    #[inline(always)]
+    fn at_entry(data: *const TensorMapData) -> MapWord {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            use crate::backend::target::Target;
+            use crate::backend::{site, AsyncCopies, Registers};
+            let t = Target::thread_index(site!());
+            if Target::BULK && t.x == 0 && t.y == 0 && t.z == 0 {
+                Target::tensor_map_acquire(data, site!());
+                return MapWord {
+                    data,
+                    acquired: Cell::new(true),
+                };
+            }
+        }
+        MapWord {
+            data,
+            acquired: Cell::new(false),
+        }
+    }
+
+    /// The map's address in device memory.
+    #[inline(always)]
+    pub(crate) fn data(&self) -> *const TensorMapData {
+        self.data
+    }
+
+    /// Whether the calling thread has yet to acquire the map before its
+    /// first copy; marks it acquired.
+    #[inline(always)]
+    pub(crate) fn first_use(&self) -> bool {
+        !self.acquired.replace(true)
+    }
+}
+
+/// A tensor map parameter: tiles of type `T` of an array in global
+/// memory, for [`Stages::load_tensor`](crate::memory::pipeline::Stages::load_tensor).
+/// The host passes a `coop_host::TensorMap<T>` built for the same `T`;
+/// see the [module](self).
+pub struct TensorMap<T: TileArray>
+where
+    T::Elem: TensorElem,
+{
+    pub(crate) word: MapWord,
+    _tile: PhantomData<T>,
+}
+
+// SAFETY: `TensorTiles<T>` pushes the address of a tensor map in device
+// memory (GPU) or host memory (CPU backend), which `from_abi` keeps.
+unsafe impl<T: TileArray> KernelParam for TensorMap<T>
+where
+    T::Elem: TensorElem,
+{
+    type Word0 = *const TensorMapData;
+    type Word1 = NoWord;
+    type Host = TensorTiles<T>;
+    #[inline(always)]
+    unsafe fn from_abi(data: *const TensorMapData, _: NoWord) -> Self {
+        TensorMap {
+            word: MapWord::at_entry(data),
+            _tile: PhantomData,
+        }
+    }
+}
+
+/// A tensor map parameter for stores: tiles of type `T` written into an
+/// array in global memory by
+/// [`Stage::store_tensor`](crate::memory::pipeline::Stage::store_tensor).
+/// The host passes a `coop_host::TensorMapMut<T>`, built from an exclusive
+/// borrow of the array.
+pub struct TensorOut<T: TileArray>
+where
+    T::Elem: TensorElem,
+{
+    pub(crate) word: MapWord,
+    _tile: PhantomData<T>,
+}
+
+// SAFETY: `TensorTilesOut<T>` pushes the address of a tensor map of an
+// array the launch may write, which `from_abi` keeps.
+unsafe impl<T: TileArray> KernelParam for TensorOut<T>
+where
+    T::Elem: TensorElem,
+{
+    type Word0 = *const TensorMapData;
+    type Word1 = NoWord;
+    type Host = TensorTilesOut<T>;
+    #[inline(always)]
+    unsafe fn from_abi(data: *const TensorMapData, _: NoWord) -> Self {
+        TensorOut {
+            word: MapWord::at_entry(data),
+            _tile: PhantomData,
+        }
+    }
+}

@@ -1,0 +1,49 @@
+// CUDA twin of coop-test-kernels' `tensor_copies::tensor_tiles_2d_f32`,
+// compiled by nvcc at test time (tests/gpu.rs): tiles of 16 rows of 32
+// floats loaded by the copy engine (`cp.async.bulk.tensor`) into shared
+// memory on a `cuda::barrier`, from a tensor map the host encoded and
+// copied into global memory, then written out element by element. One
+// stage, where coop's kernel keeps two in flight: the test compares what
+// lands, not the overlap.
+#include <cuda.h>
+#include <cuda/barrier>
+#include <cuda/ptx>
+#include <cstddef>
+#include <utility>
+
+using block_barrier = cuda::barrier<cuda::thread_scope_block>;
+namespace cde = cuda::device::experimental;
+namespace ptx = cuda::ptx;
+
+extern "C" __global__ void tensor_tiles_2d_f32(const CUtensorMap* map, const int* coords,
+                                               size_t coords_len, float* out, size_t out_len) {
+    __shared__ alignas(128) float tile[16][32];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ block_barrier bar;
+    if (threadIdx.x == 0) {
+        init(&bar, blockDim.x);
+        cde::fence_proxy_async_shared_cta();
+        // The map was copied from the host: acquire it for the copy engine.
+        ptx::fence_proxy_tensormap_generic(ptx::sem_acquire, ptx::scope_sys, map,
+                                           ptx::n32_t<128>());
+    }
+    __syncthreads();
+    size_t tiles = coords_len / 2;
+    for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+        block_barrier::arrival_token token;
+        if (threadIdx.x == 0) {
+            // The map's coordinates are innermost first: column, then row.
+            cde::cp_async_bulk_tensor_2d_global_to_shared(&tile, map, coords[2 * k + 1],
+                                                          coords[2 * k], bar);
+            token = cuda::device::barrier_arrive_tx(bar, 1, sizeof(tile));
+        } else {
+            token = bar.arrive();
+        }
+        bar.wait(std::move(token));
+        for (int e = threadIdx.x; e < 16 * 32; e += blockDim.x) {
+            size_t i = k * 512 + e;
+            if (i < out_len) out[i] = (&tile[0][0])[e];
+        }
+        __syncthreads();
+    }
+}

@@ -1,0 +1,573 @@
+//! Tensor copies (`kernels::tensor_copies`) against host references, on
+//! whichever device: run on the CPU backend by `tensor_copies.rs` and on a
+//! GPU by `gpu.rs`.
+
+use coop_host::{
+    Device, Error, LaunchConfig, OutOfBounds, Program, TensorLayout, TensorMap, TensorMapMut,
+};
+use coop_test_kernels::tensor_copies as k;
+
+/// The tiles of `tile` elements (outermost first) at each of `coords`
+/// (`tile.len()` coordinates a tile) of the array `data` laid out with
+/// `dims` and `strides` (elements, outermost first), row-major, `fill`
+/// outside the array.
+pub fn reference<E: Copy>(
+    data: &[E],
+    dims: &[usize],
+    strides: &[usize],
+    tile: &[usize],
+    coords: &[i32],
+    fill: E,
+) -> Vec<E> {
+    let rank = dims.len();
+    let elements: usize = tile.iter().product();
+    let mut out = Vec::new();
+    for at in coords.chunks(rank) {
+        for e in 0..elements {
+            let mut rest = e;
+            let mut offset = Some(0usize);
+            for k in (0..rank).rev() {
+                let i = rest % tile[k];
+                rest /= tile[k];
+                let g = at[k] as i64 + i as i64;
+                offset = match offset {
+                    Some(o) if g >= 0 && (g as usize) < dims[k] => {
+                        Some(o + g as usize * strides[k])
+                    }
+                    _ => None,
+                };
+            }
+            out.push(offset.map_or(fill, |o| data[o]));
+        }
+    }
+    out
+}
+
+/// Runs `$kernel` over the tiles at `$coords` of `$data` with `$layout`
+/// on `$blocks` blocks of `$threads`; the output, a tile after another.
+macro_rules! run {
+    ($device:expr, $program:expr, $kernel:expr, $tile:ty, $data:expr, $layout:expr, $coords:expr, $blocks:expr, $threads:expr) => {
+        (|| -> Result<Vec<_>, Error> {
+            let data = $device.upload($data)?;
+            let coords = $device.upload($coords)?;
+            let map = TensorMap::<$tile>::new($device, &data, $layout)?;
+            let tiles = $coords.len() / <$tile as coop::memory::tile::TileArray>::RANK;
+            let elements = <$tile as coop::memory::tile::TileArray>::ELEMENTS;
+            let mut out = $device.zeros(tiles * elements)?;
+            $program.launch(
+                $kernel,
+                LaunchConfig::new($blocks, $threads),
+                (&map, &coords, &mut out),
+            )?;
+            $device.download(&out)
+        })()
+    };
+}
+
+/// Coordinates of `n` tiles of `tile` over an array of `dims`: inside,
+/// over every edge, negative and wholly outside, from a fixed seed; the
+/// innermost a multiple of `step` elements (16 bytes, as the copy engine
+/// requires).
+fn coords(dims: &[usize], tile: &[usize], n: usize, seed: u64, step: i64) -> Vec<i32> {
+    let mut x = seed;
+    let mut next = || {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) as i64
+    };
+    let mut out = Vec::new();
+    for _ in 0..n {
+        for (k, (&d, &t)) in dims.iter().zip(tile).enumerate() {
+            // From a tile before the start to one past the end.
+            let span = d as i64 + 2 * t as i64;
+            let c = next() % span - t as i64;
+            let c = if k + 1 == dims.len() {
+                c - c.rem_euclid(step)
+            } else {
+                c
+            };
+            out.push(c as i32);
+        }
+    }
+    out
+}
+
+/// Runs every case on `device`; returns the number of cases. With a
+/// `limit` (a GPU), each launch under a watchdog of that limit.
+pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Duration>) -> usize {
+    let full = limit.is_some();
+    let watch = &|what: String| limit.map(|l| crate::watchdog::watch(what, l));
+    let mut cases = 0;
+    let tiles_per_case = if full { 200 } else { 24 };
+
+    cases += check_2d_f32(device, program, watch, tiles_per_case);
+
+    // 3-D u16.
+    for dims in [[3usize, 9, 24], [2, 4, 8], [5, 1, 40]] {
+        let what = format!("tensor_tiles_3d_u16 {dims:?}");
+        let _w = watch(what.clone());
+        let n: usize = dims.iter().product();
+        let data: Vec<u16> = (0..n).map(|i| (i * 7 + 1) as u16).collect();
+        let strides = [dims[1] * dims[2], dims[2], 1];
+        let at = coords(&dims, &[2, 4, 8], tiles_per_case, n as u64, 8);
+        let got = run!(
+            device,
+            program,
+            k::tensor_tiles_3d_u16,
+            [[[u16; 8]; 4]; 2],
+            &data,
+            dims,
+            &at,
+            4,
+            64
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            got == reference(&data, &dims, &strides, &[2, 4, 8], &at, 0),
+            "{what}: differs from the host"
+        );
+        cases += 1;
+    }
+
+    // 4-D i32 with a padded innermost row (strides in elements).
+    {
+        let dims = [4usize, 3, 7, 6];
+        let strides = [3 * 7 * 8, 7 * 8, 8, 1];
+        let what = format!("tensor_tiles_4d_i32 {dims:?} strides {strides:?}");
+        let _w = watch(what.clone());
+        let data: Vec<i32> = (0..4 * 3 * 7 * 8).map(|i: i32| i * -3 + 11).collect();
+        let at = coords(&dims, &[3, 2, 5, 4], tiles_per_case, 4, 4);
+        let layout = TensorLayout::new(dims).strides(strides);
+        let got = run!(
+            device,
+            program,
+            k::tensor_tiles_4d_i32,
+            [[[[i32; 4]; 5]; 2]; 3],
+            &data,
+            layout,
+            &at,
+            2,
+            128
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            got == reference(&data, &dims, &strides, &[3, 2, 5, 4], &at, 0),
+            "{what}: differs from the host"
+        );
+        cases += 1;
+    }
+
+    // 5-D u64.
+    {
+        let dims = [3usize, 2, 5, 3, 4];
+        let strides = [2 * 5 * 3 * 4, 5 * 3 * 4, 3 * 4, 4, 1];
+        let what = format!("tensor_tiles_5d_u64 {dims:?}");
+        let _w = watch(what.clone());
+        let data: Vec<u64> = (0..3 * 2 * 5 * 3 * 4)
+            .map(|i| (i as u64) << 33 | 5)
+            .collect();
+        let at = coords(&dims, &[2; 5], tiles_per_case, 5, 2);
+        let got = run!(
+            device,
+            program,
+            k::tensor_tiles_5d_u64,
+            [[[[[u64; 2]; 2]; 2]; 2]; 2],
+            &data,
+            dims,
+            &at,
+            3,
+            32
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            got == reference(&data, &dims, &strides, &[2; 5], &at, 0),
+            "{what}: differs from the host"
+        );
+        cases += 1;
+    }
+
+    // 2-D f64 tile sums through `Stage::at`, NaN fill on tiles over the edge.
+    {
+        let (rows, cols) = (20usize, 130usize);
+        let what = format!("tensor_tile_sums_f64 {rows} x {cols}");
+        let _w = watch(what.clone());
+        let data: Vec<f64> = (0..rows * cols).map(|i| (i % 13) as f64).collect();
+        let at = [0, 0, 8, 64, 12, 64, 16, 100, -4, -60];
+        let layout = TensorLayout::new([rows, cols]).fill(OutOfBounds::Nan);
+        let got = (|| -> Result<Vec<f64>, Error> {
+            let buffer = device.upload(&data)?;
+            let coords = device.upload(&at)?;
+            let map = TensorMap::<[[f64; 64]; 8]>::new(device, &buffer, layout)?;
+            let mut sums = device.zeros::<f64>(at.len() / 2)?;
+            program.launch(
+                k::tensor_tile_sums_f64,
+                LaunchConfig::new(1, 512),
+                (&map, &coords, &mut sums),
+            )?;
+            device.download(&sums)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let tiles = reference(&data, &[rows, cols], &[cols, 1], &[8, 64], &at, f64::NAN);
+        for (k, (g, tile)) in got.iter().zip(tiles.chunks(512)).enumerate() {
+            let expected: f64 = tile.iter().sum();
+            assert!(
+                *g == expected || (g.is_nan() && expected.is_nan()),
+                "{what}: tile {k} sums to {g}, the host to {expected}"
+            );
+        }
+        assert!(got[0] == tiles[..512].iter().sum::<f64>() && got[3].is_nan());
+        cases += 1;
+    }
+    cases += check_moves(device, program, watch);
+    // 1-D u8: a length that is not a multiple of the tile.
+    // Tiles inside the array first, then over its edges and outside it.
+    for (n, blocks, inside) in [
+        (4096usize, 2u32, true),
+        (1000, 1, false),
+        (4099, 3, false),
+        (128, 2, false),
+    ] {
+        let what = format!("tensor_tiles_1d_u8 n {n} blocks {blocks} inside {inside}");
+        let _w = watch(what.clone());
+        let data: Vec<u8> = (0..n).map(|i| (i * 31 + i / 5) as u8).collect();
+        let at = match inside {
+            true => (0..n as i32 / 128).map(|k| 128 * k).collect(),
+            false => coords(&[n], &[128], tiles_per_case, n as u64, 16),
+        };
+        let got = run!(
+            device,
+            program,
+            k::tensor_tiles_1d_u8,
+            [u8; 128],
+            &data,
+            [n],
+            &at,
+            blocks,
+            96
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            got == reference(&data, &[n], &[1], &[128], &at, 0),
+            "{what}: differs from the host"
+        );
+        cases += 1;
+    }
+
+    cases += check_move_1d(device, program, watch);
+    eprintln!("tensor copies: {cases} cases on {}", device.describe());
+    cases
+}
+
+/// The 2-D `f32` cases (dense and padded rows, zero and NaN fill), which
+/// CUDA's twin (`reference/tensor_copies.cu`) also runs; returns the number
+/// of cases.
+pub fn check_2d_f32(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+    tiles_per_case: usize,
+) -> usize {
+    let mut cases = 0;
+    // Each kind of position on its own first: inside, over the far edges,
+    // before the near edges, wholly outside; rows whose width is a
+    // multiple of 16 bytes, then one that is not.
+    let (rows, pitch) = (100usize, 72usize);
+    let data: Vec<f32> = (0..rows * pitch).map(|i| i as f32 * 0.5 - 3.0).collect();
+    for (cols, kind, at) in [
+        (72usize, "inside", vec![0, 0, 16, 32, 84, 40]),
+        (72, "over the far edges", vec![96, 0, 0, 60, 90, 48]),
+        (72, "before the near edges", vec![-8, 0, 0, -16, -15, -32]),
+        (
+            72,
+            "wholly outside",
+            vec![100, 0, 0, 72, -16, 0, 200, 300, 0, -32],
+        ),
+        (68, "inside", vec![0, 0, 16, 32, 84, 36]),
+        (68, "over the far edges", vec![96, 0, 0, 60, 90, 48]),
+        (70, "inside", vec![0, 0, 16, 32, 84, 36]),
+        (70, "over the far edges", vec![96, 0, 0, 60, 90, 48]),
+    ] {
+        let what = format!("tensor_tiles_2d_f32 {rows} x {cols} pitch {pitch}, tiles {kind}");
+        let _w = watch(what.clone());
+        let layout = TensorLayout::new([rows, cols]).strides([pitch, 1]);
+        let got = run!(
+            device,
+            program,
+            k::tensor_tiles_2d_f32,
+            [[f32; 32]; 16],
+            &data,
+            layout,
+            &at,
+            2,
+            128
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let expected = reference(&data, &[rows, cols], &[pitch, 1], &[16, 32], &at, 0.0);
+        assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    for (rows, cols, pitch, fill) in [
+        (100usize, 70usize, 72usize, OutOfBounds::Zero),
+        (33, 40, 40, OutOfBounds::Nan),
+        (16, 32, 32, OutOfBounds::Zero),
+        (257, 300, 304, OutOfBounds::Nan),
+    ] {
+        for (blocks, threads) in [(1u32, 128u32), (5, 256)] {
+            let what = format!(
+                "tensor_tiles_2d_f32 {rows} x {cols} pitch {pitch} {fill:?} blocks {blocks}"
+            );
+            let _w = watch(what.clone());
+            let data: Vec<f32> = (0..rows * pitch).map(|i| i as f32 * 0.5 - 3.0).collect();
+            let mut at = coords(
+                &[rows, cols],
+                &[16, 32],
+                tiles_per_case,
+                (rows * cols) as u64,
+                4,
+            );
+            let last_col = (cols as i32 - 1) & !3;
+            at.extend([0, 0, (rows - 1) as i32, last_col, -16, -32, -15, -28]);
+            let layout = TensorLayout::new([rows, cols])
+                .strides([pitch, 1])
+                .fill(fill);
+            let got = run!(
+                device,
+                program,
+                k::tensor_tiles_2d_f32,
+                [[f32; 32]; 16],
+                &data,
+                layout,
+                &at,
+                blocks,
+                threads
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let fill_value = if fill == OutOfBounds::Nan {
+                f32::NAN
+            } else {
+                0.0
+            };
+            let expected = reference(
+                &data,
+                &[rows, cols],
+                &[pitch, 1],
+                &[16, 32],
+                &at,
+                fill_value,
+            );
+            let same = got.len() == expected.len()
+                && got
+                    .iter()
+                    .zip(&expected)
+                    .all(|(a, b)| a == b || (a.is_nan() && b.is_nan()));
+            assert!(same, "{what}: differs from the host");
+            cases += 1;
+        }
+    }
+
+    cases
+}
+
+/// `dst` after storing into it, at each destination of `moves` (2 x rank
+/// coordinates a tile: source, then destination), the tile of `src` at the
+/// source (zeros outside `src`), dropping what falls outside `dst`.
+#[allow(clippy::too_many_arguments)]
+fn moved<E: Copy + Default>(
+    src: &[E],
+    src_dims: &[usize],
+    src_strides: &[usize],
+    mut dst: Vec<E>,
+    dst_dims: &[usize],
+    dst_strides: &[usize],
+    tile: &[usize],
+    moves: &[i32],
+) -> Vec<E> {
+    let rank = tile.len();
+    let elements: usize = tile.iter().product();
+    for m in moves.chunks(2 * rank) {
+        let values = reference(src, src_dims, src_strides, tile, &m[..rank], E::default());
+        for (e, v) in values.into_iter().enumerate() {
+            let mut rest = e;
+            let mut offset = Some(0usize);
+            for k in (0..rank).rev() {
+                let i = rest % tile[k];
+                rest /= tile[k];
+                let g = m[rank + k] as i64 + i as i64;
+                offset = match offset {
+                    Some(o) if g >= 0 && (g as usize) < dst_dims[k] => {
+                        Some(o + g as usize * dst_strides[k])
+                    }
+                    _ => None,
+                };
+            }
+            if let Some(o) = offset {
+                dst[o] = v;
+            }
+        }
+        let _ = elements;
+    }
+    dst
+}
+
+/// Tensor stores: tiles loaded from one array and stored into another by
+/// the copy engine, at destinations that tile the array with partial
+/// tiles at every edge and padding that must stay untouched.
+fn check_moves(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    let mut cases = 0;
+    // From the safest destinations to the riskiest: tiles inside the
+    // array, tiles over its far edges, before its near edges, wholly
+    // outside it.
+    for (kind, rows, cols, pitch, shift, extra, inside_sources, blocks) in [
+        (
+            "inside",
+            64usize,
+            64usize,
+            64usize,
+            (0i32, 0i32),
+            0i32,
+            true,
+            3u32,
+        ),
+        (
+            "inside, sources over the edges",
+            64,
+            64,
+            64,
+            (0, 0),
+            0,
+            false,
+            3,
+        ),
+        ("over the far edges", 70, 72, 72, (0, 0), 0, false, 1),
+        (
+            "wholly past the far edges too",
+            50,
+            72,
+            76,
+            (0, 0),
+            2,
+            false,
+            1,
+        ),
+        (
+            "over the far edges, shifted",
+            33,
+            100,
+            104,
+            (3, 12),
+            1,
+            false,
+            4,
+        ),
+    ] {
+        let what = format!(
+            "tensor_move_2d_f32 {rows} x {cols} pitch {pitch}, destinations {kind} (shift {shift:?})"
+        );
+        let _w = watch(what.clone());
+        let (src_rows, src_cols) = (40usize, 92usize);
+        let src: Vec<f32> = (0..src_rows * src_cols).map(|i| i as f32 + 0.25).collect();
+        let mut moves = Vec::new();
+        let mut x = (rows * cols) as u64;
+        for i in 0..rows.div_ceil(16) as i32 + extra {
+            for j in 0..cols.div_ceil(32) as i32 + extra {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let (r, c) = match inside_sources {
+                    true => (((x >> 33) % 25) as i32, (((x >> 40) % 61) as i32) & !3),
+                    false => (
+                        ((x >> 33) % 72) as i32 - 16,
+                        (((x >> 40) % 154) as i32 - 32) & !3,
+                    ),
+                };
+                moves.extend([r, c, 16 * i + shift.0, 32 * j + shift.1]);
+            }
+        }
+        let sentinel = vec![-1.0f32; rows * pitch];
+        let got = (|| -> Result<Vec<f32>, Error> {
+            let src_buffer = device.upload(&src)?;
+            let mut dst_buffer = device.upload(&sentinel)?;
+            let moves_buffer = device.upload(&moves)?;
+            {
+                let from =
+                    TensorMap::<[[f32; 32]; 16]>::new(device, &src_buffer, [src_rows, src_cols])?;
+                let to = TensorMapMut::<[[f32; 32]; 16]>::new(
+                    device,
+                    &mut dst_buffer,
+                    TensorLayout::new([rows, cols]).strides([pitch, 1]),
+                )?;
+                program.launch(
+                    k::tensor_move_2d_f32,
+                    LaunchConfig::new(blocks, 128),
+                    (&from, &to, &moves_buffer),
+                )?;
+            }
+            device.download(&dst_buffer)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let expected = moved(
+            &src,
+            &[src_rows, src_cols],
+            &[src_cols, 1],
+            sentinel,
+            &[rows, cols],
+            &[pitch, 1],
+            &[16, 32],
+            &moves,
+        );
+        if let Some(i) = (0..got.len()).find(|&i| got[i] != expected[i]) {
+            panic!(
+                "{what}: differs from the host first at row {}, column {}: {} where the host has {}",
+                i / pitch,
+                i % pitch,
+                got[i],
+                expected[i]
+            );
+        }
+        cases += 1;
+    }
+    cases
+}
+
+/// Tensor stores of 1-D tiles.
+fn check_move_1d(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    let mut cases = 0;
+    {
+        let n = 3008usize;
+        let what = format!("tensor_move_1d_u8 n {n}");
+        let _w = watch(what.clone());
+        let src: Vec<u8> = (0..n).map(|i| (i * 13 + 7) as u8).collect();
+        let moves: Vec<i32> = (0..13)
+            .flat_map(|j| [((j * 197 % 3100) - 40) & !15, 256 * j + 32])
+            .collect();
+        let got = (|| -> Result<Vec<u8>, Error> {
+            let src_buffer = device.upload(&src)?;
+            let mut dst_buffer = device.upload(&vec![0xeeu8; n])?;
+            let moves_buffer = device.upload(&moves)?;
+            {
+                let from = TensorMap::<[u8; 256]>::new(device, &src_buffer, [n])?;
+                let to = TensorMapMut::<[u8; 256]>::new(device, &mut dst_buffer, [n])?;
+                program.launch(
+                    k::tensor_move_1d_u8,
+                    LaunchConfig::new(5, 64),
+                    (&from, &to, &moves_buffer),
+                )?;
+            }
+            device.download(&dst_buffer)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let expected = moved(&src, &[n], &[1], vec![0xee; n], &[n], &[1], &[256], &moves);
+        assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    cases
+}

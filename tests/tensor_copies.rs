@@ -1,0 +1,86 @@
+//! Tensor copies (TMA) into pipeline stages on the CPU backend: every case
+//! of `coop_tests::tensor_cases` against its host reference. The GPU suite
+//! (`gpu.rs`) runs the same cases on a GPU.
+
+use coop_host::Device;
+use coop_tests::{tensor_cases, TEST_KERNELS_PTX};
+
+#[test]
+fn tensor_copies_match_the_host_on_the_cpu() {
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    assert!(tensor_cases::check_all(&device, &program, None) >= 30);
+}
+
+/// The copy engine faults on a tile whose innermost coordinate is not a
+/// multiple of 16 bytes (an illegal instruction on an H200); coop refuses
+/// it at the call, and the CPU backend says so in the same words.
+#[test]
+fn an_innermost_coordinate_off_16_bytes_is_refused_naming_the_rule() {
+    use coop_host::{LaunchConfig, TensorMap};
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let data = device.upload(&vec![1.0f32; 64 * 64]).unwrap();
+    let map = TensorMap::<[[f32; 32]; 16]>::new(&device, &data, [64, 64]).unwrap();
+    for (at, refused) in [
+        ([0, 4], false),
+        ([0, 2], true),
+        ([3, -31], true),
+        ([0, -28], false),
+    ] {
+        let coords = device.upload(&at).unwrap();
+        let mut out = device.zeros::<f32>(512).unwrap();
+        let result = program.launch(
+            coop_test_kernels::tensor_copies::tensor_tiles_2d_f32,
+            LaunchConfig::new(1, 64),
+            (&map, &coords, &mut out),
+        );
+        match (refused, result) {
+            (false, r) => r.unwrap_or_else(|e| panic!("{at:?}: {e}")),
+            (true, Ok(())) => panic!("{at:?}: launched"),
+            (true, Err(e)) => {
+                let text = e.to_string();
+                assert!(text.contains("multiple of 16 bytes"), "{at:?}: {text}");
+                assert!(text.contains("load_tensor"), "{at:?}: {text}");
+            }
+        }
+    }
+}
+
+/// The copy engine faults on a tensor store that starts before the array
+/// (a negative coordinate; an illegal instruction on an H200); coop refuses
+/// it at the call, naming the rule.
+#[test]
+fn a_tensor_store_before_the_array_is_refused_naming_the_rule() {
+    use coop_host::{LaunchConfig, TensorMap, TensorMapMut};
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let src = device.upload(&vec![1.0f32; 64 * 64]).unwrap();
+    for (moves, refused) in [
+        ([0, 0, 0, 0], false),
+        ([0, 0, 48, 32], false),
+        ([0, 0, -8, 0], true),
+        ([0, 0, 0, -16], true),
+    ] {
+        let mut dst = device.zeros::<f32>(64 * 64).unwrap();
+        let moves_buffer = device.upload(&moves).unwrap();
+        let result = {
+            let from = TensorMap::<[[f32; 32]; 16]>::new(&device, &src, [64, 64]).unwrap();
+            let to = TensorMapMut::<[[f32; 32]; 16]>::new(&device, &mut dst, [64, 64]).unwrap();
+            program.launch(
+                coop_test_kernels::tensor_copies::tensor_move_2d_f32,
+                LaunchConfig::new(1, 64),
+                (&from, &to, &moves_buffer),
+            )
+        };
+        match (refused, result) {
+            (false, r) => r.unwrap_or_else(|e| panic!("{moves:?}: {e}")),
+            (true, Ok(())) => panic!("{moves:?}: launched"),
+            (true, Err(e)) => {
+                let text = e.to_string();
+                assert!(text.contains("store_tensor"), "{moves:?}: {text}");
+                assert!(text.contains("0 or more"), "{moves:?}: {text}");
+            }
+        }
+    }
+}
