@@ -78,6 +78,33 @@ fn gather_tile(layout: &CpuTensorLayout, coords: [i32; 5]) -> Vec<u8> {
     data
 }
 
+/// Issues the calling thread's bulk copy of `data` to byte `offset` of
+/// `dst`, completing on the barrier at byte `bar` of `bars`.
+fn issue_bulk(
+    dst: SharedBase,
+    offset: u32,
+    data: Vec<u8>,
+    (bars, bar): (SharedBase, u32),
+    site: Site,
+) {
+    let thread = lane::step(site, |l| l.rank);
+    if let Err(e) = lane::block_shared(|s| {
+        let size = s.elem_size(dst.region);
+        s.asynchronous.bulk(
+            thread,
+            dst.region,
+            offset,
+            data,
+            size,
+            site,
+            (bars.region, bar),
+        )
+    }) {
+        fail(e, site)
+    }
+    lane::note_modified(false);
+}
+
 fn fail(e: AsyncError, site: Site) -> ! {
     match e {
         AsyncError::Barrier(what) => lane::fail_at(format!("coop: {what} (at {site})"), site),
@@ -150,22 +177,7 @@ impl AsyncCopies for Cpu {
         site: Site,
     ) {
         let data = snapshot(src, bytes);
-        let thread = lane::step(site, |l| l.rank);
-        if let Err(e) = lane::block_shared(|s| {
-            let size = s.elem_size(dst.region);
-            s.asynchronous.bulk(
-                thread,
-                dst.region,
-                offset,
-                data,
-                size,
-                site,
-                (bars.region, bar),
-            )
-        }) {
-            fail(e, site)
-        }
-        lane::note_modified(false);
+        issue_bulk(dst, offset, data, (bars, bar), site);
     }
 
     fn barrier_test(bars: SharedBase, offset: u32, parity: u32, site: Site) -> bool {
@@ -220,22 +232,7 @@ impl AsyncCopies for Cpu {
             );
         }
         let data = gather_tile(&layout, coords);
-        let thread = lane::step(site, |l| l.rank);
-        if let Err(e) = lane::block_shared(|s| {
-            let size = s.elem_size(dst.region);
-            s.asynchronous.bulk(
-                thread,
-                dst.region,
-                offset,
-                data,
-                size,
-                site,
-                (bars.region, bar),
-            )
-        }) {
-            fail(e, site)
-        }
-        lane::note_modified(false);
+        issue_bulk(dst, offset, data, (bars, bar), site);
     }
 
     fn tensor_store(
