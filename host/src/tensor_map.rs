@@ -123,6 +123,28 @@ enum Descriptor {
     Cpu(Box<TensorMapData>),
 }
 
+impl Descriptor {
+    /// The PTX word of a GPU launch: the map's address in device memory;
+    /// `None` for a map of the CPU backend.
+    fn gpu_word(&self) -> Option<DescriptorWord<'_>> {
+        match self {
+            Descriptor::Gpu { buffer, offset } => {
+                Some(DescriptorWord(buffer.slice(*offset..*offset + 128)))
+            }
+            Descriptor::Cpu(_) => None,
+        }
+    }
+
+    /// The words of a CPU-backend launch: the address of coop's layout;
+    /// `None` for a map on a GPU.
+    fn cpu_words(&self) -> Option<(*const TensorMapData, NoWord)> {
+        match self {
+            Descriptor::Cpu(data) => Some((&**data as *const TensorMapData, NoWord)),
+            Descriptor::Gpu { .. } => None,
+        }
+    }
+}
+
 /// Tiles of type `T` of an array in device memory, as a launch argument
 /// for a kernel's [`coop::memory::tensor::TensorMap<T>`] parameter; see
 /// the [module](self).
@@ -533,12 +555,7 @@ where
     where
         Self: 'a;
     fn gpu_words(&mut self) -> Option<DescriptorWord<'_>> {
-        match &self.descriptor {
-            Descriptor::Gpu { buffer, offset } => {
-                Some(DescriptorWord(buffer.slice(*offset..*offset + 128)))
-            }
-            Descriptor::Cpu(_) => None,
-        }
+        self.descriptor.gpu_word()
     }
 }
 
@@ -549,10 +566,7 @@ where
     T::Elem: TensorElem,
 {
     fn words(&mut self) -> Option<(*const TensorMapData, NoWord)> {
-        match &self.descriptor {
-            Descriptor::Cpu(data) => Some((&**data as *const TensorMapData, NoWord)),
-            Descriptor::Gpu { .. } => None,
-        }
+        self.descriptor.cpu_words()
     }
 }
 
@@ -567,12 +581,7 @@ where
     where
         Self: 'a;
     fn gpu_words(&mut self) -> Option<DescriptorWord<'_>> {
-        match &self.map.descriptor {
-            Descriptor::Gpu { buffer, offset } => {
-                Some(DescriptorWord(buffer.slice(*offset..*offset + 128)))
-            }
-            Descriptor::Cpu(_) => None,
-        }
+        self.map.descriptor.gpu_word()
     }
 }
 
@@ -586,12 +595,7 @@ where
     where
         Self: 'a;
     fn gpu_words(&mut self) -> Option<DescriptorWord<'_>> {
-        match &self.map.descriptor {
-            Descriptor::Gpu { buffer, offset } => {
-                Some(DescriptorWord(buffer.slice(*offset..*offset + 128)))
-            }
-            Descriptor::Cpu(_) => None,
-        }
+        self.map.descriptor.gpu_word()
     }
 }
 
@@ -601,7 +605,7 @@ where
     T::Elem: TensorElem,
 {
     fn words(&mut self) -> Option<(*const TensorMapData, NoWord)> {
-        (&self.map).words()
+        self.map.descriptor.cpu_words()
     }
 }
 
@@ -611,7 +615,7 @@ where
     T::Elem: TensorElem,
 {
     fn words(&mut self) -> Option<(*const TensorMapData, NoWord)> {
-        (&self.map).words()
+        self.map.descriptor.cpu_words()
     }
 }
 

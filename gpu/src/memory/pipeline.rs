@@ -298,6 +298,12 @@ impl<A: StageArray> Stages<A> {
         ring_bytes::<A>() as u32 + 8 * (A::STAGES as u32 + s)
     }
 
+    /// Byte offset of stage `s`'s tile in the ring.
+    #[inline(always)]
+    const fn tile_offset(s: u32) -> u32 {
+        (s as usize * A::TILE * core::mem::size_of::<A::Elem>()) as u32
+    }
+
     /// Tiles loaded and not yet taken by [`next`](Self::next).
     #[inline(always)]
     pub fn loaded(&self) -> u32 {
@@ -348,9 +354,8 @@ impl<A: StageArray> Stages<A> {
         // The stage's previous tile was released (for the first round the
         // parity names the phase before the barrier's first: done).
         self.wait(Self::empty(s), (round & 1) ^ 1, site);
-        let size = core::mem::size_of::<A::Elem>();
         let bytes = core::mem::size_of_val(src);
-        let offset = (s as usize * A::TILE * size) as u32;
+        let offset = Self::tile_offset(s);
         let bulk = Target::BULK
             && self.bulk
             && bytes > 0
@@ -462,7 +467,7 @@ impl<A: StageArray> Stages<A> {
             // thread's arrival at `next`, this thread's among them.
             Target::tensor_copy(
                 self.base,
-                (s as usize * A::TILE * core::mem::size_of::<A::Elem>()) as u32,
+                Self::tile_offset(s),
                 map.word.data(),
                 <A::Tile as TileArray>::inner_first(at),
                 <A::Tile as TileArray>::RANK as u32,
@@ -692,7 +697,7 @@ impl<A: StageArray> Stage<'_, A> {
             }
             Target::tensor_store(
                 self.stages.base,
-                (self.stage as usize * A::TILE * core::mem::size_of::<A::Elem>()) as u32,
+                Stages::<A>::tile_offset(self.stage),
                 out.word.data(),
                 <A::Tile as TileArray>::inner_first(at),
                 <A::Tile as TileArray>::RANK as u32,
