@@ -1,9 +1,10 @@
 //! NVIDIA's small cooperative-groups samples in coop:
 //! `warpAggregatedAtomicsCG` (its filter, buckets and per-bucket maxima),
-//! `binaryPartitionCG`, `reductionMultiBlockCG` and `shfl_scan`'s simple
-//! scan, each run once at the
-//! sample's size on the GPU when there is one (smaller on coop's CPU
-//! backend) and checked against the host, as the samples check themselves.
+//! `binaryPartitionCG`, `reductionMultiBlockCG`, `shfl_scan`'s simple
+//! scan, the cooperative-groups kernels of `reduction` (6, 8 and 9) and
+//! `simpleCooperativeGroups`, each run once at the sample's size on the GPU
+//! when there is one (smaller on coop's CPU backend) and checked against
+//! the host, as the samples check themselves.
 //!
 //! Run: `cargo run --release --example cg_samples` (add `-- --cpu` to force
 //! the CPU backend, `-- --quick` for the small sizes on a GPU)

@@ -1,14 +1,19 @@
 //! NVIDIA's small cooperative-groups samples against coop's ports
 //! (`examples/kernels/src/cg_samples.rs`): the kernels of
-//! `warpAggregatedAtomicsCG`, `binaryPartitionCG` and
-//! `reductionMultiBlockCG` as CUDA C++ (`examples/bench/cg_samples.cu`,
+//! `warpAggregatedAtomicsCG`, `binaryPartitionCG`, `reductionMultiBlockCG`,
+//! `shfl_scan`'s simple scan, `reduction` (kernels 6, 8, 9) and
+//! `simpleCooperativeGroups` as CUDA C++ (`examples/bench/cg_samples.cu`,
 //! compiled by nvcc to PTX and named by `COOP_CUDA_PTX`) and as coop's, at
 //! the samples' sizes, on the same launch shapes (coop's occupancy choice
 //! for the binary partition; for the reduction each side's own
 //! co-resident grid, with coop's kernel also held to two blocks a
 //! multiprocessor, the CUDA sample's grid), timed between events, the sides in turns, 15
-//! runs a kernel after a warm-up, the counters reset before each run; each
-//! side's last results are checked against the host's. Needs a GPU;
+//! samples a kernel after a warm-up, the counters reset before each; a
+//! sample of a kernel of a few microseconds is 20 launches back to back
+//! (`Kernel::launches_a_sample`), its time divided by 20, so that the
+//! events' own cost and jitter do not swamp it. After the timing, each
+//! side resets and launches each kernel once more and checks the results
+//! against the host's. Needs a GPU;
 //! `examples/bench/cg_samples.sh` builds the CUDA side and runs it. Prints
 //! CSV rows:
 //!
@@ -96,11 +101,14 @@ fn main() {
                 let (_, program, shared, samples) = &mut sides[s];
                 let kernel = on_side(kernel, s);
                 samples.reset(&device, kernel).unwrap();
+                let launches = kernel.launches_a_sample();
                 timer.start().unwrap();
-                samples
-                    .launch(program, kernel, &side_shapes[s], *shared)
-                    .unwrap();
-                let t = timer.stop().unwrap().as_secs_f64() * 1e3;
+                for _ in 0..launches {
+                    samples
+                        .launch(program, kernel, &side_shapes[s], *shared)
+                        .unwrap();
+                }
+                let t = timer.stop().unwrap().as_secs_f64() * 1e3 / launches as f64;
                 if round > 0 {
                     times[s].push(t);
                 }
@@ -111,12 +119,18 @@ fn main() {
             t.sort_by(f64::total_cmp);
             (t[t.len() / 2], t[0])
         };
-        for (s, (name, _, _, samples)) in sides.iter().enumerate() {
-            if let Err(e) = samples.check(&device, on_side(kernel, s)) {
+        let compared = sides.len() > 1;
+        for (s, (name, program, shared, samples)) in sides.iter_mut().enumerate() {
+            let runs = on_side(kernel, s);
+            samples.reset(&device, runs).unwrap();
+            samples
+                .launch(program, runs, &side_shapes[s], *shared)
+                .unwrap();
+            if let Err(e) = samples.check(&device, runs) {
                 panic!("{name}, {}: {e}", kernel.name());
             }
             let (median, min) = stats(&times[s]);
-            let ratio = if sides.len() > 1 {
+            let ratio = if compared {
                 format!("{:.3}", stats(&times[0]).0 / stats(&times[1]).0)
             } else {
                 String::new()

@@ -1,12 +1,15 @@
 //! The problems of NVIDIA's small cooperative-groups samples
-//! (`warpAggregatedAtomicsCG`, `binaryPartitionCG`, `reductionMultiBlockCG`):
+//! (`warpAggregatedAtomicsCG`, `binaryPartitionCG`, `reductionMultiBlockCG`,
+//! `shfl_scan`, the cooperative-groups kernels of `reduction`,
+//! `simpleCooperativeGroups`):
 //! inputs from a fixed seed at the samples' sizes, one launch of each
 //! kernel on a device (coop's or, through the same descriptors, the CUDA
 //! twins'), and the host's checks.
 
 use crate::kernels::cg_samples::{
-    filter_arr, map_to_buckets, max_in_buckets, odd_even_count_and_sum, reduce_single_pass,
-    reduce_single_pass_dense, scan_blocks, uniform_add, AGGREGATE_THREADS,
+    cg_kernel, cg_reduce, filter_arr, map_to_buckets, max_in_buckets, multi_warp_cg_reduce,
+    odd_even_count_and_sum, reduce6, reduce_single_pass, reduce_single_pass_dense, scan_blocks,
+    uniform_add, AGGREGATE_THREADS, REDUCTION_THREADS,
 };
 use coop_host::{Buffer, Device, Error, LaunchConfig, Program};
 
@@ -17,6 +20,14 @@ pub const SCAN_THREADS: u32 = 256;
 
 /// The buckets of `warpAggregatedAtomicsCG`.
 pub const BUCKETS: usize = 5;
+
+/// Blocks of the `reduction` sample's kernels 6, 8 and 9 (its default
+/// `maxBlocks`; the sample adds the blocks' sums on the host with
+/// `--cpufinal`, as the check here does).
+pub const REDUCTION_BLOCKS: u32 = 64;
+
+/// Threads of `simpleCooperativeGroups`' one block.
+pub const SIMPLE_THREADS: u32 = 64;
 
 /// `n` values from a fixed seed, each `below` a bound.
 pub fn values(n: usize, below: u32, seed: u32) -> Vec<i32> {
@@ -41,6 +52,8 @@ pub struct Sizes {
     pub partition: usize,
     /// Elements of the multi-block reduction (2^25).
     pub reduction: usize,
+    /// Elements of the `reduction` sample's `int` sums (2^24).
+    pub int_reduction: usize,
 }
 
 impl Sizes {
@@ -49,12 +62,14 @@ impl Sizes {
         aggregate: 10_000_000,
         partition: 1024 * 100,
         reduction: 1 << 25,
+        int_reduction: 1 << 24,
     };
     /// Sizes the CPU backend runs in a second or two.
     pub const SMALL: Sizes = Sizes {
         aggregate: 20_000,
         partition: 1024 * 8,
         reduction: 1 << 15,
+        int_reduction: 1 << 14,
     };
 }
 
@@ -68,6 +83,9 @@ pub struct Samples {
     pub odd_even: Vec<i32>,
     /// The reduction's input.
     pub floats: Vec<f32>,
+    /// The `reduction` sample's input (0 to 99, so that its sum fits an
+    /// `i32`).
+    pub ints: Vec<i32>,
     src: Buffer<i32>,
     values: Buffer<i32>,
     dst: Buffer<i32>,
@@ -83,6 +101,9 @@ pub struct Samples {
     scan_data: Buffer<i32>,
     scan_totals: Buffer<i32>,
     scan_unused: Buffer<i32>,
+    int_input: Buffer<i32>,
+    block_sums: Buffer<i32>,
+    simple_sums: Buffer<i32>,
 }
 
 /// Which kernel a launch runs.
@@ -102,11 +123,19 @@ pub enum Kernel {
     ReduceDense,
     /// `scan_blocks` twice and `uniform_add`: `shfl_scan`'s simple scan.
     Scan,
+    /// `reduce6`: `reduction`'s kernel 6.
+    Reduce6,
+    /// `cg_reduce`: `reduction`'s kernel 8.
+    CgReduce,
+    /// `multi_warp_cg_reduce`: `reduction`'s kernel 9.
+    MultiWarpCgReduce,
+    /// `cg_kernel`: `simpleCooperativeGroups`.
+    Simple,
 }
 
 impl Kernel {
     /// Every kernel, in the order the samples run them.
-    pub const ALL: [Kernel; 7] = [
+    pub const ALL: [Kernel; 11] = [
         Kernel::Filter,
         Kernel::Buckets,
         Kernel::Maxima,
@@ -114,7 +143,28 @@ impl Kernel {
         Kernel::Reduce,
         Kernel::ReduceDense,
         Kernel::Scan,
+        Kernel::Reduce6,
+        Kernel::CgReduce,
+        Kernel::MultiWarpCgReduce,
+        Kernel::Simple,
     ];
+
+    /// Launches a timing sample runs back to back: 20 for the kernels of
+    /// a few microseconds whose repeated launches leave their results
+    /// valid (they rewrite them, or only add to counters or scan data that
+    /// the check does not read after a timing run: a repeated scan wraps
+    /// around, as the GPU's integers do), one for the rest, whose counters
+    /// place the next launch's writes.
+    pub fn launches_a_sample(self) -> usize {
+        match self {
+            Kernel::OddEven
+            | Kernel::Reduce
+            | Kernel::ReduceDense
+            | Kernel::Simple
+            | Kernel::Scan => 20,
+            _ => 1,
+        }
+    }
 
     /// The sample and kernel, for reports.
     pub fn name(self) -> &'static str {
@@ -124,8 +174,12 @@ impl Kernel {
             Kernel::Maxima => "warpAggregatedAtomicsCG calculateMaxInEachBuckets",
             Kernel::OddEven => "binaryPartitionCG oddEvenCountAndSumCG",
             Kernel::Reduce => "reductionMultiBlockCG reduceSinglePassMultiBlockCG",
-            Kernel::ReduceDense => "reductionMultiBlockCG, two blocks a multiprocessor",
+            Kernel::ReduceDense => "reductionMultiBlockCG on two blocks a multiprocessor",
             Kernel::Scan => "shfl_scan simple scan (3 launches)",
+            Kernel::Reduce6 => "reduction reduce6 (kernel 6)",
+            Kernel::CgReduce => "reduction cg_reduce (kernel 8)",
+            Kernel::MultiWarpCgReduce => "reduction multi_warp_cg_reduce (kernel 9)",
+            Kernel::Simple => "simpleCooperativeGroups cgkernel",
         }
     }
 }
@@ -156,6 +210,7 @@ impl Samples {
             .iter()
             .map(|&v| v as f32 / i32::MAX as f32)
             .collect();
+        let ints = values(sizes.int_reduction, 100, 0x5eed_1234);
         Ok(Samples {
             src: device.upload(&buckets)?,
             values: device.upload(&bucket_values)?,
@@ -172,6 +227,10 @@ impl Samples {
             scan_data: device.upload(&vec![1i32; SCAN_ELEMENTS])?,
             scan_totals: device.zeros(SCAN_ELEMENTS / SCAN_THREADS as usize)?,
             scan_unused: device.zeros(1)?,
+            int_input: device.upload(&ints)?,
+            block_sums: device.zeros(REDUCTION_BLOCKS as usize)?,
+            simple_sums: device.zeros(1 + SIMPLE_THREADS as usize / 16)?,
+            ints,
             buckets,
             bucket_values,
             odd_even,
@@ -195,6 +254,13 @@ impl Samples {
                 device.upload_into(&[0, 0], &mut self.sums)
             }
             Kernel::Reduce | Kernel::ReduceDense => Ok(()),
+            Kernel::Reduce6 | Kernel::CgReduce | Kernel::MultiWarpCgReduce => {
+                device.upload_into(&[0; REDUCTION_BLOCKS as usize], &mut self.block_sums)
+            }
+            Kernel::Simple => device.upload_into(
+                &[0; 1 + SIMPLE_THREADS as usize / 16],
+                &mut self.simple_sums,
+            ),
             Kernel::Scan => device.upload_into(&vec![1i32; SCAN_ELEMENTS], &mut self.scan_data),
         }
     }
@@ -286,6 +352,26 @@ impl Samples {
                     (&mut self.scan_data, &self.scan_totals),
                 )
             }
+            Kernel::Reduce6 | Kernel::CgReduce | Kernel::MultiWarpCgReduce => {
+                // The CUDA twins' dynamic shared memory: an `int` a thread.
+                let config = LaunchConfig::new(REDUCTION_BLOCKS, REDUCTION_THREADS)
+                    .with_shared_memory(if shared > 0 { 4 * REDUCTION_THREADS } else { 0 });
+                let args = (&self.int_input, &mut self.block_sums);
+                match kernel {
+                    Kernel::Reduce6 => program.launch(reduce6, config, args),
+                    Kernel::CgReduce => program.launch(cg_reduce, config, args),
+                    _ => program.launch(multi_warp_cg_reduce, config, args),
+                }
+            }
+            Kernel::Simple => program.launch(
+                cg_kernel,
+                LaunchConfig::new(1, SIMPLE_THREADS).with_shared_memory(if shared > 0 {
+                    4 * SIMPLE_THREADS
+                } else {
+                    0
+                }),
+                (&mut self.simple_sums,),
+            ),
         }
     }
 
@@ -360,6 +446,24 @@ impl Samples {
                     None => Ok(()),
                     Some((i, v)) => Err(format!("element {i} is {v}, the host's {}", i + 1)),
                 }
+            }
+            Kernel::Reduce6 | Kernel::CgReduce | Kernel::MultiWarpCgReduce => {
+                // The sample's `--cpufinal`: the host adds the blocks' sums.
+                let sums = device.download(&self.block_sums).map_err(err)?;
+                let got: i64 = sums.iter().map(|&s| s as i64).sum();
+                let want: i64 = self.ints.iter().map(|&v| v as i64).sum();
+                (got == want)
+                    .then_some(())
+                    .ok_or(format!("sum {got}, the host's {want}"))
+            }
+            Kernel::Simple => {
+                let got = device.download(&self.simple_sums).map_err(err)?;
+                let t = SIMPLE_THREADS as i32;
+                let mut want = vec![(t - 1) * t / 2];
+                want.extend(std::iter::repeat_n(15 * 16 / 2, t as usize / 16));
+                (got == want)
+                    .then_some(())
+                    .ok_or(format!("sums {got:?}, the sample expects {want:?}"))
             }
             Kernel::Reduce | Kernel::ReduceDense => {
                 let got = device.download(&self.partial).map_err(err)?[0] as f64;

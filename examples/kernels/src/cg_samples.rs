@@ -5,12 +5,16 @@
 //! even values counted and summed by the two halves of a
 //! `binary_partition`) and `reductionMultiBlockCG` (a sum in one
 //! cooperative launch: blocks reduce, the grid syncs, one thread adds the
-//! blocks' sums).
+//! blocks' sums), the cooperative-groups kernels of `reduction` (kernel
+//! 6, `cg_reduce` and `multi_warp_cg_reduce`: each block's sum of a
+//! grid-stride share) and `simpleCooperativeGroups` (sums of thread ranks
+//! over a block and over its tiles of 16).
 //!
 //! `examples/bench/cg_samples.cu` holds the samples' kernels with coop's
 //! parameter words; `cg_samples_bench` times both sides.
 
 use coop::prelude::*;
+use coop::Group;
 
 /// Threads a block of the warp-aggregated-atomics sample.
 pub const AGGREGATE_THREADS: u32 = 512;
@@ -107,36 +111,32 @@ pub fn odd_even_count_and_sum(grid: Grid, input: &[i32], odds: Out<i32>, sums: O
 /// take 48); the grid is the blocks that fit at once.
 #[kernel(cooperative, max_threads = 1024, min_blocks = 1)]
 pub fn reduce_single_pass(grid: CooperativeGrid, input: &[f32], partial: Out<f32>) {
-    reduce_body(grid, input, partial)
+    reduce_body::<4>(grid, input, partial)
 }
 
 /// [`reduce_single_pass`] held to 32 registers so that two blocks of 1024
-/// share a multiprocessor, the grid nvcc's registers give the CUDA sample.
+/// share a multiprocessor, the grid nvcc's registers give the CUDA sample;
+/// two loads in flight a thread, which 32 registers hold.
 #[kernel(cooperative, max_threads = 1024, min_blocks = 2)]
 pub fn reduce_single_pass_dense(grid: CooperativeGrid, input: &[f32], partial: Out<f32>) {
-    reduce_body(grid, input, partial)
+    reduce_body::<2>(grid, input, partial)
 }
 
 #[inline(always)]
-fn reduce_body(grid: CooperativeGrid, input: &[f32], partial: Out<f32>) {
+fn reduce_body<const LOADS: usize>(grid: CooperativeGrid, input: &[f32], partial: Out<f32>) {
     let block = this_thread_block();
     let (n, stride) = (input.len(), grid.num_threads());
     let mut acc = 0.0f64;
     let mut i = grid.thread_rank();
-    // Four loads in flight before their additions, as nvcc's unrolled loop
-    // has them (LLVM does not unroll a loop whose stride is known only at
-    // run time); the additions keep their order.
-    while i + 3 * stride < n {
-        let quad = [
-            input[i],
-            input[i + stride],
-            input[i + 2 * stride],
-            input[i + 3 * stride],
-        ];
-        for v in quad {
+    // `LOADS` loads in flight before their additions, as nvcc's unrolled
+    // loop has them (LLVM does not unroll a loop whose stride is known only
+    // at run time); the additions keep their order.
+    while i + (LOADS - 1) * stride < n {
+        let loads: [f32; LOADS] = core::array::from_fn(|k| input[i + k * stride]);
+        for v in loads {
             acc += v as f64;
         }
-        i += 4 * stride;
+        i += LOADS * stride;
     }
     while i < n {
         acc += input[i] as f64;
@@ -199,5 +199,119 @@ pub fn uniform_add(block: ThreadBlock, data: InOut<i32>, block_offsets: &[i32]) 
     let id = (b + 1) * block.num_threads() as usize + block.thread_rank() as usize;
     if id < data.len() {
         data.write(id, data.read(id) + block_offsets[b]);
+    }
+}
+
+/// Threads a block of the `reduction` sample's kernels below (the
+/// sample's default block).
+pub const REDUCTION_THREADS: u32 = 256;
+
+/// The grid-stride share of the `reduction` sample's kernel 6 for a
+/// power-of-two length: two elements a pass, a block's width apart,
+/// striding by twice the grid.
+#[inline(always)]
+fn paired_share(input: &[i32], block: &ThreadBlock) -> i32 {
+    let grid = this_grid();
+    let width = block.num_threads() as usize;
+    let n = input.len();
+    let mut sum = 0i32;
+    let mut i = grid.block_rank() * 2 * width + block.thread_rank() as usize;
+    while i < n {
+        sum += input[i];
+        if i + width < n {
+            sum += input[i + width];
+        }
+        i += 2 * width * grid.num_blocks();
+    }
+    sum
+}
+
+/// `reduction`'s kernel 6 (`reduce6`, blocks of 256, a power-of-two
+/// length): `partial[block]` = the block's sum of its grid-stride share
+/// of `input`, two elements a pass. The sample's shared-memory tree and
+/// its last warp's shuffles are one block `reduce` here.
+#[kernel(block = 256)]
+pub fn reduce6(block: ThreadBlock, input: &[i32], partial: Out<i32>) {
+    let sum = reduce(&block, paired_share(input, &block), op::Sum);
+    if block.thread_rank() == 0 {
+        partial.write(this_grid().block_rank(), sum);
+    }
+}
+
+/// `reduction`'s `cg_reduce` (kernel 8, any block size):
+/// `partial[block]` = the block's sum of its grid-stride share of
+/// `input`, one element a pass. The sample halves the block through
+/// shared memory down to one warp and ends with `cg::reduce` on it; a
+/// block `reduce` does both here.
+#[kernel]
+pub fn cg_reduce(block: ThreadBlock, input: &[i32], partial: Out<i32>) {
+    let grid = this_grid();
+    let mut sum = 0i32;
+    let mut i = grid.thread_rank();
+    while i < input.len() {
+        sum += input[i];
+        i += grid.num_threads();
+    }
+    let sum = reduce(&block, sum, op::Sum);
+    if block.thread_rank() == 0 {
+        partial.write(grid.block_rank(), sum);
+    }
+}
+
+/// `reduction`'s `multi_warp_cg_reduce` (kernel 9, blocks of 256 in two
+/// tiles of 128): each tile reduces its threads' shares (as
+/// [`reduce6`] takes them) with one `reduce` over the multi-warp tile, its
+/// leader stores the tile's sum in the tile's slot of `tile_sums`, and
+/// after the block's barrier thread 0 adds the slots into
+/// `partial[block]`.
+#[kernel(block = 256)]
+pub fn multi_warp_cg_reduce(
+    block: ThreadBlock,
+    input: &[i32],
+    partial: Out<i32>,
+    tile_sums: Shared<[i32; 2]>,
+) {
+    let half = block.tiled_partition::<128>();
+    let sum = reduce(&half, paired_share(input, &block), op::Sum);
+    let slots = tile_sums.own(TileLeaders::<128>);
+    if half.thread_rank() == 0 {
+        slots.set(sum); // slot `half.meta_group_rank()`
+    }
+    let slots = slots.publish(&block);
+    if block.thread_rank() == 0 {
+        let total = (0..half.meta_group_size() as usize)
+            .map(|t| slots.get(t))
+            .sum();
+        partial.write(this_grid().block_rank(), total);
+    }
+}
+
+/// `simpleCooperativeGroups`' `sumReduction`: the sum of every thread's
+/// `value` over any group, for the group's thread of rank 0 (the sample
+/// returns -1 to the others).
+#[inline(always)]
+fn sum_reduction<G: Group>(group: &G, value: i32) -> i32 {
+    let sum = reduce(group, value, op::Sum);
+    if group.thread_rank() == 0 {
+        sum
+    } else {
+        -1
+    }
+}
+
+/// `simpleCooperativeGroups`' `cgkernel` (one block of 64 in the sample):
+/// `sums[0]` = the sum of the block's thread ranks, `sums[1 + t]` = the
+/// sum of the thread ranks within tile `t` of 16 (the sample prints them;
+/// 2016 and 120 for its block).
+#[kernel]
+pub fn cg_kernel(block: ThreadBlock, sums: Out<i32>) {
+    let total = sum_reduction(&block, block.thread_rank() as i32);
+    if block.thread_rank() == 0 {
+        sums.write(0, total);
+    }
+    let tile = block.tiled_partition::<16>();
+    let total = sum_reduction(&tile, tile.thread_rank() as i32);
+    if tile.thread_rank() == 0 {
+        sums.write(1 + tile.meta_group_rank() as usize, total);
     }
 }

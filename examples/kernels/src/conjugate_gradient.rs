@@ -21,8 +21,10 @@ pub const CG_THREADS: u32 = 512;
 /// The sample's iteration limit.
 pub const CG_MAX_ITERATIONS: u32 = 10_000;
 
-/// `y[i] = alpha * sum_j val[j] * x[cols[j]]` over row `i`'s entries, for
-/// every row, grid-stride.
+/// `y[i] = sum_j val[j] * x[cols[j]]` over row `i`'s entries, for every
+/// row, grid-stride. A row's columns and values are slices (one bounds
+/// check a slice) read by a counted loop, whose indices the compiler
+/// knows are inside them; each gathered `x` is checked.
 #[inline(always)]
 fn spmv(
     grid: &CooperativeGrid,
@@ -35,13 +37,15 @@ fn spmv(
     let n = y.len();
     let mut i = grid.thread_rank();
     while i < n {
-        // A row's bounds and entries as slices: one bounds check a slice,
-        // none an entry (the gathered `x` is checked an entry).
         let bounds = &rows[i..i + 2];
         let (start, end) = (bounds[0] as usize, bounds[1] as usize);
+        let (vals, cols) = (&val[start..end], &cols[start..end]);
         let mut acc = 0.0f32;
-        for (&v, &c) in val[start..end].iter().zip(&cols[start..end]) {
-            acc = v.mul_add(x.read(c as usize), acc);
+        // Indices rather than a zip of the two slices' iterators: the zip
+        // compiles to null-pointer tests an entry.
+        #[allow(clippy::needless_range_loop)]
+        for k in 0..vals.len() {
+            acc = vals[k].mul_add(x.read(cols[k] as usize), acc);
         }
         y.write(i, acc);
         i += grid.num_threads();

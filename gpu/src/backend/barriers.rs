@@ -21,8 +21,9 @@ pub(crate) trait Barriers {
     /// `#[kernel(cooperative)]`). PTX: the block barrier, then thread 0 of
     /// each block arrives at the driver's grid barrier word (the launch's
     /// workspace, whose address the driver leaves in `%envreg1`:`%envreg2`)
-    /// with `atom.add.release.gpu` and polls it with `ld.acquire.gpu` until
-    /// its top bit flips, then the block barrier again. Precondition: every
+    /// with `atom.add.release.gpu` and polls it with `ld.relaxed.gpu` until
+    /// its top bit flips, loads it once with `ld.acquire.gpu`, then the
+    /// block barrier again. Precondition: every
     /// thread of every block arrives, and every block is resident (which
     /// the cooperative launch checks). CPU: completes when every thread of
     /// every block waits at the same grid sync; a block that returned or
@@ -71,8 +72,9 @@ pub(crate) trait Barriers {
     fn arrive_grid(site: Site) -> u32;
     /// The calling thread waits at the grid's split barrier, with what its
     /// [`arrive_grid`](Self::arrive_grid) returned. PTX: thread 0 polls the
-    /// grid barrier word (`ld.acquire.gpu`) until its top bit differs from
-    /// `arrival`'s, then the block barrier. CPU: the grid sync.
+    /// grid barrier word (`ld.relaxed.gpu`) until its top bit differs from
+    /// `arrival`'s, loads it once with `ld.acquire.gpu`, then the block
+    /// barrier. CPU: the grid sync.
     fn wait_grid(arrival: u32, site: Site);
     /// The threads of `mask` (the calling tile) wait for each other.
     /// PTX: `bar.warp.sync mask`. Precondition: the calling lane is in

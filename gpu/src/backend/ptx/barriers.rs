@@ -252,8 +252,8 @@ fn grid_arrive(call: &'static str, site: Site) -> u32 {
 }
 
 /// The grid barrier's wait: thread 0 of the block polls the barrier word
-/// until its top bit differs from `before` (what its arrival found), then
-/// the block barrier.
+/// with relaxed loads until its top bit differs from `before` (what its
+/// arrival found), loads it once with acquire, then the block barrier.
 #[inline(always)]
 fn grid_wait(before: u32, call: &'static str, site: Site) {
     let t = Ptx::thread_index(site);
@@ -264,7 +264,7 @@ fn grid_wait(before: u32, call: &'static str, site: Site) {
             // SAFETY: as in `grid_arrive`.
             unsafe {
                 asm!(
-                    "ld.acquire.gpu.u32 {o}, [{p}];",
+                    "ld.relaxed.gpu.u32 {o}, [{p}];",
                     o = out(reg32) now,
                     p = in(reg64) word,
                     options(nostack)
@@ -273,6 +273,20 @@ fn grid_wait(before: u32, call: &'static str, site: Site) {
             if (before ^ now) & 0x8000_0000 != 0 {
                 break;
             }
+        }
+        // The polls are relaxed; one acquire load of the word, which reads
+        // the flipped value or a later one (every later value comes from
+        // the arrivals' read-modify-writes, which continue the release
+        // sequences of every arrival), orders what the other blocks wrote
+        // before arriving before what this block does after the barrier.
+        // SAFETY: as in `grid_arrive`.
+        unsafe {
+            asm!(
+                "ld.acquire.gpu.u32 {o}, [{p}];",
+                o = out(reg32) _,
+                p = in(reg64) word,
+                options(nostack)
+            );
         }
     }
     Ptx::sync_block(call, site);

@@ -6,7 +6,7 @@
 //! is a partition of the array over the block's threads by construction.
 
 use super::SharedArray;
-use crate::{Dim3, TileSize, ValidTileSize};
+use crate::{AnyTileSize, Dim3, TileSize};
 use core::marker::PhantomData;
 
 mod sealed {
@@ -220,7 +220,9 @@ impl<A: SharedArray<Index = (usize, usize)> + ?Sized> Ownership<A> for ColumnMaj
 /// reductions (`partials[warp] = warp_sum` by lane 0, a barrier, then one
 /// warp reads them). With `tiles = ceil(threads / N)`, element `i` belongs
 /// to the leader of tile `i mod tiles`, i.e. the thread of block rank
-/// `(i mod tiles) * N`; the tile's other threads own nothing.
+/// `(i mod tiles) * N`; the tile's other threads own nothing. `N` is any
+/// tile size, a warp's (1 to 32) or whole warps' (64 to 1024), as
+/// `tiled_partition::<N>()` takes.
 ///
 /// ```
 /// use coop::prelude::*;
@@ -267,7 +269,7 @@ impl<const N: u32> TileLeaders<N> {
 
 impl<const N: u32, A: SharedArray<Index = usize> + ?Sized> Ownership<A> for TileLeaders<N>
 where
-    TileSize<N>: ValidTileSize,
+    TileSize<N>: AnyTileSize,
 {
     type Nth = usize;
 
