@@ -2061,11 +2061,20 @@ fn a_wide_tile_shuffle_takes_one_source_for_every_thread() {
         cpu().launch(neighbour_through_a_wide_tile, cfg(1, 64), (&mut out,)),
         "NotUniform shfl @{wide-shfl} | thread 0 asks 1; thread 1 asks 2",
     );
+    let message = e.to_string();
     assert!(
-        e.to_string()
-            .contains("give every thread of the tile the same source"),
+        message.contains("give every thread of the tile the same source"),
         "{e}"
     );
+    // Sixty-four sources: three named, the rest counted, not listed.
+    assert!(
+        message.contains(
+            "thread 2 ask for rank 3, and 61 more threads in 61 groups ask for \
+             other ranks: 64 different source ranks in all"
+        ),
+        "{e}"
+    );
+    assert!(!message.contains("rank 63"), "{e}");
     clean(cpu().launch(neighbour_through_a_wide_tile_fixed, cfg(1, 64), (&mut out,)));
     assert_eq!((out[0], out[31], out[32]), (10, 0, 10));
 }
@@ -3098,10 +3107,19 @@ pub fn read_the_next_partial_fixed(grid: CooperativeGrid, partial: Out<u32>, nex
 #[test]
 fn reading_another_blocks_result_before_the_grid_sync_races() {
     let (mut partial, mut next) = (vec![0u32; 4], vec![0u32; 4]);
-    broken(
+    let e = broken(
         cpu().launch(read_the_next_partial_too_early, cfg(4, 64), (&mut partial, &mut next)),
         "GlobalRace partial[1] | block 0 thread 0 reads @{read-too-early} | block 1 thread 0 writes @{write-partial}",
     );
+    // The advice for a race between blocks names what orders blocks (a
+    // grid sync, two launches, release and acquire), not a block barrier.
+    let message = e.to_string();
+    assert!(
+        message.contains("A block barrier orders only the threads of one block"),
+        "{e}"
+    );
+    assert!(message.contains("`CooperativeGrid::sync`"), "{e}");
+    assert!(message.contains("Ordering::Release"), "{e}");
     clean(cpu().launch(
         read_the_next_partial_fixed,
         cfg(4, 64),

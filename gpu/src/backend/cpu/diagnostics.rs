@@ -821,11 +821,33 @@ impl Violation {
                     f,
                     "`{call}` at {site} of a multi-warp tile is given different source ranks: "
                 )?;
-                for (i, (threads, v)) in values.iter().enumerate() {
+                // A source of the thread's own (`rank + 1`) gives every
+                // thread a group of its own: name a few, then count.
+                const NAMED: usize = 3;
+                let shown = if values.len() > NAMED + 1 {
+                    NAMED
+                } else {
+                    values.len()
+                };
+                for (i, (threads, v)) in values.iter().take(shown).enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
                     write!(f, "{threads} ask for rank {v}")?;
+                }
+                if shown < values.len() {
+                    let rest = &values[shown..];
+                    let threads: usize = rest.iter().map(|(t, _)| t.ranks().len()).sum();
+                    let mut sources: Vec<u32> = values.iter().map(|&(_, v)| v).collect();
+                    sources.sort_unstable();
+                    sources.dedup();
+                    write!(
+                        f,
+                        ", and {threads} more threads in {} groups ask for other ranks: {} \
+                         different source ranks in all",
+                        rest.len(),
+                        sources.len()
+                    )?;
                 }
                 f.write_str(
                     ". A tile of more than one warp passes values through shared memory, from \
@@ -953,9 +975,16 @@ impl Violation {
             } => write!(
                 f,
                 "data race on `{buffer}[{element}]` in global memory between blocks: block {}, \
-                 {}; block {}, {}. Nothing orders two blocks of a launch: let one block write \
-                 each element (index by the block, not only by the thread), or make both \
-                 accesses atomic (`Out::atomic`)",
+                 {}; block {}, {}. A block barrier orders only the threads of one block, and \
+                 nothing orders two blocks of a launch unless the kernel says so: let one block \
+                 write each element (index by the block, not only by the thread); or, where one \
+                 block needs what another wrote, put a grid sync between the accesses \
+                 (`CooperativeGrid::sync` in a `#[kernel(cooperative)]`) or split the kernel \
+                 into two launches; or, where a flag tells the reader that the data is ready, \
+                 store the flag with release ordering and load it with acquire \
+                 (`flags.atomic().with_ordering(Ordering::Release).store(..)`, \
+                 `Ordering::Acquire` on the load); or make both accesses atomic \
+                 (`Out::atomic`)",
                 first.block,
                 did(first.thread, first.kind, first.site),
                 second.block,

@@ -776,23 +776,76 @@ fn callers_of(site: Site) -> Vec<crate::backend::cpu::PanicLocation> {
     let Some(i) = here else {
         return Vec::new();
     };
-    // Debug information names files from the package's folder, `Location`
-    // from the workspace's: write the callers as `site` is written.
-    let prefix = site
-        .file()
-        .strip_suffix(user[i].file.as_str())
-        .unwrap_or("")
-        .to_string();
+    let frame = user[i].file.clone();
     user.into_iter()
         .skip(i + 1)
         .take(4)
         .map(|mut l| {
-            if !l.file.starts_with('/') {
-                l.file = format!("{prefix}{}", l.file);
-            }
+            l.file = in_site_style(&l.file, site.file(), &frame);
             l
         })
         .collect()
+}
+
+/// `file`, a caller's path as the debug information names it, written as
+/// `site_file` (the `Location` of the call inside the helper) is written,
+/// `frame_file` being the debug information's name for `site_file`: paths
+/// relative to the package's folder get the workspace folder `site_file`
+/// adds, and absolute paths lose the folder that `site_file` is relative
+/// to, so that a call chain has one style.
+fn in_site_style(file: &str, site_file: &str, frame_file: &str) -> String {
+    if file.starts_with('/') {
+        if !site_file.starts_with('/') {
+            if let Some(root) = frame_file.strip_suffix(site_file) {
+                if let Some(rest) = file.strip_prefix(root) {
+                    return rest.to_string();
+                }
+            }
+        }
+        return file.to_string();
+    }
+    match site_file.strip_suffix(frame_file) {
+        Some(prefix) => format!("{prefix}{file}"),
+        None => file.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod call_chain_tests {
+    use super::in_site_style;
+
+    #[test]
+    fn a_call_chain_takes_the_sites_path_style() {
+        // Debug information relative to the package, `Location` to the
+        // workspace.
+        assert_eq!(
+            in_site_style("src/x.rs", "kernels/src/x.rs", "src/x.rs"),
+            "kernels/src/x.rs"
+        );
+        // Absolute debug information, `Location` relative.
+        assert_eq!(
+            in_site_style("/home/u/proj/src/x.rs", "src/x.rs", "/home/u/proj/src/x.rs"),
+            "src/x.rs"
+        );
+        assert_eq!(
+            in_site_style(
+                "/home/u/proj/kernels/src/y.rs",
+                "kernels/src/x.rs",
+                "/home/u/proj/kernels/src/x.rs"
+            ),
+            "kernels/src/y.rs"
+        );
+        // A caller outside the site's folder keeps its absolute path.
+        assert_eq!(
+            in_site_style("/elsewhere/src/z.rs", "src/x.rs", "/home/u/proj/src/x.rs"),
+            "/elsewhere/src/z.rs"
+        );
+        // The same style already.
+        assert_eq!(
+            in_site_style("src/y.rs", "src/x.rs", "src/x.rs"),
+            "src/y.rs"
+        );
+    }
 }
 
 /// Whether a frame's symbol belongs to the kernel's own code.
