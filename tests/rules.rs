@@ -2904,7 +2904,12 @@ fn distributed_shared_memory_outlives_no_block_and_stays_in_the_cluster() {
     ));
     let text = e.to_string();
     assert!(
-        text.contains("block 0 of the cluster returned while its shared array was shared")
+        matches!(&*e.violation, Violation::PeerReturned { rank: 0, .. }),
+        "{text}"
+    );
+    assert!(
+        text.contains("reaches the shared array of block 0 of the cluster at")
+            && text.contains("End the sharing with a cluster barrier")
             && text.contains(&format!("rules.rs:{}:", line_of("read-neighbour"))),
         "{text}"
     );
@@ -2921,8 +2926,20 @@ fn distributed_shared_memory_outlives_no_block_and_stays_in_the_cluster() {
         (&mut out,),
     ));
     assert!(
+        matches!(
+            &*e.violation,
+            Violation::PeerOutsideCluster {
+                rank: 2,
+                blocks: 2,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(
         e.to_string()
-            .contains("block rank 2 of the cluster is out of range: the cluster has 2 blocks"),
+            .contains("names block rank 2 of the cluster at")
+            && e.to_string().contains("but the cluster has 2 blocks"),
         "{e}"
     );
     assert_eq!(e.block, Dim3::new(1, 0, 0));

@@ -525,6 +525,31 @@ pub enum Violation {
         /// The blocks of the cluster whose threads all returned.
         returned: Vec<Dim3>,
     },
+    /// A thread named a block of its cluster that does not exist
+    /// (`get_from`, `write_to`, `add_to` with a rank of `blocks` or more;
+    /// CUDA's `map_shared_rank` past `cluster.num_blocks()`).
+    PeerOutsideCluster {
+        /// The thread, by its rank in its block.
+        thread: u32,
+        /// The rank it named.
+        rank: u32,
+        /// The blocks of the cluster.
+        blocks: u32,
+        /// Where.
+        site: Site,
+    },
+    /// A thread read or wrote the shared array of a block of its cluster
+    /// that had already returned: a block's shared memory ends with it, so
+    /// the sharing must end (`unshare` / `publish`, a cluster barrier)
+    /// before any block of the cluster returns.
+    PeerReturned {
+        /// The thread, by its rank in its block.
+        thread: u32,
+        /// The cluster rank of the block that returned.
+        rank: u32,
+        /// Where the thread reached the peer's array.
+        site: Site,
+    },
 }
 
 /// What a thread did between a split barrier's `barrier_arrive` and the
@@ -721,6 +746,29 @@ impl Violation {
             Violation::ClusterSyncNotReached { waiting, returned } => {
                 sync_not_reached(f, "cluster", "Cluster::sync", waiting, returned)
             }
+            Violation::PeerOutsideCluster {
+                thread,
+                rank,
+                blocks,
+                site,
+            } => write!(
+                f,
+                "{} names block rank {rank} of the cluster at {site}, but the cluster has {blocks} \
+                 block{}: a peer's shared array exists only for ranks 0 to {} \
+                 (`cluster.num_blocks()`); wrap the rank (`% cluster.num_blocks()`) or test it \
+                 before the call",
+                who(*thread),
+                if *blocks == 1 { "" } else { "s" },
+                blocks.saturating_sub(1)
+            ),
+            Violation::PeerReturned { thread, rank, site } => write!(
+                f,
+                "{} reaches the shared array of block {rank} of the cluster at {site}, but that \
+                 block has returned, and a block's shared memory ends with it. End the sharing \
+                 with a cluster barrier (`unshare(&cluster)` or `publish(&cluster)`) before any \
+                 block of the cluster returns",
+                who(*thread)
+            ),
             Violation::DivergentBarriers { waiting } => {
                 write!(f, "threads of one block wait at different barriers: ")?;
                 list(f, waiting)?;

@@ -160,7 +160,7 @@ impl<A: SharedArray + ?Sized> ClusterShared<A> {
     /// (CUDA's `cluster.map_shared_rank(ptr, rank)[index]`): one load from
     /// that block's shared memory. A rank outside the cluster stops the
     /// kernel with a report of its `file:line`, on the GPU as on the CPU
-    /// backend.
+    /// backend (there `Violation::PeerOutsideCluster`).
     #[inline(always)]
     #[track_caller]
     #[doc(alias = "map_shared_rank")]

@@ -391,14 +391,13 @@ pub(crate) fn remote_shared(region: u32, own: *mut u8, rank: u32, site: Site) ->
     let ctx = count_step(site);
     let count = ctx.peer_count.max(1);
     if rank >= count {
-        fail_at(
-            format!(
-                "coop: block rank {rank} of the cluster is out of range: the cluster has {count} \
-                 block{} (at {site})",
-                if count == 1 { "" } else { "s" }
-            ),
+        let thread = ctx.info.rank;
+        abort(Request::Stop(Box::new(Violation::PeerOutsideCluster {
+            thread,
+            rank,
+            blocks: count,
             site,
-        );
+        })));
     }
     if ctx.peer_count == 0 {
         return own;
@@ -410,14 +409,12 @@ pub(crate) fn remote_shared(region: u32, own: *mut u8, rank: u32, site: Site) ->
     let mut peer = peer.borrow_mut();
     if peer.ended {
         drop(peer);
-        fail_at(
-            format!(
-                "coop: block {rank} of the cluster returned while its shared array was shared: \
-                 a block's shared memory ends with it; end the sharing with `unshare(&cluster)` \
-                 or `publish(&cluster)` (a cluster barrier) before any block returns (at {site})"
-            ),
+        let thread = ctx.info.rank;
+        abort(Request::Stop(Box::new(Violation::PeerReturned {
+            thread,
+            rank,
             site,
-        );
+        })));
     }
     match peer.region_storage(region) {
         Some((key, ptr)) if Some(key) == own_key => ptr,
