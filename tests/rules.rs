@@ -22,6 +22,7 @@
     clippy::useless_vec
 )]
 
+use coop::atomic::Scope;
 use coop::cpu::{AfterArrival, Arrival, EmulationError, Emulator, Violation};
 use coop::memory::fence_device;
 use coop::prelude::*;
@@ -1599,6 +1600,69 @@ fn a_barrier_orders_a_blocks_own_accesses_but_not_another_blocks() {
     );
     clean(cpu().launch(reset_once_in_every_block, cfg(1, 32), (&mut count,)));
     assert_eq!(count, [32]);
+}
+
+/// Every block counts into one element with atomics at the block's scope:
+/// each block's additions are indivisible among its own threads only.
+#[kernel]
+pub fn count_with_block_scope(grid: Grid, input: &[u32], count: Out<u32>) {
+    let i = grid.thread_rank();
+    if i < input.len() && input[i] % 2 == 0 {
+        count.atomic().with_scope(Scope::Block).add(0, 1); // block-scope-add
+    }
+}
+
+#[kernel]
+pub fn count_with_block_scope_fixed(grid: Grid, input: &[u32], count: Out<u32>) {
+    let i = grid.thread_rank();
+    if i < input.len() && input[i] % 2 == 0 {
+        count.atomic().add(0, 1);
+    }
+}
+
+/// Block scope where it suffices: each block counts into its own element.
+#[kernel]
+pub fn count_per_block_with_block_scope(grid: Grid, input: &[u32], counts: Out<u32>) {
+    let i = grid.thread_rank();
+    if i < input.len() && input[i] % 2 == 0 {
+        counts
+            .atomic()
+            .with_scope(Scope::Block)
+            .add(grid.block_rank(), 1);
+    }
+}
+
+#[test]
+fn atomics_at_the_blocks_scope_from_several_blocks_race() {
+    let input: Vec<u32> = (0..256).collect();
+    let mut count = vec![0u32];
+    let e = broken(
+        cpu().launch(count_with_block_scope, cfg(4, 64), (&input, &mut count)),
+        "GlobalRace count[0] | block 0 thread 0 atomically updates @{block-scope-add} | block 1 thread 0 atomically updates @{block-scope-add}",
+    );
+    let message = e.to_string();
+    assert!(message.contains("`with_scope(Scope::Block)`"), "{e}");
+    assert!(message.contains("`Scope::Device`, the default"), "{e}");
+    // One block alone, the device scope, or an element a block: clean.
+    clean(cpu().launch(
+        count_with_block_scope,
+        cfg(1, 64),
+        (&input[..64], &mut count),
+    ));
+    count[0] = 0;
+    clean(cpu().launch(
+        count_with_block_scope_fixed,
+        cfg(4, 64),
+        (&input, &mut count),
+    ));
+    assert_eq!(count, [128]);
+    let mut counts = vec![0u32; 4];
+    clean(cpu().launch(
+        count_per_block_with_block_scope,
+        cfg(4, 64),
+        (&input, &mut counts),
+    ));
+    assert_eq!(counts, [32; 4]);
 }
 
 #[kernel]

@@ -10,8 +10,12 @@ pub(crate) enum GlobalAccess {
     Read,
     /// `Out::write`.
     Write,
-    /// Any `AtomicOut` operation.
+    /// An `AtomicOut` operation at the device or system scope.
     Atomic,
+    /// An `AtomicOut` operation at the block's scope
+    /// (`with_scope(Scope::Block)`, PTX `.cta`): atomic among the threads
+    /// of one block only.
+    AtomicBlock,
 }
 
 /// What a target does before a handle touches an element of an `Out<T>`

@@ -285,7 +285,12 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
         if index >= self.len {
             Target::index_out_of_bounds(call, self.ptr as *const u8, index, self.len, site);
         }
-        Target::global_access(self.ptr as *const u8, index, GlobalAccess::Atomic, site);
+        let kind = if self.scope == Scope::Block {
+            GlobalAccess::AtomicBlock
+        } else {
+            GlobalAccess::Atomic
+        };
+        Target::global_access(self.ptr as *const u8, index, kind, site);
         // SAFETY: in bounds of the live buffer.
         unsafe { self.ptr.add(index) as *mut u8 }
     }

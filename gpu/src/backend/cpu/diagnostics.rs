@@ -1020,6 +1020,24 @@ impl Violation {
                 element,
                 first,
                 second,
+            } if first.kind == AccessKind::Atomic && second.kind == AccessKind::Atomic => write!(
+                f,
+                "data race on `{buffer}[{element}]` in global memory between blocks: block {}, \
+                 {}; block {}, {}, and one of them at the block's scope \
+                 (`with_scope(Scope::Block)`, PTX `.cta`), which makes an atomic indivisible \
+                 only among the threads of one block. Update an element that several blocks \
+                 update at the device's scope (`Scope::Device`, the default), or give each \
+                 block elements of its own",
+                first.block,
+                did(first.thread, first.kind, first.site),
+                second.block,
+                did(second.thread, second.kind, second.site)
+            ),
+            Violation::GlobalRace {
+                buffer,
+                element,
+                first,
+                second,
             } => write!(
                 f,
                 "data race on `{buffer}[{element}]` in global memory between blocks: block {}, \

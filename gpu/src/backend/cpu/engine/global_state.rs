@@ -7,7 +7,8 @@
 //! threads' accesses conflict when one writes and not both are atomic.
 //! Across blocks nothing orders two accesses but a cooperative launch's
 //! grid sync, so an element that two blocks touch between grid syncs, one
-//! of them with a plain write, is a race (a read counts unless the reading
+//! of them with a plain write or with an atomic at the block's scope
+//! (atomic only among that block's threads), is a race (a read counts unless the reading
 //! thread made an atomic access or a fence first: flag protocols are taken
 //! on trust). Each block keeps what it touched; when it ends (or reaches a
 //! grid sync), its summary is merged into the record of the launch (or of
@@ -82,12 +83,23 @@ struct Touch {
     /// The block's first plain read of it by a thread that had made no
     /// atomic access or fence (checked against other blocks' writes).
     read: Option<Rec>,
+    /// The block's first atomic access of it at the block's scope, which
+    /// is atomic only among the block's threads.
+    block_scope: Option<Rec>,
 }
 
-/// What a block did to an element of a buffer: `((buffer, index), its
-/// first plain write, its first atomic access, its first read checked
-/// across blocks)`.
-pub(crate) type Touched = ((u32, usize), Option<Rec>, Option<Rec>, Option<Rec>);
+/// What a block did to an element of a buffer: its first plain write, its
+/// first atomic access, its first read checked across blocks, and its
+/// first atomic access at the block's scope.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Touched {
+    /// `(buffer, index)`.
+    pub key: (u32, usize),
+    pub write: Option<Rec>,
+    pub atomic: Option<Rec>,
+    pub read: Option<Rec>,
+    pub block_scope: Option<Rec>,
+}
 
 /// A block's accesses to global buffers.
 #[derive(Default)]
@@ -109,6 +121,7 @@ impl BlockGlobal {
         thread: u32,
         site: Site,
         across_blocks: bool,
+        block_scope: bool,
     ) -> Result<(), (Rec, Rec)> {
         let now = clocks.now(thread, kind, site);
         let touch = self.touched.entry((buffer, index)).or_default();
@@ -123,6 +136,9 @@ impl BlockGlobal {
             }
             AccessKind::Atomic => {
                 touch.atomic.get_or_insert(now);
+                if block_scope {
+                    touch.block_scope.get_or_insert(now);
+                }
             }
             AccessKind::Read if across_blocks => {
                 touch.read.get_or_insert(now);
@@ -137,9 +153,15 @@ impl BlockGlobal {
         let mut out: Vec<_> = self
             .touched
             .into_iter()
-            .map(|(key, t)| (key, t.write, t.atomic, t.read))
+            .map(|(key, t)| Touched {
+                key,
+                write: t.write,
+                atomic: t.atomic,
+                read: t.read,
+                block_scope: t.block_scope,
+            })
             .collect();
-        out.sort_unstable_by_key(|(key, ..)| *key);
+        out.sort_unstable_by_key(|t| t.key);
         out
     }
 }
@@ -147,9 +169,11 @@ impl BlockGlobal {
 const PAGE: usize = 4096;
 
 /// What earlier blocks did to each element: `0` for nothing, else
-/// `block + 1` in the high 32 bits, the thread in bits 21-31, an index
-/// into `sites` in bits 1-20 and whether the access was atomic (1) or a
-/// plain write (0) in bit 0. A plain write is kept over an atomic one.
+/// `block + 1` in the high 32 bits, whether an atomic access was at the
+/// block's scope in bit 31, the thread in bits 21-30, an index into
+/// `sites` in bits 1-20 and whether the access was atomic (1) or a plain
+/// write (0) in bit 0. A plain write is kept over an atomic one, and an
+/// atomic at the block's scope over one at a wider scope.
 #[derive(Default)]
 pub(crate) struct LaunchGlobal {
     /// Earlier blocks' first write (or atomic access) of each element.
@@ -219,23 +243,35 @@ impl LaunchGlobal {
         if block >= u32::MAX - 1 {
             return Ok(());
         }
-        for ((buffer, index), write, atomic, read) in summary {
+        for touched in summary {
+            let Touched {
+                key: (buffer, index),
+                write,
+                atomic,
+                read,
+                block_scope,
+            } = touched;
             let key = (buffer, index / PAGE);
             let at = index % PAGE;
-            let mine = match (write, atomic) {
-                (Some(w), _) => Some((w, false)),
-                (None, Some(a)) => Some((a, true)),
-                (None, None) => None,
+            // An atomic at the block's scope stands for the block's atomics:
+            // it races with any other block's access of the element.
+            let mine = match (write, block_scope, atomic) {
+                (Some(w), ..) => Some((w, false, false)),
+                (None, Some(b), _) => Some((b, true, true)),
+                (None, None, Some(a)) => Some((a, true, false)),
+                (None, None, None) => None,
             };
             let earlier_write = self.writes.get(&key).map_or(0, |p| p[at]);
             let earlier_read = self.reads.get(&key).map_or(0, |p| p[at]);
             let earlier_write = self.unless_same_cluster(grid, earlier_write, block);
             let earlier_read = self.unless_same_cluster(grid, earlier_read, block);
-            if let Some((rec, atomic)) = mine {
+            if let Some((rec, atomic, narrow)) = mine {
                 if earlier_write != 0 {
                     let (_, _, _, other_atomic) = decode(earlier_write);
-                    // Atomics are ordered among themselves.
-                    if !(other_atomic && atomic) {
+                    let other_narrow = narrow_of(earlier_write);
+                    // Atomics at the device's scope are ordered among
+                    // themselves; one at a block's scope only within it.
+                    if !(other_atomic && atomic) || narrow || other_narrow {
                         return Err(self.race(
                             buffers,
                             grid,
@@ -261,7 +297,8 @@ impl LaunchGlobal {
                     ));
                 }
                 if earlier_write == 0 {
-                    let code = encode(block, rec.thread, self.site_id(rec.site), atomic);
+                    let code = encode(block, rec.thread, self.site_id(rec.site), atomic)
+                        | if narrow { NARROW } else { 0 };
                     self.writes
                         .entry(key)
                         .or_insert_with(|| Box::new([0; PAGE]))[at] = code;
@@ -334,15 +371,23 @@ impl LaunchGlobal {
 
 fn encode(block: u32, thread: u32, site: u32, atomic: bool) -> u64 {
     ((block as u64 + 1) << 32)
-        | ((thread as u64 & 0x7ff) << 21)
+        | ((thread as u64 & 0x3ff) << 21)
         | ((site as u64) << 1)
         | atomic as u64
+}
+
+/// The bit of a slot that marks an atomic at the block's scope.
+const NARROW: u64 = 1 << 31;
+
+/// Whether a slot records an atomic at the block's scope.
+fn narrow_of(slot: u64) -> bool {
+    slot & NARROW != 0
 }
 
 fn decode(slot: u64) -> (u32, u32, u32, bool) {
     (
         ((slot >> 32) - 1) as u32,
-        ((slot >> 21) & 0x7ff) as u32,
+        ((slot >> 21) & 0x3ff) as u32,
         ((slot >> 1) & 0xfffff) as u32,
         slot & 1 == 1,
     )

@@ -592,19 +592,37 @@ pub(crate) fn shared_access(region: u32, index: u32, kind: AccessKind, site: Sit
 /// Counts a step and checks an access of element `index` of the global
 /// buffer that starts at `addr` (an `Out<T>` parameter's); a race stops the
 /// launch. Atomics count towards spin detection.
-pub(crate) fn global_access(addr: usize, index: usize, kind: AccessKind, site: Site) {
+/// `block_scope`: an atomic at the block's scope, which orders nothing
+/// across blocks.
+pub(crate) fn global_access(
+    addr: usize,
+    index: usize,
+    kind: AccessKind,
+    block_scope: bool,
+    site: Site,
+) {
     let ctx = count_step(site);
     let info = ctx.info;
     let launch = ctx.launch();
     let Some((buffer, _)) = launch.buffers.find(addr) else {
         return; // a buffer the kernel made itself: not checked
     };
-    if kind == AccessKind::Atomic {
+    // An atomic at the block's scope orders nothing across blocks.
+    if kind == AccessKind::Atomic && !block_scope {
         ctx.ordered.set(true);
     }
     let across_blocks = kind != AccessKind::Read || !ctx.ordered.get();
-    let checked =
-        block_shared(|s| s.global_access(buffer, index, kind, info.rank, site, across_blocks));
+    let checked = block_shared(|s| {
+        s.global_access(
+            buffer,
+            index,
+            kind,
+            info.rank,
+            site,
+            across_blocks,
+            block_scope,
+        )
+    });
     if let Err(pair) = checked {
         let violation = global_state::block_race(&launch.buffers, info.block, buffer, index, pair);
         abort(Request::Stop(Box::new(violation)));
@@ -807,44 +825,6 @@ fn in_site_style(file: &str, site_file: &str, frame_file: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod call_chain_tests {
-    use super::in_site_style;
-
-    #[test]
-    fn a_call_chain_takes_the_sites_path_style() {
-        // Debug information relative to the package, `Location` to the
-        // workspace.
-        assert_eq!(
-            in_site_style("src/x.rs", "kernels/src/x.rs", "src/x.rs"),
-            "kernels/src/x.rs"
-        );
-        // Absolute debug information, `Location` relative.
-        assert_eq!(
-            in_site_style("/home/u/proj/src/x.rs", "src/x.rs", "/home/u/proj/src/x.rs"),
-            "src/x.rs"
-        );
-        assert_eq!(
-            in_site_style(
-                "/home/u/proj/kernels/src/y.rs",
-                "kernels/src/x.rs",
-                "/home/u/proj/kernels/src/x.rs"
-            ),
-            "kernels/src/y.rs"
-        );
-        // A caller outside the site's folder keeps its absolute path.
-        assert_eq!(
-            in_site_style("/elsewhere/src/z.rs", "src/x.rs", "/home/u/proj/src/x.rs"),
-            "/elsewhere/src/z.rs"
-        );
-        // The same style already.
-        assert_eq!(
-            in_site_style("src/y.rs", "src/x.rs", "src/x.rs"),
-            "src/y.rs"
-        );
-    }
-}
-
 /// Whether a frame's symbol belongs to the kernel's own code.
 fn in_kernel_crate(symbol: &str) -> bool {
     const NOT: [&str; 8] = [
@@ -948,4 +928,42 @@ pub(crate) fn wait_group(op: Op, call: &'static str, site: Site) {
 pub(crate) fn abort(request: Request) -> ! {
     suspend(request);
     unreachable!("the CPU backend resumed a lane it had stopped")
+}
+
+#[cfg(test)]
+mod call_chain_tests {
+    use super::in_site_style;
+
+    #[test]
+    fn a_call_chain_takes_the_sites_path_style() {
+        // Debug information relative to the package, `Location` to the
+        // workspace.
+        assert_eq!(
+            in_site_style("src/x.rs", "kernels/src/x.rs", "src/x.rs"),
+            "kernels/src/x.rs"
+        );
+        // Absolute debug information, `Location` relative.
+        assert_eq!(
+            in_site_style("/home/u/proj/src/x.rs", "src/x.rs", "/home/u/proj/src/x.rs"),
+            "src/x.rs"
+        );
+        assert_eq!(
+            in_site_style(
+                "/home/u/proj/kernels/src/y.rs",
+                "kernels/src/x.rs",
+                "/home/u/proj/kernels/src/x.rs"
+            ),
+            "kernels/src/y.rs"
+        );
+        // A caller outside the site's folder keeps its absolute path.
+        assert_eq!(
+            in_site_style("/elsewhere/src/z.rs", "src/x.rs", "/home/u/proj/src/x.rs"),
+            "/elsewhere/src/z.rs"
+        );
+        // The same style already.
+        assert_eq!(
+            in_site_style("src/y.rs", "src/x.rs", "src/x.rs"),
+            "src/y.rs"
+        );
+    }
 }

@@ -291,6 +291,7 @@ impl BlockShared {
 
     /// Checks and records an access of element `index` of global buffer
     /// `buffer` by `thread`: the conflicting pair when it races.
+    #[allow(clippy::too_many_arguments)]
     pub fn global_access(
         &mut self,
         buffer: u32,
@@ -299,6 +300,7 @@ impl BlockShared {
         thread: u32,
         site: Site,
         across_blocks: bool,
+        block_scope: bool,
     ) -> Result<(), (Rec, Rec)> {
         self.global.access(
             &self.clocks,
@@ -308,6 +310,7 @@ impl BlockShared {
             thread,
             site,
             across_blocks,
+            block_scope,
         )
     }
 

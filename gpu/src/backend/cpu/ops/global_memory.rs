@@ -6,13 +6,14 @@ use crate::backend::cpu::AccessKind;
 use crate::backend::{GlobalAccess, GlobalMemory, Site};
 
 impl GlobalMemory for Cpu {
-    fn global_access(base: *const u8, index: usize, kind: GlobalAccess, site: Site) {
-        let kind = match kind {
+    fn global_access(base: *const u8, index: usize, access: GlobalAccess, site: Site) {
+        let kind = match access {
             GlobalAccess::Read => AccessKind::Read,
             GlobalAccess::Write => AccessKind::Write,
-            GlobalAccess::Atomic => AccessKind::Atomic,
+            GlobalAccess::Atomic | GlobalAccess::AtomicBlock => AccessKind::Atomic,
         };
-        lane::global_access(base as usize, index, kind, site);
+        let block_scope = access == GlobalAccess::AtomicBlock;
+        lane::global_access(base as usize, index, kind, block_scope, site);
     }
 
     unsafe fn store_vector<const N: usize>(ptr: *mut u32, words: [u32; N]) {
