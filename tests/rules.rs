@@ -22,7 +22,7 @@
     clippy::useless_vec
 )]
 
-use coop::atomic::Scope;
+use coop::atomic::{Ordering, Scope};
 use coop::cpu::{AfterArrival, Arrival, EmulationError, Emulator, Violation};
 use coop::memory::fence_device;
 use coop::prelude::*;
@@ -1757,6 +1757,73 @@ fn the_fence_and_flag_protocol_is_not_a_race() {
     let (mut results, mut flags) = (vec![0u32; 4], vec![0u32; 4]);
     clean(cpu().launch(result_then_flag, cfg(4, 64), (&mut results, &mut flags)));
     assert_eq!((results, flags), (vec![0, 7, 14, 21], vec![1; 4]));
+}
+
+/// Message passing between blocks with a relaxed flag: block 0 writes
+/// the data and raises the flag, block 1 waits for the flag and reads the
+/// data. Nothing orders the data's write before its read: the flag needs
+/// release on the store and acquire on the load.
+#[kernel(cooperative)]
+pub fn pass_through_a_relaxed_flag(
+    grid: CooperativeGrid,
+    data: Out<u32>,
+    flag: Out<u32>,
+    seen: Out<u32>,
+) {
+    let block = this_thread_block();
+    if block.thread_rank() != 0 {
+        return;
+    }
+    let flags = flag.atomic();
+    if grid.block_rank() == 0 {
+        data.write(0, 42); // relaxed-data
+        flags.store(0, 1);
+    } else {
+        while flags.load(0) == 0 {}
+        seen.write(grid.block_rank(), data.read(0)); // relaxed-read
+    }
+}
+
+#[kernel(cooperative)]
+pub fn pass_through_a_relaxed_flag_fixed(
+    grid: CooperativeGrid,
+    data: Out<u32>,
+    flag: Out<u32>,
+    seen: Out<u32>,
+) {
+    let block = this_thread_block();
+    if block.thread_rank() != 0 {
+        return;
+    }
+    let flags = flag.atomic();
+    if grid.block_rank() == 0 {
+        data.write(0, 42);
+        flags.with_ordering(Ordering::Release).store(0, 1);
+    } else {
+        let acquire = flags.with_ordering(Ordering::Acquire);
+        while acquire.load(0) == 0 {}
+        seen.write(grid.block_rank(), data.read(0));
+    }
+}
+
+#[test]
+fn a_relaxed_flag_does_not_publish_data_to_another_block() {
+    let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32; 2]);
+    broken(
+        cpu().launch(
+            pass_through_a_relaxed_flag,
+            cfg(2, 32),
+            (&mut data, &mut flag, &mut seen),
+        ),
+        "GlobalRace data[0] | block 0 thread 0 writes @{relaxed-data} | block 1 thread 0 reads @{relaxed-read}",
+    );
+    let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32; 2]);
+    clean(cpu().launch(
+        pass_through_a_relaxed_flag_fixed,
+        cfg(2, 32),
+        (&mut data, &mut flag, &mut seen),
+    ));
+    assert_eq!(seen, [0, 42]);
 }
 
 // =====================================================================

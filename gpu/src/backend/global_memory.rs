@@ -10,12 +10,15 @@ pub(crate) enum GlobalAccess {
     Read,
     /// `Out::write`.
     Write,
-    /// An `AtomicOut` operation at the device or system scope.
-    Atomic,
-    /// An `AtomicOut` operation at the block's scope
-    /// (`with_scope(Scope::Block)`, PTX `.cta`): atomic among the threads
-    /// of one block only.
-    AtomicBlock,
+    /// An `AtomicOut` operation.
+    Atomic {
+        /// At the block's scope (`with_scope(Scope::Block)`, PTX `.cta`):
+        /// atomic among the threads of one block only.
+        block_scope: bool,
+        /// With acquire ordering (`Acquire`, `AcqRel`): the thread's later
+        /// reads stay after it.
+        acquire: bool,
+    },
 }
 
 /// What a target does before a handle touches an element of an `Out<T>`

@@ -285,10 +285,9 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
         if index >= self.len {
             Target::index_out_of_bounds(call, self.ptr as *const u8, index, self.len, site);
         }
-        let kind = if self.scope == Scope::Block {
-            GlobalAccess::AtomicBlock
-        } else {
-            GlobalAccess::Atomic
+        let kind = GlobalAccess::Atomic {
+            block_scope: self.scope == Scope::Block,
+            acquire: matches!(self.ordering, Ordering::Acquire | Ordering::AcqRel),
         };
         Target::global_access(self.ptr as *const u8, index, kind, site);
         // SAFETY: in bounds of the live buffer.

@@ -8,9 +8,10 @@
 //! Across blocks nothing orders two accesses but a cooperative launch's
 //! grid sync, so an element that two blocks touch between grid syncs, one
 //! of them with a plain write or with an atomic at the block's scope
-//! (atomic only among that block's threads), is a race (a read counts unless the reading
-//! thread made an atomic access or a fence first: flag protocols are taken
-//! on trust). Each block keeps what it touched; when it ends (or reaches a
+//! (atomic only among that block's threads), is a race (a read counts
+//! unless the reading thread made an acquiring atomic access at the
+//! device's scope, or a fence, first: flag protocols are taken on trust;
+//! a relaxed flag orders nothing). Each block keeps what it touched; when it ends (or reaches a
 //! grid sync), its summary is merged into the record of the launch (or of
 //! the interval between grid syncs) in block order, so that the race
 //! reported is the same however the host ran the blocks.

@@ -296,10 +296,11 @@ pub(crate) struct LaneCtx {
     pub rng: Cell<u64>,
     /// Set while the block's end unwinds the thread's stack.
     pub unwinding: Cell<bool>,
-    /// Whether the thread made an atomic access to global memory or a
-    /// fence since the launch began or the last grid sync: its reads of
-    /// global memory may follow a flag protocol, and are not checked
-    /// against other blocks' writes.
+    /// Whether the thread made an acquiring atomic access to global memory
+    /// (`Acquire`, `AcqRel`, at the device's scope or wider) or a fence
+    /// since the launch began or the last grid sync: its reads of global
+    /// memory may follow a flag protocol, and are not checked against
+    /// other blocks' writes.
     pub ordered: Cell<bool>,
     /// Where the thread's current collective was called from, when the
     /// scheduler asked ([`CAPTURE_CALLERS`]).
@@ -593,12 +594,14 @@ pub(crate) fn shared_access(region: u32, index: u32, kind: AccessKind, site: Sit
 /// buffer that starts at `addr` (an `Out<T>` parameter's); a race stops the
 /// launch. Atomics count towards spin detection.
 /// `block_scope`: an atomic at the block's scope, which orders nothing
-/// across blocks.
+/// across blocks; `acquire`: an atomic with acquire ordering, after which
+/// the thread's reads may follow a flag another block raised.
 pub(crate) fn global_access(
     addr: usize,
     index: usize,
     kind: AccessKind,
     block_scope: bool,
+    acquire: bool,
     site: Site,
 ) {
     let ctx = count_step(site);
@@ -607,8 +610,10 @@ pub(crate) fn global_access(
     let Some((buffer, _)) = launch.buffers.find(addr) else {
         return; // a buffer the kernel made itself: not checked
     };
-    // An atomic at the block's scope orders nothing across blocks.
-    if kind == AccessKind::Atomic && !block_scope {
+    // Only an acquire (or a fence, `fence`) orders the thread's later
+    // reads after what another block released; a relaxed atomic, or one at
+    // the block's scope, orders nothing across blocks.
+    if kind == AccessKind::Atomic && acquire && !block_scope {
         ctx.ordered.set(true);
     }
     let across_blocks = kind != AccessKind::Read || !ctx.ordered.get();

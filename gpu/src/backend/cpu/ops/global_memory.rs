@@ -7,13 +7,15 @@ use crate::backend::{GlobalAccess, GlobalMemory, Site};
 
 impl GlobalMemory for Cpu {
     fn global_access(base: *const u8, index: usize, access: GlobalAccess, site: Site) {
-        let kind = match access {
-            GlobalAccess::Read => AccessKind::Read,
-            GlobalAccess::Write => AccessKind::Write,
-            GlobalAccess::Atomic | GlobalAccess::AtomicBlock => AccessKind::Atomic,
+        let (kind, block_scope, acquire) = match access {
+            GlobalAccess::Read => (AccessKind::Read, false, false),
+            GlobalAccess::Write => (AccessKind::Write, false, false),
+            GlobalAccess::Atomic {
+                block_scope,
+                acquire,
+            } => (AccessKind::Atomic, block_scope, acquire),
         };
-        let block_scope = access == GlobalAccess::AtomicBlock;
-        lane::global_access(base as usize, index, kind, block_scope, site);
+        lane::global_access(base as usize, index, kind, block_scope, acquire, site);
     }
 
     unsafe fn store_vector<const N: usize>(ptr: *mut u32, words: [u32; N]) {
