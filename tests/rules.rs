@@ -1826,6 +1826,68 @@ fn a_relaxed_flag_does_not_publish_data_to_another_block() {
     assert_eq!(seen, [0, 42]);
 }
 
+/// Every block adds its elements' bins into a global histogram, then, after
+/// only a block barrier, thread 0 reads the bins to place its block's
+/// output: the other blocks may not have added theirs yet.
+#[kernel(cooperative)]
+pub fn offsets_from_unfinished_bins(
+    grid: CooperativeGrid,
+    input: &[u32],
+    bins: Out<u32>,
+    offsets: Out<u32>,
+) {
+    let block = this_thread_block();
+    let i = grid.thread_rank();
+    if i < input.len() {
+        bins.atomic().add((input[i] % 4) as usize, 1); // bins-add
+    }
+    block.sync();
+    if block.thread_rank() == 0 {
+        let below = bins.read(0) + bins.read(1); // bins-read
+        offsets.write(grid.block_rank(), below);
+    }
+}
+
+#[kernel(cooperative)]
+pub fn offsets_from_unfinished_bins_fixed(
+    grid: CooperativeGrid,
+    input: &[u32],
+    bins: Out<u32>,
+    offsets: Out<u32>,
+) {
+    let block = this_thread_block();
+    let i = grid.thread_rank();
+    if i < input.len() {
+        bins.atomic().add((input[i] % 4) as usize, 1);
+    }
+    grid.sync(); // every block's additions are in
+    if block.thread_rank() == 0 {
+        let below = bins.read(0) + bins.read(1);
+        offsets.write(grid.block_rank(), below);
+    }
+}
+
+#[test]
+fn bins_other_blocks_still_add_to_are_not_final_after_a_block_barrier() {
+    let input: Vec<u32> = (0..256).collect();
+    let (mut bins, mut offsets) = (vec![0u32; 4], vec![0u32; 4]);
+    broken(
+        cpu().launch(
+            offsets_from_unfinished_bins,
+            cfg(4, 64),
+            (&input, &mut bins, &mut offsets),
+        ),
+        "GlobalRace bins[0] | block 0 thread 0 reads @{bins-read} | block 1 thread 0 atomically updates @{bins-add}",
+    );
+    let (mut bins, mut offsets) = (vec![0u32; 4], vec![0u32; 4]);
+    clean(cpu().launch(
+        offsets_from_unfinished_bins_fixed,
+        cfg(4, 64),
+        (&input, &mut bins, &mut offsets),
+    ));
+    assert_eq!((bins, offsets), (vec![64; 4], vec![128; 4]));
+}
+
 // =====================================================================
 // Spins and hangs.
 

@@ -232,8 +232,9 @@ impl LaunchGlobal {
 
     /// Adds block `block` (its linear rank; `grid` is the launch's shape)
     /// to the record, or names the first element it races on with an
-    /// earlier block: a plain write against any write, an atomic against
-    /// a plain write, a checked read against a plain write.
+    /// earlier block: a plain write against any access, an atomic against
+    /// a plain write or a checked read (and, at the block's scope, against
+    /// any access), a checked read against any write or atomic update.
     pub fn merge(
         &mut self,
         buffers: &Buffers,
@@ -285,7 +286,10 @@ impl LaunchGlobal {
                         ));
                     }
                 }
-                if !atomic && earlier_read != 0 {
+                // A read by another block, unordered with this block's
+                // access: a write changes what it saw, and an atomic update
+                // leaves it a value that is not final.
+                if earlier_read != 0 {
                     return Err(self.race(
                         buffers,
                         grid,
@@ -306,20 +310,20 @@ impl LaunchGlobal {
                 }
             }
             if let Some(rec) = read {
+                // A plain read of an element another block writes, or
+                // updates atomically (its value is final only after every
+                // block's updates: after a grid sync, or in a later launch).
                 if earlier_write != 0 {
-                    let (_, _, _, other_atomic) = decode(earlier_write);
-                    if !other_atomic {
-                        return Err(self.race(
-                            buffers,
-                            grid,
-                            buffer,
-                            index,
-                            earlier_write,
-                            false,
-                            block,
-                            rec,
-                        ));
-                    }
+                    return Err(self.race(
+                        buffers,
+                        grid,
+                        buffer,
+                        index,
+                        earlier_write,
+                        false,
+                        block,
+                        rec,
+                    ));
                 }
                 if earlier_read == 0 {
                     let code = encode(block, rec.thread, self.site_id(rec.site), false);
