@@ -267,68 +267,39 @@ impl LaunchGlobal {
             let earlier_read = self.reads.get(&key).map_or(0, |p| p[at]);
             let earlier_write = self.unless_same_cluster(grid, earlier_write, block);
             let earlier_read = self.unless_same_cluster(grid, earlier_read, block);
-            if let Some((rec, atomic, narrow)) = mine {
-                if earlier_write != 0 {
-                    let (_, _, _, other_atomic) = decode(earlier_write);
-                    let other_narrow = narrow_of(earlier_write);
-                    // Atomics at the device's scope are ordered among
-                    // themselves; one at a block's scope only within it.
-                    if !(other_atomic && atomic) || narrow || other_narrow {
-                        return Err(self.race(
-                            buffers,
-                            grid,
-                            buffer,
-                            index,
-                            earlier_write,
-                            false,
-                            block,
-                            rec,
-                        ));
-                    }
+            // The first conflict, in this order: this block's write or
+            // atomic against an earlier block's write or atomic (atomics at
+            // the device's scope are ordered among themselves, one at a
+            // block's scope only within it); against an earlier block's
+            // read (a write changes what it saw, an atomic update leaves it
+            // a value that is not final); this block's read against an
+            // earlier block's write or atomic update (final only after a
+            // grid sync, or in a later launch). `(slot, slot is a read, rec)`.
+            let writes_clash = |atomic: bool, narrow: bool| {
+                earlier_write != 0
+                    && (!(decode(earlier_write).3 && atomic) || narrow || narrow_of(earlier_write))
+            };
+            let conflict = match (mine, read) {
+                (Some((rec, atomic, narrow)), _) if writes_clash(atomic, narrow) => {
+                    Some((earlier_write, false, rec))
                 }
-                // A read by another block, unordered with this block's
-                // access: a write changes what it saw, and an atomic update
-                // leaves it a value that is not final.
-                if earlier_read != 0 {
-                    return Err(self.race(
-                        buffers,
-                        grid,
-                        buffer,
-                        index,
-                        earlier_read,
-                        true,
-                        block,
-                        rec,
-                    ));
-                }
-                if earlier_write == 0 {
-                    let code = encode(block, rec.thread, self.site_id(rec.site), atomic)
-                        | if narrow { NARROW } else { 0 };
-                    self.writes
-                        .entry(key)
-                        .or_insert_with(|| Box::new([0; PAGE]))[at] = code;
-                }
+                (Some((rec, ..)), _) if earlier_read != 0 => Some((earlier_read, true, rec)),
+                (_, Some(rec)) if earlier_write != 0 => Some((earlier_write, false, rec)),
+                _ => None,
+            };
+            if let Some((slot, slot_read, rec)) = conflict {
+                return Err(self.race(buffers, grid, buffer, index, slot, slot_read, block, rec));
             }
-            if let Some(rec) = read {
-                // A plain read of an element another block writes, or
-                // updates atomically (its value is final only after every
-                // block's updates: after a grid sync, or in a later launch).
-                if earlier_write != 0 {
-                    return Err(self.race(
-                        buffers,
-                        grid,
-                        buffer,
-                        index,
-                        earlier_write,
-                        false,
-                        block,
-                        rec,
-                    ));
-                }
-                if earlier_read == 0 {
-                    let code = encode(block, rec.thread, self.site_id(rec.site), false);
-                    self.reads.entry(key).or_insert_with(|| Box::new([0; PAGE]))[at] = code;
-                }
+            if let (Some((rec, atomic, narrow)), 0) = (mine, earlier_write) {
+                let code = encode(block, rec.thread, self.site_id(rec.site), atomic)
+                    | if narrow { NARROW } else { 0 };
+                self.writes
+                    .entry(key)
+                    .or_insert_with(|| Box::new([0; PAGE]))[at] = code;
+            }
+            if let (Some(rec), 0) = (read, earlier_read) {
+                let code = encode(block, rec.thread, self.site_id(rec.site), false);
+                self.reads.entry(key).or_insert_with(|| Box::new([0; PAGE]))[at] = code;
             }
         }
         Ok(())
