@@ -12,7 +12,8 @@
 //! result back. Launches go through [`Launcher`], whose one call takes the
 //! same arguments ([`Input`], [`Output`], numbers) on a GPU and on the CPU
 //! backend. [`Scratch`] is memory an algorithm keeps between calls, of
-//! whatever element type the call at hand needs.
+//! whatever element type the call at hand needs; [`TileStatus`] the
+//! status words of single-pass algorithms (decoupled look-back).
 
 use crate::ptx_families::FAMILIES;
 use crate::{Buffer, Device, Error, Input, Launcher, Output, Program, ProgramRef, PtxSet};
@@ -291,5 +292,58 @@ impl Scratch {
                 })
             }
         }
+    }
+}
+
+/// Epochs run from 1 to this, then the status words are cleared and they
+/// start again (a status word keeps the epoch in 30 bits,
+/// `coop::device::look_back`).
+const LAST_EPOCH: u32 = (1 << 30) - 1;
+
+/// The status words a single-pass algorithm's tiles publish through
+/// (`coop::device::look_back`), kept between its calls: each word holds
+/// the epoch of the call that last wrote it, so that the words need
+/// clearing only when they are allocated and when the epochs wrap.
+#[derive(Default)]
+pub(crate) struct TileStatus {
+    /// Zeroed when allocated and when the epochs wrap.
+    words: Option<Buffer<u64>>,
+    /// The epoch of the last call.
+    epoch: u32,
+}
+
+impl TileStatus {
+    /// The epoch of the next call, with room for `words` status words
+    /// (`what` names them in an error).
+    pub(crate) fn next_epoch(
+        &mut self,
+        engine: &Engine,
+        words: usize,
+        what: &str,
+    ) -> Result<u32, Error> {
+        if self.words.as_ref().is_none_or(|s| s.len() < words) {
+            // Zeroed: no word holds a current epoch. The old words are
+            // dropped once the launches queued on them are done (cudarc
+            // frees in stream order).
+            self.words = Some(engine.zeros::<u64>(words.max(2048))?);
+            self.epoch = 0;
+        }
+        if self.epoch == LAST_EPOCH {
+            let status = self.words.as_mut().expect("allocated above");
+            engine.clear(&mut Output::from(status), what)?;
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+        Ok(self.epoch)
+    }
+
+    /// All the status words (slice off those of a call's tiles), after
+    /// [`next_epoch`](Self::next_epoch) made room for them.
+    ///
+    /// # Panics
+    ///
+    /// Before the first [`next_epoch`](Self::next_epoch).
+    pub(crate) fn all(&mut self) -> Output<'_, u64> {
+        Output::from(self.words.as_mut().expect("allocated by next_epoch"))
     }
 }

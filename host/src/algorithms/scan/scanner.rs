@@ -2,15 +2,11 @@
 //! kernels and the tiles' states between calls.
 
 use super::{default_block_threads, BuiltinScan, Pass, ScanParams};
-use crate::algorithms::engine::{Engine, Scratch};
+use crate::algorithms::engine::{Engine, Scratch, TileStatus};
 use crate::ptx_families::SCAN_PTX;
-use crate::{Buffer, Device, Error, Input, LaunchConfig, Output, ProgramRef};
+use crate::{Device, Error, Input, LaunchConfig, Output, ProgramRef};
 use coop::Kernel;
 use std::sync::{Mutex, MutexGuard};
-
-/// Epochs run from 1 to this, then the status words are cleared and they
-/// start again (the status word keeps the epoch in its upper 30 bits).
-const LAST_EPOCH: u32 = (1 << 30) - 1;
 
 /// Device-wide inclusive and exclusive scans on one device: the built-in
 /// ones ([`inclusive`](Self::inclusive), [`exclusive`](Self::exclusive))
@@ -45,13 +41,11 @@ pub struct Scanner {
 struct TileStates {
     /// Two status words a tile (`coop::device::scan::status_words`): the
     /// epoch of the scan that last wrote it, a flag, and 32 bits of a
-    /// value; zeroed when allocated and when the epochs wrap.
-    status: Option<Buffer<u64>>,
+    /// value.
+    status: TileStatus,
     /// Two values a tile (aggregates, then inclusive prefixes), of the type
     /// of the scan at hand.
     partials: Scratch,
-    /// The epoch of the last scan.
-    epoch: u32,
 }
 
 impl std::fmt::Debug for Scanner {
@@ -316,11 +310,9 @@ impl Scanner {
         };
         let tiles = coop::device::scan::tiles::<T>(input.len(), threads);
         let mut state = self.lock();
-        let epoch = state.next_epoch(&self.engine, 2 * tiles)?;
-        let TileStates {
-            status, partials, ..
-        } = &mut *state;
-        let mut status = Output::from(status.as_mut().expect("allocated by next_epoch"));
+        let TileStates { status, partials } = &mut *state;
+        let epoch = status.next_epoch(&self.engine, 2 * tiles, "a scan's tile states")?;
+        let mut status = status.all();
         let mut status = status.slice_mut(0..2 * tiles);
         partials.reserve(&self.engine, 2 * tiles * std::mem::size_of::<T>(), 4096)?;
         // SAFETY: `typed` needs the values read through the view to be
@@ -356,25 +348,5 @@ impl Scanner {
 
     fn lock(&self) -> MutexGuard<'_, TileStates> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-impl TileStates {
-    /// The epoch for the next scan, with room for `words` status words.
-    fn next_epoch(&mut self, engine: &Engine, words: usize) -> Result<u32, Error> {
-        if self.status.as_ref().is_none_or(|s| s.len() < words) {
-            // Zeroed: no word holds a current epoch. The old words are
-            // dropped once the scans queued on them are done (cudarc frees
-            // in stream order).
-            self.status = Some(engine.zeros::<u64>(words.max(2048))?);
-            self.epoch = 0;
-        }
-        if self.epoch == LAST_EPOCH {
-            let status = self.status.as_mut().expect("allocated above");
-            engine.clear(&mut Output::from(status), "a scan's tile states")?;
-            self.epoch = 0;
-        }
-        self.epoch += 1;
-        Ok(self.epoch)
     }
 }
