@@ -14,6 +14,7 @@ fn main() {
         "scan",
         "segmented",
         "histogram",
+        "select",
     ] {
         let mut builder = coop_build::PtxBuilder::new("../host/kernels")
             .features(&[family])
@@ -34,6 +35,21 @@ fn main() {
             let (four, eight) = (names(["f32", "i32", "u32"]), names(["f64", "i64", "u64"]));
             builder = builder
                 .max_registers(&four.iter().map(String::as_str).collect::<Vec<_>>(), 64)
+                .max_registers(&eight.iter().map(String::as_str).collect::<Vec<_>>(), 48);
+        }
+        if family == "select" {
+            // Six blocks of 256 threads a multiprocessor for 4-byte
+            // elements, five for 8-byte ones, without spills (chapter 7 of
+            // the guide has the figures).
+            let names = |types: [&str; 3]| -> Vec<String> {
+                ["select_flagged", "unique"]
+                    .iter()
+                    .flat_map(|k| types.map(|t| format!("{k}_{t}")))
+                    .collect()
+            };
+            let (four, eight) = (names(["f32", "i32", "u32"]), names(["f64", "i64", "u64"]));
+            builder = builder
+                .max_registers(&four.iter().map(String::as_str).collect::<Vec<_>>(), 40)
                 .max_registers(&eight.iter().map(String::as_str).collect::<Vec<_>>(), 48);
         }
         builder.build_or_exit();

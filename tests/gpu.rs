@@ -1427,6 +1427,24 @@ fn segmented_reductions_match_host_references_on_the_gpu() {
     eprintln!("segmented reductions: {runs} checked on the GPU");
 }
 
+/// Selections, partitions and unique on the GPU, as on the CPU backend
+/// (`selections.rs`): every built-in type, the user kernels, the count
+/// left on the device and the errors.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn selections_match_host_references_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `selections_match_host_references_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let s = suite();
+    let runs = coop_tests::select_cases::check_all(
+        &coop_host::Device::Gpu(s.gpu.clone()),
+        coop_host::ProgramRef::Module(&s.coop),
+    );
+    eprintln!("selections: {runs} checked on the GPU");
+}
+
 /// Histograms on the GPU, as on the CPU backend (`histograms.rs`), with
 /// inputs of millions of samples besides.
 #[test]

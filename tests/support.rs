@@ -35,6 +35,8 @@ pub mod reductions;
 pub mod scan_cases;
 #[path = "segmented_cases.rs"]
 pub mod segmented_cases;
+#[path = "select_cases.rs"]
+pub mod select_cases;
 #[path = "split_barrier_cases.rs"]
 pub mod split_barrier_cases;
 #[path = "tensor_cases.rs"]

@@ -55,7 +55,8 @@ extern crate self as coop_host;
 //   device                         one API over both: Device, Buffer,
 //                                  Program, Launcher, Input, Output
 //   algorithms                     device-wide algorithms written once on
-//                                  top of `device` (reduce, scan, segmented)
+//                                  top of `device` (reduce, scan, segmented,
+//                                  histogram, select)
 //   multi                          several devices at once
 mod algorithms;
 mod args;
@@ -73,7 +74,7 @@ mod ptx;
 pub mod ptx_families;
 mod tensor_map;
 
-pub use algorithms::{histogram, reduce, scan, segmented};
+pub use algorithms::{histogram, reduce, scan, segmented, select};
 pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
 pub use coop_build::{convergence, BuildError, PtxBuilder};
 pub use cpu::Cpu;

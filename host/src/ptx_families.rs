@@ -68,12 +68,19 @@ family!(
     HISTOGRAM_PTX = "histogram"
 );
 
+family!(
+    /// The selections, which
+    /// [`select::Selector::new`](crate::select::Selector::new) loads.
+    SELECT_PTX = "select"
+);
+
 /// The families, by the feature of `coop-host-kernels` that holds each.
-pub const FAMILIES: [(&str, &PtxSet); 6] = [
+pub const FAMILIES: [(&str, &PtxSet); 7] = [
     ("reduce", &REDUCE_PTX),
     ("transform", &TRANSFORM_PTX),
     ("arg", &ARG_PTX),
     ("scan", &SCAN_PTX),
     ("segmented", &SEGMENTED_PTX),
     ("histogram", &HISTOGRAM_PTX),
+    ("select", &SELECT_PTX),
 ];

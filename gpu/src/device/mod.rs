@@ -11,6 +11,7 @@
 //! | [`scan`] | inclusive and exclusive scans: one pass with decoupled look-back, or three fixed passes | `coop_host::scan` |
 //! | [`segmented`] | one reduction per segment, any lengths in one call | `coop_host::segmented` |
 //! | [`histogram`] | counts of samples in bins, for one channel or interleaved pixels | `coop_host::histogram` |
+//! | [`select`] | the elements that pass a test, compacted in order, or partitioned | `coop_host::select` |
 //!
 //! The pieces they share are here too: [`vector`] (tiles loaded as 16-byte
 //! vectors) and [`look_back`] (the tiles' status words and the decoupled
@@ -22,5 +23,6 @@ pub mod map;
 pub mod reduce;
 pub mod scan;
 pub mod segmented;
+pub mod select;
 pub(crate) mod staging;
 pub mod vector;

@@ -180,6 +180,45 @@ impl<T: Shuffle> Staging<T> {
         }
     }
 
+    /// Element `e` of the tile (any thread may read any element once the
+    /// tile has landed).
+    #[inline(always)]
+    pub(crate) fn load_at(&self, e: usize, like: T, site: Site) -> T {
+        let mut w = e * T::WORDS;
+        like.map_words(|_| {
+            let (chunk, k) = self.word_at(w);
+            w += 1;
+            Target::shared_load::<u32>(self.base, chunk * 4 + k as u32, site)
+        })
+    }
+
+    /// Stores `value` as element `e` of the staging read as a plain array
+    /// (element `e` in words `e × T::WORDS ..`, not the tile's chunked
+    /// placement): where a block gathers elements at computed places, a
+    /// few instructions an element, so that a thread's loop over its run
+    /// unrolls and the run stays in registers. Others may read it with
+    /// [`load_linear`](Self::load_linear) after a block barrier.
+    #[inline(always)]
+    pub(crate) fn store_linear(&self, e: usize, value: T, site: Site) {
+        let mut w = (e * T::WORDS) as u32;
+        value.map_words(|word| {
+            Target::shared_store::<u32>(self.base, w, word, site);
+            w += 1;
+            word
+        });
+    }
+
+    /// Element `e` of the staging read as a plain array; see
+    /// [`store_linear`](Self::store_linear).
+    #[inline(always)]
+    pub(crate) fn load_linear(&self, e: usize, like: T, site: Site) -> T {
+        let mut w = (e * T::WORDS) as u32;
+        like.map_words(|_| {
+            w += 1;
+            Target::shared_load::<u32>(self.base, w - 1, site)
+        })
+    }
+
     /// After [`copy_in`](Self::copy_in) or [`store_each`](Self::store_each):
     /// waits for this thread's copies, then a block barrier, after which
     /// every thread may read the tile.

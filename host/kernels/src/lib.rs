@@ -1,7 +1,8 @@
 //! coop-host's own kernels: the built-in device-wide reductions
 //! (`coop::device::reduce`: plain, through a map, and deterministic), scans
-//! (`coop::device::scan`), segmented reductions (`coop::device::segmented`)
-//! and histograms (`coop::device::histogram`). One kernel per (operator or
+//! (`coop::device::scan`), segmented reductions (`coop::device::segmented`),
+//! histograms (`coop::device::histogram`) and selections
+//! (`coop::device::select`). One kernel per (operator or
 //! map, type).
 //!
 //! Each family is a cargo feature (all on by default), so that coop-host
@@ -19,6 +20,8 @@ mod reduce;
 mod scan;
 #[cfg(feature = "segmented")]
 mod segmented;
+#[cfg(feature = "select")]
+mod select;
 #[cfg(feature = "transform")]
 mod transform;
 
@@ -32,5 +35,7 @@ pub use reduce::*;
 pub use scan::*;
 #[cfg(feature = "segmented")]
 pub use segmented::*;
+#[cfg(feature = "select")]
+pub use select::*;
 #[cfg(feature = "transform")]
 pub use transform::*;

@@ -9,6 +9,7 @@
 //! | [`scan`] | inclusive and exclusive scans, deterministic float scans |
 //! | [`segmented`] | one reduction per segment of CSR offsets |
 //! | [`histogram`] | counts of samples in bins, one channel or interleaved pixels |
+//! | [`select`] | the elements that pass a test, compacted in order or partitioned; unique |
 //!
 //! Each is also at the crate root (`coop_host::scan`), where programs name
 //! them.
@@ -18,3 +19,4 @@ pub mod histogram;
 pub mod reduce;
 pub mod scan;
 pub mod segmented;
+pub mod select;

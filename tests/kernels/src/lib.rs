@@ -745,3 +745,104 @@ pub fn look_back_last_nonzero_u64(
         out.write(0, prefix);
     }
 }
+
+/// Keeps the odd numbers: a predicate of the user's over `u32`
+/// (`coop::device::select::select_if`).
+#[kernel]
+pub fn select_odd_u32(
+    block: ThreadBlock,
+    input: &[u32],
+    output: Out<u32>,
+    control: u32,
+    selected: Out<u64>,
+    status: Out<u64>,
+    epoch: u32,
+) {
+    coop::device::select::select_if(
+        block,
+        input,
+        output,
+        |x: u32| x % 2 == 1,
+        control,
+        selected,
+        status,
+        epoch,
+    )
+}
+
+/// Keeps the bytes above 200: a type whose runs are not staged.
+#[kernel]
+pub fn select_high_bytes(
+    block: ThreadBlock,
+    input: &[u8],
+    output: Out<u8>,
+    control: u32,
+    selected: Out<u64>,
+    status: Out<u64>,
+    epoch: u32,
+) {
+    coop::device::select::select_if(
+        block,
+        input,
+        output,
+        |x: u8| x > 200,
+        control,
+        selected,
+        status,
+        epoch,
+    )
+}
+
+/// Keeps the matrices whose trace is positive: a user type of 16 bytes.
+#[kernel]
+pub fn select_mat2_positive_trace(
+    block: ThreadBlock,
+    input: &[Mat2],
+    output: Out<Mat2>,
+    control: u32,
+    selected: Out<u64>,
+    status: Out<u64>,
+    epoch: u32,
+) {
+    coop::device::select::select_if(
+        block,
+        input,
+        output,
+        |m: Mat2| m.0[0].wrapping_add(m.0[3]) > 0,
+        control,
+        selected,
+        status,
+        epoch,
+    )
+}
+
+/// The first of each run of equal matrices: `unique` of a user type.
+#[kernel]
+pub fn unique_mat2(
+    block: ThreadBlock,
+    input: &[Mat2],
+    output: Out<Mat2>,
+    control: u32,
+    selected: Out<u64>,
+    status: Out<u64>,
+    epoch: u32,
+) {
+    coop::device::select::unique(block, input, output, control, selected, status, epoch)
+}
+
+/// The flagged matrices: `select_flagged` of a user type.
+#[kernel]
+pub fn select_flagged_mat2(
+    block: ThreadBlock,
+    input: &[Mat2],
+    flags: &[bool],
+    output: Out<Mat2>,
+    control: u32,
+    selected: Out<u64>,
+    status: Out<u64>,
+    epoch: u32,
+) {
+    coop::device::select::select_flagged(
+        block, input, flags, output, control, selected, status, epoch,
+    )
+}
