@@ -3,8 +3,9 @@
 //! device-to-device copy of the same bytes), arg-min/arg-max
 //! (`DeviceReduce::ArgMin`/`ArgMax`), transform-reductions
 //! (`DeviceReduce::TransformReduce`), segmented reductions
-//! (`DeviceSegmentedReduce`) and the cost of deterministic float sums and
-//! scans. CUB's side is `cub_algorithms.cu`, loaded as a shared library
+//! (`DeviceSegmentedReduce`), selections (`DeviceSelect::Flagged` and
+//! `Unique`, `DevicePartition::Flagged`) and the cost of deterministic
+//! float sums and scans. CUB's side is `cub_algorithms.cu`, loaded as a shared library
 //! (`COOP_CUB_ALGO_LIB`, built by `algorithms.sh`), so that coop and CUB are
 //! timed in turns on one stream: every coop sample has a CUB sample beside
 //! it.
@@ -22,10 +23,15 @@
 //! a value to the host (arg-min/arg-max, transform-reductions) are timed
 //! with that copy on both sides; a segmented reduction of coop waits for
 //! its offsets' check, and CUB's side is followed by the same 8-byte copy.
+//! Selections leave their count on the device on both sides
+//! (`Selector::*_into`); their GB/s count the input, the flags and the
+//! elements written.
 //! Every result is checked against CUB's before it is timed.
 //!
-//! `COOP_PARTS=scan,arg,transform,segmented,deterministic` picks parts
+//! `COOP_PARTS=scan,arg,transform,segmented,select` picks parts
 //! (all by default); `COOP_MAX_LOG2` caps the sizes (default 30).
+//! `COOP_SELECT_VARIANTS=name=path.ptx,...` times builds of the select
+//! family's PTX of your own against the shipped one (same items a thread).
 
 use coop::device::map::CountIf;
 use coop::op::Sum;
@@ -34,6 +40,7 @@ use coop_host::cudarc::driver::{sys, DevicePtr};
 use coop_host::reduce::Reducer;
 use coop_host::scan::Scanner;
 use coop_host::segmented::SegmentedReducer;
+use coop_host::select::Selector;
 use coop_host::{CudaSlice, Device, Gpu};
 use std::ffi::{c_char, c_int, c_void, CStr};
 
@@ -89,6 +96,19 @@ struct Cub {
     ) -> c_int,
     scan_temp: unsafe extern "C" fn(c_int, c_int, usize) -> usize,
     copy: unsafe extern "C" fn(*const c_void, *mut c_void, usize, Stream) -> c_int,
+    select: unsafe extern "C" fn(
+        c_int,
+        c_int,
+        *const c_void,
+        *const c_void,
+        *mut c_void,
+        *mut c_void,
+        usize,
+        *mut c_void,
+        usize,
+        Stream,
+    ) -> c_int,
+    select_temp: unsafe extern "C" fn(c_int, c_int, usize) -> usize,
     out: CudaSlice<u8>,
     _lib: libloading::Library,
 }
@@ -126,6 +146,8 @@ impl Cub {
                 scan: symbol!("cub_algo_scan"),
                 scan_temp: symbol!("cub_algo_scan_temp_bytes"),
                 copy: symbol!("cub_algo_copy"),
+                select: symbol!("cub_algo_select"),
+                select_temp: symbol!("cub_algo_select_temp_bytes"),
                 out: gpu.zeros::<u8>(64).unwrap(),
                 _lib: lib,
             }
@@ -607,6 +629,133 @@ fn segmented(gpu: &Gpu, cub: &Cub, log: u32) {
     }
 }
 
+/// Selections against CUB: by flags (half of them set, and one in twenty),
+/// the partition by flags, and unique over runs of about four equal
+/// elements; each result (count and kept elements) checked against CUB's
+/// first.
+fn selects<T: Ty + coop_host::select::BuiltinSelect>(gpu: &Gpu, cub: &Cub, logs: &[u32]) {
+    let device = Device::Gpu(gpu.clone());
+    let selector = Selector::new(&device).unwrap();
+    let mut others: Vec<(String, Selector)> = [128u32, 512]
+        .map(|threads| {
+            let other = Selector::new(&device)
+                .unwrap()
+                .with_block_threads(threads)
+                .unwrap();
+            (format!("{threads}_threads"), other)
+        })
+        .into();
+    // Variants of the select family's PTX (`COOP_SELECT_VARIANTS`:
+    // name=path.ptx,...), which must keep this binary's items a thread.
+    for spec in std::env::var("COOP_SELECT_VARIANTS")
+        .unwrap_or_default()
+        .split(',')
+    {
+        if let Some((name, path)) = spec.split_once('=') {
+            let ptx = std::fs::read_to_string(path).expect("the variant's PTX");
+            let module = gpu.load_ptx(name, &ptx).expect("the variant's PTX loads");
+            let other = Selector::new(&device).unwrap().with_module(module).unwrap();
+            others.push((format!("variant_{name}"), other));
+        }
+    }
+    for &log in logs {
+        let n = 1usize << log;
+        let input = upload::<T>(gpu, n);
+        let runs: Vec<T> = (0..n as u64).map(|i| T::make(i >> 2)).collect();
+        let runs = gpu.upload(&runs).unwrap();
+        let mut out = gpu.zeros::<T>(n).unwrap();
+        let reference = gpu.zeros::<T>(n).unwrap();
+        let mut count = gpu.zeros::<u64>(1).unwrap();
+        let cub_count = gpu.zeros::<u64>(1).unwrap();
+        let stream = gpu.stream().cu_stream();
+        let size = std::mem::size_of::<T>();
+        for (kind, name, percent) in [
+            (0, "flagged_50", 50u64),
+            (0, "flagged_5", 5),
+            (1, "partition_flagged_50", 50),
+            (2, "unique_runs_of_4", 0),
+        ] {
+            let flags: Vec<bool> = (0..n as u64)
+                .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 33) % 100 < percent)
+                .collect();
+            let flags = gpu.upload(&flags).unwrap();
+            let data = if kind == 2 { &runs } else { &input };
+            let temp_bytes = unsafe { (cub.select_temp)(kind, T::CUB, n) }.max(1);
+            let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
+            let (i, f, r, o, c, t) = (
+                ptr(gpu, data),
+                ptr(gpu, &flags),
+                ptr(gpu, &reference),
+                ptr(gpu, &out),
+                ptr(gpu, &cub_count),
+                ptr(gpu, &temp),
+            );
+            let cub_select = |dst: *mut c_void| {
+                // SAFETY: live device buffers of n elements (flags, one a
+                // element), a count, and the temp CUB asked for.
+                check(
+                    unsafe { (cub.select)(kind, T::CUB, i, f, dst, c, n, t, temp_bytes, stream) },
+                    "DeviceSelect",
+                );
+            };
+            let with = |selector: &Selector, out: &mut CudaSlice<T>, count: &mut CudaSlice<u64>| {
+                match kind {
+                    0 => selector.flagged_into(data, &flags, out, count).unwrap(),
+                    1 => selector
+                        .partition_flagged_into(data, &flags, out, count)
+                        .unwrap(),
+                    _ => selector.unique_into(data, out, count).unwrap(),
+                }
+            };
+            let coop_select =
+                |out: &mut CudaSlice<T>, count: &mut CudaSlice<u64>| with(&selector, out, count);
+            cub_select(r);
+            coop_select(&mut out, &mut count);
+            let (kept, cub_kept) = (
+                gpu.download(&count).unwrap()[0] as usize,
+                gpu.download(&cub_count).unwrap()[0] as usize,
+            );
+            assert_eq!(
+                kept,
+                cub_kept,
+                "{name} of 2^{log} {}: the count differs from CUB's",
+                T::NAME
+            );
+            let written = if kind == 1 { n } else { kept };
+            let (a, b) = (
+                gpu.download(&out).unwrap(),
+                gpu.download(&reference).unwrap(),
+            );
+            assert!(
+                a[..written] == b[..written],
+                "{name} of 2^{log} {} differs from CUB's",
+                T::NAME
+            );
+            let flag_bytes = if kind == 2 { 0 } else { n };
+            let bytes = (n * size + flag_bytes + written * size) as f64;
+            row(
+                gpu,
+                &format!("select,{name},{},2^{log}", T::NAME),
+                bytes,
+                &mut || coop_select(&mut out, &mut count),
+                &mut || cub_select(o),
+            );
+            // Other block sizes and variants, against the default.
+            for (threads, other) in &others {
+                let mut scratch = gpu.zeros::<u64>(1).unwrap();
+                let mut other_out = gpu.zeros::<T>(n).unwrap();
+                row(
+                    gpu,
+                    &format!("select_{threads}_vs_default,{name},{},2^{log}", T::NAME),
+                    bytes,
+                    &mut || with(other, &mut other_out, &mut scratch),
+                    &mut || coop_select(&mut out, &mut count),
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     let gpu = match Gpu::new(0) {
         Ok(gpu) => gpu,
@@ -655,7 +804,12 @@ fn main() {
             }
             "transform" => transforms(&gpu, &cub, &logs(&[20, 24, 28])),
             "segmented" => segmented(&gpu, &cub, 28.min(max_log)),
-            other => eprintln!("unknown part `{other}` (scan, arg, transform, segmented)"),
+            "select" => {
+                selects::<i32>(&gpu, &cub, &logs(&[20, 24, 28]));
+                selects::<f32>(&gpu, &cub, &logs(&[28]));
+                selects::<u64>(&gpu, &cub, &logs(&[20, 24, 28]));
+            }
+            other => eprintln!("unknown part `{other}` (scan, arg, transform, segmented, select)"),
         }
     }
 }

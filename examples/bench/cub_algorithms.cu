@@ -1,5 +1,5 @@
 // CUB's side of the algorithms benchmark (arg-extremum, transform-reduce,
-// segmented reduce, scan), as a shared library that the Rust benchmark
+// segmented reduce, scan, select), as a shared library that the Rust benchmark
 // loads (COOP_CUB_ALGO_LIB=path/to/libcub_algorithms.so) so that coop and
 // CUB are timed alternately in one process, on one stream, as in
 // cub_reduce.cu.
@@ -142,6 +142,24 @@ cudaError_t scan(int exclusive, const void* in, void* out, size_t n, void* temp,
     T* d_out = static_cast<T*>(out);
     if (exclusive) return cub::DeviceScan::ExclusiveSum(temp, bytes, d_in, d_out, (int64_t)n, stream);
     return cub::DeviceScan::InclusiveSum(temp, bytes, d_in, d_out, (int64_t)n, stream);
+}
+
+/// Selections: kind 0 cub::DeviceSelect::Flagged, 1
+/// cub::DevicePartition::Flagged, 2 cub::DeviceSelect::Unique, of n
+/// elements at in (flags, one bool an element, for kinds 0 and 1) into
+/// out, the number kept into *num_selected (an unsigned long long, as
+/// coop's count).
+template <typename T>
+cudaError_t select_kind(int kind, const void* in, const bool* flags, void* out, unsigned long long* num_selected,
+                        size_t n, void* temp, size_t& bytes, cudaStream_t stream) {
+    const T* d_in = static_cast<const T*>(in);
+    T* d_out = static_cast<T*>(out);
+    switch (kind) {
+    case 0: return cub::DeviceSelect::Flagged(temp, bytes, d_in, flags, d_out, num_selected, (int64_t)n, stream);
+    case 1: return cub::DevicePartition::Flagged(temp, bytes, d_in, flags, d_out, num_selected, (int64_t)n, stream);
+    case 2: return cub::DeviceSelect::Unique(temp, bytes, d_in, d_out, num_selected, (int64_t)n, stream);
+    default: return cudaErrorInvalidValue;
+    }
 }
 
 /// One thread waits until `ns` nanoseconds of the GPU's global timer have
@@ -309,6 +327,36 @@ int cub_algo_scan(int exclusive, int ty, const void* in, void* out, size_t n, vo
 /// device: the memory bandwidth the other algorithms are measured against.
 int cub_algo_copy(const void* in, void* out, size_t bytes, cudaStream_t stream) {
     return cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, stream);
+}
+
+/// Scratch bytes that cub_algo_select needs for these arguments (0 for an
+/// unknown type).
+size_t cub_algo_select_temp_bytes(int kind, int ty, size_t n) {
+    size_t bytes = 0;
+    switch (ty) {
+    case F32: select_kind<float>(kind, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    case F64: select_kind<double>(kind, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    case I32: select_kind<int>(kind, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    case U32: select_kind<unsigned>(kind, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    case I64: select_kind<long long>(kind, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    case U64: select_kind<unsigned long long>(kind, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    }
+    return bytes;
+}
+
+/// A selection of kind `kind` (see select_kind) of n elements of type ty.
+int cub_algo_select(int kind, int ty, const void* in, const bool* flags, void* out, unsigned long long* num_selected,
+                    size_t n, void* temp, size_t temp_bytes, cudaStream_t stream) {
+    size_t b = temp_bytes;
+    switch (ty) {
+    case F32: return select_kind<float>(kind, in, flags, out, num_selected, n, temp, b, stream);
+    case F64: return select_kind<double>(kind, in, flags, out, num_selected, n, temp, b, stream);
+    case I32: return select_kind<int>(kind, in, flags, out, num_selected, n, temp, b, stream);
+    case U32: return select_kind<unsigned>(kind, in, flags, out, num_selected, n, temp, b, stream);
+    case I64: return select_kind<long long>(kind, in, flags, out, num_selected, n, temp, b, stream);
+    case U64: return select_kind<unsigned long long>(kind, in, flags, out, num_selected, n, temp, b, stream);
+    default: return cudaErrorInvalidValue;
+    }
 }
 
 } // extern "C"
