@@ -484,6 +484,22 @@ fn check_errors(device: &Device, selector: &Selector) {
     );
     let m = selector.unique(&data, &mut short).unwrap_err().to_string();
     assert!(m.contains("all of them may be kept"), "{m}");
+    // The free functions name themselves, as the user wrote them.
+    let m = coop_host::select::flagged(device, &data, &three_flags, &mut out)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        m.starts_with("`select::flagged`: 3 flags for 4 elements"),
+        "{m}"
+    );
+    let m = coop_host::select::unique(device, &data, &mut short)
+        .unwrap_err()
+        .to_string();
+    assert!(m.starts_with("`select::unique`: the output holds 3"), "{m}");
+    let m = coop_host::select::partition_flagged(device, &data, &four_flags, &mut short)
+        .unwrap_err()
+        .to_string();
+    assert!(m.starts_with("`select::partition_flagged`"), "{m}");
     let mut no_count = device.zeros::<u64>(0).unwrap();
     let m = selector
         .unique_into(&data, &mut out, &mut no_count)

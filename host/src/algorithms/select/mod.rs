@@ -42,7 +42,9 @@ mod selector;
 pub use builtin::BuiltinSelect;
 pub use selector::Selector;
 
-use crate::{Device, Error, Input, LaunchConfig, Launcher, Output};
+use selector::Call;
+
+use crate::{Device, Error, Input, LaunchConfig, Launcher, Output, ProgramRef};
 use coop::kernel::params::{OutSlice, ParamList, Slice, Value};
 use coop::Kernel;
 
@@ -160,7 +162,14 @@ pub fn flagged<'a, 'f, 'b, T: BuiltinSelect>(
     flags: impl Into<Input<'f, bool>>,
     output: impl Into<Output<'b, T>>,
 ) -> Result<usize, Error> {
-    Selector::new(device)?.flagged(input, flags, output)
+    Selector::new(device)?.counted(
+        Call::select("select::flagged"),
+        ProgramRef::Own,
+        T::FLAGGED,
+        input.into(),
+        Some(flags.into()),
+        output.into(),
+    )
 }
 
 /// Partitions `input` into `output` on `device`: the elements whose flag
@@ -172,7 +181,14 @@ pub fn partition_flagged<'a, 'f, 'b, T: BuiltinSelect>(
     flags: impl Into<Input<'f, bool>>,
     output: impl Into<Output<'b, T>>,
 ) -> Result<usize, Error> {
-    Selector::new(device)?.partition_flagged(input, flags, output)
+    Selector::new(device)?.counted(
+        Call::partition("select::partition_flagged"),
+        ProgramRef::Own,
+        T::FLAGGED,
+        input.into(),
+        Some(flags.into()),
+        output.into(),
+    )
 }
 
 /// Copies the first element of each run of equal elements of `input` to
@@ -185,5 +201,12 @@ pub fn unique<'a, 'b, T: BuiltinSelect>(
     input: impl Into<Input<'a, T>>,
     output: impl Into<Output<'b, T>>,
 ) -> Result<usize, Error> {
-    Selector::new(device)?.unique(input, output)
+    Selector::new(device)?.counted(
+        Call::select("select::unique"),
+        ProgramRef::Own,
+        T::UNIQUE,
+        input.into(),
+        None,
+        output.into(),
+    )
 }

@@ -59,14 +59,14 @@ impl std::fmt::Debug for Selector {
 
 /// A call: its name (for errors), and whether it partitions.
 #[derive(Clone, Copy)]
-struct Call {
+pub(super) struct Call {
     name: &'static str,
     partition: bool,
 }
 
 impl Call {
     /// A call `name` that compacts what it keeps.
-    fn select(name: &'static str) -> Call {
+    pub(super) fn select(name: &'static str) -> Call {
         Call {
             name,
             partition: false,
@@ -74,7 +74,7 @@ impl Call {
     }
 
     /// A call `name` that partitions.
-    fn partition(name: &'static str) -> Call {
+    pub(super) fn partition(name: &'static str) -> Call {
         Call {
             name,
             partition: true,
@@ -552,7 +552,7 @@ impl Selector {
 
     /// [`run`](Self::run) with the count in the selector's own buffer,
     /// read back.
-    fn counted<T, K>(
+    pub(super) fn counted<T, K>(
         &self,
         call: Call,
         program: ProgramRef<'_>,
