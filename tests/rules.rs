@@ -3064,6 +3064,73 @@ pub fn everyone_writes_to_the_leader_fixed(
     );
 }
 
+/// A histogram spread over a cluster whose bins nobody zeroed: each block
+/// adds into its peers' arrays, which start uninitialised.
+#[kernel]
+pub fn cluster_bins_never_zeroed(
+    cluster: Cluster,
+    block: ThreadBlock,
+    input: &[u32],
+    bins: Out<u32>,
+    part: Shared<[u32; 32]>,
+) {
+    let r = block.thread_rank();
+    let counts = part.own(ByRank::new()).share_atomics(&cluster);
+    let bin = input[this_grid().thread_rank()] % 64;
+    counts.add_to(bin / 32, (bin % 32) as usize, 1); // add-unzeroed
+    let done = counts.publish(&cluster);
+    let first = cluster.block_rank() * 32;
+    bins.atomic()
+        .add((first + r) as usize, done.get(r as usize));
+}
+
+#[kernel]
+pub fn cluster_bins_never_zeroed_fixed(
+    cluster: Cluster,
+    block: ThreadBlock,
+    input: &[u32],
+    bins: Out<u32>,
+    part: Shared<[u32; 32]>,
+) {
+    let r = block.thread_rank();
+    let zero = part.own(ByRank::new());
+    zero.set(0);
+    let counts = zero.share_atomics(&cluster);
+    let bin = input[this_grid().thread_rank()] % 64;
+    counts.add_to(bin / 32, (bin % 32) as usize, 1);
+    let done = counts.publish(&cluster);
+    let first = cluster.block_rank() * 32;
+    bins.atomic()
+        .add((first + r) as usize, done.get(r as usize));
+}
+
+/// An atomic addition into a peer's element that no thread wrote is
+/// reported at the addition (it reads the uninitialised value), as the
+/// same addition into the block's own array is, not at the later read.
+#[test]
+fn adding_into_a_peers_unwritten_element_is_reported_at_the_add() {
+    let input: Vec<u32> = (0..64).collect();
+    let mut bins = vec![0u32; 64];
+    let e = broken(
+        cpu().launch(
+            cluster_bins_never_zeroed,
+            cfg(2, 32).with_cluster(2),
+            (&input, &mut bins),
+        ),
+        "UninitializedRead part[0] | thread 0 atomically updates @{add-unzeroed}",
+    );
+    assert!(
+        e.to_string().contains("shared memory starts uninitialised"),
+        "{e}"
+    );
+    clean(cpu().launch(
+        cluster_bins_never_zeroed_fixed,
+        cfg(2, 32).with_cluster(2),
+        (&input, &mut bins),
+    ));
+    assert_eq!(bins, [1; 64]);
+}
+
 #[test]
 fn two_blocks_writing_one_element_of_a_third_race() {
     let mut out = vec![0u32; 64];

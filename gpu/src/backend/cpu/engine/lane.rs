@@ -471,6 +471,39 @@ pub(crate) fn remote_store(
     ptr
 }
 
+/// [`remote_shared`] for an atomic addition into element `index`: the
+/// addition reads the element, so an element no thread of the cluster has
+/// written (shared memory starts uninitialised) is reported at the
+/// addition, as an addition in the block's own array is; afterwards the
+/// element holds a value.
+pub(crate) fn remote_add(region: u32, own: *mut u8, rank: u32, index: u32, site: Site) -> *mut u8 {
+    let ptr = remote_shared(region, own, rank, site);
+    let ctx = current();
+    let owner = if ctx.peer_count == 0 {
+        // SAFETY: the block's own shared memory, alive while it runs.
+        unsafe { &*ctx.shared }
+    } else {
+        // SAFETY: as in `remote_shared`, which checked `rank`.
+        unsafe { &*ctx.peers.add(rank as usize) }
+    };
+    let mut owner = owner.borrow_mut();
+    if !owner.is_written(region, index) {
+        let (array, element) = owner.array_element(region, index);
+        drop(owner);
+        abort(Request::Stop(Box::new(Violation::UninitializedRead {
+            array,
+            element,
+            access: crate::cpu::SharedAccess {
+                thread: ctx.info.rank,
+                kind: AccessKind::Atomic,
+                site,
+            },
+        })));
+    }
+    owner.mark_written(region, index);
+    ptr
+}
+
 /// A fence by the current lane: a step, after which its reads of global
 /// memory may follow a flag protocol.
 pub(crate) fn fence(site: Site) {

@@ -170,6 +170,16 @@ impl BlockShared {
         Ok(())
     }
 
+    /// Whether element `index` of `region` holds a value: a thread of the
+    /// cluster wrote it (an element out of range counts as written; its
+    /// bounds are checked elsewhere).
+    pub fn is_written(&self, region: u32, index: u32) -> bool {
+        self.regions
+            .get(region as usize)
+            .and_then(|r| r.elems.get(index as usize))
+            .is_none_or(|e| e.written)
+    }
+
     /// Element `index` of region `region` was written by a thread of
     /// another block (or this one) through the cluster: it holds a value.
     pub fn mark_written(&mut self, region: u32, index: u32) {

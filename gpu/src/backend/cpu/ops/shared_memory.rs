@@ -118,7 +118,7 @@ impl SharedMemory for Cpu {
         value: u64,
         site: Site,
     ) {
-        let ptr = lane::remote_shared(base.region, base.ptr, rank, site);
+        let ptr = lane::remote_add(base.region, base.ptr, rank, index, site);
         let size = if word.wide() { 8 } else { 4 };
         // SAFETY: as above; the element is of `word`'s width. One host
         // thread runs a cluster's blocks, so the update is not torn.
