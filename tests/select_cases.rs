@@ -11,9 +11,9 @@ use crate::Rng;
 use coop_host::select::{BuiltinSelect, Selector};
 use coop_host::{Device, Error, Input, Output, ProgramRef};
 
-/// Lengths: empty, one, around one tile of 8-byte elements (2048 with the
-/// default blocks), of 4-byte ones (4096) and of 1- and 2-byte ones
-/// (8192), two tiles, and past 33 tiles (the look-back's window is 32
+/// Lengths: empty, one, two, 31 (two threads' runs of 16, the second
+/// short), around half a tile, a tile (4096 elements with the default
+/// blocks) and two, and past 33 tiles (the look-back's window is 32
 /// tiles).
 pub const LENGTHS: [usize; 13] = [
     0, 1, 2, 31, 2047, 2049, 4095, 4096, 4097, 8191, 8193, 16_385, 140_001,
