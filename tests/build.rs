@@ -15,6 +15,7 @@ fn main() {
         "segmented",
         "histogram",
         "select",
+        "runs",
     ] {
         let mut builder = coop_build::PtxBuilder::new("../host/kernels")
             .features(&[family])

@@ -1445,6 +1445,23 @@ fn selections_match_host_references_on_the_gpu() {
     eprintln!("selections: {runs} checked on the GPU");
 }
 
+/// Sums by key and run-length encodings on the GPU, as on the CPU backend
+/// (`runs.rs`).
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn runs_of_equal_keys_match_host_references_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `runs_of_equal_keys_match_host_references_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let s = suite();
+    let calls = coop_tests::runs_cases::check_all(
+        &coop_host::Device::Gpu(s.gpu.clone()),
+        coop_host::ProgramRef::Module(&s.coop),
+    );
+    eprintln!("runs of equal keys: {calls} calls checked on the GPU");
+}
+
 /// Histograms on the GPU, as on the CPU backend (`histograms.rs`), with
 /// inputs of millions of samples besides.
 #[test]

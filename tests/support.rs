@@ -31,6 +31,8 @@ pub mod multi_warp_cases;
 pub mod ragged_cases;
 #[path = "reductions.rs"]
 pub mod reductions;
+#[path = "runs_cases.rs"]
+pub mod runs_cases;
 #[path = "scan_cases.rs"]
 pub mod scan_cases;
 #[path = "segmented_cases.rs"]

@@ -56,7 +56,7 @@ extern crate self as coop_host;
 //                                  Program, Launcher, Input, Output
 //   algorithms                     device-wide algorithms written once on
 //                                  top of `device` (reduce, scan, segmented,
-//                                  histogram, select)
+//                                  histogram, select, runs)
 //   multi                          several devices at once
 mod algorithms;
 mod args;
@@ -74,7 +74,7 @@ mod ptx;
 pub mod ptx_families;
 mod tensor_map;
 
-pub use algorithms::{histogram, reduce, scan, segmented, select};
+pub use algorithms::{histogram, reduce, runs, scan, segmented, select};
 pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
 pub use coop_build::{convergence, BuildError, PtxBuilder};
 pub use cpu::Cpu;

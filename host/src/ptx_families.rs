@@ -74,8 +74,14 @@ family!(
     SELECT_PTX = "select"
 );
 
+family!(
+    /// Sums by key and run-length encodings, which
+    /// [`runs::RunReducer::new`](crate::runs::RunReducer::new) loads.
+    RUNS_PTX = "runs"
+);
+
 /// The families, by the feature of `coop-host-kernels` that holds each.
-pub const FAMILIES: [(&str, &PtxSet); 7] = [
+pub const FAMILIES: [(&str, &PtxSet); 8] = [
     ("reduce", &REDUCE_PTX),
     ("transform", &TRANSFORM_PTX),
     ("arg", &ARG_PTX),
@@ -83,4 +89,5 @@ pub const FAMILIES: [(&str, &PtxSet); 7] = [
     ("segmented", &SEGMENTED_PTX),
     ("histogram", &HISTOGRAM_PTX),
     ("select", &SELECT_PTX),
+    ("runs", &RUNS_PTX),
 ];

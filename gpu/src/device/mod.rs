@@ -12,6 +12,7 @@
 //! | [`segmented`] | one reduction per segment, any lengths in one call | `coop_host::segmented` |
 //! | [`histogram`] | counts of samples in bins, for one channel or interleaved pixels | `coop_host::histogram` |
 //! | [`select`] | the elements that pass a test, compacted in order, or partitioned | `coop_host::select` |
+//! | [`runs`] | one result a run of equal keys: reduce-by-key, run-length encoding | `coop_host::runs` |
 //!
 //! The pieces they share are here too: [`vector`] (tiles loaded as 16-byte
 //! vectors) and [`look_back`] (the tiles' status words and the decoupled
@@ -21,6 +22,7 @@ pub mod histogram;
 pub mod look_back;
 pub mod map;
 pub mod reduce;
+pub mod runs;
 pub mod scan;
 pub mod segmented;
 pub mod select;

@@ -1,8 +1,8 @@
 //! coop-host's own kernels: the built-in device-wide reductions
 //! (`coop::device::reduce`: plain, through a map, and deterministic), scans
 //! (`coop::device::scan`), segmented reductions (`coop::device::segmented`),
-//! histograms (`coop::device::histogram`) and selections
-//! (`coop::device::select`). One kernel per (operator or
+//! histograms (`coop::device::histogram`), selections
+//! (`coop::device::select`) and runs of equal keys (`coop::device::runs`). One kernel per (operator or
 //! map, type).
 //!
 //! Each family is a cargo feature (all on by default), so that coop-host
@@ -16,6 +16,8 @@ mod arg;
 mod histogram;
 #[cfg(feature = "reduce")]
 mod reduce;
+#[cfg(feature = "runs")]
+mod runs;
 #[cfg(feature = "scan")]
 mod scan;
 #[cfg(feature = "segmented")]
@@ -31,6 +33,8 @@ pub use arg::*;
 pub use histogram::*;
 #[cfg(feature = "reduce")]
 pub use reduce::*;
+#[cfg(feature = "runs")]
+pub use runs::*;
 #[cfg(feature = "scan")]
 pub use scan::*;
 #[cfg(feature = "segmented")]

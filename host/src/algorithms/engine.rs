@@ -19,6 +19,7 @@ use crate::ptx_families::FAMILIES;
 use crate::{Buffer, Device, Error, Input, Launcher, Output, Program, ProgramRef, PtxSet};
 use coop::{DeviceCopy, Kernel};
 use cudarc::driver::CudaSlice;
+use std::sync::Mutex;
 use std::sync::OnceLock;
 
 /// A device and an algorithm's own kernels on it: the module of its PTX
@@ -345,5 +346,45 @@ impl TileStatus {
     /// Before the first [`next_epoch`](Self::next_epoch).
     pub(crate) fn all(&mut self) -> Output<'_, u64> {
         Output::from(self.words.as_mut().expect("allocated by next_epoch"))
+    }
+}
+
+/// `threads` for a call's blocks, or [`Error::InvalidArgument`] naming
+/// `call` unless it is a multiple of 32 from 64 to 512 (`block` names the
+/// block: "a scan's block").
+pub(crate) fn block_threads(call: &'static str, threads: u32, block: &str) -> Result<u32, Error> {
+    if !(64..=512).contains(&threads) || !threads.is_multiple_of(32) {
+        return Err(Error::InvalidArgument {
+            call,
+            problem: format!(
+                "{threads} threads a block: {block} is a multiple of 32 threads from 64 to 512"
+            ),
+        });
+    }
+    Ok(threads)
+}
+
+/// The one-element buffer a call that returns a count (of elements kept,
+/// of runs) has its kernel store the count in, kept between calls.
+#[derive(Default)]
+pub(crate) struct CountBuffer(Mutex<Option<Buffer<u64>>>);
+
+impl CountBuffer {
+    /// Runs `launch` with the buffer as the count's output, then reads the
+    /// count back (which waits for the launch on a GPU).
+    pub(crate) fn counted(
+        &self,
+        engine: &Engine,
+        launch: impl FnOnce(Output<'_, u64>) -> Result<(), Error>,
+    ) -> Result<u64, Error> {
+        let taken = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let mut count = match taken {
+            Some(count) => count,
+            None => engine.zeros::<u64>(1)?,
+        };
+        let result =
+            launch(Output::from(&mut count)).and_then(|()| engine.read(&Input::from(&count)));
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(count);
+        Ok(result?[0])
     }
 }

@@ -10,6 +10,7 @@
 //! | [`segmented`] | one reduction per segment of CSR offsets |
 //! | [`histogram`] | counts of samples in bins, one channel or interleaved pixels |
 //! | [`select`] | the elements that pass a test, compacted in order or partitioned; unique |
+//! | [`runs`] | one result a run of equal keys: sums by key, run-length encoding |
 //!
 //! Each is also at the crate root (`coop_host::scan`), where programs name
 //! them.
@@ -17,6 +18,7 @@
 pub(crate) mod engine;
 pub mod histogram;
 pub mod reduce;
+pub mod runs;
 pub mod scan;
 pub mod segmented;
 pub mod select;

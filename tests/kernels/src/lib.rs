@@ -846,3 +846,22 @@ pub fn select_flagged_mat2(
         block, input, flags, output, control, selected, status, epoch,
     )
 }
+
+/// The ordered product of each run's matrices: `reduce_by_key` with an
+/// operator that is not commutative.
+#[kernel]
+pub fn mat2_product_by_key(
+    block: ThreadBlock,
+    keys: &[u32],
+    values: &[Mat2],
+    keys_out: Out<u32>,
+    values_out: Out<Mat2>,
+    runs: Out<u64>,
+    status: Out<u64>,
+    partials: Out<coop::device::runs::RunTotal<Mat2>>,
+    epoch: u32,
+) {
+    coop::device::runs::reduce_by_key(
+        block, keys, values, keys_out, values_out, MatMul, runs, status, partials, epoch,
+    )
+}

@@ -2,7 +2,7 @@
 //! kernels and the tiles' states between calls.
 
 use super::{default_block_threads, BuiltinScan, Pass, ScanParams};
-use crate::algorithms::engine::{Engine, Scratch, TileStatus};
+use crate::algorithms::engine::{block_threads, Engine, Scratch, TileStatus};
 use crate::ptx_families::SCAN_PTX;
 use crate::{Device, Error, Input, LaunchConfig, Output, ProgramRef};
 use coop::Kernel;
@@ -94,15 +94,7 @@ impl Scanner {
     /// # Ok::<(), coop_host::Error>(())
     /// ```
     pub fn with_block_threads(mut self, threads: u32) -> Result<Self, Error> {
-        if !(64..=512).contains(&threads) || !threads.is_multiple_of(32) {
-            return Err(Error::InvalidArgument {
-                call: "Scanner::with_block_threads",
-                problem: format!(
-                    "{threads} threads a block: a scan's block is a multiple of 32 threads from \
-                     64 to 512"
-                ),
-            });
-        }
+        let threads = block_threads("Scanner::with_block_threads", threads, "a scan's block")?;
         self.threads = Some(threads);
         Ok(self)
     }

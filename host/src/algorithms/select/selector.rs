@@ -2,9 +2,9 @@
 //! kernels and the tiles' status words between calls.
 
 use super::{BuiltinSelect, FlaggedParams, Launch, Params, SelectParams, DEFAULT_BLOCK_THREADS};
-use crate::algorithms::engine::{Engine, TileStatus};
+use crate::algorithms::engine::{block_threads, CountBuffer, Engine, TileStatus};
 use crate::ptx_families::SELECT_PTX;
-use crate::{Buffer, Device, Error, Input, LaunchConfig, Output, ProgramRef};
+use crate::{Device, Error, Input, LaunchConfig, Output, ProgramRef};
 use coop::device::select::{self as device, PARTITION};
 use coop::Kernel;
 use std::sync::{Mutex, MutexGuard};
@@ -36,6 +36,7 @@ use std::sync::{Mutex, MutexGuard};
 pub struct Selector {
     engine: Engine,
     state: Mutex<State>,
+    count: CountBuffer,
     threads: u32,
 }
 
@@ -44,8 +45,6 @@ pub struct Selector {
 struct State {
     /// Two status words a tile: its 64-bit count of kept elements.
     status: TileStatus,
-    /// Where the count goes when the caller gives no buffer for it.
-    count: Option<Buffer<u64>>,
 }
 
 impl std::fmt::Debug for Selector {
@@ -88,6 +87,7 @@ impl Selector {
         Ok(Selector {
             engine: Engine::new(device, &SELECT_PTX)?,
             state: Mutex::default(),
+            count: CountBuffer::default(),
             threads: DEFAULT_BLOCK_THREADS,
         })
     }
@@ -107,16 +107,11 @@ impl Selector {
     /// # Ok::<(), coop_host::Error>(())
     /// ```
     pub fn with_block_threads(mut self, threads: u32) -> Result<Self, Error> {
-        if !(64..=512).contains(&threads) || !threads.is_multiple_of(32) {
-            return Err(Error::InvalidArgument {
-                call: "Selector::with_block_threads",
-                problem: format!(
-                    "{threads} threads a block: a selection's block is a multiple of 32 threads \
-                     from 64 to 512"
-                ),
-            });
-        }
-        self.threads = threads;
+        self.threads = block_threads(
+            "Selector::with_block_threads",
+            threads,
+            "a selection's block",
+        )?;
         Ok(self)
     }
 
@@ -570,23 +565,10 @@ impl Selector {
             self.run(call, program, kernel, input, flags, output, None)?;
             return Ok(0);
         }
-        let mut count = match self.lock().count.take() {
-            Some(count) => count,
-            None => self.engine.zeros::<u64>(1)?,
-        };
-        let result = self
-            .run(
-                call,
-                program,
-                kernel,
-                input,
-                flags,
-                output,
-                Some(Output::from(&mut count)),
-            )
-            .and_then(|()| self.engine.read(&Input::from(&count)));
-        self.lock().count = Some(count);
-        Ok(result?[0] as usize)
+        let count = self.count.counted(&self.engine, |count| {
+            self.run(call, program, kernel, input, flags, output, Some(count))
+        })?;
+        Ok(count as usize)
     }
 
     /// Checks a call's arguments and launches its kernel over the tiles;

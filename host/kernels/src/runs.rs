@@ -1,0 +1,63 @@
+//! Runs of equal keys (`coop::device::runs`): sums by key, and run-length
+//! encoding.
+
+use coop::device::runs::{reduce_by_key, run_length_encode, RunTotal};
+use coop::op::Sum;
+use coop::prelude::*;
+
+macro_rules! sums_by_key {
+    ($($name:ident: $k:ty, $v:ty;)*) => {$(
+        /// The sum of each run of equal keys' values (see
+        /// `coop::device::runs::reduce_by_key`).
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            keys: &[$k],
+            values: &[$v],
+            keys_out: Out<$k>,
+            values_out: Out<$v>,
+            runs: Out<u64>,
+            status: Out<u64>,
+            partials: Out<RunTotal<$v>>,
+            epoch: u32,
+        ) {
+            reduce_by_key(block, keys, values, keys_out, values_out, Sum, runs, status, partials, epoch)
+        }
+    )*};
+}
+
+sums_by_key! {
+    sum_by_key_u32_f32: u32, f32; sum_by_key_u32_f64: u32, f64; sum_by_key_u32_i32: u32, i32;
+    sum_by_key_u32_u32: u32, u32; sum_by_key_u32_i64: u32, i64; sum_by_key_u32_u64: u32, u64;
+    sum_by_key_i32_f32: i32, f32; sum_by_key_i32_f64: i32, f64; sum_by_key_i32_i32: i32, i32;
+    sum_by_key_i32_u32: i32, u32; sum_by_key_i32_i64: i32, i64; sum_by_key_i32_u64: i32, u64;
+    sum_by_key_u64_f32: u64, f32; sum_by_key_u64_f64: u64, f64; sum_by_key_u64_i32: u64, i32;
+    sum_by_key_u64_u32: u64, u32; sum_by_key_u64_i64: u64, i64; sum_by_key_u64_u64: u64, u64;
+    sum_by_key_i64_f32: i64, f32; sum_by_key_i64_f64: i64, f64; sum_by_key_i64_i32: i64, i32;
+    sum_by_key_i64_u32: i64, u32; sum_by_key_i64_i64: i64, i64; sum_by_key_i64_u64: i64, u64;
+}
+
+macro_rules! encodings {
+    ($($name:ident: $k:ty;)*) => {$(
+        /// The key and length of each run of equal keys (see
+        /// `coop::device::runs::run_length_encode`).
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            keys: &[$k],
+            keys_out: Out<$k>,
+            lengths_out: Out<u32>,
+            runs: Out<u64>,
+            status: Out<u64>,
+            partials: Out<RunTotal<u32>>,
+            epoch: u32,
+        ) {
+            run_length_encode(block, keys, keys_out, lengths_out, runs, status, partials, epoch)
+        }
+    )*};
+}
+
+encodings! {
+    encode_u8: u8; encode_i8: i8; encode_u16: u16; encode_i16: i16; encode_u32: u32;
+    encode_i32: i32; encode_f32: f32; encode_u64: u64; encode_i64: i64; encode_f64: f64;
+}

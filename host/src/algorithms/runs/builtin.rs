@@ -1,0 +1,66 @@
+//! The built-in kernels over runs of equal keys: the tables from key and
+//! value types to their kernels in `coop-host-kernels`.
+
+use super::{EncodeParams, Params};
+use coop::DeviceCopy;
+use coop::Kernel;
+
+/// Key and value types with a built-in sum by key: keys of `u32`, `i32`,
+/// `u64` and `i64`, values of `f32`, `f64`, `i32`, `u32`, `i64` and `u64`.
+#[diagnostic::on_unimplemented(
+    message = "coop-host has no built-in sum by key of `{V}` values under `{Self}` keys",
+    note = "the built-in sums by key take keys of u32, i32, u64 or i64 and values of f32, f64, i32, u32, i64 or u64; for other types or operators write a kernel that calls `coop::device::runs::reduce_by_key` and run it with `RunReducer::reduce_by_key_with`"
+)]
+pub trait BuiltinSumByKey<V: DeviceCopy>: DeviceCopy {
+    /// The kernel (`coop::device::runs::reduce_by_key` with `Sum`).
+    type Kernel: Kernel<Params = Params<Self, V>>;
+    /// Its descriptor.
+    const KERNEL: Self::Kernel;
+}
+
+/// Key types with a built-in run-length encoding: `u8`, `i8`, `u16`,
+/// `i16`, `u32`, `i32`, `f32`, `u64`, `i64` and `f64`.
+#[diagnostic::on_unimplemented(
+    message = "coop-host has no built-in run-length encoding of `{Self}`",
+    note = "the built-in encodings are of u8, i8, u16, i16, u32, i32, f32, u64, i64 and f64; for other types write a kernel that calls `coop::device::runs::run_length_encode` and run it with `RunReducer::encode_with`"
+)]
+pub trait BuiltinEncode: DeviceCopy {
+    /// The kernel (`coop::device::runs::run_length_encode`).
+    type Kernel: Kernel<Params = EncodeParams<Self>>;
+    /// Its descriptor.
+    const KERNEL: Self::Kernel;
+}
+
+macro_rules! sums {
+    ($($k:ty, $v:ty => $kernel:ident;)*) => {$(
+        impl BuiltinSumByKey<$v> for $k {
+            type Kernel = coop_host_kernels::$kernel;
+            const KERNEL: Self::Kernel = coop_host_kernels::$kernel;
+        }
+    )*};
+}
+
+sums! {
+    u32, f32 => sum_by_key_u32_f32; u32, f64 => sum_by_key_u32_f64; u32, i32 => sum_by_key_u32_i32;
+    u32, u32 => sum_by_key_u32_u32; u32, i64 => sum_by_key_u32_i64; u32, u64 => sum_by_key_u32_u64;
+    i32, f32 => sum_by_key_i32_f32; i32, f64 => sum_by_key_i32_f64; i32, i32 => sum_by_key_i32_i32;
+    i32, u32 => sum_by_key_i32_u32; i32, i64 => sum_by_key_i32_i64; i32, u64 => sum_by_key_i32_u64;
+    u64, f32 => sum_by_key_u64_f32; u64, f64 => sum_by_key_u64_f64; u64, i32 => sum_by_key_u64_i32;
+    u64, u32 => sum_by_key_u64_u32; u64, i64 => sum_by_key_u64_i64; u64, u64 => sum_by_key_u64_u64;
+    i64, f32 => sum_by_key_i64_f32; i64, f64 => sum_by_key_i64_f64; i64, i32 => sum_by_key_i64_i32;
+    i64, u32 => sum_by_key_i64_u32; i64, i64 => sum_by_key_i64_i64; i64, u64 => sum_by_key_i64_u64;
+}
+
+macro_rules! encodings {
+    ($($k:ty => $kernel:ident;)*) => {$(
+        impl BuiltinEncode for $k {
+            type Kernel = coop_host_kernels::$kernel;
+            const KERNEL: Self::Kernel = coop_host_kernels::$kernel;
+        }
+    )*};
+}
+
+encodings! {
+    u8 => encode_u8; i8 => encode_i8; u16 => encode_u16; i16 => encode_i16; u32 => encode_u32;
+    i32 => encode_i32; f32 => encode_f32; u64 => encode_u64; i64 => encode_i64; f64 => encode_f64;
+}

@@ -1,0 +1,475 @@
+//! [`RunReducer`]: sums by key and run-length encodings on one device,
+//! keeping the loaded kernels and the tiles' states between calls.
+
+use super::{BuiltinEncode, BuiltinSumByKey, EncodeParams, Params, DEFAULT_BLOCK_THREADS};
+use crate::algorithms::engine::{block_threads, CountBuffer, Engine, Scratch, TileStatus};
+use crate::ptx_families::RUNS_PTX;
+use crate::{Device, Error, Input, LaunchConfig, Output, ProgramRef};
+use coop::device::runs::{tiles, RunTotal};
+use coop::{DeviceCopy, Kernel};
+use std::sync::{Mutex, MutexGuard};
+
+/// Sums by key and run-length encodings on one device: the built-in ones
+/// ([`sum_by_key`](Self::sum_by_key), [`encode`](Self::encode)) and your
+/// own kernels ([`reduce_by_key_with`](Self::reduce_by_key_with),
+/// [`encode_with`](Self::encode_with)); see the [module docs](super).
+/// Each returns the number of runs, read back from the device; the
+/// `*_into` forms store it in a buffer of yours and return without
+/// waiting.
+///
+/// ```
+/// use coop_host::{runs::RunReducer, Device};
+///
+/// let device = Device::cpu(); // or Device::gpu_or_cpu()
+/// let reducer = RunReducer::new(&device)?;
+/// let keys: Vec<u64> = (0..10_000).map(|i| i / 3).collect();
+/// let values = vec![1i32; keys.len()];
+/// let (mut keys_out, mut sums) = (vec![0u64; keys.len()], vec![0i32; keys.len()]);
+/// let n = reducer.sum_by_key(&keys, &values, &mut keys_out, &mut sums)?;
+/// assert_eq!(n, 3334);
+/// assert_eq!((keys_out[3333], sums[3333]), (3333, 1));
+/// assert!(sums[..3333].iter().all(|&s| s == 3));
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+pub struct RunReducer {
+    engine: Engine,
+    state: Mutex<State>,
+    count: CountBuffer,
+    threads: u32,
+}
+
+/// What a reducer keeps between calls.
+#[derive(Default)]
+struct State {
+    /// A status word a tile.
+    status: TileStatus,
+    /// Two run totals a tile, of the value type of the call at hand.
+    partials: Scratch,
+}
+
+/// A call's name, for its errors.
+#[derive(Clone, Copy)]
+pub(super) struct Call(pub(super) &'static str);
+
+impl std::fmt::Debug for RunReducer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunReducer")
+            .field("device", &self.engine.describe())
+            .field("threads", &self.threads)
+            .finish()
+    }
+}
+
+impl RunReducer {
+    /// Loads the built-in kernels on `device`.
+    pub fn new(device: &Device) -> Result<RunReducer, Error> {
+        Ok(RunReducer {
+            engine: Engine::new(device, &RUNS_PTX)?,
+            state: Mutex::default(),
+            count: CountBuffer::default(),
+            threads: DEFAULT_BLOCK_THREADS,
+        })
+    }
+
+    /// The same reducer, launching blocks of `threads` threads. Fails with
+    /// [`Error::InvalidArgument`] unless `threads` is a multiple of 32
+    /// from 64 to 512, on either backend.
+    ///
+    /// ```
+    /// use coop_host::{runs::RunReducer, Device, Error};
+    /// let reducer = RunReducer::new(&Device::cpu())?.with_block_threads(64)?;
+    /// let (mut k, mut l) = (vec![0u8; 3], vec![0u32; 3]);
+    /// assert_eq!(reducer.encode(&vec![4u8, 4, 9], &mut k, &mut l)?, 2);
+    /// let err = RunReducer::new(&Device::cpu())?.with_block_threads(48).unwrap_err();
+    /// assert!(matches!(err, Error::InvalidArgument { .. }));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn with_block_threads(mut self, threads: u32) -> Result<Self, Error> {
+        self.threads = block_threads("RunReducer::with_block_threads", threads, "a block")?;
+        Ok(self)
+    }
+
+    /// The sum of each run of equal keys' values: the run's key into
+    /// `keys_out[r]` and its sum into `sums_out[r]` for the `r`-th run;
+    /// returns the number of runs. `values` is as long as `keys`, both
+    /// outputs at least as long.
+    pub fn sum_by_key<'k, 'v, 'ko, 'so, K: BuiltinSumByKey<V>, V: DeviceCopy>(
+        &self,
+        keys: impl Into<Input<'k, K>>,
+        values: impl Into<Input<'v, V>>,
+        keys_out: impl Into<Output<'ko, K>>,
+        sums_out: impl Into<Output<'so, V>>,
+    ) -> Result<usize, Error> {
+        let call = Call("RunReducer::sum_by_key");
+        self.counted(|r, count| {
+            let (keys, values) = (keys.into(), values.into());
+            let out = (keys_out.into(), sums_out.into());
+            r.launch_pairs(
+                call,
+                ProgramRef::Own,
+                K::KERNEL,
+                keys,
+                values,
+                out.0,
+                out.1,
+                count,
+            )
+        })
+    }
+
+    /// [`sum_by_key`](Self::sum_by_key), storing the number of runs in
+    /// `count[0]` on the device and returning without waiting for it.
+    pub fn sum_by_key_into<'k, 'v, 'ko, 'so, 'c, K: BuiltinSumByKey<V>, V: DeviceCopy>(
+        &self,
+        keys: impl Into<Input<'k, K>>,
+        values: impl Into<Input<'v, V>>,
+        keys_out: impl Into<Output<'ko, K>>,
+        sums_out: impl Into<Output<'so, V>>,
+        count: impl Into<Output<'c, u64>>,
+    ) -> Result<(), Error> {
+        let call = Call("RunReducer::sum_by_key_into");
+        let (keys, values) = (keys.into(), values.into());
+        let out = (keys_out.into(), sums_out.into());
+        self.launch_pairs(
+            call,
+            ProgramRef::Own,
+            K::KERNEL,
+            keys,
+            values,
+            out.0,
+            out.1,
+            count.into(),
+        )
+    }
+
+    /// Each run's values combined by your `kernel` (in `program`), which
+    /// has the parameters of [`Params`] and calls
+    /// `coop::device::runs::reduce_by_key` with your types and operator;
+    /// as [`sum_by_key`](Self::sum_by_key) otherwise.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::device::runs::{reduce_by_key, RunTotal};
+    /// use coop_host::{runs::RunReducer, Device};
+    ///
+    /// /// The highest reading of each run of one sensor's readings.
+    /// #[kernel]
+    /// pub fn peaks(block: ThreadBlock, keys: &[u16], values: &[f32], keys_out: Out<u16>,
+    ///              values_out: Out<f32>, runs: Out<u64>, status: Out<u64>,
+    ///              partials: Out<RunTotal<f32>>, epoch: u32) {
+    ///     reduce_by_key(block, keys, values, keys_out, values_out, op::Max, runs, status, partials, epoch)
+    /// }
+    /// # static PTX: coop_host::PtxSet = coop_host::PtxSet::new("doc", &[]);
+    ///
+    /// let device = Device::cpu();
+    /// let program = device.load(&PTX)?;
+    /// let sensor = [3u16, 3, 3, 8, 8];
+    /// let reading = [20.5f32, 22.0, 21.0, -4.0, -6.5];
+    /// let (mut sensors, mut highs) = ([0u16; 5], [0f32; 5]);
+    /// let n = RunReducer::new(&device)?
+    ///     .reduce_by_key_with(&program, peaks, &sensor[..], &reading[..], &mut sensors[..], &mut highs[..])?;
+    /// assert_eq!((&sensors[..n], &highs[..n]), (&[3, 8][..], &[22.0, -4.0][..]));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn reduce_by_key_with<'p, 'k, 'v, 'ko, 'vo, K, V, Kern>(
+        &self,
+        program: impl Into<ProgramRef<'p>>,
+        kernel: Kern,
+        keys: impl Into<Input<'k, K>>,
+        values: impl Into<Input<'v, V>>,
+        keys_out: impl Into<Output<'ko, K>>,
+        values_out: impl Into<Output<'vo, V>>,
+    ) -> Result<usize, Error>
+    where
+        K: DeviceCopy,
+        V: DeviceCopy,
+        Kern: Kernel<Params = Params<K, V>>,
+    {
+        let call = Call("RunReducer::reduce_by_key_with");
+        self.counted(|r, count| {
+            let (keys, values) = (keys.into(), values.into());
+            let out = (keys_out.into(), values_out.into());
+            r.launch_pairs(
+                call,
+                program.into(),
+                kernel,
+                keys,
+                values,
+                out.0,
+                out.1,
+                count,
+            )
+        })
+    }
+
+    /// The key and length of each run of equal keys: into `keys_out[r]`
+    /// and `lengths_out[r]` for the `r`-th run; returns the number of
+    /// runs. Both outputs are at least as long as `keys`.
+    pub fn encode<'k, 'ko, 'lo, K: BuiltinEncode>(
+        &self,
+        keys: impl Into<Input<'k, K>>,
+        keys_out: impl Into<Output<'ko, K>>,
+        lengths_out: impl Into<Output<'lo, u32>>,
+    ) -> Result<usize, Error> {
+        let call = Call("RunReducer::encode");
+        self.counted(|r, count| {
+            let out = (keys_out.into(), lengths_out.into());
+            r.launch_encode(
+                call,
+                ProgramRef::Own,
+                K::KERNEL,
+                keys.into(),
+                out.0,
+                out.1,
+                count,
+            )
+        })
+    }
+
+    /// [`encode`](Self::encode), storing the number of runs in `count[0]`
+    /// on the device and returning without waiting for it.
+    pub fn encode_into<'k, 'ko, 'lo, 'c, K: BuiltinEncode>(
+        &self,
+        keys: impl Into<Input<'k, K>>,
+        keys_out: impl Into<Output<'ko, K>>,
+        lengths_out: impl Into<Output<'lo, u32>>,
+        count: impl Into<Output<'c, u64>>,
+    ) -> Result<(), Error> {
+        let call = Call("RunReducer::encode_into");
+        let out = (keys_out.into(), lengths_out.into());
+        self.launch_encode(
+            call,
+            ProgramRef::Own,
+            K::KERNEL,
+            keys.into(),
+            out.0,
+            out.1,
+            count.into(),
+        )
+    }
+
+    /// The encoding with your `kernel` (in `program`), which has the
+    /// parameters of [`EncodeParams`] and calls
+    /// `coop::device::runs::run_length_encode` for a key type of yours; as
+    /// [`encode`](Self::encode) otherwise.
+    pub fn encode_with<'p, 'k, 'ko, 'lo, K, Kern>(
+        &self,
+        program: impl Into<ProgramRef<'p>>,
+        kernel: Kern,
+        keys: impl Into<Input<'k, K>>,
+        keys_out: impl Into<Output<'ko, K>>,
+        lengths_out: impl Into<Output<'lo, u32>>,
+    ) -> Result<usize, Error>
+    where
+        K: DeviceCopy,
+        Kern: Kernel<Params = EncodeParams<K>>,
+    {
+        let call = Call("RunReducer::encode_with");
+        self.counted(|r, count| {
+            let out = (keys_out.into(), lengths_out.into());
+            r.launch_encode(
+                call,
+                program.into(),
+                kernel,
+                keys.into(),
+                out.0,
+                out.1,
+                count,
+            )
+        })
+    }
+
+    /// Waits until the calls queued on a GPU are done (nothing to wait for
+    /// on the CPU backend).
+    pub fn synchronize(&self) -> Result<(), Error> {
+        self.engine.synchronize()
+    }
+
+    /// Runs `launch` with the reducer's own count buffer and reads the
+    /// count back.
+    pub(super) fn counted(
+        &self,
+        launch: impl FnOnce(&Self, Output<'_, u64>) -> Result<(), Error>,
+    ) -> Result<usize, Error> {
+        let count = self
+            .count
+            .counted(&self.engine, |count| launch(self, count))?;
+        Ok(count as usize)
+    }
+
+    /// Checks that the outputs hold `len` elements and the count one.
+    fn check(call: Call, len: usize, outputs: &[(&str, usize)], count: usize) -> Result<(), Error> {
+        for (what, n) in outputs {
+            if *n < len {
+                return Err(Error::InvalidArgument {
+                    call: call.0,
+                    problem: format!(
+                        "{what} holds {n} elements and the keys {len}: it must hold at least as \
+                         many as the keys (there can be that many runs)"
+                    ),
+                });
+            }
+        }
+        if count == 0 {
+            return Err(Error::InvalidArgument {
+                call: call.0,
+                problem: "the count's buffer is empty: it needs one element".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The tiles' status words and partial totals for `len` elements, and
+    /// the call's epoch, to `launch`.
+    fn with_tiles<V, R>(
+        &self,
+        len: usize,
+        launch: impl FnOnce(LaunchConfig, &mut Output<'_, u64>, &mut Output<'_, RunTotal<V>>, u32) -> R,
+    ) -> Result<R, Error> {
+        let tiles = tiles(len, self.threads);
+        let mut state = self.lock();
+        let State {
+            status, partials, ..
+        } = &mut *state;
+        let epoch = status.next_epoch(&self.engine, tiles, "the tiles' states of runs")?;
+        let mut all = status.all();
+        let mut status = all.slice_mut(0..tiles);
+        partials.reserve(
+            &self.engine,
+            2 * tiles * std::mem::size_of::<RunTotal<V>>(),
+            4096,
+        )?;
+        // SAFETY: `typed` needs the values read through the view to be
+        // valid run totals: a kernel reads a tile's total only after the
+        // tile of the same call stored it (its status word's epoch says
+        // so), and the host never reads them. `RunTotal<V>` aligns as `V`
+        // (a `DeviceCopy`, 16 at most) or to 4.
+        let mut every = unsafe { partials.typed::<RunTotal<V>>() };
+        let mut partials = every.slice_mut(0..2 * tiles);
+        let config = LaunchConfig::new(tiles as u32, self.threads);
+        Ok(launch(config, &mut status, &mut partials, epoch))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn launch_pairs<K, V, Kern>(
+        &self,
+        call: Call,
+        program: ProgramRef<'_>,
+        kernel: Kern,
+        keys: Input<'_, K>,
+        values: Input<'_, V>,
+        mut keys_out: Output<'_, K>,
+        mut values_out: Output<'_, V>,
+        mut count: Output<'_, u64>,
+    ) -> Result<(), Error>
+    where
+        K: DeviceCopy,
+        V: DeviceCopy,
+        Kern: Kernel<Params = Params<K, V>>,
+    {
+        let len = keys.len();
+        if values.len() != len {
+            return Err(Error::InvalidArgument {
+                call: call.0,
+                problem: format!(
+                    "{} values for {len} keys: the values hold one for each key",
+                    values.len()
+                ),
+            });
+        }
+        Self::check(
+            call,
+            len,
+            &[
+                ("the keys' output", keys_out.len()),
+                ("the results' output", values_out.len()),
+            ],
+            count.len(),
+        )?;
+        self.engine.check_arguments::<Kern>(&[
+            keys.on_gpu(),
+            values.on_gpu(),
+            keys_out.on_gpu(),
+            values_out.on_gpu(),
+            count.on_gpu(),
+        ])?;
+        if len == 0 {
+            return self.engine.clear(&mut count.slice_mut(0..1), "the count");
+        }
+        let launcher = self.engine.resolve(program, call.0)?;
+        let mut runs = count.slice_mut(0..1);
+        self.with_tiles::<V, _>(len, |config, status, partials, epoch| {
+            launcher.launch(
+                kernel,
+                config,
+                (
+                    &keys,
+                    &values,
+                    &mut keys_out,
+                    &mut values_out,
+                    &mut runs,
+                    status,
+                    partials,
+                    epoch,
+                ),
+            )
+        })?
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn launch_encode<K, Kern>(
+        &self,
+        call: Call,
+        program: ProgramRef<'_>,
+        kernel: Kern,
+        keys: Input<'_, K>,
+        mut keys_out: Output<'_, K>,
+        mut lengths_out: Output<'_, u32>,
+        mut count: Output<'_, u64>,
+    ) -> Result<(), Error>
+    where
+        K: DeviceCopy,
+        Kern: Kernel<Params = EncodeParams<K>>,
+    {
+        let len = keys.len();
+        Self::check(
+            call,
+            len,
+            &[
+                ("the keys' output", keys_out.len()),
+                ("the lengths' output", lengths_out.len()),
+            ],
+            count.len(),
+        )?;
+        self.engine.check_arguments::<Kern>(&[
+            keys.on_gpu(),
+            keys_out.on_gpu(),
+            lengths_out.on_gpu(),
+            count.on_gpu(),
+        ])?;
+        if len == 0 {
+            return self.engine.clear(&mut count.slice_mut(0..1), "the count");
+        }
+        let launcher = self.engine.resolve(program, call.0)?;
+        let mut runs = count.slice_mut(0..1);
+        self.with_tiles::<u32, _>(len, |config, status, partials, epoch| {
+            launcher.launch(
+                kernel,
+                config,
+                (
+                    &keys,
+                    &mut keys_out,
+                    &mut lengths_out,
+                    &mut runs,
+                    status,
+                    partials,
+                    epoch,
+                ),
+            )
+        })?
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

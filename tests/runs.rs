@@ -1,0 +1,36 @@
+//! Sums by key and run-length encodings on the CPU backend (the GPU runs
+//! the same checks in `gpu.rs`), and the look-back over run totals under
+//! other schedules and host threads.
+
+use coop_host::runs::RunReducer;
+use coop_host::{Cpu, Device, ProgramRef};
+use coop_tests::runs_cases::{check_all, host_runs};
+
+#[test]
+fn runs_of_equal_keys_match_host_references() {
+    let calls = check_all(&Device::cpu(), ProgramRef::Cpu);
+    eprintln!("{calls} calls over runs of equal keys checked on the CPU backend");
+}
+
+/// Under schedule exploration and with one host thread or several, the
+/// race detector finds nothing in the look-back over run totals (values
+/// in `partials`, release and acquire), and the results hold.
+#[test]
+fn runs_hold_under_other_schedules_and_host_threads() {
+    let keys: Vec<u32> = (0..3 * 2048 + 77).map(|i: u32| i / 700).collect();
+    let values: Vec<i64> = (0..keys.len() as i64).collect();
+    let want = host_runs(&keys, &values, coop::op::Sum);
+    for emulator in [
+        coop::cpu::Emulator::new().with_schedules(3),
+        coop::cpu::Emulator::new().with_host_threads(1),
+        coop::cpu::Emulator::new().with_host_threads(3),
+    ] {
+        let device = Device::Cpu(Cpu::with_emulator(emulator));
+        let reducer = RunReducer::new(&device).unwrap();
+        let (mut ko, mut vo) = (vec![0u32; keys.len()], vec![0i64; keys.len()]);
+        let n = reducer
+            .sum_by_key(&keys, &values, &mut ko, &mut vo)
+            .unwrap();
+        assert_eq!((ko[..n].to_vec(), vo[..n].to_vec()), want);
+    }
+}
