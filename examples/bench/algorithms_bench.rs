@@ -28,7 +28,7 @@
 //! elements written.
 //! Every result is checked against CUB's before it is timed.
 //!
-//! `COOP_PARTS=scan,arg,transform,segmented,select` picks parts
+//! `COOP_PARTS=scan,arg,transform,segmented,select,runs` picks parts
 //! (all by default); `COOP_MAX_LOG2` caps the sizes (default 30).
 //! `COOP_SELECT_VARIANTS=name=path.ptx,...` times builds of the select
 //! family's PTX of your own against the shipped one (same items a thread).
@@ -109,6 +109,20 @@ struct Cub {
         Stream,
     ) -> c_int,
     select_temp: unsafe extern "C" fn(c_int, c_int, usize) -> usize,
+    runs: unsafe extern "C" fn(
+        c_int,
+        c_int,
+        *const c_void,
+        *const c_void,
+        *mut c_void,
+        *mut c_void,
+        *mut c_void,
+        usize,
+        *mut c_void,
+        usize,
+        Stream,
+    ) -> c_int,
+    runs_temp: unsafe extern "C" fn(c_int, c_int, usize) -> usize,
     out: CudaSlice<u8>,
     _lib: libloading::Library,
 }
@@ -148,6 +162,8 @@ impl Cub {
                 copy: symbol!("cub_algo_copy"),
                 select: symbol!("cub_algo_select"),
                 select_temp: symbol!("cub_algo_select_temp_bytes"),
+                runs: symbol!("cub_algo_runs"),
+                runs_temp: symbol!("cub_algo_runs_temp_bytes"),
                 out: gpu.zeros::<u8>(64).unwrap(),
                 _lib: lib,
             }
@@ -756,6 +772,128 @@ fn selects<T: Ty + coop_host::select::BuiltinSelect>(gpu: &Gpu, cub: &Cub, logs:
     }
 }
 
+/// Runs of equal u32 keys against CUB: sums by key of `T` values and (for
+/// `i32` only) run-length encoding, over runs of 1 to 8 elements (mean
+/// 4.5) and of 1 to 512; each result (count, keys, values) checked against
+/// CUB's first (float sums within a bound).
+fn runs<T: Ty + coop::DeviceCopy + coop_host::cudarc::driver::ValidAsZeroBits>(
+    gpu: &Gpu,
+    cub: &Cub,
+    logs: &[u32],
+) where
+    u32: coop_host::runs::BuiltinSumByKey<T>,
+{
+    let device = Device::Gpu(gpu.clone());
+    let reducer = coop_host::runs::RunReducer::new(&device).unwrap();
+    for &log in logs {
+        let n = 1usize << log;
+        let values = upload::<T>(gpu, n);
+        for (name, longest) in [("runs_of_1_to_8", 8u64), ("runs_of_1_to_512", 512)] {
+            let mut keys = Vec::with_capacity(n);
+            let (mut key, mut i) = (0u32, 0u64);
+            while keys.len() < n {
+                let len = 1 + (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % longest;
+                keys.extend(std::iter::repeat_n(key, len as usize));
+                key += 1;
+                i += 1;
+            }
+            keys.truncate(n);
+            let keys = gpu.upload(&keys).unwrap();
+            let (mut ko, mut vo) = (gpu.zeros::<u32>(n).unwrap(), gpu.zeros::<T>(n).unwrap());
+            let (rk, rv) = (gpu.zeros::<u32>(n).unwrap(), gpu.zeros::<T>(n).unwrap());
+            let mut lengths = gpu.zeros::<u32>(n).unwrap();
+            let rl = gpu.zeros::<u32>(n).unwrap();
+            let mut count = gpu.zeros::<u64>(1).unwrap();
+            let cub_count = gpu.zeros::<u64>(1).unwrap();
+            let stream = gpu.stream().cu_stream();
+            let kinds: &[c_int] = if T::NAME == "i32" { &[0, 1] } else { &[0] };
+            for &kind in kinds {
+                let temp_bytes = unsafe { (cub.runs_temp)(kind, T::CUB, n) }.max(1);
+                let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
+                let (k, v, c, t) = (
+                    ptr(gpu, &keys),
+                    ptr(gpu, &values),
+                    ptr(gpu, &cub_count),
+                    ptr(gpu, &temp),
+                );
+                let (rk_p, out_p) = (
+                    ptr(gpu, &rk),
+                    if kind == 0 {
+                        ptr(gpu, &rv)
+                    } else {
+                        ptr(gpu, &rl)
+                    },
+                );
+                let cub_call = || {
+                    // SAFETY: live device buffers of n elements, a count,
+                    // and the temp CUB asked for.
+                    check(
+                        unsafe {
+                            (cub.runs)(kind, T::CUB, k, v, rk_p, out_p, c, n, t, temp_bytes, stream)
+                        },
+                        "DeviceReduce::ReduceByKey / DeviceRunLengthEncode::Encode",
+                    );
+                };
+                let coop_call = |ko: &mut CudaSlice<u32>,
+                                 vo: &mut CudaSlice<T>,
+                                 lengths: &mut CudaSlice<u32>,
+                                 count: &mut CudaSlice<u64>| {
+                    if kind == 0 {
+                        reducer
+                            .sum_by_key_into(&keys, &values, ko, vo, count)
+                            .unwrap()
+                    } else {
+                        reducer.encode_into(&keys, ko, lengths, count).unwrap()
+                    }
+                };
+                cub_call();
+                coop_call(&mut ko, &mut vo, &mut lengths, &mut count);
+                let runs = gpu.download(&count).unwrap()[0] as usize;
+                assert_eq!(
+                    runs,
+                    gpu.download(&cub_count).unwrap()[0] as usize,
+                    "{name}: the count"
+                );
+                assert!(
+                    gpu.download(&ko).unwrap()[..runs] == gpu.download(&rk).unwrap()[..runs],
+                    "{name}: keys"
+                );
+                if kind == 0 {
+                    let (a, b) = (gpu.download(&vo).unwrap(), gpu.download(&rv).unwrap());
+                    let close = a[..runs].iter().zip(&b[..runs]).all(|(x, y)| {
+                        let (x, y) = (
+                            format!("{x:?}").parse::<f64>().unwrap(),
+                            format!("{y:?}").parse::<f64>().unwrap(),
+                        );
+                        (x - y).abs() <= 1e-3 * (1.0 + y.abs())
+                    });
+                    assert!(close, "{name}: sums by key differ from CUB's");
+                } else {
+                    assert!(
+                        gpu.download(&lengths).unwrap()[..runs]
+                            == gpu.download(&rl).unwrap()[..runs],
+                        "{name}: lengths"
+                    );
+                }
+                let size = std::mem::size_of::<T>();
+                let bytes = if kind == 0 {
+                    (n * (4 + size) + runs * (4 + size)) as f64
+                } else {
+                    (n * 4 + runs * 8) as f64
+                };
+                let call = if kind == 0 { "sum_by_key" } else { "encode" };
+                row(
+                    gpu,
+                    &format!("runs,{call}_{name},{},2^{log}", T::NAME),
+                    bytes,
+                    &mut || coop_call(&mut ko, &mut vo, &mut lengths, &mut count),
+                    &mut || cub_call(),
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     let gpu = match Gpu::new(0) {
         Ok(gpu) => gpu,
@@ -809,7 +947,14 @@ fn main() {
                 selects::<f32>(&gpu, &cub, &logs(&[28]));
                 selects::<u64>(&gpu, &cub, &logs(&[20, 24, 28]));
             }
-            other => eprintln!("unknown part `{other}` (scan, arg, transform, segmented, select)"),
+            "runs" => {
+                runs::<i32>(&gpu, &cub, &logs(&[20, 24, 28]));
+                runs::<f32>(&gpu, &cub, &logs(&[24, 28]));
+                runs::<u64>(&gpu, &cub, &logs(&[24, 28]));
+            }
+            other => {
+                eprintln!("unknown part `{other}` (scan, arg, transform, segmented, select, runs)")
+            }
         }
     }
 }

@@ -1,5 +1,5 @@
 // CUB's side of the algorithms benchmark (arg-extremum, transform-reduce,
-// segmented reduce, scan, select), as a shared library that the Rust benchmark
+// segmented reduce, scan, select, reduce-by-key and run-length encode), as a shared library that the Rust benchmark
 // loads (COOP_CUB_ALGO_LIB=path/to/libcub_algorithms.so) so that coop and
 // CUB are timed alternately in one process, on one stream, as in
 // cub_reduce.cu.
@@ -160,6 +160,21 @@ cudaError_t select_kind(int kind, const void* in, const bool* flags, void* out, 
     case 2: return cub::DeviceSelect::Unique(temp, bytes, d_in, d_out, num_selected, (int64_t)n, stream);
     default: return cudaErrorInvalidValue;
     }
+}
+
+/// Runs of equal u32 keys: kind 0 cub::DeviceReduce::ReduceByKey (sums of
+/// values of type T), kind 1 cub::DeviceRunLengthEncode::Encode (lengths as
+/// unsigned ints; values and T unused). The number of runs goes to
+/// *num_runs (an unsigned long long, as coop's count).
+template <typename T>
+cudaError_t runs_kind(int kind, const unsigned* keys, const void* values, unsigned* keys_out, void* values_out,
+                      unsigned long long* num_runs, size_t n, void* temp, size_t& bytes, cudaStream_t stream) {
+    if (kind == 0)
+        return cub::DeviceReduce::ReduceByKey(temp, bytes, keys, keys_out, static_cast<const T*>(values),
+                                              static_cast<T*>(values_out), num_runs, cuda::std::plus<>{}, (int)n,
+                                              stream);
+    return cub::DeviceRunLengthEncode::Encode(temp, bytes, keys, keys_out, static_cast<unsigned*>(values_out),
+                                              num_runs, (int)n, stream);
 }
 
 /// One thread waits until `ns` nanoseconds of the GPU's global timer have
@@ -355,6 +370,35 @@ int cub_algo_select(int kind, int ty, const void* in, const bool* flags, void* o
     case U32: return select_kind<unsigned>(kind, in, flags, out, num_selected, n, temp, b, stream);
     case I64: return select_kind<long long>(kind, in, flags, out, num_selected, n, temp, b, stream);
     case U64: return select_kind<unsigned long long>(kind, in, flags, out, num_selected, n, temp, b, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/// Scratch bytes that cub_algo_runs needs for these arguments.
+size_t cub_algo_runs_temp_bytes(int kind, int ty, size_t n) {
+    size_t bytes = 0;
+    switch (ty) {
+    case F32: runs_kind<float>(kind, nullptr, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    case F64: runs_kind<double>(kind, nullptr, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    case I32: runs_kind<int>(kind, nullptr, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    case U32: runs_kind<unsigned>(kind, nullptr, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    case I64: runs_kind<long long>(kind, nullptr, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    case U64: runs_kind<unsigned long long>(kind, nullptr, nullptr, nullptr, nullptr, nullptr, n, nullptr, bytes, 0); break;
+    }
+    return bytes;
+}
+
+/// Runs of n equal u32 keys (see runs_kind), values of type ty.
+int cub_algo_runs(int kind, int ty, const unsigned* keys, const void* values, unsigned* keys_out, void* values_out,
+                  unsigned long long* num_runs, size_t n, void* temp, size_t temp_bytes, cudaStream_t stream) {
+    size_t b = temp_bytes;
+    switch (ty) {
+    case F32: return runs_kind<float>(kind, keys, values, keys_out, values_out, num_runs, n, temp, b, stream);
+    case F64: return runs_kind<double>(kind, keys, values, keys_out, values_out, num_runs, n, temp, b, stream);
+    case I32: return runs_kind<int>(kind, keys, values, keys_out, values_out, num_runs, n, temp, b, stream);
+    case U32: return runs_kind<unsigned>(kind, keys, values, keys_out, values_out, num_runs, n, temp, b, stream);
+    case I64: return runs_kind<long long>(kind, keys, values, keys_out, values_out, num_runs, n, temp, b, stream);
+    case U64: return runs_kind<unsigned long long>(kind, keys, values, keys_out, values_out, num_runs, n, temp, b, stream);
     default: return cudaErrorInvalidValue;
     }
 }
