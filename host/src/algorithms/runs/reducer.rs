@@ -4,7 +4,7 @@
 use super::{BuiltinEncode, BuiltinSumByKey, EncodeParams, Params, DEFAULT_BLOCK_THREADS};
 use crate::algorithms::engine::{block_threads, CountBuffer, Engine, Scratch, TileStatus};
 use crate::ptx_families::RUNS_PTX;
-use crate::{Device, Error, Input, LaunchConfig, Output, ProgramRef};
+use crate::{Device, Error, Input, LaunchConfig, Launcher, Output, ProgramRef};
 use coop::device::runs::{tiles, RunTotal};
 use coop::{DeviceCopy, Kernel};
 use std::sync::{Mutex, MutexGuard};
@@ -319,18 +319,40 @@ impl RunReducer {
         Ok(())
     }
 
-    /// The tiles' status words and partial totals for `len` elements, and
-    /// the call's epoch, to `launch`.
-    fn with_tiles<V, R>(
+    /// What every call does around its launch: checks that the outputs
+    /// hold `len` elements and the count one, and that the arguments
+    /// (`on_gpu`) are on the device; stores a count of 0 for no keys;
+    /// otherwise runs `launch` with the launcher, the grid, the count's
+    /// element, the tiles' status words and partial totals, and the
+    /// call's epoch.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_tiles<V, Kern: Kernel>(
         &self,
+        call: Call,
+        program: ProgramRef<'_>,
         len: usize,
-        launch: impl FnOnce(LaunchConfig, &mut Output<'_, u64>, &mut Output<'_, RunTotal<V>>, u32) -> R,
-    ) -> Result<R, Error> {
+        outputs: &[(&str, usize)],
+        on_gpu: &[bool],
+        mut count: Output<'_, u64>,
+        launch: impl FnOnce(
+            Launcher<'_>,
+            LaunchConfig,
+            &mut Output<'_, u64>,
+            &mut Output<'_, u64>,
+            &mut Output<'_, RunTotal<V>>,
+            u32,
+        ) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        Self::check(call, len, outputs, count.len())?;
+        self.engine.check_arguments::<Kern>(on_gpu)?;
+        if len == 0 {
+            return self.engine.clear(&mut count.slice_mut(0..1), "the count");
+        }
+        let launcher = self.engine.resolve(program, call.0)?;
+        let mut runs = count.slice_mut(0..1);
         let tiles = tiles(len, self.threads);
         let mut state = self.lock();
-        let State {
-            status, partials, ..
-        } = &mut *state;
+        let State { status, partials } = &mut *state;
         let epoch = status.next_epoch(&self.engine, tiles, "the tiles' states of runs")?;
         let mut all = status.all();
         let mut status = all.slice_mut(0..tiles);
@@ -347,7 +369,14 @@ impl RunReducer {
         let mut every = unsafe { partials.typed::<RunTotal<V>>() };
         let mut partials = every.slice_mut(0..2 * tiles);
         let config = LaunchConfig::new(tiles as u32, self.threads);
-        Ok(launch(config, &mut status, &mut partials, epoch))
+        launch(
+            launcher,
+            config,
+            &mut runs,
+            &mut status,
+            &mut partials,
+            epoch,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -360,7 +389,7 @@ impl RunReducer {
         values: Input<'_, V>,
         mut keys_out: Output<'_, K>,
         mut values_out: Output<'_, V>,
-        mut count: Output<'_, u64>,
+        count: Output<'_, u64>,
     ) -> Result<(), Error>
     where
         K: DeviceCopy,
@@ -377,43 +406,41 @@ impl RunReducer {
                 ),
             });
         }
-        Self::check(
-            call,
-            len,
-            &[
-                ("the keys' output", keys_out.len()),
-                ("the results' output", values_out.len()),
-            ],
-            count.len(),
-        )?;
-        self.engine.check_arguments::<Kern>(&[
+        let outputs = [
+            ("the keys' output", keys_out.len()),
+            ("the results' output", values_out.len()),
+        ];
+        let on_gpu = [
             keys.on_gpu(),
             values.on_gpu(),
             keys_out.on_gpu(),
             values_out.on_gpu(),
             count.on_gpu(),
-        ])?;
-        if len == 0 {
-            return self.engine.clear(&mut count.slice_mut(0..1), "the count");
-        }
-        let launcher = self.engine.resolve(program, call.0)?;
-        let mut runs = count.slice_mut(0..1);
-        self.with_tiles::<V, _>(len, |config, status, partials, epoch| {
-            launcher.launch(
-                kernel,
-                config,
-                (
-                    &keys,
-                    &values,
-                    &mut keys_out,
-                    &mut values_out,
-                    &mut runs,
-                    status,
-                    partials,
-                    epoch,
-                ),
-            )
-        })?
+        ];
+        self.launch_tiles::<V, Kern>(
+            call,
+            program,
+            len,
+            &outputs,
+            &on_gpu,
+            count,
+            |launcher, config, runs, status, partials, epoch| {
+                launcher.launch(
+                    kernel,
+                    config,
+                    (
+                        &keys,
+                        &values,
+                        &mut keys_out,
+                        &mut values_out,
+                        runs,
+                        status,
+                        partials,
+                        epoch,
+                    ),
+                )
+            },
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -425,48 +452,45 @@ impl RunReducer {
         keys: Input<'_, K>,
         mut keys_out: Output<'_, K>,
         mut lengths_out: Output<'_, u32>,
-        mut count: Output<'_, u64>,
+        count: Output<'_, u64>,
     ) -> Result<(), Error>
     where
         K: DeviceCopy,
         Kern: Kernel<Params = EncodeParams<K>>,
     {
-        let len = keys.len();
-        Self::check(
-            call,
-            len,
-            &[
-                ("the keys' output", keys_out.len()),
-                ("the lengths' output", lengths_out.len()),
-            ],
-            count.len(),
-        )?;
-        self.engine.check_arguments::<Kern>(&[
+        let outputs = [
+            ("the keys' output", keys_out.len()),
+            ("the lengths' output", lengths_out.len()),
+        ];
+        let on_gpu = [
             keys.on_gpu(),
             keys_out.on_gpu(),
             lengths_out.on_gpu(),
             count.on_gpu(),
-        ])?;
-        if len == 0 {
-            return self.engine.clear(&mut count.slice_mut(0..1), "the count");
-        }
-        let launcher = self.engine.resolve(program, call.0)?;
-        let mut runs = count.slice_mut(0..1);
-        self.with_tiles::<u32, _>(len, |config, status, partials, epoch| {
-            launcher.launch(
-                kernel,
-                config,
-                (
-                    &keys,
-                    &mut keys_out,
-                    &mut lengths_out,
-                    &mut runs,
-                    status,
-                    partials,
-                    epoch,
-                ),
-            )
-        })?
+        ];
+        self.launch_tiles::<u32, Kern>(
+            call,
+            program,
+            keys.len(),
+            &outputs,
+            &on_gpu,
+            count,
+            |launcher, config, runs, status, partials, epoch| {
+                launcher.launch(
+                    kernel,
+                    config,
+                    (
+                        &keys,
+                        &mut keys_out,
+                        &mut lengths_out,
+                        runs,
+                        status,
+                        partials,
+                        epoch,
+                    ),
+                )
+            },
+        )
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
