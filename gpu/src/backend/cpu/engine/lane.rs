@@ -431,6 +431,20 @@ pub(crate) fn remote_shared(region: u32, own: *mut u8, rank: u32, site: Site) ->
     }
 }
 
+/// The shared memory of block `rank` of the current lane's cluster (its
+/// own block's outside a cluster), after [`remote_shared`] checked `rank`.
+fn owner_of(ctx: &LaneCtx, rank: u32) -> &RefCell<BlockShared> {
+    if ctx.peer_count == 0 {
+        // SAFETY: the block's own shared memory, alive while it runs.
+        unsafe { &*ctx.shared }
+    } else {
+        // SAFETY: `rank` is below `peer_count` (`remote_shared` checked
+        // it); the cluster's runner keeps its blocks' shared memory alive
+        // while their lanes run.
+        unsafe { &*ctx.peers.add(rank as usize) }
+    }
+}
+
 /// [`remote_shared`] for a store into element `index`: a second write of
 /// the element by another thread of the cluster since the last cluster
 /// barrier is a race, reported with both writers.
@@ -444,14 +458,7 @@ pub(crate) fn remote_store(
     let ptr = remote_shared(region, own, rank, site);
     let ctx = current();
     let me = (ctx.info.block, ctx.info.rank);
-    let owner = if ctx.peer_count == 0 {
-        // SAFETY: the block's own shared memory, alive while it runs.
-        unsafe { &*ctx.shared }
-    } else {
-        // SAFETY: as in `remote_shared`, which checked `rank`.
-        unsafe { &*ctx.peers.add(rank as usize) }
-    };
-    let mut owner = owner.borrow_mut();
+    let mut owner = owner_of(ctx, rank).borrow_mut();
     let earlier = *owner
         .remote_writes
         .entry((region, index))
@@ -479,14 +486,7 @@ pub(crate) fn remote_store(
 pub(crate) fn remote_add(region: u32, own: *mut u8, rank: u32, index: u32, site: Site) -> *mut u8 {
     let ptr = remote_shared(region, own, rank, site);
     let ctx = current();
-    let owner = if ctx.peer_count == 0 {
-        // SAFETY: the block's own shared memory, alive while it runs.
-        unsafe { &*ctx.shared }
-    } else {
-        // SAFETY: as in `remote_shared`, which checked `rank`.
-        unsafe { &*ctx.peers.add(rank as usize) }
-    };
-    let mut owner = owner.borrow_mut();
+    let mut owner = owner_of(ctx, rank).borrow_mut();
     if !owner.is_written(region, index) {
         let (array, element) = owner.array_element(region, index);
         drop(owner);
