@@ -4,6 +4,7 @@
 
 use coop_host::runs::RunReducer;
 use coop_host::{Cpu, Device, ProgramRef};
+use coop_tests::kernels::{self, Mat2, MatMul};
 use coop_tests::runs_cases::{check_all, host_runs};
 
 #[test]
@@ -13,13 +14,19 @@ fn runs_of_equal_keys_match_host_references() {
 }
 
 /// Under schedule exploration and with one host thread or several, the
-/// race detector finds nothing in the look-back over run totals (values
-/// in `partials`, release and acquire), and the results hold.
+/// race detector finds nothing in the look-back over run totals (totals
+/// in their status words for `i64` sums, relaxed; in `partials`, release
+/// and acquire, for products of 2×2 matrices) nor in the runs gathered in
+/// shared memory, and the results hold.
 #[test]
 fn runs_hold_under_other_schedules_and_host_threads() {
     let keys: Vec<u32> = (0..3 * 2048 + 77).map(|i: u32| i / 700).collect();
     let values: Vec<i64> = (0..keys.len() as i64).collect();
     let want = host_runs(&keys, &values, coop::op::Sum);
+    let mats: Vec<Mat2> = (0..keys.len())
+        .map(|i| Mat2([(i % 3) as i32, 1, (i % 2) as i32 - 1, 1]))
+        .collect();
+    let want_mats = host_runs(&keys, &mats, MatMul);
     for emulator in [
         coop::cpu::Emulator::new().with_schedules(3),
         coop::cpu::Emulator::new().with_host_threads(1),
@@ -32,5 +39,17 @@ fn runs_hold_under_other_schedules_and_host_threads() {
             .sum_by_key(&keys, &values, &mut ko, &mut vo)
             .unwrap();
         assert_eq!((ko[..n].to_vec(), vo[..n].to_vec()), want);
+        let (mut ko, mut mo) = (vec![0u32; keys.len()], vec![Mat2::default(); keys.len()]);
+        let n = reducer
+            .reduce_by_key_with(
+                ProgramRef::Cpu,
+                kernels::mat2_product_by_key,
+                &keys,
+                &mats,
+                &mut ko,
+                &mut mo,
+            )
+            .unwrap();
+        assert!((ko[..n].to_vec(), mo[..n].to_vec()) == want_mats);
     }
 }

@@ -10,11 +10,14 @@ use crate::kernels::{self, Mat2, MatMul};
 use crate::Rng;
 use coop::op::Operator;
 use coop_host::runs::{BuiltinEncode, BuiltinSumByKey, RunReducer};
-use coop_host::{Device, ProgramRef};
+use coop_host::{Device, Input, Output, ProgramRef};
 
 /// Lengths: empty, one, two, a warp's runs, around a tile (2048 elements
-/// with the default blocks) and two, and past 33 tiles.
-pub const LENGTHS: [usize; 10] = [0, 1, 2, 31, 2047, 2048, 2049, 4097, 16_385, 140_001];
+/// with the default blocks for 8-byte keys or values, 4096 for smaller
+/// ones) and two, and past 33 tiles.
+pub const LENGTHS: [usize; 13] = [
+    0, 1, 2, 31, 2047, 2048, 2049, 4095, 4096, 4097, 8193, 16_385, 140_001,
+];
 
 /// The host's runs: each run's key and its values combined with `op`.
 pub fn host_runs<K: Copy + PartialEq, V: Copy>(
@@ -91,6 +94,44 @@ where
     ks.truncate(runs);
     vs.truncate(runs);
     (ks, vs)
+}
+
+/// Sums by key of `keys[ko..]` and `values[vo..]` (views from inside
+/// their buffers on a GPU) on `device`.
+fn offset_sums(
+    device: &Device,
+    reducer: &RunReducer,
+    keys: &[u32],
+    ko: usize,
+    values: &[i32],
+    vo: usize,
+) -> (Vec<u32>, Vec<i32>) {
+    let n = keys.len() - ko;
+    let (mut keys_out, mut sums) = (vec![0u32; n], vec![0i32; n]);
+    let runs = match device {
+        Device::Gpu(gpu) => {
+            let (k, v) = (gpu.upload(keys).unwrap(), gpu.upload(values).unwrap());
+            let (mut ko_buf, mut so_buf) =
+                (gpu.upload(&keys_out).unwrap(), gpu.upload(&sums).unwrap());
+            let runs = reducer
+                .sum_by_key(
+                    Input::Gpu(k.slice(ko..)),
+                    Input::Gpu(v.slice(vo..)),
+                    Output::Gpu(ko_buf.slice_mut(0..n)),
+                    Output::Gpu(so_buf.slice_mut(0..n)),
+                )
+                .unwrap();
+            keys_out = gpu.download(&ko_buf).unwrap();
+            sums = gpu.download(&so_buf).unwrap();
+            runs
+        }
+        Device::Cpu(_) => reducer
+            .sum_by_key(&keys[ko..], &values[vo..], &mut keys_out[..], &mut sums[..])
+            .unwrap(),
+    };
+    keys_out.truncate(runs);
+    sums.truncate(runs);
+    (keys_out, sums)
 }
 
 /// Checks sums by key of one key type with integer values (exact) and
@@ -204,6 +245,21 @@ pub fn check_all(device: &Device, program: ProgramRef<'_>) -> usize {
                 );
                 calls += 1;
             }
+        }
+    }
+    // Keys and values that start off their buffers' 16-byte alignment
+    // (loaded element by element), each on its own.
+    let mut rng = Rng::new(0x0FF5);
+    for &n in &[4096 + 5, 140_001] {
+        for (ko, vo) in [(1, 0), (0, 3), (2, 2)] {
+            let keys: Vec<u32> = (0..n + ko).map(|_| rng.below(4)).collect();
+            let values: Vec<i32> = (0..n + vo).map(|_| rng.next_u64() as i32).collect();
+            let got = offset_sums(device, &reducer, &keys, ko, &values, vo);
+            assert!(
+                got == host_runs(&keys[ko..], &values[vo..], coop::op::Sum),
+                "sum_by_key of {n} keys from element {ko}, values from {vo}"
+            );
+            calls += 1;
         }
     }
     // The count left on the device; an empty input stores 0.

@@ -30,8 +30,9 @@
 //!
 //! `COOP_PARTS=scan,arg,transform,segmented,select,runs` picks parts
 //! (all by default); `COOP_MAX_LOG2` caps the sizes (default 30).
-//! `COOP_SELECT_VARIANTS=name=path.ptx,...` times builds of the select
-//! family's PTX of your own against the shipped one (same items a thread).
+//! `COOP_SELECT_VARIANTS=name=path.ptx,...` and `COOP_RUNS_VARIANTS` time
+//! builds of the select and runs families' PTX of your own against the
+//! shipped ones (same items a thread).
 
 use coop::device::map::CountIf;
 use coop::op::Sum;
@@ -661,18 +662,11 @@ fn selects<T: Ty + coop_host::select::BuiltinSelect>(gpu: &Gpu, cub: &Cub, logs:
             (format!("{threads}_threads"), other)
         })
         .into();
-    // Variants of the select family's PTX (`COOP_SELECT_VARIANTS`:
-    // name=path.ptx,...), which must keep this binary's items a thread.
-    for spec in std::env::var("COOP_SELECT_VARIANTS")
-        .unwrap_or_default()
-        .split(',')
-    {
-        if let Some((name, path)) = spec.split_once('=') {
-            let ptx = std::fs::read_to_string(path).expect("the variant's PTX");
-            let module = gpu.load_ptx(name, &ptx).expect("the variant's PTX loads");
-            let other = Selector::new(&device).unwrap().with_module(module).unwrap();
-            others.push((format!("variant_{name}"), other));
-        }
+    // Variants of the select family's PTX, which must keep this binary's
+    // items a thread.
+    for (name, module) in variant_modules(gpu, "COOP_SELECT_VARIANTS") {
+        let other = Selector::new(&device).unwrap().with_module(module).unwrap();
+        others.push((format!("variant_{name}"), other));
     }
     for &log in logs {
         let n = 1usize << log;
@@ -772,11 +766,27 @@ fn selects<T: Ty + coop_host::select::BuiltinSelect>(gpu: &Gpu, cub: &Cub, logs:
     }
 }
 
+/// The modules named by the environment variable `var`
+/// (`name=path.ptx,...`), loaded on `gpu`: builds of a family's PTX of
+/// your own to time against the shipped one.
+fn variant_modules(gpu: &Gpu, var: &str) -> Vec<(String, coop_host::Module)> {
+    std::env::var(var)
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|spec| spec.split_once('='))
+        .map(|(name, path)| {
+            let ptx = std::fs::read_to_string(path).expect("the variant's PTX");
+            let module = gpu.load_ptx(name, &ptx).expect("the variant's PTX loads");
+            (name.to_string(), module)
+        })
+        .collect()
+}
+
 /// Runs of equal u32 keys against CUB: sums by key of `T` values and (for
 /// `i32` only) run-length encoding, over runs of 1 to 8 elements (mean
 /// 4.5) and of 1 to 512; each result (count, keys, values) checked against
 /// CUB's first (float sums within a bound).
-fn runs<T: Ty + coop::DeviceCopy + coop_host::cudarc::driver::ValidAsZeroBits>(
+fn runs<T: Ty + coop::DeviceCopy + coop::Shuffle + coop_host::cudarc::driver::ValidAsZeroBits>(
     gpu: &Gpu,
     cub: &Cub,
     logs: &[u32],
@@ -784,7 +794,19 @@ fn runs<T: Ty + coop::DeviceCopy + coop_host::cudarc::driver::ValidAsZeroBits>(
     u32: coop_host::runs::BuiltinSumByKey<T>,
 {
     let device = Device::Gpu(gpu.clone());
-    let reducer = coop_host::runs::RunReducer::new(&device).unwrap();
+    let mut reducers = vec![(
+        String::new(),
+        coop_host::runs::RunReducer::new(&device).unwrap(),
+    )];
+    // Variants of the runs family's PTX, which must keep this binary's
+    // items a thread.
+    for (name, module) in variant_modules(gpu, "COOP_RUNS_VARIANTS") {
+        let other = coop_host::runs::RunReducer::new(&device)
+            .unwrap()
+            .with_module(module)
+            .unwrap();
+        reducers.push((format!("_variant_{name}"), other));
+    }
     for &log in logs {
         let n = 1usize << log;
         let values = upload::<T>(gpu, n);
@@ -834,7 +856,8 @@ fn runs<T: Ty + coop::DeviceCopy + coop_host::cudarc::driver::ValidAsZeroBits>(
                         "DeviceReduce::ReduceByKey / DeviceRunLengthEncode::Encode",
                     );
                 };
-                let coop_call = |ko: &mut CudaSlice<u32>,
+                let coop_call = |reducer: &coop_host::runs::RunReducer,
+                                 ko: &mut CudaSlice<u32>,
                                  vo: &mut CudaSlice<T>,
                                  lengths: &mut CudaSlice<u32>,
                                  count: &mut CudaSlice<u64>| {
@@ -846,49 +869,51 @@ fn runs<T: Ty + coop::DeviceCopy + coop_host::cudarc::driver::ValidAsZeroBits>(
                         reducer.encode_into(&keys, ko, lengths, count).unwrap()
                     }
                 };
-                cub_call();
-                coop_call(&mut ko, &mut vo, &mut lengths, &mut count);
-                let runs = gpu.download(&count).unwrap()[0] as usize;
-                assert_eq!(
-                    runs,
-                    gpu.download(&cub_count).unwrap()[0] as usize,
-                    "{name}: the count"
-                );
-                assert!(
-                    gpu.download(&ko).unwrap()[..runs] == gpu.download(&rk).unwrap()[..runs],
-                    "{name}: keys"
-                );
-                if kind == 0 {
-                    let (a, b) = (gpu.download(&vo).unwrap(), gpu.download(&rv).unwrap());
-                    let close = a[..runs].iter().zip(&b[..runs]).all(|(x, y)| {
-                        let (x, y) = (
-                            format!("{x:?}").parse::<f64>().unwrap(),
-                            format!("{y:?}").parse::<f64>().unwrap(),
-                        );
-                        (x - y).abs() <= 1e-3 * (1.0 + y.abs())
-                    });
-                    assert!(close, "{name}: sums by key differ from CUB's");
-                } else {
+                for (variant, reducer) in &reducers {
+                    cub_call();
+                    coop_call(reducer, &mut ko, &mut vo, &mut lengths, &mut count);
+                    let runs = gpu.download(&count).unwrap()[0] as usize;
+                    assert_eq!(
+                        runs,
+                        gpu.download(&cub_count).unwrap()[0] as usize,
+                        "{name}: the count"
+                    );
                     assert!(
-                        gpu.download(&lengths).unwrap()[..runs]
-                            == gpu.download(&rl).unwrap()[..runs],
-                        "{name}: lengths"
+                        gpu.download(&ko).unwrap()[..runs] == gpu.download(&rk).unwrap()[..runs],
+                        "{name}: keys"
+                    );
+                    if kind == 0 {
+                        let (a, b) = (gpu.download(&vo).unwrap(), gpu.download(&rv).unwrap());
+                        let close = a[..runs].iter().zip(&b[..runs]).all(|(x, y)| {
+                            let (x, y) = (
+                                format!("{x:?}").parse::<f64>().unwrap(),
+                                format!("{y:?}").parse::<f64>().unwrap(),
+                            );
+                            (x - y).abs() <= 1e-3 * (1.0 + y.abs())
+                        });
+                        assert!(close, "{name}: sums by key differ from CUB's");
+                    } else {
+                        assert!(
+                            gpu.download(&lengths).unwrap()[..runs]
+                                == gpu.download(&rl).unwrap()[..runs],
+                            "{name}: lengths"
+                        );
+                    }
+                    let size = std::mem::size_of::<T>();
+                    let bytes = if kind == 0 {
+                        (n * (4 + size) + runs * (4 + size)) as f64
+                    } else {
+                        (n * 4 + runs * 8) as f64
+                    };
+                    let call = if kind == 0 { "sum_by_key" } else { "encode" };
+                    row(
+                        gpu,
+                        &format!("runs,{call}_{name}{variant},{},2^{log}", T::NAME),
+                        bytes,
+                        &mut || coop_call(reducer, &mut ko, &mut vo, &mut lengths, &mut count),
+                        &mut || cub_call(),
                     );
                 }
-                let size = std::mem::size_of::<T>();
-                let bytes = if kind == 0 {
-                    (n * (4 + size) + runs * (4 + size)) as f64
-                } else {
-                    (n * 4 + runs * 8) as f64
-                };
-                let call = if kind == 0 { "sum_by_key" } else { "encode" };
-                row(
-                    gpu,
-                    &format!("runs,{call}_{name},{},2^{log}", T::NAME),
-                    bytes,
-                    &mut || coop_call(&mut ko, &mut vo, &mut lengths, &mut count),
-                    &mut || cub_call(),
-                );
             }
         }
     }

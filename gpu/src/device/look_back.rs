@@ -27,10 +27,10 @@ pub const AGGREGATE: u32 = 1;
 pub const INCLUSIVE: u32 = 2;
 
 /// Status words the look-back gives each tile for values of `T` (`WORDS`
-/// 32-bit words, [`Shuffle::WORDS`]): one a word for values of one or two
-/// words, which travel in their status words; one for larger values,
-/// which go through `partials`. A scan's `status` needs two a tile, the
-/// most this is.
+/// 32-bit words, [`Shuffle::WORDS`]) where values of up to two words
+/// travel in their status words, as a scan's do: one a word for those,
+/// one for larger values, which go through `partials`. A scan's `status`
+/// needs two a tile, the most this is.
 ///
 /// ```
 /// use coop::device::look_back::status_words;
@@ -39,18 +39,38 @@ pub const INCLUSIVE: u32 = 2;
 /// assert_eq!(status_words::<[u64; 2]>(), 1);
 /// ```
 pub const fn status_words<T: Shuffle>() -> usize {
-    if T::WORDS == 2 {
-        2
+    packed_status_words::<T>(2)
+}
+
+/// Status words a tile for values of `T` where values of up to `pack`
+/// words (at most [`MAX_PACK`]) travel in their status words: `T::WORDS`
+/// for those, 1 for larger ones (whose values go through `partials`).
+///
+/// ```
+/// use coop::device::look_back::packed_status_words;
+/// assert_eq!(packed_status_words::<[u32; 3]>(4), 3);
+/// assert_eq!(packed_status_words::<[u32; 3]>(2), 1);
+/// assert_eq!(packed_status_words::<[u32; 5]>(4), 1);
+/// ```
+#[doc(hidden)]
+pub const fn packed_status_words<T: Shuffle>(pack: usize) -> usize {
+    if T::WORDS >= 1 && T::WORDS <= pack && T::WORDS <= MAX_PACK {
+        T::WORDS
     } else {
         1
     }
 }
 
+/// Most words of a value that travel in their status words.
+#[doc(hidden)]
+pub const MAX_PACK: usize = 4;
+
 /// Warp 0 of tile `tile`: publishes the tile's total, finds what comes
 /// before the tile from the tiles before it, and publishes the tile's
-/// inclusive prefix (see the module docs). Every lane returns the
-/// exclusive prefix. Public for the workspace's tests, which give it tile
-/// states made by hand.
+/// inclusive prefix (see the module docs); values of up to two words
+/// travel in their status words ([`status_words`]). Every lane returns
+/// the exclusive prefix. Public for the workspace's tests, which give it
+/// tile states made by hand.
 #[doc(hidden)]
 #[inline(always)]
 #[track_caller]
@@ -63,12 +83,29 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
     partials: &Out<T>,
     epoch: u32,
 ) -> T {
+    look_back_packing::<T, O, 2>(warp, tile, total, op, status, partials, epoch)
+}
+
+/// [`look_back`] with values of up to `PACK` words (at most [`MAX_PACK`])
+/// in their status words, [`packed_status_words`]`::<T>(PACK)` a tile.
+#[doc(hidden)]
+#[inline(always)]
+#[track_caller]
+pub fn look_back_packing<T: Shuffle, O: Operator<T>, const PACK: usize>(
+    warp: &TiledPartition<32>,
+    tile: usize,
+    total: T,
+    op: O,
+    status: &Out<u64>,
+    partials: &Out<T>,
+    epoch: u32,
+) -> T {
     let lane = warp.thread_rank() as usize;
     let tiles = partials.len() / 2;
-    // Values of one or two 32-bit words travel in their tile's status
+    // Values of up to `PACK` 32-bit words travel in their tile's status
     // words, 32 bits in each: loads of the words find the value too.
-    let packed = T::WORDS <= 2;
-    let words = status_words::<T>();
+    let words = packed_status_words::<T>(PACK);
+    let packed = T::WORDS <= PACK && T::WORDS <= MAX_PACK;
     let flags = status.atomic();
     // A status word that carries its value's word orders nothing else: it
     // is stored and loaded relaxed (strong loads and stores at GPU scope,
@@ -116,28 +153,34 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
         // inclusive).
         let mine = lane < end;
         let j = if mine { end - 1 - lane } else { 0 };
-        let mut first = 0u64;
-        let mut second = 0u64;
+        let mut got = [0u64; MAX_PACK];
         if mine {
-            first = load.load(j * words);
-            if words == 2 {
-                second = load.load(j * words + 1);
+            let mut w = 0;
+            while w < words {
+                got[w] = load.load(j * words + w);
+                w += 1;
             }
         }
-        // Spin until the tile has published in this scan, and (two words)
-        // both words carry the same flag: a word of the aggregate beside a
-        // word of the inclusive prefix is no value.
+        // Spin until the tile has published in this scan, and (several
+        // words) every word carries the same flag: a word of the aggregate
+        // beside a word of the inclusive prefix is no value.
         let mut flag = INCLUSIVE;
         if mine {
             loop {
-                flag = flag_of(first);
-                let ready = flag != 0 && (words == 1 || flag_of(second) == flag);
+                flag = flag_of(got[0]);
+                let mut ready = flag != 0;
+                let mut w = 1;
+                while w < words {
+                    ready &= flag_of(got[w]) == flag;
+                    w += 1;
+                }
                 if ready {
                     break;
                 }
-                first = load.load(j * words);
-                if words == 2 {
-                    second = load.load(j * words + 1);
+                let mut w = 0;
+                while w < words {
+                    got[w] = load.load(j * words + w);
+                    w += 1;
                 }
             }
         }
@@ -146,9 +189,8 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
         } else if packed {
             let mut k = 0;
             op.identity().map_words(|_| {
-                let w = if k == 0 { first } else { second };
                 k += 1;
-                (w >> 32) as u32
+                (got[k - 1] >> 32) as u32
             })
         } else if flag == INCLUSIVE {
             partials.read(tiles + j)

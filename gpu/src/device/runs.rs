@@ -33,23 +33,31 @@
 //!
 //! # How a tile is reduced
 //!
-//! Block `b` takes tile `b`: `threads ×` [`ITEMS`] consecutive elements.
-//! Thread `t` walks its run of [`ITEMS`] keys and values; an element
-//! starts a run where it is the first of the input or its key differs from
-//! the one before. The thread's elements fold into a [`RunTotal`]: how
-//! many runs started in them, and the combined values since the last
-//! start. Those totals are scanned across the block with the segmented
-//! operator ([`Segmented`]: a total with a start in it replaces the value
-//! before it, one without combines with it), and warp 0 learns the total
-//! of the tiles before by decoupled look-back over the same operator
-//! ([`look_back`](crate::device::look_back); a total is more than two
-//! words, so it travels in `partials`, written before a release store of
-//! its status word and read after an acquire load). Each thread then
-//! walks its run again with what came before it in front: where the next
-//! element starts a run (or the input ends), the run that ends here is
-//! complete, and the thread writes its key and value at the run's rank.
-//! The thread holding the input's last element stores the number of runs
-//! in `runs[0]`.
+//! Block `b` takes tile `b`: `threads ×` [`items_per_thread`] consecutive
+//! elements (16 for keys and values of up to 4 bytes, 8 for 8-byte ones).
+//! Thread `t` holds its run of consecutive keys and values in registers
+//! (16 bytes a load where the buffers allow, CUB's "direct" blocked load);
+//! an element starts a run where it is the first of the input or its key
+//! differs from the one before (the key before a thread's run comes from
+//! the lane before by a shuffle). The thread's elements fold into a
+//! [`RunTotal`]: how many runs started in them, and the combined values
+//! since the last start. Those totals are scanned across the block with
+//! the segmented operator ([`Segmented`]: a total with a start in it
+//! replaces the value before it, one without combines with it), counts in
+//! 32 bits inside the block, and warp 0 learns the total of the tiles
+//! before by decoupled look-back over the same operator
+//! ([`look_back`](crate::device::look_back), 64-bit counts; a total of up
+//! to four 32-bit words travels in its status words, one a word, larger
+//! ones in `partials`, written before a release store of the status word
+//! and read after an acquire load). Each thread then walks its run again
+//! with what came before it in front: where the next element starts a
+//! run (or the input ends), the run that ends here is complete, and the
+//! thread places its key and result at the run's rank among the tile's
+//! runs in the launch's dynamic shared memory ([`shared_memory_bytes`]).
+//! After a barrier the block stores the tile's runs with consecutive
+//! threads on consecutive runs (CUB's two-phase scatter). The thread
+//! holding the input's last element stores the number of runs in
+//! `runs[0]`.
 //!
 //! Values combine in input order, so an operator that is not commutative
 //! gives the ordered result. Where a run spans tiles its floating-point
@@ -61,36 +69,113 @@
 //!
 //! `values` is at least as long as `keys`; `keys_out` and `values_out`
 //! hold at least as many elements as `keys` (there are at most that many
-//! runs); `runs` at least one; `status` one `u64` a tile ([`tiles`]) and
-//! `partials` two [`RunTotal`]s a tile, with `epoch` in `1..2^30`
-//! changed on every call, as for a scan.
+//! runs); `runs` at least one; `status` [`status_len`] `u64`s and
+//! `partials` [`partials_len`] [`RunTotal`]s (none where a total travels
+//! in its status words), with `epoch` in `1..2^30` changed on every call,
+//! as for a scan. The launch has [`tiles`] blocks and
+//! [`shared_memory_bytes`] of dynamic shared memory; one without them
+//! stops with a message that says so.
 
 use crate::backend::target::Target;
 use crate::backend::{Faults, Site};
 use crate::collectives;
-use crate::device::look_back::look_back;
+use crate::device::blocked::{each_item, items_within, load_run, loads_by_chunks, MAX_ITEMS};
+use crate::device::look_back::{look_back_packing, packed_status_words};
+use crate::device::staging::SharedWords;
 use crate::op::Operator;
 use crate::{this_grid, Out, Shuffle, ThreadBlock};
 
-/// Elements each thread walks.
-pub const ITEMS: usize = 8;
+/// Most words of a [`RunTotal`] that travel in its tile's status words.
+const PACK: usize = 4;
 
-/// Tiles of a call over `len` elements by blocks of `threads`: the grid a
-/// launch needs (at least 1).
+/// Most items a thread walks.
+const ITEMS: usize = 16;
+
+/// Most bytes of keys (and of values) a thread holds.
+const RUN_BYTES: usize = 64;
+
+/// Items each thread walks for keys of `K` and values of `V`: 16, or as
+/// many as fit in 64 bytes of the larger (at least 1).
 ///
 /// ```
-/// use coop::device::runs::{tiles, ITEMS};
-/// assert_eq!(tiles(256 * ITEMS + 1, 256), 2);
-/// assert_eq!(tiles(0, 256), 1);
+/// use coop::device::runs::items_per_thread;
+/// assert_eq!(items_per_thread::<u32, f32>(), 16);
+/// assert_eq!(items_per_thread::<u8, u32>(), 16);
+/// assert_eq!(items_per_thread::<u32, f64>(), 8);
+/// assert_eq!(items_per_thread::<u64, [f64; 16]>(), 1);
 /// ```
-pub const fn tiles(len: usize, threads: u32) -> usize {
-    let n = len.div_ceil(threads as usize * ITEMS);
+pub const fn items_per_thread<K, V>() -> usize {
+    let k = core::mem::size_of::<K>();
+    let v = core::mem::size_of::<V>();
+    items_within(if k > v { k } else { v }, ITEMS, RUN_BYTES)
+}
+
+/// Tiles of a call over `len` keys of `K` (values of `V`) by blocks of
+/// `threads`: the grid a launch needs (at least 1).
+///
+/// ```
+/// use coop::device::runs::{items_per_thread, tiles};
+/// assert_eq!(tiles::<u32, f32>(256 * items_per_thread::<u32, f32>() + 1, 256), 2);
+/// assert_eq!(tiles::<u32, f32>(0, 256), 1);
+/// ```
+pub const fn tiles<K, V>(len: usize, threads: u32) -> usize {
+    let n = len.div_ceil(threads as usize * items_per_thread::<K, V>());
     if n == 0 {
         1
     } else {
         n
     }
 }
+
+/// `u64` status words a call over `len` keys of `K` (values of `V`) by
+/// blocks of `threads` needs: one a word of [`RunTotal<V>`] a tile where
+/// the total is at most four words (values of one or two words), else
+/// one a tile.
+///
+/// ```
+/// use coop::device::runs::{status_len, tiles};
+/// assert_eq!(status_len::<u32, f32>(1 << 20, 256), 3 * tiles::<u32, f32>(1 << 20, 256));
+/// assert_eq!(status_len::<u32, f64>(1 << 20, 256), 4 * tiles::<u32, f64>(1 << 20, 256));
+/// assert_eq!(status_len::<u32, [f64; 2]>(1 << 20, 256), tiles::<u32, [f64; 2]>(1 << 20, 256));
+/// ```
+pub const fn status_len<K, V: Shuffle>(len: usize, threads: u32) -> usize {
+    packed_status_words::<RunTotal<V>>(PACK) * tiles::<K, V>(len, threads)
+}
+
+/// [`RunTotal`]s a call over `len` keys of `K` (values of `V`) by blocks
+/// of `threads` needs in `partials`: none where a tile's total travels in
+/// its status words ([`status_len`]), else two a tile.
+///
+/// ```
+/// use coop::device::runs::{partials_len, tiles};
+/// assert_eq!(partials_len::<u32, f64>(1 << 20, 256), 0);
+/// assert_eq!(partials_len::<u32, [f64; 2]>(1 << 20, 256), 2 * tiles::<u32, [f64; 2]>(1 << 20, 256));
+/// ```
+pub const fn partials_len<K, V: Shuffle>(len: usize, threads: u32) -> usize {
+    if RunTotal::<V>::WORDS <= PACK {
+        0
+    } else {
+        2 * tiles::<K, V>(len, threads)
+    }
+}
+
+/// Bytes of dynamic shared memory a launch over keys of `K` and values
+/// of `V` needs for blocks of `threads`: a key and a result for each run
+/// that can end in the tile, and two words.
+///
+/// ```
+/// use coop::device::runs::shared_memory_bytes;
+/// assert_eq!(shared_memory_bytes::<u32, f32>(256), 8 + (256 * 16 + 1) * 8);
+/// assert_eq!(shared_memory_bytes::<u64, f64>(256), 8 + (256 * 8 + 1) * 16);
+/// ```
+pub const fn shared_memory_bytes<K: Shuffle, V: Shuffle>(threads: u32) -> u32 {
+    let slots = threads as usize * items_per_thread::<K, V>() + 1;
+    (4 * (2 + slots * (K::WORDS + V::WORDS))) as u32
+}
+
+/// What a runs kernel says when its launch gave too little dynamic shared
+/// memory.
+const SHARED_TOO_SMALL: &core::ffi::CStr = c"device_runs: the launch's dynamic shared memory is smaller than the tile's runs: launch with `coop::device::runs::shared_memory_bytes::<K, V>(threads)` bytes of it (`coop_host::runs::RunReducer` does)";
 
 /// How many runs started in a stretch of elements, and the combined
 /// values of the last run in it since its start (of the whole stretch when
@@ -137,6 +222,26 @@ unsafe impl<V: Shuffle> Shuffle for RunTotal<V> {
     }
 }
 
+/// A [`RunTotal`] inside one tile, whose runs a 32-bit count holds: what
+/// the block's scan shuffles.
+#[derive(Clone, Copy)]
+struct Local<V> {
+    value: V,
+    starts: u32,
+}
+
+// SAFETY: the value's words, then the count's word, each rebuilt by a
+// sound `Shuffle` impl.
+unsafe impl<V: Shuffle> Shuffle for Local<V> {
+    const WORDS: usize = V::WORDS + 1;
+    #[inline(always)]
+    fn map_words(self, mut f: impl FnMut(u32) -> u32) -> Self {
+        let value = self.value.map_words(&mut f);
+        let starts = f(self.starts);
+        Local { value, starts }
+    }
+}
+
 /// The segmented form of `O` over [`RunTotal`]s: `a` then `b` is `b`'s
 /// starts added to `a`'s, and `b`'s value if a run started in `b`, else
 /// `a`'s value combined with `b`'s. Associative where `O` is; never
@@ -161,6 +266,29 @@ impl<V: Copy, O: Operator<V>> Operator<RunTotal<V>> for Segmented<O> {
     }
 }
 
+impl<V: Copy, O: Operator<V>> Operator<Local<V>> for Segmented<O> {
+    const COMMUTATIVE: bool = false;
+    #[inline(always)]
+    fn combine(&self, a: Local<V>, b: Local<V>) -> Local<V> {
+        let value = if b.starts > 0 {
+            b.value
+        } else {
+            self.0.combine(a.value, b.value)
+        };
+        Local {
+            value,
+            starts: a.starts + b.starts,
+        }
+    }
+    #[inline(always)]
+    fn identity(&self) -> Local<V> {
+        Local {
+            value: self.0.identity(),
+            starts: 0,
+        }
+    }
+}
+
 /// Writes the key and the combined values of each run of equal keys of
 /// `keys` (values from `values`, combined with `op` in order) to
 /// `keys_out[r]` and `values_out[r]` for the `r`-th run, and the number of
@@ -168,7 +296,7 @@ impl<V: Copy, O: Operator<V>> Operator<RunTotal<V>> for Segmented<O> {
 ///
 /// ```
 /// use coop::prelude::*;
-/// use coop::device::runs::{reduce_by_key, tiles, RunTotal};
+/// use coop::device::runs::{partials_len, reduce_by_key, shared_memory_bytes, status_len, tiles, RunTotal};
 ///
 /// #[kernel]
 /// pub fn sums_by_key(block: ThreadBlock, keys: &[u32], values: &[i64], keys_out: Out<u32>,
@@ -180,9 +308,11 @@ impl<V: Copy, O: Operator<V>> Operator<RunTotal<V>> for Segmented<O> {
 /// let keys = [7u32, 7, 3, 3, 3, 7, 1];
 /// let values = [1i64, 2, 10, 20, 30, 5, -1];
 /// let (mut keys_out, mut values_out, mut runs) = ([0u32; 7], [0i64; 7], [0u64]);
-/// let mut status = vec![0u64; tiles(7, 32)];
-/// let mut partials = vec![RunTotal::new(0, 0i64); 2 * tiles(7, 32)];
-/// coop_host::Cpu::new().launch(sums_by_key, coop_host::LaunchConfig::new(1, 32),
+/// let mut status = vec![0u64; status_len::<u32, i64>(7, 32)];
+/// let mut partials = vec![RunTotal::new(0, 0i64); partials_len::<u32, i64>(7, 32)];
+/// let config = coop_host::LaunchConfig::new(tiles::<u32, i64>(7, 32) as u32, 32)
+///     .with_shared_memory(shared_memory_bytes::<u32, i64>(32));
+/// coop_host::Cpu::new().launch(sums_by_key, config,
 ///     (&keys[..], &values[..], &mut keys_out[..], &mut values_out[..], &mut runs[..],
 ///      &mut status, &mut partials, 1))?;
 /// assert_eq!(runs[0], 4);
@@ -216,12 +346,12 @@ pub fn reduce_by_key<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
             site,
         );
     }
+    let identity = op.identity();
     run(
         &block,
         keys,
-        // SAFETY: `i` is below the keys' length, which the values' was
-        // checked against.
-        |i| unsafe { *values.get_unchecked(i) },
+        Some(values),
+        identity,
         &keys_out,
         &values_out,
         op,
@@ -236,11 +366,12 @@ pub fn reduce_by_key<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
 /// Writes the key and the length of each run of equal keys of `keys` to
 /// `keys_out[r]` and `lengths_out[r]` for the `r`-th run, and the number
 /// of runs to `runs[0]` (CUB's `DeviceRunLengthEncode::Encode`); as
-/// [`reduce_by_key`] of ones with a sum otherwise.
+/// [`reduce_by_key`] of ones with a sum otherwise (the sizing helpers
+/// take `u32` for the values).
 ///
 /// ```
 /// use coop::prelude::*;
-/// use coop::device::runs::{run_length_encode, tiles, RunTotal};
+/// use coop::device::runs::{partials_len, run_length_encode, shared_memory_bytes, status_len, tiles, RunTotal};
 ///
 /// #[kernel]
 /// pub fn encode(block: ThreadBlock, keys: &[u8], keys_out: Out<u8>, lengths_out: Out<u32>,
@@ -250,9 +381,11 @@ pub fn reduce_by_key<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
 ///
 /// let keys = b"aaabccddddx";
 /// let (mut keys_out, mut lengths, mut runs) = ([0u8; 11], [0u32; 11], [0u64]);
-/// let mut status = vec![0u64; tiles(11, 32)];
-/// let mut partials = vec![RunTotal::new(0, 0u32); 2 * tiles(11, 32)];
-/// coop_host::Cpu::new().launch(encode, coop_host::LaunchConfig::new(1, 32),
+/// let mut status = vec![0u64; status_len::<u8, u32>(11, 32)];
+/// let mut partials = vec![RunTotal::new(0, 0u32); partials_len::<u8, u32>(11, 32)];
+/// let config = coop_host::LaunchConfig::new(tiles::<u8, u32>(11, 32) as u32, 32)
+///     .with_shared_memory(shared_memory_bytes::<u8, u32>(32));
+/// coop_host::Cpu::new().launch(encode, config,
 ///     (&keys[..], &mut keys_out[..], &mut lengths[..], &mut runs[..], &mut status, &mut partials, 1))?;
 /// assert_eq!(runs[0], 5);
 /// assert_eq!((&keys_out[..5], &lengths[..5]), (&b"abcdx"[..], &[3, 1, 2, 4, 1][..]));
@@ -276,7 +409,8 @@ pub fn run_length_encode<K: Shuffle + PartialEq>(
     run(
         &block,
         keys,
-        |_| 1u32,
+        None,
+        1u32,
         &keys_out,
         &lengths_out,
         crate::op::Sum,
@@ -302,13 +436,44 @@ fn fits<T: Copy>(out: &Out<T>, len: usize, what: &'static core::ffi::CStr, site:
     }
 }
 
-/// This block's tile of a reduce-by-key; see the module docs.
+/// Thread `run_first`'s run of `items` elements of `src` from `first`
+/// (`valid` of them inside the input) into `x`: 16 bytes a load where the
+/// run is whole and aligned, element by element otherwise.
+#[inline(always)]
+fn load_items<T: Shuffle>(
+    src: &[T],
+    first: usize,
+    items: usize,
+    valid: usize,
+    x: &mut [T; MAX_ITEMS],
+) {
+    // SAFETY: `first` is an element of `src`, or one past its end when
+    // `valid` is 0 (nothing is read then).
+    let at = unsafe { src.as_ptr().add(first) };
+    if loads_by_chunks::<T>(items, RUN_BYTES) && valid == items && (at as usize).is_multiple_of(16)
+    {
+        // SAFETY: the run's `items` elements lie inside `src` (`valid ==
+        // items`), from a 16-byte aligned address, in whole chunks.
+        unsafe { load_run(at, items, x) }
+    } else {
+        each_item!(i < items => {
+            if i < valid {
+                // SAFETY: `first + i < src.len()` (`i < valid`).
+                x[i] = unsafe { *src.get_unchecked(first + i) };
+            }
+        });
+    }
+}
+
+/// This block's tile of a reduce-by-key: values from `values`, or `unit`
+/// each where there are none; see the module docs.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
     block: &ThreadBlock,
     keys: &[K],
-    value: impl Fn(usize) -> V,
+    values: Option<&[V]>,
+    unit: V,
     keys_out: &Out<K>,
     values_out: &Out<V>,
     op: O,
@@ -337,8 +502,9 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
         c"device_runs: `runs` (one element, the number of runs)",
         site,
     );
+    let items = items_per_thread::<K, V>();
     let threads = block.num_threads() as usize;
-    let tile_len = threads * ITEMS;
+    let tile_len = threads * items;
     let tile = this_grid().block_rank();
     let t = block.thread_rank() as usize;
     let first = tile * tile_len;
@@ -348,101 +514,146 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
         }
         return;
     }
-    let start = first + t * ITEMS;
+    // The tile's runs: words 0 and 1 the first and the end slot stored,
+    // then a key a slot, then a result a slot.
+    let slots = tile_len + 1;
+    let shared = SharedWords::bind(
+        "the tile's runs",
+        shared_memory_bytes::<K, V>(threads as u32) as usize,
+        SHARED_TOO_SMALL,
+        site,
+    );
+    let key_word = |s: usize| 2 + s * K::WORDS;
+    let value_word = |s: usize| 2 + slots * K::WORDS + s * V::WORDS;
+    let start = first + t * items;
     // Elements of this thread's run below the end of the input.
-    let valid = len.saturating_sub(start).min(ITEMS);
+    let valid = len.saturating_sub(start).min(items);
     let seg = Segmented(op);
-    // The thread's keys and values, whether each starts a run, and their
-    // total.
     let filler = keys[first];
-    let mut k = [filler; ITEMS];
-    let mut v = [op.identity(); ITEMS];
-    let mut i = 0;
-    while i < ITEMS {
-        if i < valid {
-            // SAFETY: `start + i < len`.
-            k[i] = unsafe { *keys.get_unchecked(start + i) };
-            v[i] = value(start + i);
-        }
-        i += 1;
+    let mut k = [filler; MAX_ITEMS];
+    let mut v = [unit; MAX_ITEMS];
+    load_items(keys, start, items, valid, &mut k);
+    if let Some(values) = values {
+        load_items(values, start, items, valid, &mut v);
     }
-    let before = if valid > 0 && start > 0 {
-        // SAFETY: `start - 1 < len`.
-        Some(unsafe { *keys.get_unchecked(start - 1) })
-    } else {
-        None
-    };
-    let mut starts = 0u32;
-    let mut total = op.identity();
-    let mut i = 0;
-    while i < ITEMS {
-        if i < valid {
-            let head = if i == 0 {
-                before.is_none_or(|b| b != k[0])
-            } else {
-                k[i] != k[i - 1]
-            };
-            if head {
-                starts |= 1 << i;
-                total = v[i];
-            } else {
-                total = op.combine(total, v[i]);
-            }
-        }
-        i += 1;
-    }
-    let mine = RunTotal::new(starts.count_ones() as u64, total);
     let warp = block.tiled_partition_at::<32>(site);
     let lane = warp.thread_rank_at(site);
+    // The key before the run (the lane before's last, or from memory for
+    // lane 0) and after it (the lane after's first, or from memory for
+    // lane 31). A lane with elements has a full run before it; one whose
+    // run is full and not the input's end has elements after it.
+    let from_before = warp.shfl_up_at(k[items - 1], 1, site);
+    let from_after = warp.shfl_down_at(k[0], 1, site);
+    let before = if valid == 0 || start == 0 {
+        None
+    } else if lane > 0 {
+        Some(from_before)
+    } else {
+        // SAFETY: `0 < start <= len`.
+        Some(unsafe { *keys.get_unchecked(start - 1) })
+    };
+    let after = if valid < items || start + items >= len {
+        None
+    } else if lane < 31 {
+        Some(from_after)
+    } else {
+        // SAFETY: `start + items < len`.
+        Some(unsafe { *keys.get_unchecked(start + items) })
+    };
+    // One bit an element that starts a run.
+    let mut heads = 0u32;
+    each_item!(i < items => {
+        let head = if i == 0 {
+            before.is_none_or(|b| b != k[0])
+        } else {
+            k[i] != k[i - 1]
+        };
+        if i < valid && head {
+            heads |= 1 << i;
+        }
+    });
+    // Whether the run's last element ends a run.
+    let last_ends = after.is_none_or(|a| a != k[items - 1]);
+    let mut total = op.identity();
+    each_item!(i < items => {
+        if i < valid {
+            total = if heads & (1 << i) != 0 { v[i] } else { op.combine(total, v[i]) };
+        }
+    });
+    let mine = Local {
+        value: total,
+        starts: heads.count_ones(),
+    };
     let inclusive = collectives::warp_inclusive_scan(&warp, mine, seg, site);
     let within = warp.shfl_up_at(inclusive, 1, site);
     let within = if lane == 0 { seg.identity() } else { within };
-    let (before_warp, _, _) = collectives::prefix_of_warps(
+    let warp_total = RunTotal::new(inclusive.starts as u64, inclusive.value);
+    let (before_warp, prefix, _) = collectives::prefix_of_warps(
         block,
         &warp,
-        inclusive,
+        warp_total,
         31,
         seg,
         "reduce_by_key",
         site,
-        |warp, total| look_back(warp, tile, total, seg, status, partials, epoch),
+        |warp, total| {
+            look_back_packing::<_, _, PACK>(warp, tile, total, seg, status, partials, epoch)
+        },
     );
-    // What comes before this thread's first element, then each element in
-    // turn; a run ends where the next element starts one.
-    let mut running = seg.combine(before_warp, within);
-    let next = if start + ITEMS < len && valid == ITEMS {
-        // SAFETY: below `len`.
-        Some(unsafe { *keys.get_unchecked(start + ITEMS) })
+    // The runs started in the tile before this thread's first element
+    // (the slot of the run it continues: slot 0 is the run the tile
+    // continues from the tiles before, if any), and the values since the
+    // last start.
+    let mut slot = (before_warp.starts() - prefix.starts()) as usize + within.starts as usize;
+    let mut acc = if within.starts > 0 {
+        within.value
     } else {
-        None
+        op.combine(before_warp.value, within.value)
     };
-    let mut i = 0;
-    while i < ITEMS {
+    if t == 0 {
+        // The first slot the tile stores: 0 where its first element
+        // continues a run of the tiles before.
+        shared.store(0, heads & 1, site);
+    }
+    each_item!(i < items => {
         if i < valid {
-            running = if starts & (1 << i) != 0 {
-                RunTotal::new(running.starts() + 1, v[i])
+            if heads & (1 << i) != 0 {
+                slot += 1;
+                acc = v[i];
             } else {
-                RunTotal::new(running.starts(), op.combine(running.value, v[i]))
-            };
-            let ends = if i + 1 < valid {
-                starts & (1 << (i + 1)) != 0
-            } else {
-                next.is_none_or(|n| n != k[i])
-            };
+                acc = op.combine(acc, v[i]);
+            }
+            let ends = if i + 1 < valid { (heads >> i) & 2 != 0 } else { last_ends };
             if ends {
-                let r = running.starts() as usize - 1;
-                // SAFETY: `r` counts the runs that started before this
-                // element's, fewer than `len`, which both outputs hold
-                // (checked above).
-                unsafe {
-                    keys_out.write_in_bounds(r, k[i]);
-                    values_out.write_in_bounds(r, running.value);
-                }
-                if start + i + 1 == len {
-                    runs.write(0, running.starts());
+                shared.store(key_word(slot), k[i], site);
+                shared.store(value_word(slot), acc, site);
+            }
+            if i + 1 == valid && start + valid == (first + tile_len).min(len) {
+                // The tile's last element: the slots end after its run's
+                // if that run ends here.
+                shared.store(1, (slot + ends as usize) as u32, site);
+                if start + valid == len {
+                    runs.write(0, prefix.starts() + slot as u64);
                 }
             }
         }
-        i += 1;
+    });
+    block.sync_named("reduce_by_key", site);
+    // Consecutive threads store consecutive runs: slot `s` is run
+    // `prefix.starts() + s - 1` of the input.
+    let lo = shared.load(0, 0u32, site) as usize;
+    let end = shared.load(1, 0u32, site) as usize;
+    let mut s = lo + t;
+    while s < end {
+        let r = prefix.starts() as usize + s - 1;
+        let key = shared.load(key_word(s), filler, site);
+        let value = shared.load(value_word(s), unit, site);
+        // SAFETY: `r` counts the runs that started before this slot's,
+        // fewer than `len`, which both outputs hold (checked above).
+        unsafe {
+            keys_out.write_in_bounds(r, key);
+            values_out.write_in_bounds(r, value);
+        }
+        s += threads;
     }
 }

@@ -71,8 +71,9 @@
 use crate::backend::target::Target;
 use crate::backend::{Faults, Site};
 use crate::collectives;
+use crate::device::blocked::{each_item, items_within, load_run, MAX_ITEMS};
 use crate::device::look_back::{look_back, status_words};
-use crate::device::staging::{bytes_per_thread, Staging, Words16};
+use crate::device::staging::{bytes_per_thread, Staging};
 use crate::kernel::KernelParam;
 use crate::op::Sum;
 use crate::{this_grid, Out, Shuffle, ThreadBlock};
@@ -80,26 +81,6 @@ use crate::{this_grid, Out, Shuffle, ThreadBlock};
 /// The control word of a partition: kept elements first in their order,
 /// the others after them in reverse order; 0 selects.
 pub const PARTITION: u32 = 1;
-
-/// Most items a thread tests.
-const MAX_ITEMS: usize = 32;
-
-/// `$body` with `$i` bound to each of `0..$n` in turn (`$n` at most
-/// [`MAX_ITEMS`], a constant where it is used), written out rather than
-/// looped: LLVM does not unroll a loop whose body is this large, and a
-/// run indexed by a loop counter would live in local memory.
-macro_rules! each_item {
-    ($i:ident < $n:expr => $body:block) => {
-        each_item!(@ $i, $n, $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
-                   16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
-    };
-    (@ $i:ident, $n:expr, $body:block; $($k:literal)*) => {{$(
-        {
-            let $i: usize = $k;
-            if $i < $n $body
-        }
-    )*}};
-}
 
 /// Whether a full, aligned tile of `T` loads its runs straight into
 /// registers (a thread's own run, 16 bytes a load) rather than through
@@ -127,16 +108,7 @@ const THREAD_BYTES: usize = 128;
 /// assert_eq!(items_per_thread::<[u64; 32]>(), 1);
 /// ```
 pub const fn items_per_thread<T>() -> usize {
-    let size = core::mem::size_of::<T>();
-    if size == 0 || size * ITEMS <= THREAD_BYTES {
-        return ITEMS;
-    }
-    let items = THREAD_BYTES / size;
-    if items == 0 {
-        1
-    } else {
-        items
-    }
+    items_within(core::mem::size_of::<T>(), ITEMS, THREAD_BYTES)
 }
 
 /// Tiles of a selection of `len` elements of `T` by blocks of `threads`:
@@ -443,34 +415,6 @@ impl<T: Copy + PartialEq> Test<T> for Unique {
         }
         mask
     }
-}
-
-/// Loads the `items` elements at `src` into `x`, 16 bytes at a time.
-///
-/// # Safety
-///
-/// `src` is 16-byte aligned, the start of `items` elements of a live
-/// buffer, whose bytes are a whole number of 16-byte chunks and at most
-/// 128 (`T`'s bytes are its words).
-#[inline(always)]
-unsafe fn load_run<T: Shuffle>(src: *const T, items: usize, x: &mut [T; MAX_ITEMS]) {
-    let chunks = items * core::mem::size_of::<T>() / 16;
-    let mut words = [0u32; 32];
-    let mut k = 0;
-    while k < chunks {
-        // SAFETY: chunk `k` of the run, inside the buffer and aligned (the
-        // caller's promise).
-        let c = unsafe { (src as *const Words16).add(k).read() };
-        words[4 * k..4 * k + 4].copy_from_slice(&c.0);
-        k += 1;
-    }
-    let mut n = 0;
-    each_item!(i < items => {
-        x[i] = x[i].map_words(|_| {
-            n += 1;
-            words[n - 1]
-        });
-    });
 }
 
 /// A `partials` view for the look-back over counts, which travel in their

@@ -347,3 +347,53 @@ impl<T: Shuffle> Staging<T> {
         }
     }
 }
+
+/// The launch's dynamic shared memory as 32-bit words, where a block
+/// places values of several types at computed word offsets (a value of
+/// `U` in its `U::WORDS` words from its offset): the runs of equal keys
+/// gather each run's key and result there before storing them coalesced.
+#[derive(Clone, Copy)]
+pub(crate) struct SharedWords {
+    base: <Target as SharedMemory>::Base,
+}
+
+impl SharedWords {
+    /// The launch's dynamic shared memory; faults with `problem` unless the
+    /// launch gave at least `bytes` of it.
+    #[inline(always)]
+    pub(crate) fn bind(
+        name: &'static str,
+        bytes: usize,
+        problem: &'static core::ffi::CStr,
+        site: Site,
+    ) -> Self {
+        let shape = ElemShape { size: 4, cols: 0 };
+        let (base, given) = Target::dynamic_shared(name, shape, site);
+        if (given as usize) < bytes {
+            Target::check_failed(problem, site);
+        }
+        SharedWords { base }
+    }
+
+    /// Stores `value` in the words from `word`; others may load it after a
+    /// block barrier.
+    #[inline(always)]
+    pub(crate) fn store<U: Shuffle>(&self, word: usize, value: U, site: Site) {
+        let mut w = word as u32;
+        value.map_words(|x| {
+            Target::shared_store::<u32>(self.base, w, x, site);
+            w += 1;
+            x
+        });
+    }
+
+    /// The value of `U` in the words from `word` (`like` any value of `U`).
+    #[inline(always)]
+    pub(crate) fn load<U: Shuffle>(&self, word: usize, like: U, site: Site) -> U {
+        let mut w = word as u32;
+        like.map_words(|_| {
+            w += 1;
+            Target::shared_load::<u32>(self.base, w - 1, site)
+        })
+    }
+}

@@ -239,14 +239,15 @@ impl Scratch {
     }
 
     /// Makes room for at least `bytes` (a new zeroed allocation of at
-    /// least `least` bytes when it holds fewer).
+    /// least `least` bytes when it holds fewer, or nothing yet: a view of
+    /// none of it is still on the engine's device).
     pub(crate) fn reserve(
         &mut self,
         engine: &Engine,
         bytes: usize,
         least: usize,
     ) -> Result<(), Error> {
-        if self.bytes() >= bytes {
+        if self.bytes() >= bytes && !matches!(self, Scratch::Empty) {
             return Ok(());
         }
         let bytes = bytes.max(least);

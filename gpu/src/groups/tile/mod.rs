@@ -760,7 +760,12 @@ where
     where
         TileSize<N>: ValidTileSize,
     {
-        let (mask, site) = (self.mask, site!());
+        self.shfl_down_at(value, delta, site!())
+    }
+
+    #[inline(always)]
+    pub(crate) fn shfl_down_at<T: Shuffle>(&self, value: T, delta: u32, site: Site) -> T {
+        let mask = self.mask;
         value.map_words(|w| Target::shfl_down(mask, w, delta, Self::CLAMP_HIGH, site))
     }
 

@@ -2,8 +2,7 @@
 //! value types to their kernels in `coop-host-kernels`.
 
 use super::{EncodeParams, Params};
-use coop::DeviceCopy;
-use coop::Kernel;
+use coop::{DeviceCopy, Kernel, Shuffle};
 
 /// Key and value types with a built-in sum by key: keys of `u32`, `i32`,
 /// `u64` and `i64`, values of `f32`, `f64`, `i32`, `u32`, `i64` and `u64`.
@@ -11,7 +10,7 @@ use coop::Kernel;
     message = "coop-host has no built-in sum by key of `{V}` values under `{Self}` keys",
     note = "the built-in sums by key take keys of u32, i32, u64 or i64 and values of f32, f64, i32, u32, i64 or u64; for other types or operators write a kernel that calls `coop::device::runs::reduce_by_key` and run it with `RunReducer::reduce_by_key_with`"
 )]
-pub trait BuiltinSumByKey<V: DeviceCopy>: DeviceCopy {
+pub trait BuiltinSumByKey<V: DeviceCopy + Shuffle>: DeviceCopy + Shuffle {
     /// The kernel (`coop::device::runs::reduce_by_key` with `Sum`).
     type Kernel: Kernel<Params = Params<Self, V>>;
     /// Its descriptor.
@@ -24,7 +23,7 @@ pub trait BuiltinSumByKey<V: DeviceCopy>: DeviceCopy {
     message = "coop-host has no built-in run-length encoding of `{Self}`",
     note = "the built-in encodings are of u8, i8, u16, i16, u32, i32, f32, u64, i64 and f64; for other types write a kernel that calls `coop::device::runs::run_length_encode` and run it with `RunReducer::encode_with`"
 )]
-pub trait BuiltinEncode: DeviceCopy {
+pub trait BuiltinEncode: DeviceCopy + Shuffle {
     /// The kernel (`coop::device::runs::run_length_encode`).
     type Kernel: Kernel<Params = EncodeParams<Self>>;
     /// Its descriptor.

@@ -87,7 +87,7 @@ pub const DEFAULT_BLOCK_THREADS: u32 = 256;
 /// into `keys_out[r]` and its sum into `sums_out[r]` for the `r`-th run;
 /// returns the number of runs. `values` is as long as `keys`; both
 /// outputs at least as long. Integers wrap. See the [module docs](self).
-pub fn sum_by_key<'k, 'v, 'ko, 'so, K: BuiltinSumByKey<V>, V: coop::DeviceCopy>(
+pub fn sum_by_key<'k, 'v, 'ko, 'so, K: BuiltinSumByKey<V>, V: coop::DeviceCopy + coop::Shuffle>(
     device: &Device,
     keys: impl Into<Input<'k, K>>,
     values: impl Into<Input<'v, V>>,

@@ -5,8 +5,8 @@ use super::{BuiltinEncode, BuiltinSumByKey, EncodeParams, Params, DEFAULT_BLOCK_
 use crate::algorithms::engine::{block_threads, CountBuffer, Engine, Scratch, TileStatus};
 use crate::ptx_families::RUNS_PTX;
 use crate::{Device, Error, Input, LaunchConfig, Launcher, Output, ProgramRef};
-use coop::device::runs::{tiles, RunTotal};
-use coop::{DeviceCopy, Kernel};
+use coop::device::runs::{partials_len, shared_memory_bytes, status_len, tiles, RunTotal};
+use coop::{DeviceCopy, Kernel, Shuffle};
 use std::sync::{Mutex, MutexGuard};
 
 /// Sums by key and run-length encodings on one device: the built-in ones
@@ -41,9 +41,11 @@ pub struct RunReducer {
 /// What a reducer keeps between calls.
 #[derive(Default)]
 struct State {
-    /// A status word a tile.
+    /// The tiles' status words (`coop::device::runs::status_len`).
     status: TileStatus,
-    /// Two run totals a tile, of the value type of the call at hand.
+    /// Two run totals a tile where they do not travel in the status words
+    /// (`coop::device::runs::partials_len`), of the value type of the call
+    /// at hand.
     partials: Scratch,
 }
 
@@ -89,11 +91,34 @@ impl RunReducer {
         Ok(self)
     }
 
+    /// The same reducer, running its built-in calls from `module` instead
+    /// of the PTX coop-host ships: a build of `coop-host-kernels` with the
+    /// `runs` feature of your own (other register limits, another
+    /// toolchain), with the same items a thread as this crate's.
+    ///
+    /// Fails with [`Error::Unavailable`] on the CPU backend, which runs the
+    /// kernels' Rust code and loads no module, and when `module` was
+    /// loaded on another GPU.
+    ///
+    /// ```no_run
+    /// use coop_host::{runs::RunReducer, Device, Gpu};
+    ///
+    /// let gpu = Gpu::new(0)?;
+    /// let ptx = std::fs::read_to_string("runs-variant.sm_90.ptx").unwrap();
+    /// let module = gpu.load_ptx("runs-variant", &ptx)?;
+    /// let reducer = RunReducer::new(&Device::Gpu(gpu))?.with_module(module)?;
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn with_module(mut self, module: crate::Module) -> Result<Self, Error> {
+        self.engine.set_own(module, "RunReducer::with_module")?;
+        Ok(self)
+    }
+
     /// The sum of each run of equal keys' values: the run's key into
     /// `keys_out[r]` and its sum into `sums_out[r]` for the `r`-th run;
     /// returns the number of runs. `values` is as long as `keys`, both
     /// outputs at least as long.
-    pub fn sum_by_key<'k, 'v, 'ko, 'so, K: BuiltinSumByKey<V>, V: DeviceCopy>(
+    pub fn sum_by_key<'k, 'v, 'ko, 'so, K: BuiltinSumByKey<V>, V: DeviceCopy + Shuffle>(
         &self,
         keys: impl Into<Input<'k, K>>,
         values: impl Into<Input<'v, V>>,
@@ -119,7 +144,7 @@ impl RunReducer {
 
     /// [`sum_by_key`](Self::sum_by_key), storing the number of runs in
     /// `count[0]` on the device and returning without waiting for it.
-    pub fn sum_by_key_into<'k, 'v, 'ko, 'so, 'c, K: BuiltinSumByKey<V>, V: DeviceCopy>(
+    pub fn sum_by_key_into<'k, 'v, 'ko, 'so, 'c, K: BuiltinSumByKey<V>, V: DeviceCopy + Shuffle>(
         &self,
         keys: impl Into<Input<'k, K>>,
         values: impl Into<Input<'v, V>>,
@@ -181,8 +206,8 @@ impl RunReducer {
         values_out: impl Into<Output<'vo, V>>,
     ) -> Result<usize, Error>
     where
-        K: DeviceCopy,
-        V: DeviceCopy,
+        K: DeviceCopy + Shuffle,
+        V: DeviceCopy + Shuffle,
         Kern: Kernel<Params = Params<K, V>>,
     {
         let call = Call("RunReducer::reduce_by_key_with");
@@ -261,7 +286,7 @@ impl RunReducer {
         lengths_out: impl Into<Output<'lo, u32>>,
     ) -> Result<usize, Error>
     where
-        K: DeviceCopy,
+        K: DeviceCopy + Shuffle,
         Kern: Kernel<Params = EncodeParams<K>>,
     {
         let call = Call("RunReducer::encode_with");
@@ -326,7 +351,7 @@ impl RunReducer {
     /// element, the tiles' status words and partial totals, and the
     /// call's epoch.
     #[allow(clippy::too_many_arguments)]
-    fn launch_tiles<V, Kern: Kernel>(
+    fn launch_tiles<K: Shuffle, V: Shuffle, Kern: Kernel>(
         &self,
         call: Call,
         program: ProgramRef<'_>,
@@ -350,15 +375,17 @@ impl RunReducer {
         }
         let launcher = self.engine.resolve(program, call.0)?;
         let mut runs = count.slice_mut(0..1);
-        let tiles = tiles(len, self.threads);
+        let tiles = tiles::<K, V>(len, self.threads);
+        let words = status_len::<K, V>(len, self.threads);
+        let totals = partials_len::<K, V>(len, self.threads);
         let mut state = self.lock();
         let State { status, partials } = &mut *state;
-        let epoch = status.next_epoch(&self.engine, tiles, "the tiles' states of runs")?;
+        let epoch = status.next_epoch(&self.engine, words, "the tiles' states of runs")?;
         let mut all = status.all();
-        let mut status = all.slice_mut(0..tiles);
+        let mut status = all.slice_mut(0..words);
         partials.reserve(
             &self.engine,
-            2 * tiles * std::mem::size_of::<RunTotal<V>>(),
+            totals * std::mem::size_of::<RunTotal<V>>(),
             4096,
         )?;
         // SAFETY: `typed` needs the values read through the view to be
@@ -367,8 +394,9 @@ impl RunReducer {
         // so), and the host never reads them. `RunTotal<V>` aligns as `V`
         // (a `DeviceCopy`, 16 at most) or to 4.
         let mut every = unsafe { partials.typed::<RunTotal<V>>() };
-        let mut partials = every.slice_mut(0..2 * tiles);
-        let config = LaunchConfig::new(tiles as u32, self.threads);
+        let mut partials = every.slice_mut(0..totals);
+        let config = LaunchConfig::new(tiles as u32, self.threads)
+            .with_shared_memory(shared_memory_bytes::<K, V>(self.threads));
         launch(
             launcher,
             config,
@@ -392,8 +420,8 @@ impl RunReducer {
         count: Output<'_, u64>,
     ) -> Result<(), Error>
     where
-        K: DeviceCopy,
-        V: DeviceCopy,
+        K: DeviceCopy + Shuffle,
+        V: DeviceCopy + Shuffle,
         Kern: Kernel<Params = Params<K, V>>,
     {
         let len = keys.len();
@@ -417,7 +445,7 @@ impl RunReducer {
             values_out.on_gpu(),
             count.on_gpu(),
         ];
-        self.launch_tiles::<V, Kern>(
+        self.launch_tiles::<K, V, Kern>(
             call,
             program,
             len,
@@ -455,7 +483,7 @@ impl RunReducer {
         count: Output<'_, u64>,
     ) -> Result<(), Error>
     where
-        K: DeviceCopy,
+        K: DeviceCopy + Shuffle,
         Kern: Kernel<Params = EncodeParams<K>>,
     {
         let outputs = [
@@ -468,7 +496,7 @@ impl RunReducer {
             lengths_out.on_gpu(),
             count.on_gpu(),
         ];
-        self.launch_tiles::<u32, Kern>(
+        self.launch_tiles::<K, u32, Kern>(
             call,
             program,
             keys.len(),
