@@ -510,3 +510,14 @@ fn check_tutorial_examples(device: &coop_host::Device, program: &coop_host::Prog
     let (got, want) = warp_vote::run_warp_vote(device, program, &input).unwrap();
     assert_eq!(got, want, "warp_vote");
 }
+
+/// The line of `source` (a test file's text, `include_str!`) that ends in
+/// the comment `// marker`: where a test's kernel makes the call a
+/// diagnosis must name.
+pub fn marked_line(source: &str, marker: &str) -> u32 {
+    let needle = format!("// {marker}\n");
+    let (before, _) = source
+        .split_once(&needle)
+        .unwrap_or_else(|| panic!("no line marked `{marker}`"));
+    before.lines().count() as u32
+}

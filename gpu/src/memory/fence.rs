@@ -35,9 +35,13 @@
 //! # Ok::<(), coop_host::Error>(())
 //! ```
 //!
-//! On the CPU backend threads run one at a time, so fences change nothing
-//! there; shared-memory ordering between threads of a block comes from
-//! barriers, which the race detector checks.
+//! On the CPU backend a fence orders the host's own memory accesses, and
+//! the race detector takes one at the device's or the system's scope, like
+//! an acquire load, as what lets the thread's later reads of global memory
+//! follow a flag that another block raised; [`fence_block`] orders nothing
+//! across blocks, so a cross-block flag protocol that relies on it is
+//! reported as the race it is. Shared-memory ordering between threads of a
+//! block comes from barriers, which the race detector checks.
 
 use crate::backend::target::Target;
 use crate::backend::{site, FenceScope, Fences};

@@ -302,6 +302,12 @@ pub(crate) struct LaneCtx {
     /// memory may follow a flag protocol, and are not checked against
     /// other blocks' writes.
     pub ordered: Cell<bool>,
+    /// Whether the thread made an atomic access to global memory at the
+    /// device's scope or wider since the launch began or the last grid
+    /// sync: a fence after it orders the thread's later reads after what
+    /// other blocks published (a fence after no such access, or after one
+    /// at the block's scope, observed nothing another block released).
+    pub observed: Cell<bool>,
     /// Where the thread's current collective was called from, when the
     /// scheduler asked ([`CAPTURE_CALLERS`]).
     pub callers: RefCell<Vec<crate::backend::cpu::PanicLocation>>,
@@ -504,10 +510,15 @@ pub(crate) fn remote_add(region: u32, own: *mut u8, rank: u32, index: u32, site:
     ptr
 }
 
-/// A fence by the current lane: a step, after which its reads of global
-/// memory may follow a flag protocol.
-pub(crate) fn fence(site: Site) {
-    count_step(site).ordered.set(true);
+/// A fence by the current lane: a step, after which (`across_blocks`: a
+/// fence whose scope holds other blocks, after an atomic access at the
+/// device's scope or wider that may have observed another block's flag)
+/// its reads of global memory may follow a flag protocol.
+pub(crate) fn fence(across_blocks: bool, site: Site) {
+    let ctx = count_step(site);
+    if across_blocks && ctx.observed.get() {
+        ctx.ordered.set(true);
+    }
 }
 
 /// Counts one step of the current lane, stopping it when its budget is
@@ -646,8 +657,11 @@ pub(crate) fn global_access(
     // Only an acquire (or a fence, `fence`) orders the thread's later
     // reads after what another block released; a relaxed atomic, or one at
     // the block's scope, orders nothing across blocks.
-    if kind == AccessKind::Atomic && acquire && !block_scope {
-        ctx.ordered.set(true);
+    if kind == AccessKind::Atomic && !block_scope {
+        ctx.observed.set(true);
+        if acquire {
+            ctx.ordered.set(true);
+        }
     }
     let across_blocks = kind != AccessKind::Read || !ctx.ordered.get();
     let checked = block_shared(|s| {

@@ -326,6 +326,7 @@ impl<'a> Block<'a> {
                     }),
                     unwinding: Cell::new(false),
                     ordered: Cell::new(false),
+                    observed: Cell::new(false),
                     callers: RefCell::new(Vec::new()),
                     named: Cell::new(None),
                     group_arrival: Cell::new(None),
@@ -369,6 +370,7 @@ impl<'a> Block<'a> {
         for (lane, ctx) in self.lanes.iter_mut().zip(self.ctxs.iter()) {
             lane.state = State::Ready(0);
             ctx.ordered.set(false);
+            ctx.observed.set(false);
         }
         self.shared.borrow_mut().barrier()?;
         counts.barriers += 1;

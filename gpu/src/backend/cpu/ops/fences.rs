@@ -1,14 +1,17 @@
 //! Fences: a real fence on the host, so that a block's writes before it
 //! are seen before its writes after it by blocks that other host threads
-//! run at the same time; it also counts as a step.
+//! run at the same time; it also counts as a step. A fence at the device's
+//! or the system's scope lets the thread's later reads follow a flag
+//! another block raised; one at the block's scope orders nothing across
+//! blocks.
 
 use super::super::engine::lane;
 use super::super::Cpu;
 use crate::backend::{FenceScope, Fences, Site};
 
 impl Fences for Cpu {
-    fn fence(_scope: FenceScope, site: Site) {
-        lane::fence(site);
+    fn fence(scope: FenceScope, site: Site) {
+        lane::fence(scope != FenceScope::Block, site);
         core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
     }
 }

@@ -1,0 +1,276 @@
+//! Litmus shapes of the GPU memory model on the CPU backend: each shape
+//! runs in every combination of orderings and scopes a user can write
+//! with coop, and the race detector must report exactly the combinations
+//! the PTX memory model does not order, at the data's lines, and stay
+//! silent on the others.
+//!
+//! | shape | what it relies on | ordered when |
+//! |---|---|---|
+//! | message passing (MP) across blocks | a flag published by one block, then its data read by another | the writer releases (release store at the device's scope, or a device fence before a relaxed store) and the reader acquires (acquire load at the device's scope, or a relaxed load at the device's scope then a device fence); the flag's atomics at the block's scope order nothing between blocks |
+//! | coherence of one atomic location (CoWW/CoRR) across blocks | atomic updates of one counter | always, at the device's scope; an update at the block's scope races with other blocks' |
+//! | store buffering (SB) across blocks | two flags, each block raising one and reading the other | atomics only: any outcome is allowed and there is no data to race on, so nothing is reported |
+//!
+//! Known gap, checked nowhere yet: the writer's side of message passing.
+//! A reader that acquires is taken as ordered after every plain write of
+//! another block, also one the writer never released (a relaxed flag
+//! store after the data): the detector models the reader's acquire but
+//! not the writer's release. The cases below release on the writer's side
+//! in every combination, so they do not depend on it.
+
+use coop::atomic::{Ordering, Scope};
+use coop::cpu::{Emulator, Violation};
+use coop::memory::{fence_block, fence_device};
+use coop::prelude::*;
+use coop_host::{Cpu, Error, LaunchConfig};
+
+/// How a message-passing writer publishes its flag.
+const WRITE_RELEASE: u32 = 0;
+const WRITE_DEVICE_FENCE: u32 = 1;
+/// How a message-passing reader takes it.
+const READ_RELAXED: u32 = 0;
+const READ_ACQUIRE: u32 = 1;
+const READ_DEVICE_FENCE: u32 = 2;
+const READ_BLOCK_FENCE: u32 = 3;
+
+/// Message passing between blocks: block 0's thread 0 writes the data and
+/// raises the flag (`write` says how), block 1's thread 0 waits for the
+/// flag (`read` says how) and reads the data. `block_scope` puts the
+/// flag's atomics at the block's scope.
+#[kernel(cooperative)]
+pub fn message_passing(
+    grid: CooperativeGrid,
+    data: Out<u32>,
+    flag: Out<u32>,
+    seen: Out<u32>,
+    write: u32,
+    read: u32,
+    block_scope: u32,
+) {
+    let block = this_thread_block();
+    if block.thread_rank() != 0 {
+        return;
+    }
+    let scope = if block_scope == 1 {
+        Scope::Block
+    } else {
+        Scope::Device
+    };
+    let flags = flag.atomic().with_scope(scope);
+    if grid.block_rank() == 0 {
+        data.write(0, 42); // mp-data-write
+        if write == WRITE_RELEASE {
+            flags.with_ordering(Ordering::Release).store(0, 1);
+        } else {
+            fence_device();
+            flags.store(0, 1);
+        }
+    } else {
+        match read {
+            READ_ACQUIRE => {
+                let acquire = flags.with_ordering(Ordering::Acquire);
+                while acquire.load(0) == 0 {}
+            }
+            _ => {
+                while flags.load(0) == 0 {}
+                if read == READ_DEVICE_FENCE {
+                    fence_device();
+                } else if read == READ_BLOCK_FENCE {
+                    fence_block();
+                }
+            }
+        }
+        seen.write(1, data.read(0)); // mp-data-read
+    }
+}
+
+/// Runs [`message_passing`] on `emulator`; `Ok(seen)` or the violation.
+fn run_mp(emulator: Emulator, write: u32, read: u32, block_scope: u32) -> Result<u32, Violation> {
+    let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32; 2]);
+    let result = Cpu::with_emulator(emulator).launch(
+        message_passing,
+        LaunchConfig::new(2, 32),
+        (&mut data, &mut flag, &mut seen, write, read, block_scope),
+    );
+    match result {
+        Ok(_) => Ok(seen[1]),
+        Err(Error::Emulation(e)) => Err(*e.violation),
+        Err(other) => panic!("expected an emulation error or none, got {other:?}"),
+    }
+}
+
+/// The line of this file ending in `// marker`.
+fn line_of(marker: &str) -> u32 {
+    coop_tests::marked_line(include_str!("litmus.rs"), marker)
+}
+
+#[test]
+fn message_passing_is_ordered_exactly_where_the_model_orders_it() {
+    let write_names = ["release store", "device fence, relaxed store"];
+    let read_names = [
+        "relaxed load",
+        "acquire load",
+        "relaxed load, device fence",
+        "relaxed load, block fence",
+    ];
+    let (write_line, read_line) = (line_of("mp-data-write"), line_of("mp-data-read"));
+    let mut checked = 0;
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
+        for write in [WRITE_RELEASE, WRITE_DEVICE_FENCE] {
+            for read in [
+                READ_RELAXED,
+                READ_ACQUIRE,
+                READ_DEVICE_FENCE,
+                READ_BLOCK_FENCE,
+            ] {
+                for block_scope in [0, 1] {
+                    let what = format!(
+                        "writer: {}, reader: {}, flag at the {} scope",
+                        write_names[write as usize],
+                        read_names[read as usize],
+                        if block_scope == 1 {
+                            "block's"
+                        } else {
+                            "device's"
+                        }
+                    );
+                    // The reader is ordered after the data's write only
+                    // through an acquire at the device's scope, or a
+                    // device fence after a load at the device's scope that
+                    // saw the flag: atomics at the block's scope are not
+                    // strong between two blocks, and a block fence does not
+                    // reach the other block.
+                    let ordered =
+                        block_scope == 0 && matches!(read, READ_ACQUIRE | READ_DEVICE_FENCE);
+                    match run_mp(emulator.clone(), write, read, block_scope) {
+                        Ok(seen) => {
+                            assert!(ordered, "{what}: ran clean, but nothing orders the data's read after its write");
+                            assert_eq!(seen, 42, "{what}");
+                        }
+                        Err(Violation::GlobalRace {
+                            buffer,
+                            element,
+                            first,
+                            second,
+                        }) => {
+                            assert!(!ordered, "{what}: reported, but the model orders it");
+                            // With the flag at the block's scope, its own
+                            // atomics race between the blocks too: either
+                            // race may be found first.
+                            if block_scope == 1 && buffer == "flag" {
+                                checked += 1;
+                                continue;
+                            }
+                            assert_eq!((buffer, element), ("data", 0), "{what}");
+                            let lines = [first.site.line(), second.site.line()];
+                            assert!(
+                                lines.contains(&write_line) && lines.contains(&read_line),
+                                "{what}: the race names lines {lines:?}, not the data's {write_line} and {read_line}"
+                            );
+                        }
+                        Err(other) => panic!("{what}: {other}"),
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    eprintln!("message passing: {checked} combinations checked");
+}
+
+/// Every thread of every block adds one to a counter, at `block_scope`
+/// (1) or the device's scope, with `ordering`: coherence of one location.
+#[kernel]
+pub fn one_counter(grid: Grid, counter: Out<u32>, block_scope: u32, ordering: u32) {
+    let scope = if block_scope == 1 {
+        Scope::Block
+    } else {
+        Scope::Device
+    };
+    let ordering = match ordering {
+        0 => Ordering::Relaxed,
+        1 => Ordering::Release,
+        2 => Ordering::Acquire,
+        _ => Ordering::AcqRel,
+    };
+    let _ = grid.thread_rank();
+    counter
+        .atomic()
+        .with_scope(scope)
+        .with_ordering(ordering)
+        .add(0, 1); // counter-add
+}
+
+#[test]
+fn one_atomic_location_is_coherent_at_the_device_scope_only() {
+    for ordering in 0..4 {
+        let mut counter = vec![0u32];
+        let result = Cpu::new().launch(
+            one_counter,
+            LaunchConfig::new(4, 64),
+            (&mut counter, 0, ordering),
+        );
+        assert!(
+            result.is_ok(),
+            "device scope, ordering {ordering}: {result:?}"
+        );
+        assert_eq!(counter, [256], "device scope, ordering {ordering}");
+        let mut counter = vec![0u32];
+        let result = Cpu::new().launch(
+            one_counter,
+            LaunchConfig::new(4, 64),
+            (&mut counter, 1, ordering),
+        );
+        match result {
+            Err(Error::Emulation(e)) => match *e.violation {
+                Violation::GlobalRace {
+                    buffer,
+                    element,
+                    first,
+                    second,
+                } => {
+                    assert_eq!((buffer, element), ("counter", 0));
+                    let line = line_of("counter-add");
+                    assert_eq!((first.site.line(), second.site.line()), (line, line));
+                }
+                other => panic!("block scope, ordering {ordering}: {other}"),
+            },
+            other => panic!("block scope, ordering {ordering}: expected a race, got {other:?}"),
+        }
+    }
+}
+
+/// Store buffering: block `b`'s thread 0 raises flag `b` and reads the
+/// other block's flag, both atomic (relaxed or sequentially fenced).
+#[kernel(cooperative)]
+pub fn store_buffering(grid: CooperativeGrid, flags: Out<u32>, saw: Out<u32>, fenced: u32) {
+    let block = this_thread_block();
+    if block.thread_rank() != 0 {
+        return;
+    }
+    let b = grid.block_rank();
+    let atomics = flags.atomic();
+    atomics.store(b, 1);
+    if fenced == 1 {
+        fence_device();
+    }
+    saw.atomic().store(b, atomics.load(1 - b));
+}
+
+#[test]
+fn store_buffering_over_atomics_reports_nothing() {
+    for fenced in [0, 1] {
+        for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
+            let (mut flags, mut saw) = (vec![0u32; 2], vec![0u32; 2]);
+            let result = Cpu::with_emulator(emulator).launch(
+                store_buffering,
+                LaunchConfig::new(2, 32),
+                (&mut flags, &mut saw, fenced),
+            );
+            assert!(result.is_ok(), "fenced {fenced}: {result:?}");
+            assert_eq!(flags, [1, 1]);
+            // Run one at a time, at least one block sees the other's flag
+            // (the relaxed form may see neither on a GPU).
+            assert!(saw.iter().all(|&s| s <= 1), "{saw:?}");
+        }
+    }
+}
