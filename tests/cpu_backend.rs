@@ -8,12 +8,7 @@ use coop_host::{Cpu, Dim3, Error, LaunchConfig};
 
 /// The line of this file holding `marker` (in a comment next to a call).
 fn line_of(marker: &str) -> u32 {
-    let source = include_str!("cpu_backend.rs");
-    let needle = format!("// {marker}\n");
-    let (before, _) = source
-        .split_once(&needle)
-        .unwrap_or_else(|| panic!("no line marked `{marker}`"));
-    before.lines().count() as u32
+    coop_tests::marked_line(include_str!("cpu_backend.rs"), marker)
 }
 
 fn at(site: Option<coop::cpu::Site>, marker: &str) {

@@ -11,12 +11,7 @@ use coop_tests::kernels::faults::{fault_explicit_panic, fault_out_of_bounds, fau
 
 /// The line of `tests/kernels/src/lib.rs` holding `marker`.
 fn line_of(marker: &str) -> u32 {
-    let source = include_str!("kernels/src/lib.rs");
-    let needle = format!("// {marker}\n");
-    let (before, _) = source
-        .split_once(&needle)
-        .unwrap_or_else(|| panic!("no line marked `{marker}`"));
-    before.lines().count() as u32
+    coop_tests::marked_line(include_str!("kernels/src/lib.rs"), marker)
 }
 
 fn panic_of(err: Error) -> (String, u32, String, PanicLocation) {

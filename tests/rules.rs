@@ -31,12 +31,7 @@ use coop_host::{Cpu, Error, LaunchConfig, Report};
 
 /// The line of this file ending in `// marker`.
 fn line_of(marker: &str) -> u32 {
-    let source = include_str!("rules.rs");
-    let needle = format!("// {marker}\n");
-    let (before, _) = source
-        .split_once(&needle)
-        .unwrap_or_else(|| panic!("no line marked `{marker}`"));
-    before.lines().count() as u32
+    coop_tests::marked_line(include_str!("rules.rs"), marker)
 }
 
 /// `expected` with every `@{marker}` replaced by `@` and its line.

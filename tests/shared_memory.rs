@@ -10,12 +10,7 @@ use coop_host::{Cpu, Error, LaunchConfig, LaunchProblem, Report};
 
 /// The line of this file holding `// marker`.
 fn line_of(marker: &str) -> u32 {
-    let source = include_str!("shared_memory.rs");
-    let needle = format!("// {marker}\n");
-    let (before, _) = source
-        .split_once(&needle)
-        .unwrap_or_else(|| panic!("no line marked `{marker}`"));
-    before.lines().count() as u32
+    coop_tests::marked_line(include_str!("shared_memory.rs"), marker)
 }
 
 fn emulation_error(result: Result<Report, Error>) -> EmulationError {
