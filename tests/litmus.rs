@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | message passing (MP) across blocks | a flag published by one block, then its data read by another | the writer releases (release store at the device's scope, or a device fence before a relaxed store) and the reader acquires (acquire load at the device's scope, or a relaxed load at the device's scope then a device fence); the flag's atomics at the block's scope order nothing between blocks |
 //! | coherence of one atomic location (CoWW/CoRR) across blocks | atomic updates of one counter | always, at the device's scope; an update at the block's scope races with other blocks' |
+//! | message passing between two warps of a block, through global memory | as across blocks, at any scope | a release store and an acquire load of the flag (or fences after the flag's atomics); a relaxed flag orders nothing |
 //! | store buffering (SB) across blocks | two flags, each block raising one and reading the other | atomics only: any outcome is allowed and there is no data to race on, so nothing is reported |
 //!
 //! Known gap, checked nowhere yet: the writer's side of message passing.
@@ -271,6 +272,69 @@ fn store_buffering_over_atomics_reports_nothing() {
             // Run one at a time, at least one block sees the other's flag
             // (the relaxed form may see neither on a GPU).
             assert!(saw.iter().all(|&s| s <= 1), "{saw:?}");
+        }
+    }
+}
+
+/// Message passing between two warps of one block through global memory:
+/// warp 0's lane 0 writes the data and raises the flag (release store, or
+/// relaxed), warp 1's lane 0 waits for the flag (acquire load, or relaxed)
+/// and reads the data.
+#[kernel]
+pub fn message_passing_between_warps(
+    block: ThreadBlock,
+    data: Out<u32>,
+    flag: Out<u32>,
+    seen: Out<u32>,
+    ordered: u32,
+) {
+    let r = block.thread_rank();
+    let (store, load) = if ordered == 1 {
+        (Ordering::Release, Ordering::Acquire)
+    } else {
+        (Ordering::Relaxed, Ordering::Relaxed)
+    };
+    let flags = flag.atomic();
+    if r == 0 {
+        data.write(0, 42); // warps-data-write
+        flags.with_ordering(store).store(0, 1);
+    } else if r == 32 {
+        let acquire = flags.with_ordering(load);
+        while acquire.load(0) == 0 {}
+        seen.write(0, data.read(0)); // warps-data-read
+    }
+}
+
+#[test]
+fn message_passing_between_warps_of_a_block() {
+    let (write_line, read_line) = (line_of("warps-data-write"), line_of("warps-data-read"));
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
+        for ordered in [1, 0] {
+            let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
+            let result = Cpu::with_emulator(emulator.clone()).launch(
+                message_passing_between_warps,
+                LaunchConfig::new(1, 64),
+                (&mut data, &mut flag, &mut seen, ordered),
+            );
+            match (ordered, result) {
+                (1, Ok(_)) => assert_eq!(seen, [42]),
+                (0, Err(Error::Emulation(e))) => match *e.violation {
+                    Violation::GlobalRace {
+                        buffer,
+                        first,
+                        second,
+                        ..
+                    } => {
+                        assert_eq!(buffer, "data");
+                        assert_eq!(
+                            (first.site.line(), second.site.line()),
+                            (write_line, read_line)
+                        );
+                    }
+                    other => panic!("relaxed flag between warps: {other}"),
+                },
+                (_, other) => panic!("ordered {ordered}: {other:?}"),
+            }
         }
     }
 }

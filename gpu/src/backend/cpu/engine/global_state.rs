@@ -111,7 +111,8 @@ pub(crate) struct BlockGlobal {
 impl BlockGlobal {
     /// Checks and records an access by `thread` of element `index` of
     /// buffer `buffer`; a read is kept for the check across blocks when
-    /// `across_blocks`.
+    /// `across_blocks`, and is not checked against the block's other
+    /// threads when `trusted` (it follows the thread's acquire).
     #[allow(clippy::too_many_arguments)]
     pub fn access(
         &mut self,
@@ -123,13 +124,16 @@ impl BlockGlobal {
         site: Site,
         across_blocks: bool,
         block_scope: bool,
+        trusted: bool,
     ) -> Result<(), (Rec, Rec)> {
         let now = clocks.now(thread, kind, site);
         let touch = self.touched.entry((buffer, index)).or_default();
         // Global memory holds what the host put there: never unwritten.
         touch.state.written = true;
-        if let Checked::Race(earlier) = clocks.check(&mut touch.state, now) {
-            return Err((earlier, now));
+        if !trusted {
+            if let Checked::Race(earlier) = clocks.check(&mut touch.state, now) {
+                return Err((earlier, now));
+            }
         }
         match kind {
             AccessKind::Write => {

@@ -308,6 +308,15 @@ pub(crate) struct LaneCtx {
     /// other blocks published (a fence after no such access, or after one
     /// at the block's scope, observed nothing another block released).
     pub observed: Cell<bool>,
+    /// Whether the thread made an atomic access to global memory (any
+    /// scope) since the block's last barrier.
+    pub block_atomic: Cell<bool>,
+    /// Whether the thread made an acquiring atomic access to global memory
+    /// (any scope), or a fence after an atomic access, since the block's
+    /// last barrier: its reads of global memory may follow a flag another
+    /// thread of the block raised, and are not checked against the block's
+    /// other threads' writes in the interval.
+    pub block_acquired: Cell<bool>,
     /// Where the thread's current collective was called from, when the
     /// scheduler asked ([`CAPTURE_CALLERS`]).
     pub callers: RefCell<Vec<crate::backend::cpu::PanicLocation>>,
@@ -519,6 +528,9 @@ pub(crate) fn fence(across_blocks: bool, site: Site) {
     if across_blocks && ctx.observed.get() {
         ctx.ordered.set(true);
     }
+    if ctx.block_atomic.get() {
+        ctx.block_acquired.set(true);
+    }
 }
 
 /// Counts one step of the current lane, stopping it when its budget is
@@ -657,13 +669,22 @@ pub(crate) fn global_access(
     // Only an acquire (or a fence, `fence`) orders the thread's later
     // reads after what another block released; a relaxed atomic, or one at
     // the block's scope, orders nothing across blocks.
-    if kind == AccessKind::Atomic && !block_scope {
-        ctx.observed.set(true);
+    if kind == AccessKind::Atomic {
+        ctx.block_atomic.set(true);
         if acquire {
-            ctx.ordered.set(true);
+            ctx.block_acquired.set(true);
+        }
+        if !block_scope {
+            ctx.observed.set(true);
+            if acquire {
+                ctx.ordered.set(true);
+            }
         }
     }
     let across_blocks = kind != AccessKind::Read || !ctx.ordered.get();
+    // Within the block the same holds at any scope: a read after an
+    // acquire (since the last barrier) may follow another thread's flag.
+    let trusted = kind == AccessKind::Read && ctx.block_acquired.get();
     let checked = block_shared(|s| {
         s.global_access(
             buffer,
@@ -673,6 +694,7 @@ pub(crate) fn global_access(
             site,
             across_blocks,
             block_scope,
+            trusted,
         )
     });
     if let Err(pair) = checked {

@@ -327,6 +327,8 @@ impl<'a> Block<'a> {
                     unwinding: Cell::new(false),
                     ordered: Cell::new(false),
                     observed: Cell::new(false),
+                    block_atomic: Cell::new(false),
+                    block_acquired: Cell::new(false),
                     callers: RefCell::new(Vec::new()),
                     named: Cell::new(None),
                     group_arrival: Cell::new(None),
@@ -371,6 +373,8 @@ impl<'a> Block<'a> {
             lane.state = State::Ready(0);
             ctx.ordered.set(false);
             ctx.observed.set(false);
+            ctx.block_atomic.set(false);
+            ctx.block_acquired.set(false);
         }
         self.shared.borrow_mut().barrier()?;
         counts.barriers += 1;
@@ -843,8 +847,10 @@ impl Block<'_> {
         {
             return Ok(Some((site, lane::written_name(&self.ctxs[0], &op, site))));
         }
-        for lane in &mut self.lanes {
+        for (lane, ctx) in self.lanes.iter_mut().zip(self.ctxs.iter()) {
             lane.state = State::Ready(0);
+            ctx.block_atomic.set(false);
+            ctx.block_acquired.set(false);
         }
         self.shared.borrow_mut().barrier()?;
         counts.barriers += 1;

@@ -301,6 +301,7 @@ impl BlockShared {
 
     /// Checks and records an access of element `index` of global buffer
     /// `buffer` by `thread`: the conflicting pair when it races.
+    /// `trusted`: a read the thread's acquire orders within the block.
     #[allow(clippy::too_many_arguments)]
     pub fn global_access(
         &mut self,
@@ -311,6 +312,7 @@ impl BlockShared {
         site: Site,
         across_blocks: bool,
         block_scope: bool,
+        trusted: bool,
     ) -> Result<(), (Rec, Rec)> {
         self.global.access(
             &self.clocks,
@@ -321,6 +323,7 @@ impl BlockShared {
             site,
             across_blocks,
             block_scope,
+            trusted,
         )
     }
 
