@@ -18,6 +18,7 @@
 //! vectors) and [`look_back`] (the tiles' status words and the decoupled
 //! look-back that single-pass algorithms are made of).
 
+pub(crate) mod arguments;
 pub(crate) mod blocked;
 pub mod histogram;
 pub mod look_back;

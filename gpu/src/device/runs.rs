@@ -76,9 +76,9 @@
 //! [`shared_memory_bytes`] of dynamic shared memory; one without them
 //! stops with a message that says so.
 
-use crate::backend::target::Target;
-use crate::backend::{Faults, Site};
+use crate::backend::Site;
 use crate::collectives;
+use crate::device::arguments::holds;
 use crate::device::blocked::{each_item, items_within, load_run, loads_by_chunks, MAX_ITEMS};
 use crate::device::look_back::{look_back_packing, packed_status_words};
 use crate::device::staging::SharedWords;
@@ -337,15 +337,13 @@ pub fn reduce_by_key<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
     epoch: u32,
 ) {
     let site = core::panic::Location::caller();
-    if values.len() < keys.len() {
-        Target::index_out_of_bounds(
-            c"device_runs: the values (one a key)",
-            values.as_ptr() as *const u8,
-            keys.len() - 1,
-            values.len(),
-            site,
-        );
-    }
+    holds(
+        c"device_runs: the values (one a key)",
+        values.as_ptr() as *const u8,
+        values.len(),
+        keys.len(),
+        site,
+    );
     let identity = op.identity();
     run(
         &block,
@@ -425,15 +423,7 @@ pub fn run_length_encode<K: Shuffle + PartialEq>(
 /// Faults (at `site`) unless `out` holds `len` elements.
 #[inline(always)]
 fn fits<T: Copy>(out: &Out<T>, len: usize, what: &'static core::ffi::CStr, site: Site) {
-    if out.len() < len {
-        Target::index_out_of_bounds(
-            what,
-            out.as_mut_ptr() as *const u8,
-            len - 1,
-            out.len(),
-            site,
-        );
-    }
+    holds(what, out.as_mut_ptr() as *const u8, out.len(), len, site);
 }
 
 /// Thread `run_first`'s run of `items` elements of `src` from `first`

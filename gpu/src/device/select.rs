@@ -68,9 +68,9 @@
 //! launch without [`shared_memory_bytes`] of dynamic shared memory stops
 //! with a message that says so.
 
-use crate::backend::target::Target;
-use crate::backend::{Faults, Site};
+use crate::backend::Site;
 use crate::collectives;
+use crate::device::arguments::holds;
 use crate::device::blocked::{each_item, items_within, load_run, MAX_ITEMS};
 use crate::device::look_back::{look_back, status_words};
 use crate::device::staging::{bytes_per_thread, Staging};
@@ -261,15 +261,13 @@ pub fn select_flagged<T: Shuffle>(
     epoch: u32,
 ) {
     let site = core::panic::Location::caller();
-    if flags.len() < input.len() {
-        Target::index_out_of_bounds(
-            c"device_select: the flags (one an element of the input)",
-            flags.as_ptr() as *const u8,
-            input.len() - 1,
-            flags.len(),
-            site,
-        );
-    }
+    holds(
+        c"device_select: the flags (one an element of the input)",
+        flags.as_ptr() as *const u8,
+        flags.len(),
+        input.len(),
+        site,
+    );
     run(
         &block,
         input,
@@ -440,24 +438,20 @@ fn run<T: Shuffle, X: Test<T>>(
     site: Site,
 ) {
     let len = input.len();
-    if output.len() < len {
-        Target::index_out_of_bounds(
-            c"device_select: the output (at least as long as the input)",
-            output.as_mut_ptr() as *const u8,
-            len - 1,
-            output.len(),
-            site,
-        );
-    }
-    if selected.is_empty() {
-        Target::index_out_of_bounds(
-            c"device_select: `selected` (one element, the count kept)",
-            selected.as_mut_ptr() as *const u8,
-            0,
-            0,
-            site,
-        );
-    }
+    holds(
+        c"device_select: the output (at least as long as the input)",
+        output.as_mut_ptr() as *const u8,
+        output.len(),
+        len,
+        site,
+    );
+    holds(
+        c"device_select: `selected` (one element, the count kept)",
+        selected.as_mut_ptr() as *const u8,
+        selected.len(),
+        1,
+        site,
+    );
     let partition = control & PARTITION != 0;
     let items = items_per_thread::<T>();
     let threads = block.num_threads() as usize;

@@ -56,6 +56,7 @@ pub use binning::{Binning, Even, FromFn, Levels, Sample};
 
 use crate::backend::target::Target;
 use crate::backend::{site, Faults};
+use crate::device::arguments::holds;
 use crate::shared::{ByRank, Shared};
 use crate::{this_grid, Out, ThreadBlock};
 
@@ -319,15 +320,13 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
         };
     }
     let (total, counters) = (total as usize, counters as usize);
-    if counts.len() < total {
-        Target::index_out_of_bounds(
-            c"histogram: the counts (one for each bin of each active channel)",
-            counts.as_mut_ptr() as *const u8,
-            total - 1,
-            counts.len(),
-            core::panic::Location::caller(),
-        );
-    }
+    holds(
+        c"histogram: the counts (one for each bin of each active channel)",
+        counts.as_mut_ptr() as *const u8,
+        counts.len(),
+        total,
+        core::panic::Location::caller(),
+    );
     let binnings = &pixels.binnings;
     let sets = sets_in(scratch.len(), counters);
     if sets == 0 {

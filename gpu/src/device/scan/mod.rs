@@ -145,9 +145,8 @@ pub use crate::device::look_back::status_words;
 #[doc(hidden)]
 pub use crate::device::look_back::{look_back, AGGREGATE, INCLUSIVE};
 
-use crate::backend::target::Target;
-use crate::backend::Faults;
 use crate::collectives;
+use crate::device::arguments::holds;
 use crate::device::staging::{bytes_per_thread, Staging};
 
 mod rows;
@@ -341,15 +340,13 @@ pub fn scan_scalar<T: Shuffle, O: Operator<T>>(
 #[inline(always)]
 #[track_caller]
 fn output_fits<T: Copy>(len: usize, output: &Out<T>) {
-    if output.len() < len {
-        Target::index_out_of_bounds(
-            c"device_scan: the output (as long as the input)",
-            output.as_mut_ptr() as *const u8,
-            len - 1,
-            output.len(),
-            core::panic::Location::caller(),
-        );
-    }
+    holds(
+        c"device_scan: the output (as long as the input)",
+        output.as_mut_ptr() as *const u8,
+        output.len(),
+        len,
+        core::panic::Location::caller(),
+    );
 }
 
 /// The pass `control` names over this block's tile; `vector`: full tiles
@@ -586,15 +583,13 @@ fn scan_totals<T: Shuffle, O: Operator<T>>(
 ) {
     let items = items_per_thread::<T>();
     let tiles = tiles.max(1);
-    if tiles > partials.len() {
-        Target::index_out_of_bounds(
-            c"device_scan: partials (a value a tile)",
-            partials.as_mut_ptr() as *const u8,
-            tiles - 1,
-            partials.len(),
-            site,
-        );
-    }
+    holds(
+        c"device_scan: partials (a value a tile)",
+        partials.as_mut_ptr() as *const u8,
+        partials.len(),
+        tiles,
+        site,
+    );
     let threads = block.num_threads() as usize;
     let chunk = threads * items;
     let first = block.thread_rank() as usize * items;
