@@ -16,6 +16,7 @@ fn main() {
         "histogram",
         "select",
         "runs",
+        "sort",
     ] {
         let mut builder = coop_build::PtxBuilder::new("../host/kernels")
             .features(&[family])

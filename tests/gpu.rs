@@ -1462,6 +1462,20 @@ fn runs_of_equal_keys_match_host_references_on_the_gpu() {
     eprintln!("runs of equal keys: {calls} calls checked on the GPU");
 }
 
+/// Radix sorts on the GPU, as on the CPU backend (`sorts.rs`), with sorts
+/// of millions of keys besides.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn sorts_match_the_hosts_stable_sort_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `sorts_match_the_hosts_stable_sort_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let s = suite();
+    let calls = coop_tests::sort_cases::check_all(&coop_host::Device::Gpu(s.gpu.clone()), true);
+    eprintln!("sorts: {calls} checked on the GPU");
+}
+
 /// Histograms on the GPU, as on the CPU backend (`histograms.rs`), with
 /// inputs of millions of samples besides.
 #[test]

@@ -39,6 +39,8 @@ pub mod scan_cases;
 pub mod segmented_cases;
 #[path = "select_cases.rs"]
 pub mod select_cases;
+#[path = "sort_cases.rs"]
+pub mod sort_cases;
 #[path = "split_barrier_cases.rs"]
 pub mod split_barrier_cases;
 #[path = "tensor_cases.rs"]

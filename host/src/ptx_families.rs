@@ -80,8 +80,14 @@ family!(
     RUNS_PTX = "runs"
 );
 
+family!(
+    /// The radix sorts, which
+    /// [`sort::Sorter::new`](crate::sort::Sorter::new) loads.
+    SORT_PTX = "sort"
+);
+
 /// The families, by the feature of `coop-host-kernels` that holds each.
-pub const FAMILIES: [(&str, &PtxSet); 8] = [
+pub const FAMILIES: [(&str, &PtxSet); 9] = [
     ("reduce", &REDUCE_PTX),
     ("transform", &TRANSFORM_PTX),
     ("arg", &ARG_PTX),
@@ -90,4 +96,5 @@ pub const FAMILIES: [(&str, &PtxSet); 8] = [
     ("histogram", &HISTOGRAM_PTX),
     ("select", &SELECT_PTX),
     ("runs", &RUNS_PTX),
+    ("sort", &SORT_PTX),
 ];

@@ -13,6 +13,7 @@
 //! | [`histogram`] | counts of samples in bins, for one channel or interleaved pixels | `coop_host::histogram` |
 //! | [`select`] | the elements that pass a test, compacted in order, or partitioned | `coop_host::select` |
 //! | [`runs`] | one result a run of equal keys: reduce-by-key, run-length encoding | `coop_host::runs` |
+//! | [`radix_sort`] | keys, or keys and values, sorted by their bits: one histogram, then one pass a digit | `coop_host::sort` |
 //!
 //! The pieces they share are here too: [`vector`] (tiles loaded as 16-byte
 //! vectors) and [`look_back`] (the tiles' status words and the decoupled
@@ -23,6 +24,7 @@ pub(crate) mod blocked;
 pub mod histogram;
 pub mod look_back;
 pub mod map;
+pub mod radix_sort;
 pub mod reduce;
 pub mod runs;
 pub mod scan;

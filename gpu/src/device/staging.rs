@@ -19,7 +19,7 @@
 
 use crate::backend::elements::SharedElem;
 use crate::backend::target::Target;
-use crate::backend::{AsyncCopies, ElemShape, Faults, SharedMemory, Site};
+use crate::backend::{AsyncCopies, ElemShape, Faults, Rmw, SharedMemory, Site, Word};
 use crate::{Out, Shuffle, ThreadBlock};
 
 /// 16 bytes of shared memory moved by one instruction (`ld.shared.v4.u32`,
@@ -395,5 +395,28 @@ impl SharedWords {
             w += 1;
             Target::shared_load::<u32>(self.base, w - 1, site)
         })
+    }
+
+    /// Adds `value` to the 32-bit word `word` atomically (`atom.shared.add`)
+    /// and returns the word before: counters that several threads bump
+    /// between barriers.
+    #[inline(always)]
+    pub(crate) fn add(&self, word: usize, value: u32, site: Site) -> u32 {
+        Target::shared_atomic_rmw(
+            self.base,
+            word as u32,
+            Word::U32,
+            Rmw::Add,
+            value as u64,
+            site,
+        ) as u32
+    }
+
+    /// Adds 1 to the 32-bit word `word` atomically, without its old value
+    /// (`red.shared.add`): counters bumped by several threads between
+    /// barriers.
+    #[inline(always)]
+    pub(crate) fn bump(&self, word: usize, site: Site) {
+        Target::shared_atomic_reduce(self.base, word as u32, Word::U32, Rmw::Add, 1, site);
     }
 }

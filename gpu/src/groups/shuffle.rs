@@ -139,6 +139,14 @@ unsafe impl Shuffle for f64 {
     }
 }
 
+// SAFETY: no words: the one value of `()` needs nothing moved (the
+// "no values" of an algorithm that may carry values along).
+unsafe impl Shuffle for () {
+    const WORDS: usize = 0;
+    #[inline(always)]
+    fn map_words(self, _: impl FnMut(u32) -> u32) -> Self {}
+}
+
 // SAFETY: one word; any non-zero word rebuilds `true`, so no invalid
 // `bool` can be made.
 unsafe impl Shuffle for bool {

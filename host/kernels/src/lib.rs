@@ -2,7 +2,8 @@
 //! (`coop::device::reduce`: plain, through a map, and deterministic), scans
 //! (`coop::device::scan`), segmented reductions (`coop::device::segmented`),
 //! histograms (`coop::device::histogram`), selections
-//! (`coop::device::select`) and runs of equal keys (`coop::device::runs`). One kernel per (operator or
+//! (`coop::device::select`), runs of equal keys (`coop::device::runs`) and
+//! radix sorts (`coop::device::radix_sort`). One kernel per (operator or
 //! map, type).
 //!
 //! Each family is a cargo feature (all on by default), so that coop-host
@@ -24,6 +25,8 @@ mod scan;
 mod segmented;
 #[cfg(feature = "select")]
 mod select;
+#[cfg(feature = "sort")]
+mod sort;
 #[cfg(feature = "transform")]
 mod transform;
 
@@ -41,5 +44,7 @@ pub use scan::*;
 pub use segmented::*;
 #[cfg(feature = "select")]
 pub use select::*;
+#[cfg(feature = "sort")]
+pub use sort::*;
 #[cfg(feature = "transform")]
 pub use transform::*;

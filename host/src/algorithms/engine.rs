@@ -170,6 +170,31 @@ impl Engine {
         }
     }
 
+    /// Copies `from` into the start of `to` (at least as long), in order
+    /// with the launches before and after it.
+    pub(crate) fn copy<T: DeviceCopy>(
+        &self,
+        from: &Input<'_, T>,
+        to: &mut Output<'_, T>,
+        what: &str,
+    ) -> Result<(), Error> {
+        let len = from.len();
+        match (&self.device, from, to) {
+            (Device::Gpu(gpu), Input::Gpu(src), Output::Gpu(dst)) => gpu
+                .stream()
+                .memcpy_dtod(src, &mut dst.slice_mut(0..len))
+                .map_err(gpu.error(format!("copying {what}"))),
+            (_, Input::Cpu(src), Output::Cpu(dst)) => {
+                dst[..len].copy_from_slice(src);
+                Ok(())
+            }
+            _ => Err(Error::Unavailable {
+                call: "copying scratch",
+                reason: format!("{what} is on one device and its destination on another"),
+            }),
+        }
+    }
+
     /// The elements of `input`, once the launches before have finished.
     pub(crate) fn read<T: DeviceCopy>(&self, input: &Input<'_, T>) -> Result<Vec<T>, Error> {
         match (&self.device, input) {

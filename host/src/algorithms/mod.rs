@@ -11,6 +11,7 @@
 //! | [`histogram`] | counts of samples in bins, one channel or interleaved pixels |
 //! | [`select`] | the elements that pass a test, compacted in order or partitioned; unique |
 //! | [`runs`] | one result a run of equal keys: sums by key, run-length encoding |
+//! | [`sort`] | radix sorts of keys, or keys and values, ascending or descending, by all bits or a range |
 //!
 //! Each is also at the crate root (`coop_host::scan`), where programs name
 //! them.
@@ -22,3 +23,4 @@ pub mod runs;
 pub mod scan;
 pub mod segmented;
 pub mod select;
+pub mod sort;

@@ -1,0 +1,95 @@
+//! The built-in sort kernels: the tables from key type to its kernels in
+//! `coop-host-kernels`, and from value type to the 4- or 8-byte words its
+//! values move as.
+
+use super::{HistogramParams, KeysParams, PairsParams};
+use coop::device::radix_sort::RadixKey;
+use coop::{DeviceCopy, Kernel};
+
+/// A key type with built-in sorts: `u8`, `i8`, `u16`, `i16`, `u32`, `i32`,
+/// `f32`, `u64`, `i64` and `f64`.
+#[diagnostic::on_unimplemented(
+    message = "coop-host has no built-in sort of `{Self}` keys",
+    note = "the built-in sorts take keys of u8, i8, u16, i16, u32, i32, f32, u64, i64 and f64; sort other types by a key of one of these derived from them, with the elements' indices as values (`Sorter::pairs`)"
+)]
+pub trait BuiltinSort: DeviceCopy + RadixKey {
+    /// The digit counts of every pass (`coop::device::radix_sort::histogram`).
+    type Histogram: Kernel<Params = HistogramParams<Self>>;
+    /// Its descriptor.
+    const HISTOGRAM: Self::Histogram;
+    /// A pass over keys (`coop::device::radix_sort::onesweep_keys`).
+    type Keys: Kernel<Params = KeysParams<Self>>;
+    /// Its descriptor.
+    const KEYS: Self::Keys;
+    /// A pass over keys with 4-byte values
+    /// (`coop::device::radix_sort::onesweep_pairs`).
+    type Pairs32: Kernel<Params = PairsParams<Self, u32>>;
+    /// Its descriptor.
+    const PAIRS32: Self::Pairs32;
+    /// A pass over keys with 8-byte values.
+    type Pairs64: Kernel<Params = PairsParams<Self, u64>>;
+    /// Its descriptor.
+    const PAIRS64: Self::Pairs64;
+}
+
+macro_rules! builtins {
+    ($($k:ty => $histogram:ident, $keys:ident, $pairs32:ident, $pairs64:ident;)*) => {$(
+        impl BuiltinSort for $k {
+            type Histogram = coop_host_kernels::$histogram;
+            const HISTOGRAM: Self::Histogram = coop_host_kernels::$histogram;
+            type Keys = coop_host_kernels::$keys;
+            const KEYS: Self::Keys = coop_host_kernels::$keys;
+            type Pairs32 = coop_host_kernels::$pairs32;
+            const PAIRS32: Self::Pairs32 = coop_host_kernels::$pairs32;
+            type Pairs64 = coop_host_kernels::$pairs64;
+            const PAIRS64: Self::Pairs64 = coop_host_kernels::$pairs64;
+        }
+    )*};
+}
+
+builtins! {
+    u8 => sort_histogram_u8, sort_keys_u8, sort_pairs_u8_b32, sort_pairs_u8_b64;
+    i8 => sort_histogram_i8, sort_keys_i8, sort_pairs_i8_b32, sort_pairs_i8_b64;
+    u16 => sort_histogram_u16, sort_keys_u16, sort_pairs_u16_b32, sort_pairs_u16_b64;
+    i16 => sort_histogram_i16, sort_keys_i16, sort_pairs_i16_b32, sort_pairs_i16_b64;
+    u32 => sort_histogram_u32, sort_keys_u32, sort_pairs_u32_b32, sort_pairs_u32_b64;
+    i32 => sort_histogram_i32, sort_keys_i32, sort_pairs_i32_b32, sort_pairs_i32_b64;
+    f32 => sort_histogram_f32, sort_keys_f32, sort_pairs_f32_b32, sort_pairs_f32_b64;
+    u64 => sort_histogram_u64, sort_keys_u64, sort_pairs_u64_b32, sort_pairs_u64_b64;
+    i64 => sort_histogram_i64, sort_keys_i64, sort_pairs_i64_b32, sort_pairs_i64_b64;
+    f64 => sort_histogram_f64, sort_keys_f64, sort_pairs_f64_b32, sort_pairs_f64_b64;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A value type the built-in sorts carry along with the keys: `u32`,
+/// `i32`, `f32` (moved as 4-byte words) and `u64`, `i64`, `f64` (as 8-byte
+/// words). A sort only moves values, so their type is only their size.
+#[diagnostic::on_unimplemented(
+    message = "coop-host's sorts do not carry values of `{Self}`",
+    note = "the built-in sorts carry values of u32, i32, f32, u64, i64 and f64; carry an index (u32 or u64) into your own values and gather them after the sort"
+)]
+pub trait SortValue: DeviceCopy + sealed::Sealed {
+    /// The word it moves as: `u32` or `u64`, of its size.
+    type Word: super::Word + DeviceCopy;
+}
+
+macro_rules! values {
+    ($($v:ty => $word:ty;)*) => {$(
+        impl sealed::Sealed for $v {}
+        impl SortValue for $v {
+            type Word = $word;
+        }
+    )*};
+}
+
+values! {
+    u32 => u32;
+    i32 => u32;
+    f32 => u32;
+    u64 => u64;
+    i64 => u64;
+    f64 => u64;
+}
