@@ -11,10 +11,12 @@ use coop_host::sort::{BuiltinSort, Order, Sorter};
 use coop_host::{Device, Error};
 use std::cmp::Ordering;
 
-/// Lengths: empty, one, two, a warp, around a tile (4096 keys of 4 bytes
-/// with 256 threads, as many of 8 bytes alone; 2560 for 8-byte keys with
-/// 4-byte values) and past 40 tiles.
-pub const LENGTHS: [usize; 11] = [0, 1, 2, 31, 2559, 2561, 4095, 4096, 4097, 8193, 170_001];
+/// Lengths: empty, one, two, a warp, around a tile (6144 keys alone with
+/// 256 threads; 4096 for 8-byte keys with 4-byte values, 3072 for 8-byte
+/// keys with 8-byte values) and past 27 tiles.
+pub const LENGTHS: [usize; 12] = [
+    0, 1, 2, 31, 3073, 4095, 4097, 6143, 6144, 6145, 12_289, 170_001,
+];
 
 /// A key type as the tests make and compare it.
 pub trait TestKey: BuiltinSort + std::fmt::Debug + PartialEq {
@@ -253,7 +255,7 @@ fn check_errors(device: &Device, sorter: &Sorter) {
 /// Every check on `device`; `large` (a GPU) takes every length of
 /// [`LENGTHS`] for every type and adds sorts of millions of keys, where
 /// the CPU backend takes the lengths at the tile edges and one input of
-/// ten tiles (past the look-back's window of eight).
+/// ten tiles (a look-back over several tiles before).
 /// Returns the number of sorts checked.
 pub fn check_all(device: &Device, large: bool) -> usize {
     let sorter = Sorter::new(device).unwrap();
@@ -261,9 +263,9 @@ pub fn check_all(device: &Device, large: bool) -> usize {
         (&LENGTHS, &LENGTHS, &LENGTHS)
     } else {
         (
-            &[0, 1, 2, 31, 2561, 4097, 40_001],
-            &[0, 1, 31, 2561, 4097],
-            &[0, 2, 4097],
+            &[0, 1, 2, 31, 3073, 4097, 6145, 60_001],
+            &[0, 1, 31, 3073, 6145],
+            &[0, 2, 6145],
         )
     };
     let mut calls = 0;
@@ -283,8 +285,8 @@ pub fn check_all(device: &Device, large: bool) -> usize {
         .unwrap()
         .with_block_threads(512)
         .unwrap();
-    calls += check_type::<u32>(device, &wide, &[8193], 12);
-    calls += check_type::<f64>(device, &wide, &[4097], 13);
+    calls += check_type::<u32>(device, &wide, &[12_289], 12);
+    calls += check_type::<f64>(device, &wide, &[6145], 13);
     check_errors(device, &sorter);
     if large {
         calls += check_type::<u32>(device, &sorter, &[1 << 22, (1 << 24) + 3], 14);

@@ -16,7 +16,9 @@
 //! coop_us, coop_sort_us, cub_gkeys_per_s, coop_gkeys_per_s,
 //! coop_speed_over_cub`, and checks every result against CUB's.
 //! `COOP_SORT_LOG2S` (`20,24,28`) and `COOP_SORT_ROUNDS` (15) change the
-//! sizes and rounds.
+//! sizes and rounds; `COOP_SORT_THREADS=384,512` adds rows for other block
+//! sizes, `COOP_SORT_VARIANTS=name=path.ptx,...` for other builds of the
+//! sort kernels.
 
 use coop_host::cudarc::driver::{sys, DevicePtr, DevicePtrMut, DeviceRepr};
 use coop_host::sort::{BuiltinSort, Sorter};
@@ -239,6 +241,14 @@ fn main() -> Result<(), Error> {
     // coop's shipped kernels, then any variants of their PTX
     // (`COOP_SORT_VARIANTS=name=path.ptx,...`), each its own rows.
     let mut sorters = vec![(String::new(), Sorter::new(&Device::Gpu(gpu.clone()))?)];
+    // Other block sizes of the shipped kernels (`COOP_SORT_THREADS=384,512`).
+    if let Ok(sizes) = std::env::var("COOP_SORT_THREADS") {
+        for threads in sizes.split(',').filter(|v| !v.is_empty()) {
+            let threads: u32 = threads.trim().parse().expect("COOP_SORT_THREADS: 384,512");
+            let sorter = Sorter::new(&Device::Gpu(gpu.clone()))?.with_block_threads(threads)?;
+            sorters.push((format!("{threads} threads: "), sorter));
+        }
+    }
     if let Ok(variants) = std::env::var("COOP_SORT_VARIANTS") {
         for variant in variants.split(',').filter(|v| !v.is_empty()) {
             let (name, path) = variant

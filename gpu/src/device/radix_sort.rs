@@ -28,21 +28,24 @@
 //! the last pass of a range that is not a whole number of digits). Block
 //! `b` takes tile `b`, `threads ×` [`items_per_thread`] consecutive keys,
 //! warp `w` of it the keys `w × 32 × items ..`, lane `l` item `i` the key
-//! `i × 32 + l` of those (coalesced loads). Each warp ranks its keys among
-//! the keys of the same digit item by item: the lanes holding one digit
-//! find each other (`match.any`), and the highest of them adds their
-//! number to the warp's counter of that digit in shared memory, so a
-//! key's rank is the counter before the add plus the lanes below it with
-//! its digit. The warps' counters, scanned across warps and digits, give
-//! each key its place in the tile sorted by digit; thread `d` of the first
-//! 256 then learns how many keys of digit `d` the tiles before hold by
-//! decoupled look-back over their counts of `d` (one status word a digit
-//! and tile, [`status_len`]), and adds where digit `d` starts in the
-//! output (the exclusive scan of the pass's [`histogram`] counts). The
-//! block places its keys in shared memory in tile order by digit and
-//! stores them with consecutive threads on consecutive keys, which land
-//! at consecutive places of the output within a digit; values follow the
-//! same way.
+//! `i × 32 + l` of those (coalesced loads). Each warp first counts its
+//! keys of each digit in counters of its own in shared memory; thread `d`
+//! of the first 256 adds up digit `d` over the warps and publishes the
+//! tile's count of it at once (one status word a digit and tile,
+//! [`status_len`]), so that the tiles after find it while this one works
+//! on. The counts, scanned across warps and digits, say where each warp's
+//! keys of each digit start in the tile sorted by digit; each warp then
+//! ranks its keys item by item, in their order: the lanes holding one
+//! digit find each other (ballots over the digit's bits), and the highest
+//! of them moves the warp's counter of that digit on by their number, so
+//! a key's place is the counter before plus the lanes below it with its
+//! digit. Thread `d` learns how many keys of digit `d` the tiles before
+//! hold by decoupled look-back over their counts of `d`, and adds where
+//! digit `d` starts in the output (the exclusive scan of the pass's
+//! [`histogram`] counts). The block places its keys in shared memory in
+//! tile order by digit and stores them with consecutive threads on
+//! consecutive keys, which land at consecutive places of the output
+//! within a digit; values follow the same way.
 //!
 //! # The buffers
 //!
@@ -175,15 +178,16 @@ pub const fn passes(begin_bit: u32, end_bit: u32) -> u32 {
     }
 }
 
-/// Keys (with their values) each thread of a pass takes: 16, or as many
-/// as fit in 128 bytes of key and value (values of `()` for keys alone).
+/// Keys (with their values) each thread of a pass takes: 24, or as many
+/// as fit in 192 bytes of key and value (values of `()` for keys alone).
+/// Chapter 7 of the guide has the figures against 16.
 ///
 /// ```
 /// use coop::device::radix_sort::items_per_thread;
-/// assert_eq!(items_per_thread::<u32, ()>(), 16);
-/// assert_eq!(items_per_thread::<u64, ()>(), 16);
-/// assert_eq!(items_per_thread::<u64, u32>(), 10);
-/// assert_eq!(items_per_thread::<f64, f64>(), 8);
+/// assert_eq!(items_per_thread::<u32, ()>(), 24);
+/// assert_eq!(items_per_thread::<u64, ()>(), 24);
+/// assert_eq!(items_per_thread::<u64, u32>(), 16);
+/// assert_eq!(items_per_thread::<f64, f64>(), 12);
 /// ```
 pub const fn items_per_thread<K, V>() -> usize {
     items_within(
@@ -194,9 +198,11 @@ pub const fn items_per_thread<K, V>() -> usize {
 }
 
 /// Most keys a thread takes.
-const ITEMS: usize = 16;
+const ITEMS: usize = 24;
+/// Keys a thread of the digit counting loads at once.
+const HISTOGRAM_ITEMS: usize = 16;
 /// Most bytes of keys and values a thread takes.
-const THREAD_BYTES: usize = 128;
+const THREAD_BYTES: usize = 192;
 
 /// Tiles of a pass over `len` keys by blocks of `threads`: the grid of
 /// [`onesweep_keys`] (at least 1).
@@ -250,7 +256,7 @@ const fn words<T: Shuffle>() -> usize {
 ///
 /// ```
 /// use coop::device::radix_sort::shared_memory_bytes;
-/// assert_eq!(shared_memory_bytes::<u32, ()>(256), 4 * (8 * 256 + 256 + 256 * 16));
+/// assert_eq!(shared_memory_bytes::<u32, ()>(256), 4 * (8 * 256 + 256 + 256 * 24));
 /// ```
 pub const fn shared_memory_bytes<K: Shuffle, V: Shuffle>(threads: u32) -> u32 {
     let warps = threads as usize / 32;
@@ -364,28 +370,36 @@ pub fn histogram<K: RadixKey>(
         c += threads;
     }
     block.sync_named("radix sort histogram", site);
-    // Stretches of `threads × ITEMS` keys, every `blocks`-th to a block;
-    // consecutive threads read consecutive keys.
+    // Stretches of `threads × HISTOGRAM_ITEMS` keys, every `blocks`-th to
+    // a block; consecutive threads read consecutive keys, all of a
+    // stretch's loads issued before the first count (the counters'
+    // atomics would otherwise hold each load back until the one before
+    // was counted).
     let grid = this_grid();
     let blocks = grid.num_blocks();
-    let stretch = threads * ITEMS;
+    let stretch = threads * HISTOGRAM_ITEMS;
+    let len = keys.len();
     let mut from = grid.block_rank() * stretch;
-    while from < keys.len() {
-        let mut j = 0;
-        while j < ITEMS {
+    while from < len {
+        let filler = keys[from];
+        let mut key = [filler; MAX_ITEMS];
+        each_item!(j < HISTOGRAM_ITEMS => {
             let e = from + j * threads + t;
-            if e < keys.len() {
-                let key = keys[e];
+            if e < len {
+                key[j] = keys[e];
+            }
+        });
+        each_item!(j < HISTOGRAM_ITEMS => {
+            if from + j * threads + t < len {
                 let mut p = 0;
                 while p < passes {
                     let (shift, width) = digit_bits(begin_bit, end_bit, p);
-                    let d = key.digit(shift, width, control) as usize;
-                    shared.add(p as usize * DIGITS + d, 1, site);
+                    let d = key[j].digit(shift, width, control) as usize;
+                    shared.bump(p as usize * DIGITS + d, site);
                     p += 1;
                 }
             }
-            j += 1;
-        }
+        });
         from += blocks * stretch;
     }
     block.sync_named("radix sort histogram", site);
@@ -739,7 +753,7 @@ fn run<K: RadixKey, V: Shuffle>(
     let mut rank = [0u32; MAX_ITEMS];
     each_item!(i < items => {
         let d = digit[i];
-        let peers = Target::match_any_32(u32::MAX, d, site);
+        let peers = lanes_with(d, site);
         let highest = 31 - peers.leading_zeros();
         let mut start = 0;
         if lane as u32 == highest && d != NO_DIGIT {
@@ -794,6 +808,31 @@ fn run<K: RadixKey, V: Shuffle>(
                 values_out.write(at as usize, v);
             }
         });
+    }
+}
+
+/// The lanes of the warp whose `digit` (at most [`NO_DIGIT`]) is this
+/// lane's. On the GPU nine ballots, one a bit, as CUB's ranking finds them
+/// (chapter 7 of the guide has the figures against `match.any.sync`); on
+/// the CPU backend, where every warp collective is a meeting of the lanes,
+/// `match_any` (the same lanes).
+#[inline(always)]
+fn lanes_with(digit: u32, site: Site) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let mut peers = u32::MAX;
+        let mut bit = 0;
+        while bit <= RADIX_BITS {
+            let set = digit >> bit & 1 != 0;
+            let ballot = Target::vote_ballot(u32::MAX, set, site);
+            peers &= if set { ballot } else { !ballot };
+            bit += 1;
+        }
+        peers
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        Target::match_any_32(u32::MAX, digit, site)
     }
 }
 
