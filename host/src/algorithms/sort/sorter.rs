@@ -328,6 +328,9 @@ impl Sorter {
         let mut every_bin = unsafe { bins.typed::<u32>() };
         let mut bins = every_bin.slice_mut(0..counts);
         self.engine.clear(&mut bins, "the sort's digit counts")?;
+        // A block of the digit counting takes stretches of 16 keys a thread
+        // (`coop::device::radix_sort::histogram`): no more blocks than
+        // stretches, nor than one wave.
         let stretch = threads as usize * 16;
         let wave = self.engine.wave(launcher, K::HISTOGRAM, threads)?;
         let blocks = len.div_ceil(stretch).min(wave as usize).max(1) as u32;
