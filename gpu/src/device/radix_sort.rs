@@ -199,8 +199,8 @@ pub const fn items_per_thread<K, V>() -> usize {
 
 /// Most keys a thread takes.
 const ITEMS: usize = 24;
-/// Keys a thread of the digit counting loads at once.
-const HISTOGRAM_ITEMS: usize = 16;
+/// Keys a thread of [`histogram`] loads at once (a stretch is `threads ×` this).
+pub const HISTOGRAM_ITEMS: usize = 16;
 /// Most bytes of keys and values a thread takes.
 const THREAD_BYTES: usize = 192;
 

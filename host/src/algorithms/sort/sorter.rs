@@ -8,7 +8,7 @@ use crate::ptx_families::SORT_PTX;
 use crate::{Device, Error, LaunchConfig, Output};
 use coop::device::radix_sort::{
     bins_len, histogram_shared_memory_bytes, passes, shared_memory_bytes, status_len, tiles,
-    DESCENDING, MIN_BLOCK_THREADS,
+    DESCENDING, HISTOGRAM_ITEMS, MIN_BLOCK_THREADS,
 };
 use std::ops::Range;
 use std::sync::{Mutex, MutexGuard};
@@ -328,10 +328,9 @@ impl Sorter {
         let mut every_bin = unsafe { bins.typed::<u32>() };
         let mut bins = every_bin.slice_mut(0..counts);
         self.engine.clear(&mut bins, "the sort's digit counts")?;
-        // A block of the digit counting takes stretches of 16 keys a thread
-        // (`coop::device::radix_sort::histogram`): no more blocks than
-        // stretches, nor than one wave.
-        let stretch = threads as usize * 16;
+        // No more blocks of the digit counting than stretches of its keys,
+        // nor than one wave.
+        let stretch = threads as usize * HISTOGRAM_ITEMS;
         let wave = self.engine.wave(launcher, K::HISTOGRAM, threads)?;
         let blocks = len.div_ceil(stretch).min(wave as usize).max(1) as u32;
         let config = LaunchConfig::new(blocks, threads)
