@@ -6,17 +6,11 @@
 //!
 //! | shape | what it relies on | ordered when |
 //! |---|---|---|
-//! | message passing (MP) across blocks | a flag published by one block, then its data read by another | the writer releases (release store at the device's scope, or a device fence before a relaxed store) and the reader acquires (acquire load at the device's scope, or a relaxed load at the device's scope then a device fence); the flag's atomics at the block's scope order nothing between blocks |
+//! | message passing (MP) across blocks | a flag published by one block, then its data read by another | the writer releases (release store at the device's scope, or a device fence before a relaxed store) and the reader acquires (acquire load at the device's scope, or a relaxed load at the device's scope then a device fence); the flag's atomics at the block's scope order nothing between blocks. A reader that acquires a flag stored relaxed (or after a block fence) is reported as `UnreleasedWrite`, naming the flag's store |
+//! | MP from a whole block | every thread's write, a block barrier, then thread 0's release | the barrier orders each thread's write before the release, which publishes them all; writes after the release are published by nothing |
 //! | coherence of one atomic location (CoWW/CoRR) across blocks | atomic updates of one counter | always, at the device's scope; an update at the block's scope races with other blocks' |
-//! | message passing between two warps of a block, through global memory | as across blocks, at any scope | a release store and an acquire load of the flag (or fences after the flag's atomics); a relaxed flag orders nothing |
+//! | message passing between two warps of a block, through global memory | as across blocks, at any scope | a release store (or a block fence before a relaxed store) and an acquire load of the flag; a relaxed flag orders nothing on either side |
 //! | store buffering (SB) across blocks | two flags, each block raising one and reading the other | atomics only: any outcome is allowed and there is no data to race on, so nothing is reported |
-//!
-//! Known gap, checked nowhere yet: the writer's side of message passing.
-//! A reader that acquires is taken as ordered after every plain write of
-//! another block, also one the writer never released (a relaxed flag
-//! store after the data): the detector models the reader's acquire but
-//! not the writer's release. The cases below release on the writer's side
-//! in every combination, so they do not depend on it.
 
 use coop::atomic::{Ordering, Scope};
 use coop::cpu::{Emulator, Violation};
@@ -27,6 +21,8 @@ use coop_host::{Cpu, Error, LaunchConfig};
 /// How a message-passing writer publishes its flag.
 const WRITE_RELEASE: u32 = 0;
 const WRITE_DEVICE_FENCE: u32 = 1;
+const WRITE_RELAXED: u32 = 2;
+const WRITE_BLOCK_FENCE: u32 = 3;
 /// How a message-passing reader takes it.
 const READ_RELAXED: u32 = 0;
 const READ_ACQUIRE: u32 = 1;
@@ -59,11 +55,17 @@ pub fn message_passing(
     let flags = flag.atomic().with_scope(scope);
     if grid.block_rank() == 0 {
         data.write(0, 42); // mp-data-write
-        if write == WRITE_RELEASE {
-            flags.with_ordering(Ordering::Release).store(0, 1);
-        } else {
-            fence_device();
-            flags.store(0, 1);
+        match write {
+            WRITE_RELEASE => flags.with_ordering(Ordering::Release).store(0, 1),
+            WRITE_DEVICE_FENCE => {
+                fence_device();
+                flags.store(0, 1);
+            }
+            WRITE_BLOCK_FENCE => {
+                fence_block();
+                flags.store(0, 1); // mp-flag-after-block-fence
+            }
+            _ => flags.store(0, 1), // mp-flag-relaxed
         }
     } else {
         match read {
@@ -106,7 +108,12 @@ fn line_of(marker: &str) -> u32 {
 
 #[test]
 fn message_passing_is_ordered_exactly_where_the_model_orders_it() {
-    let write_names = ["release store", "device fence, relaxed store"];
+    let write_names = [
+        "release store",
+        "device fence, relaxed store",
+        "relaxed store",
+        "block fence, relaxed store",
+    ];
     let read_names = [
         "relaxed load",
         "acquire load",
@@ -116,7 +123,12 @@ fn message_passing_is_ordered_exactly_where_the_model_orders_it() {
     let (write_line, read_line) = (line_of("mp-data-write"), line_of("mp-data-read"));
     let mut checked = 0;
     for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
-        for write in [WRITE_RELEASE, WRITE_DEVICE_FENCE] {
+        for write in [
+            WRITE_RELEASE,
+            WRITE_DEVICE_FENCE,
+            WRITE_RELAXED,
+            WRITE_BLOCK_FENCE,
+        ] {
             for read in [
                 READ_RELAXED,
                 READ_ACQUIRE,
@@ -137,11 +149,15 @@ fn message_passing_is_ordered_exactly_where_the_model_orders_it() {
                     // The reader is ordered after the data's write only
                     // through an acquire at the device's scope, or a
                     // device fence after a load at the device's scope that
-                    // saw the flag: atomics at the block's scope are not
-                    // strong between two blocks, and a block fence does not
-                    // reach the other block.
-                    let ordered =
+                    // saw the flag, and only when the writer released the
+                    // data (a release store at the device's scope, or a
+                    // device fence before the flag's store): atomics at the
+                    // block's scope are not strong between two blocks, and
+                    // a block fence does not reach the other block.
+                    let acquired =
                         block_scope == 0 && matches!(read, READ_ACQUIRE | READ_DEVICE_FENCE);
+                    let released = matches!(write, WRITE_RELEASE | WRITE_DEVICE_FENCE);
+                    let ordered = acquired && released;
                     match run_mp(emulator.clone(), write, read, block_scope) {
                         Ok(seen) => {
                             assert!(ordered, "{what}: ran clean, but nothing orders the data's read after its write");
@@ -167,6 +183,26 @@ fn message_passing_is_ordered_exactly_where_the_model_orders_it() {
                                 lines.contains(&write_line) && lines.contains(&read_line),
                                 "{what}: the race names lines {lines:?}, not the data's {write_line} and {read_line}"
                             );
+                        }
+                        Err(Violation::UnreleasedWrite {
+                            buffer,
+                            element,
+                            write: w,
+                            read: r,
+                            flag,
+                        }) => {
+                            // The reader acquired; the writer did not
+                            // release: reported at the data's lines, with
+                            // the flag's store named.
+                            assert!(acquired && !released, "{what}: reported as unreleased");
+                            assert_eq!((buffer, element), ("data", 0), "{what}");
+                            assert_eq!((w.site.line(), r.site.line()), (write_line, read_line));
+                            let flag_line = if write == WRITE_RELAXED {
+                                line_of("mp-flag-relaxed")
+                            } else {
+                                line_of("mp-flag-after-block-fence")
+                            };
+                            assert_eq!(flag.map(|f| f.line()), Some(flag_line), "{what}");
                         }
                         Err(other) => panic!("{what}: {other}"),
                     }
@@ -277,8 +313,9 @@ fn store_buffering_over_atomics_reports_nothing() {
 }
 
 /// Message passing between two warps of one block through global memory:
-/// warp 0's lane 0 writes the data and raises the flag (release store, or
-/// relaxed), warp 1's lane 0 waits for the flag (acquire load, or relaxed)
+/// warp 0's lane 0 writes the data and raises the flag (`write` says how:
+/// a release store, a relaxed one, or a block fence and a relaxed one),
+/// warp 1's lane 0 waits for the flag (an acquire load, or a relaxed one)
 /// and reads the data.
 #[kernel]
 pub fn message_passing_between_warps(
@@ -286,19 +323,27 @@ pub fn message_passing_between_warps(
     data: Out<u32>,
     flag: Out<u32>,
     seen: Out<u32>,
-    ordered: u32,
+    write: u32,
+    read: u32,
 ) {
     let r = block.thread_rank();
-    let (store, load) = if ordered == 1 {
-        (Ordering::Release, Ordering::Acquire)
-    } else {
-        (Ordering::Relaxed, Ordering::Relaxed)
-    };
     let flags = flag.atomic();
     if r == 0 {
         data.write(0, 42); // warps-data-write
-        flags.with_ordering(store).store(0, 1);
+        match write {
+            WRITE_RELEASE => flags.with_ordering(Ordering::Release).store(0, 1),
+            WRITE_BLOCK_FENCE => {
+                fence_block();
+                flags.store(0, 1);
+            }
+            _ => flags.store(0, 1), // warps-flag-relaxed
+        }
     } else if r == 32 {
+        let load = if read == READ_ACQUIRE {
+            Ordering::Acquire
+        } else {
+            Ordering::Relaxed
+        };
         let acquire = flags.with_ordering(load);
         while acquire.load(0) == 0 {}
         seen.write(0, data.read(0)); // warps-data-read
@@ -309,32 +354,135 @@ pub fn message_passing_between_warps(
 fn message_passing_between_warps_of_a_block() {
     let (write_line, read_line) = (line_of("warps-data-write"), line_of("warps-data-read"));
     for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
-        for ordered in [1, 0] {
-            let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
-            let result = Cpu::with_emulator(emulator.clone()).launch(
-                message_passing_between_warps,
-                LaunchConfig::new(1, 64),
-                (&mut data, &mut flag, &mut seen, ordered),
-            );
-            match (ordered, result) {
-                (1, Ok(_)) => assert_eq!(seen, [42]),
-                (0, Err(Error::Emulation(e))) => match *e.violation {
+        for write in [WRITE_RELEASE, WRITE_BLOCK_FENCE, WRITE_RELAXED] {
+            for read in [READ_ACQUIRE, READ_RELAXED] {
+                let what = format!("write {write}, read {read}");
+                // Within a block any scope holds both threads: a block
+                // fence releases, and the reader must acquire.
+                let released = write != WRITE_RELAXED;
+                let acquired = read == READ_ACQUIRE;
+                let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
+                let result = Cpu::with_emulator(emulator.clone()).launch(
+                    message_passing_between_warps,
+                    LaunchConfig::new(1, 64),
+                    (&mut data, &mut flag, &mut seen, write, read),
+                );
+                let violation = match result {
+                    Ok(_) => {
+                        assert!(released && acquired, "{what}: ran clean");
+                        assert_eq!(seen, [42], "{what}");
+                        continue;
+                    }
+                    Err(Error::Emulation(e)) => *e.violation,
+                    Err(other) => panic!("{what}: {other:?}"),
+                };
+                match violation {
                     Violation::GlobalRace {
                         buffer,
                         first,
                         second,
                         ..
                     } => {
-                        assert_eq!(buffer, "data");
+                        assert!(!acquired, "{what}: {buffer}");
+                        assert_eq!(buffer, "data", "{what}");
                         assert_eq!(
                             (first.site.line(), second.site.line()),
-                            (write_line, read_line)
+                            (write_line, read_line),
+                            "{what}"
                         );
                     }
-                    other => panic!("relaxed flag between warps: {other}"),
-                },
-                (_, other) => panic!("ordered {ordered}: {other:?}"),
+                    Violation::UnreleasedWrite {
+                        buffer,
+                        write: w,
+                        read: r,
+                        flag,
+                        ..
+                    } => {
+                        assert!(acquired && !released, "{what}");
+                        assert_eq!(buffer, "data", "{what}");
+                        assert_eq!((w.site.line(), r.site.line()), (write_line, read_line));
+                        assert_eq!(flag.map(|f| f.line()), Some(line_of("warps-flag-relaxed")));
+                    }
+                    other => panic!("{what}: {other}"),
+                }
             }
+        }
+    }
+}
+
+/// Message passing from a whole block: block 0's threads each write an
+/// element, then (`publish_first` 0) meet at a block barrier and thread 0
+/// raises the flag with a release store, which publishes every thread's
+/// write (the barrier orders them before it); or (`publish_first` 1)
+/// thread 0 raises the flag first and the writes come after the barrier,
+/// published by nothing. Block 1's threads acquire the flag and read the
+/// elements.
+#[kernel(cooperative)]
+pub fn message_passing_by_a_block(
+    grid: CooperativeGrid,
+    data: Out<u32>,
+    flag: Out<u32>,
+    sum: Out<u32>,
+    publish_first: u32,
+) {
+    let block = this_thread_block();
+    let t = block.thread_rank() as usize;
+    let flags = flag.atomic().with_ordering(Ordering::Release);
+    if grid.block_rank() == 0 {
+        if publish_first == 1 && t == 0 {
+            flags.store(0, 1);
+        }
+        if publish_first == 0 {
+            data.write(t, t as u32 + 1); // block-data-write
+        }
+        block.sync();
+        if publish_first == 1 {
+            data.write(t, t as u32 + 1); // block-data-late-write
+        }
+        if publish_first == 0 && t == 0 {
+            flags.store(0, 1);
+        }
+    } else {
+        let acquire = flag.atomic().with_ordering(Ordering::Acquire);
+        while acquire.load(0) == 0 {}
+        sum.atomic().add(0, data.read(t)); // block-data-read
+    }
+}
+
+#[test]
+fn a_release_after_a_barrier_publishes_the_blocks_writes() {
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
+        let (mut data, mut flag, mut sum) = (vec![0u32; 64], vec![0u32], vec![0u32]);
+        let result = Cpu::with_emulator(emulator.clone()).launch(
+            message_passing_by_a_block,
+            LaunchConfig::new(2, 64),
+            (&mut data, &mut flag, &mut sum, 0),
+        );
+        assert!(result.is_ok(), "published after the barrier: {result:?}");
+        assert_eq!(sum, [64 * 65 / 2]);
+        let (mut data, mut flag, mut sum) = (vec![0u32; 64], vec![0u32], vec![0u32]);
+        let result = Cpu::with_emulator(emulator).launch(
+            message_passing_by_a_block,
+            LaunchConfig::new(2, 64),
+            (&mut data, &mut flag, &mut sum, 1),
+        );
+        match result {
+            Err(Error::Emulation(e)) => match *e.violation {
+                Violation::UnreleasedWrite {
+                    buffer,
+                    write,
+                    read,
+                    flag,
+                    ..
+                } => {
+                    assert_eq!(buffer, "data");
+                    assert_eq!(write.site.line(), line_of("block-data-late-write"));
+                    assert_eq!(read.site.line(), line_of("block-data-read"));
+                    assert_eq!(flag, None, "the flag's store released (too early)");
+                }
+                other => panic!("written after the flag: {other}"),
+            },
+            other => panic!("written after the flag: expected a report, got {other:?}"),
         }
     }
 }

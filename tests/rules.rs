@@ -178,6 +178,24 @@ fn diagnosis(v: &Violation) -> String {
             second.kind,
             site(Some(second.site))
         ),
+        Violation::UnreleasedWrite {
+            buffer,
+            element,
+            write,
+            read,
+            flag,
+        } => format!(
+            "UnreleasedWrite {buffer}[{element}] | block {} thread {} {} {} | block {} thread {} {} {} | flag {}",
+            write.block.x,
+            write.thread,
+            write.kind,
+            site(Some(write.site)),
+            read.block.x,
+            read.thread,
+            read.kind,
+            site(Some(read.site)),
+            site(*flag)
+        ),
         Violation::OutOfBounds {
             buffer,
             call,
@@ -1821,6 +1839,48 @@ fn a_relaxed_flag_does_not_publish_data_to_another_block() {
     assert_eq!(seen, [0, 42]);
 }
 
+/// The reader acquires the flag, but the writer stores it relaxed: nothing
+/// publishes the data's write, so the acquire orders nothing.
+#[kernel(cooperative)]
+pub fn acquire_a_flag_stored_relaxed(
+    grid: CooperativeGrid,
+    data: Out<u32>,
+    flag: Out<u32>,
+    seen: Out<u32>,
+) {
+    let block = this_thread_block();
+    if block.thread_rank() != 0 {
+        return;
+    }
+    let flags = flag.atomic();
+    if grid.block_rank() == 0 {
+        data.write(0, 42); // unreleased-data
+        flags.store(0, 1); // unreleased-flag
+    } else {
+        let acquire = flags.with_ordering(Ordering::Acquire);
+        while acquire.load(0) == 0 {}
+        seen.write(grid.block_rank(), data.read(0)); // unreleased-read
+    }
+}
+
+#[test]
+fn an_acquire_orders_nothing_the_writer_did_not_release() {
+    let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32; 2]);
+    let e = broken(
+        cpu().launch(
+            acquire_a_flag_stored_relaxed,
+            cfg(2, 32),
+            (&mut data, &mut flag, &mut seen),
+        ),
+        "UnreleasedWrite data[0] | block 0 thread 0 writes @{unreleased-data} | block 1 thread 0 reads @{unreleased-read} | flag @{unreleased-flag}",
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("is relaxed; store it with release ordering"),
+        "{text}"
+    );
+}
+
 /// Every block adds its elements' bins into a global histogram, then, after
 /// only a block barrier, thread 0 reads the bins to place its block's
 /// output: the other blocks may not have added theirs yet.
@@ -2943,9 +3003,14 @@ pub fn one_slot_per_cluster_rank_fixed(cluster: Cluster, out: Out<u32>) {
 #[test]
 fn blocks_of_different_clusters_are_not_ordered_by_a_cluster_sync() {
     let mut out = vec![0u32; 8];
-    broken(
+    let e = broken(
         cpu().launch(one_slot_per_cluster_rank, cfg(8, 32).with_cluster(4), (&mut out,)),
         "GlobalRace out[0] | block 0 thread 0 writes @{slot-per-cluster-rank} | block 4 thread 0 writes @{slot-per-cluster-rank}",
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("different clusters (of 4 blocks)") && text.contains("grid.block_rank()"),
+        "{text}"
     );
     let report = clean(cpu().launch(
         one_slot_per_cluster_rank_fixed,

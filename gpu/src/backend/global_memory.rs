@@ -18,6 +18,12 @@ pub(crate) enum GlobalAccess {
         /// With acquire ordering (`Acquire`, `AcqRel`): the thread's later
         /// reads stay after it.
         acquire: bool,
+        /// With release ordering (`Release`, `AcqRel`): the thread's
+        /// earlier accesses stay before it.
+        release: bool,
+        /// A load (`AtomicOut::load`), which changes nothing: no flag
+        /// another thread could wait for.
+        load: bool,
     },
 }
 

@@ -281,13 +281,15 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
 
     /// Element `index`'s address, checked.
     #[inline(always)]
-    fn at(&self, index: usize, call: &'static core::ffi::CStr, site: Site) -> *mut u8 {
+    fn at(&self, index: usize, call: &'static core::ffi::CStr, load: bool, site: Site) -> *mut u8 {
         if index >= self.len {
             Target::index_out_of_bounds(call, self.ptr as *const u8, index, self.len, site);
         }
         let kind = GlobalAccess::Atomic {
             block_scope: self.scope == Scope::Block,
             acquire: matches!(self.ordering, Ordering::Acquire | Ordering::AcqRel),
+            release: matches!(self.ordering, Ordering::Release | Ordering::AcqRel),
+            load,
         };
         Target::global_access(self.ptr as *const u8, index, kind, site);
         // SAFETY: in bounds of the live buffer.
@@ -303,7 +305,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
         call: &'static core::ffi::CStr,
         site: Site,
     ) -> T {
-        let p = self.at(index, call, site);
+        let p = self.at(index, call, false, site);
         // SAFETY: `p` is an in-bounds element of the buffer, aligned for
         // `T`; `op` is one the public traits allow for `T`.
         T::from_bits(unsafe {
@@ -321,7 +323,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
 
     #[inline(always)]
     fn reduce(&self, index: usize, op: Rmw, value: T, call: &'static core::ffi::CStr, site: Site) {
-        let p = self.at(index, call, site);
+        let p = self.at(index, call, false, site);
         // SAFETY: as in `rmw`.
         unsafe {
             Target::atomic_reduce(
@@ -485,7 +487,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
     #[doc(alias = "atom.cas")]
     pub fn compare_exchange(&self, index: usize, current: T, new: T) -> Result<T, T> {
         let site = site!();
-        let p = self.at(index, c"AtomicOut::compare_exchange", site);
+        let p = self.at(index, c"AtomicOut::compare_exchange", false, site);
         let expected = current.to_bits();
         // SAFETY: as in `rmw`; every element type has compare-and-swap.
         let old = unsafe {
@@ -519,7 +521,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
     #[track_caller]
     pub fn load(&self, index: usize) -> T {
         let site = site!();
-        let p = self.at(index, c"AtomicOut::load", site);
+        let p = self.at(index, c"AtomicOut::load", true, site);
         // SAFETY: as in `rmw`.
         T::from_bits(unsafe { Target::atomic_load(p, T::WORD, self.scope, self.ordering, site) })
     }
@@ -532,7 +534,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
     #[track_caller]
     pub fn store(&self, index: usize, value: T) {
         let site = site!();
-        let p = self.at(index, c"AtomicOut::store", site);
+        let p = self.at(index, c"AtomicOut::store", false, site);
         // SAFETY: as in `rmw`.
         unsafe {
             Target::atomic_store(p, T::WORD, value.to_bits(), self.scope, self.ordering, site)

@@ -468,6 +468,27 @@ pub enum Violation {
         /// The other access.
         second: GlobalAccess,
     },
+    /// A thread read an element of a global buffer after acquiring a flag
+    /// (an `Acquire` or `AcqRel` atomic, or a fence after an atomic), but
+    /// the element's writer never released it: no `Release` or `AcqRel`
+    /// atomic and no fence of the writer (at a scope holding the reader)
+    /// came after the write. An acquire orders the reader only after what
+    /// the writer published with a release, so the read races with the
+    /// write, and on the GPU may see the old value although the flag is
+    /// set.
+    UnreleasedWrite {
+        /// The buffer's parameter name.
+        buffer: &'static str,
+        /// The element.
+        element: usize,
+        /// The write (or atomic update) no release published.
+        write: GlobalAccess,
+        /// The read after the acquire.
+        read: GlobalAccess,
+        /// The writer's relaxed atomic update after the write, at the
+        /// device's scope: the flag it raised without release ordering.
+        flag: Option<Site>,
+    },
     /// A thread indexed a kernel parameter's buffer past its end (an
     /// `Out::write`, an atomic, or `input[i]` on a `&[T]` parameter).
     OutOfBounds {
@@ -721,8 +742,14 @@ impl Violation {
     }
 
     /// The violation's description, naming single threads by their index
-    /// in a block of shape `dims`.
-    pub(crate) fn render(&self, f: &mut fmt::Formatter<'_>, dims: Dim3) -> fmt::Result {
+    /// in a block of shape `dims`, in a launch of clusters of shape
+    /// `cluster` (`(1, 1, 1)`: none).
+    pub(crate) fn render(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        dims: Dim3,
+        cluster: Dim3,
+    ) -> fmt::Result {
         let who = |rank: u32| thread(rank, dims);
         // "thread 3 writes it at file:line", one side of a race.
         let did =
@@ -1038,6 +1065,29 @@ impl Violation {
                 element,
                 first,
                 second,
+            } if cluster.volume() > 1 => write!(
+                f,
+                "data race on `{buffer}[{element}]` in global memory between blocks: block {}, \
+                 {}; block {}, {}. The two blocks are in different clusters (of {} blocks), and \
+                 `Cluster::sync` orders only the blocks of one cluster: nothing orders two \
+                 clusters of a launch unless the kernel says so. Let one block write each \
+                 element (index by the block's rank in the grid, `grid.block_rank()`, not only \
+                 by its rank in the cluster, `cluster.block_rank()`); or, where one cluster needs \
+                 what another wrote, put a grid sync between the accesses \
+                 (`CooperativeGrid::sync` in a `#[kernel(cooperative)]`) or split the kernel \
+                 into two launches; or raise a flag with release ordering and load it with \
+                 acquire; or make both accesses atomic (`Out::atomic`)",
+                first.block,
+                did(first.thread, first.kind, first.site),
+                second.block,
+                did(second.thread, second.kind, second.site),
+                cluster.volume(),
+            ),
+            Violation::GlobalRace {
+                buffer,
+                element,
+                first,
+                second,
             } => write!(
                 f,
                 "data race on `{buffer}[{element}]` in global memory between blocks: block {}, \
@@ -1056,6 +1106,49 @@ impl Violation {
                 second.block,
                 did(second.thread, second.kind, second.site)
             ),
+            Violation::UnreleasedWrite {
+                buffer,
+                element,
+                write,
+                read,
+                flag,
+            } => {
+                let same_block = write.block == read.block;
+                let side = |a: &GlobalAccess| {
+                    if same_block {
+                        did(a.thread, a.kind, a.site)
+                    } else {
+                        format!("block {}, {}", a.block, did(a.thread, a.kind, a.site))
+                    }
+                };
+                write!(
+                    f,
+                    "data race on `{buffer}[{element}]` in global memory: {}, then {} after an \
+                     acquire, but no release published the write. An acquire orders the reader \
+                     only after what the writer released: ",
+                    side(write),
+                    side(read),
+                )?;
+                let scope = if same_block {
+                    "any scope"
+                } else {
+                    "the device's scope"
+                };
+                match flag {
+                    Some(flag) => write!(
+                        f,
+                        "the flag raised at {flag} is relaxed; store it with release ordering \
+                         (`.with_ordering(Ordering::Release)`, at {scope}), or put a `fence()` \
+                         between the write and the flag"
+                    ),
+                    None => write!(
+                        f,
+                        "after the write, store the flag with release ordering \
+                         (`.with_ordering(Ordering::Release)`, at {scope}), or put a `fence()` \
+                         between the write and the flag"
+                    ),
+                }
+            }
             Violation::OutOfBounds {
                 buffer,
                 call,
@@ -1134,7 +1227,7 @@ impl Violation {
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.render(f, Dim3::new(1, 1, 1))
+        self.render(f, Dim3::new(1, 1, 1), Dim3::new(1, 1, 1))
     }
 }
 
@@ -1176,12 +1269,15 @@ pub struct EmulationError {
     /// The seeded schedule under which it happened (schedule exploration,
     /// `Emulator::with_schedules`); `None` for rank order.
     pub schedule: Option<u64>,
+    /// The launch's cluster shape (`(1, 1, 1)` without clusters): a race
+    /// between blocks of different clusters says so.
+    pub cluster_dim: Dim3,
 }
 
 impl fmt::Display for EmulationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "kernel `{}`, block {}: ", self.kernel, self.block)?;
-        self.violation.render(f, self.block_dim)?;
+        self.violation.render(f, self.block_dim, self.cluster_dim)?;
         if let Some(seed) = self.schedule {
             write!(
                 f,

@@ -76,7 +76,7 @@ impl<W: Copy> SyncWords<W> {
 struct Merge {
     /// The next block to merge.
     next: u32,
-    pending: BTreeMap<u32, Result<super::engine::global_state::BlockGlobal, Violation>>,
+    pending: BTreeMap<u32, Result<Vec<super::engine::global_state::Touched>, Violation>>,
     global: LaunchGlobal,
     error: Option<(Dim3, Violation)>,
 }
@@ -417,6 +417,7 @@ impl Emulator {
             block_dim: block,
             violation: Box::new(violation),
             schedule: None,
+            cluster_dim: cluster,
         };
         if grid.volume() == 0 || block.volume() == 0 || block.volume() > 1024 {
             return Err(fail(Dim3::new(0, 0, 0), Violation::Shape { grid, block }));
@@ -568,9 +569,8 @@ impl Emulator {
                 while let Some(outcome) = m.pending.remove(&m.next) {
                     let at = m.next;
                     let global = &mut m.global;
-                    let result = outcome.and_then(|touched| {
-                        global.merge(&launch.buffers, grid, at, touched.summary())
-                    });
+                    let result = outcome
+                        .and_then(|touched| global.merge(&launch.buffers, grid, at, touched));
                     if let Err(v) = result {
                         m.error = Some((super::engine::global_state::unrank(at, grid), v));
                         stop.store(at, Ordering::Relaxed);

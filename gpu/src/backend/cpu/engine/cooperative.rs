@@ -202,7 +202,7 @@ fn run_group(
     for (i, cell) in shared.into_iter().enumerate() {
         let b = ranks[i];
         close_block(cell.into_inner(), Ok(()), counts)
-            .and_then(|touched| merge(&mut interval, &mut whole, run, b, touched.summary()))
+            .and_then(|touched| merge(&mut interval, &mut whole, run, b, touched))
             .map_err(|v| Box::new((unrank(b, grid), v)))?;
     }
     Ok(())
@@ -279,8 +279,7 @@ fn drive(
                 let mut interval = LaunchGlobal::default();
                 for (i, cell) in shared.iter().enumerate() {
                     let touched = cell.borrow_mut().take_global();
-                    merge(&mut interval, whole, run, ranks[i], touched.summary())
-                        .map_err(|v| (i, v))?;
+                    merge(&mut interval, whole, run, ranks[i], touched).map_err(|v| (i, v))?;
                 }
                 for (i, block) in blocks.iter_mut().enumerate() {
                     block.release_group_sync(counts).map_err(|v| (i, v))?;

@@ -8,10 +8,14 @@
 //! Across blocks nothing orders two accesses but a cooperative launch's
 //! grid sync, so an element that two blocks touch between grid syncs, one
 //! of them with a plain write or with an atomic at the block's scope
-//! (atomic only among that block's threads), is a race (a read counts
-//! unless the reading thread made an acquiring atomic access at the
-//! device's scope, or a fence, first: flag protocols are taken on trust;
-//! a relaxed flag orders nothing). Each block keeps what it touched; when it ends (or reaches a
+//! (atomic only among that block's threads), is a race. A read after the
+//! reading thread's acquire (an acquiring atomic at the device's scope, or
+//! a fence after an atomic at that scope) is checked only against writes
+//! their writer never released: a write is published by a later release of
+//! its thread (a releasing atomic or a fence) at a scope holding the
+//! reader, or by another thread's release that a barrier ordered after it.
+//! Which flag the reader acquired is taken on trust; a relaxed flag
+//! orders nothing. Each block keeps what it touched; when it ends (or reaches a
 //! grid sync), its summary is merged into the record of the launch (or of
 //! the interval between grid syncs) in block order, so that the race
 //! reported is the same however the host ran the blocks.
@@ -73,6 +77,50 @@ impl Buffers {
     }
 }
 
+/// One access of a global buffer's element, as the race check sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Access {
+    /// The buffer (its index among the launch's buffers) and the element.
+    pub buffer: u32,
+    pub index: usize,
+    pub kind: AccessKind,
+    /// The thread's rank in its block.
+    pub thread: u32,
+    pub site: Site,
+    /// A read after the thread's acquire at the device's scope (or a fence
+    /// after an atomic access at that scope): across blocks it is checked
+    /// only against writes their writer never released.
+    pub acquired: bool,
+    /// An atomic at the block's scope, atomic only among the block's
+    /// threads.
+    pub block_scope: bool,
+    /// A read after the thread's acquire at any scope since the block's
+    /// last barrier: within the block it is checked only against writes
+    /// their writer never released.
+    pub trusted: bool,
+    /// An atomic with release ordering: it publishes the thread's earlier
+    /// writes (across blocks only at the device's scope or wider).
+    pub release: bool,
+    /// A relaxed atomic update at the device's scope: a flag another block
+    /// may wait for, which publishes nothing.
+    pub flag: bool,
+}
+
+/// What a checked access of a global buffer conflicts with.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Conflict {
+    /// An earlier access of another thread, unordered with this one.
+    Race(Rec, Rec),
+    /// A read after an acquire of an element whose last write no release
+    /// of its writer published; `flag`: the writer's relaxed atomic update
+    /// after the write (the store that should have released it).
+    Unreleased {
+        write: Rec,
+        read: Rec,
+        flag: Option<Site>,
+    },
+}
+
 /// What one block did to one element of a global buffer.
 #[derive(Clone, Copy, Debug, Default)]
 struct Touch {
@@ -82,16 +130,34 @@ struct Touch {
     /// The block's first atomic access of it.
     atomic: Option<Rec>,
     /// The block's first plain read of it by a thread that had made no
-    /// atomic access or fence (checked against other blocks' writes).
+    /// acquire (checked against other blocks' writes).
     read: Option<Rec>,
     /// The block's first atomic access of it at the block's scope, which
     /// is atomic only among the block's threads.
     block_scope: Option<Rec>,
+    /// The block's first read of it after the reading thread's acquire
+    /// (checked against other blocks' unreleased writes).
+    acquired: Option<Rec>,
+    /// The block's last update of it (a plain write or an atomic), with the
+    /// writer's count of accesses then.
+    update: Option<(Rec, u32)>,
+}
+
+/// The last update of an element by a block that no release at the
+/// device's scope published: a reader in another block that acquired a
+/// flag still races with it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unreleased {
+    pub write: Rec,
+    /// The writer's relaxed atomic update at the device's scope after the
+    /// write (the flag it raised without releasing), if it made one.
+    pub flag: Option<Site>,
 }
 
 /// What a block did to an element of a buffer: its first plain write, its
-/// first atomic access, its first read checked across blocks, and its
-/// first atomic access at the block's scope.
+/// first atomic access, its first read checked across blocks, its first
+/// atomic access at the block's scope, its first read after an acquire,
+/// and its last update when no release published it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Touched {
     /// `(buffer, index)`.
@@ -100,70 +166,192 @@ pub(crate) struct Touched {
     pub atomic: Option<Rec>,
     pub read: Option<Rec>,
     pub block_scope: Option<Rec>,
+    pub acquired: Option<Rec>,
+    pub unreleased: Option<Unreleased>,
+}
+
+/// What one thread did that orders its writes for others: a count of its
+/// global accesses and fences, and at which counts it released.
+#[derive(Clone, Copy, Debug, Default)]
+struct ThreadOrder {
+    count: u32,
+    /// The count at its last release (a releasing atomic or a fence) at
+    /// any scope; 0: none.
+    release_any: u32,
+    /// The count at its last release at the device's scope or wider.
+    release_wide: u32,
+    /// That release, as a record: a write of another thread that a block
+    /// barrier (or a tile's) ordered before it is published too.
+    wide: Option<Rec>,
+    /// The count at its last relaxed atomic update at the device's scope,
+    /// and where.
+    flag: Option<(u32, Rec)>,
 }
 
 /// A block's accesses to global buffers.
 #[derive(Default)]
 pub(crate) struct BlockGlobal {
     touched: FastMap<(u32, usize), Touch>,
+    /// Each thread's releases (made at its first access).
+    threads: Vec<ThreadOrder>,
+    /// The threads that released at the device's scope, and the first few
+    /// that raised a relaxed flag.
+    releasers: Vec<u32>,
+    flaggers: Vec<u32>,
 }
 
+/// Threads of a block whose relaxed flags are remembered, for naming the
+/// flag of an unreleased write.
+const FLAGGERS: usize = 8;
+
 impl BlockGlobal {
-    /// Checks and records an access by `thread` of element `index` of
-    /// buffer `buffer`; a read is kept for the check across blocks when
-    /// `across_blocks`, and is not checked against the block's other
-    /// threads when `trusted` (it follows the thread's acquire).
-    #[allow(clippy::too_many_arguments)]
-    pub fn access(
-        &mut self,
-        clocks: &Clocks,
-        buffer: u32,
-        index: usize,
-        kind: AccessKind,
-        thread: u32,
-        site: Site,
-        across_blocks: bool,
-        block_scope: bool,
-        trusted: bool,
-    ) -> Result<(), (Rec, Rec)> {
-        let now = clocks.now(thread, kind, site);
-        let touch = self.touched.entry((buffer, index)).or_default();
-        // Global memory holds what the host put there: never unwritten.
-        touch.state.written = true;
-        if !trusted {
-            if let Checked::Race(earlier) = clocks.check(&mut touch.state, now) {
-                return Err((earlier, now));
+    fn order(&mut self, thread: u32) -> &mut ThreadOrder {
+        let t = thread as usize;
+        if self.threads.len() <= t {
+            self.threads.resize(t + 1, ThreadOrder::default());
+        }
+        &mut self.threads[t]
+    }
+
+    /// `thread` released at `site` (`wide`: at the device's scope or
+    /// wider); returns its count at the release.
+    fn release(&mut self, clocks: &Clocks, thread: u32, wide: bool, site: Site) -> u32 {
+        let t = self.order(thread);
+        t.count += 1;
+        let count = t.count;
+        t.release_any = count;
+        if wide {
+            let first = t.wide.is_none();
+            t.release_wide = count;
+            t.wide = Some(clocks.now(thread, AccessKind::Write, site));
+            if first {
+                self.releasers.push(thread);
             }
         }
-        match kind {
+        count
+    }
+
+    /// A fence by `thread` at `site`: a release (`wide`: at the device's
+    /// scope or wider).
+    pub fn fence(&mut self, clocks: &Clocks, thread: u32, wide: bool, site: Site) {
+        self.release(clocks, thread, wide, site);
+    }
+
+    /// Checks and records an access; a read after an acquire is checked
+    /// within the block only against an unreleased write (`trusted`), and
+    /// kept for the check across blocks.
+    pub fn access(&mut self, clocks: &Clocks, a: Access) -> Result<(), Conflict> {
+        let count = if a.release {
+            self.release(clocks, a.thread, !a.block_scope, a.site)
+        } else {
+            let t = self.order(a.thread);
+            t.count += 1;
+            t.count
+        };
+        let now = clocks.now(a.thread, a.kind, a.site);
+        if a.flag {
+            let first = self.threads[a.thread as usize].flag.is_none();
+            self.threads[a.thread as usize].flag = Some((count, now));
+            if first && self.flaggers.len() < FLAGGERS {
+                self.flaggers.push(a.thread);
+            }
+        }
+        let touch = self.touched.entry((a.buffer, a.index)).or_default();
+        // Global memory holds what the host put there: never unwritten.
+        touch.state.written = true;
+        if a.trusted {
+            // The read follows the thread's acquire: only a write by
+            // another thread, unordered with the read, that its writer
+            // never released (at any scope) races with it.
+            if let Some((write, at)) = touch.update {
+                let writer = &self.threads[write.thread as usize];
+                if write.thread != a.thread
+                    && !clocks.ordered(&write, &now)
+                    && writer.release_any <= at
+                {
+                    let flag = writer.flag.filter(|(c, _)| *c > at).map(|(_, r)| r.site);
+                    return Err(Conflict::Unreleased {
+                        write,
+                        read: now,
+                        flag,
+                    });
+                }
+            }
+        } else if let Checked::Race(earlier) = clocks.check(&mut touch.state, now) {
+            return Err(Conflict::Race(earlier, now));
+        }
+        match a.kind {
             AccessKind::Write => {
                 touch.write.get_or_insert(now);
+                touch.update = Some((now, count));
             }
             AccessKind::Atomic => {
                 touch.atomic.get_or_insert(now);
-                if block_scope {
+                if a.block_scope {
                     touch.block_scope.get_or_insert(now);
                 }
+                touch.update = Some((now, count));
             }
-            AccessKind::Read if across_blocks => {
+            AccessKind::Read if a.acquired => {
+                touch.acquired.get_or_insert(now);
+            }
+            AccessKind::Read => {
                 touch.read.get_or_insert(now);
             }
-            AccessKind::Read => {}
         }
         Ok(())
     }
 
-    /// The block's summary, for [`LaunchGlobal::merge`].
-    pub fn summary(self) -> Vec<Touched> {
+    /// Whether a release at the device's scope published `write`, made at
+    /// its thread's count `at`: a later release of the writer, or one of
+    /// another thread that a barrier ordered after the write.
+    fn released(&self, clocks: &Clocks, write: &Rec, at: u32) -> bool {
+        self.threads[write.thread as usize].release_wide > at
+            || self.releasers.iter().any(|&r| {
+                r != write.thread
+                    && self.threads[r as usize]
+                        .wide
+                        .is_some_and(|release| clocks.ordered(write, &release))
+            })
+    }
+
+    /// The relaxed flag raised after `write` (made at its thread's count
+    /// `at`): the writer's own, or one a barrier ordered after the write.
+    fn flag_after(&self, clocks: &Clocks, write: &Rec, at: u32) -> Option<Site> {
+        let own = self.threads[write.thread as usize]
+            .flag
+            .filter(|(c, _)| *c > at)
+            .map(|(_, r)| r.site);
+        own.or_else(|| {
+            self.flaggers.iter().find_map(|&f| {
+                self.threads[f as usize]
+                    .flag
+                    .filter(|(_, r)| f != write.thread && clocks.ordered(write, r))
+                    .map(|(_, r)| r.site)
+            })
+        })
+    }
+
+    /// The block's summary, for [`LaunchGlobal::merge`]; `clocks`: the
+    /// block's barrier clocks at its end (or at the grid sync).
+    pub fn summary(self, clocks: &Clocks) -> Vec<Touched> {
         let mut out: Vec<_> = self
             .touched
-            .into_iter()
-            .map(|(key, t)| Touched {
+            .iter()
+            .map(|(&key, t)| Touched {
                 key,
                 write: t.write,
                 atomic: t.atomic,
                 read: t.read,
                 block_scope: t.block_scope,
+                acquired: t.acquired,
+                unreleased: t
+                    .update
+                    .filter(|(w, at)| !self.released(clocks, w, *at))
+                    .map(|(write, at)| Unreleased {
+                        write,
+                        flag: self.flag_after(clocks, &write, at),
+                    }),
             })
             .collect();
         out.sort_unstable_by_key(|t| t.key);
@@ -175,10 +363,12 @@ const PAGE: usize = 4096;
 
 /// What earlier blocks did to each element: `0` for nothing, else
 /// `block + 1` in the high 32 bits, whether an atomic access was at the
-/// block's scope in bit 31, the thread in bits 21-30, an index into
-/// `sites` in bits 1-20 and whether the access was atomic (1) or a plain
+/// block's scope in bit 31, the thread in bits 21-30, [`MARK`] in bit 20
+/// (a write no release published; a read after an acquire), an index into
+/// `sites` in bits 1-19 and whether the access was atomic (1) or a plain
 /// write (0) in bit 0. A plain write is kept over an atomic one, and an
-/// atomic at the block's scope over one at a wider scope.
+/// atomic at the block's scope over one at a wider scope; a plain read
+/// over one after an acquire.
 #[derive(Default)]
 pub(crate) struct LaunchGlobal {
     /// Earlier blocks' first write (or atomic access) of each element.
@@ -191,6 +381,9 @@ pub(crate) struct LaunchGlobal {
     cluster: Option<Dim3>,
     sites: Vec<Site>,
     site_ids: FastMap<usize, u32>,
+    /// The first relaxed flag a block raised after a write no release
+    /// published, by block.
+    flags: FastMap<u32, Site>,
 }
 
 impl LaunchGlobal {
@@ -226,7 +419,7 @@ impl LaunchGlobal {
         if let Some(&id) = self.site_ids.get(&key) {
             return id;
         }
-        let id = (self.sites.len() as u32).min((1 << 20) - 1);
+        let id = (self.sites.len() as u32).min((1 << 19) - 1);
         if (id as usize) == self.sites.len() {
             self.sites.push(site);
         }
@@ -256,6 +449,8 @@ impl LaunchGlobal {
                 atomic,
                 read,
                 block_scope,
+                acquired,
+                unreleased,
             } = touched;
             let key = (buffer, index / PAGE);
             let at = index % PAGE;
@@ -276,37 +471,119 @@ impl LaunchGlobal {
             // the device's scope are ordered among themselves, one at a
             // block's scope only within it); against an earlier block's
             // read (a write changes what it saw, an atomic update leaves it
-            // a value that is not final); this block's read against an
-            // earlier block's write or atomic update (final only after a
-            // grid sync, or in a later launch). `(slot, slot is a read, rec)`.
+            // a value that is not final), or, when no release published the
+            // update, its read after an acquire; this block's read against
+            // an earlier block's write or atomic update (final only after a
+            // grid sync, or in a later launch), or, after an acquire,
+            // against one no release published.
             let writes_clash = |atomic: bool, narrow: bool| {
                 earlier_write != 0
                     && (!(decode(earlier_write).3 && atomic) || narrow || narrow_of(earlier_write))
             };
-            let conflict = match (mine, read) {
-                (Some((rec, atomic, narrow)), _) if writes_clash(atomic, narrow) => {
-                    Some((earlier_write, false, rec))
+            if let Some((rec, atomic, narrow)) = mine {
+                if writes_clash(atomic, narrow) {
+                    return Err(self.race(
+                        buffers,
+                        grid,
+                        buffer,
+                        index,
+                        earlier_write,
+                        false,
+                        block,
+                        rec,
+                    ));
                 }
-                (Some((rec, ..)), _) if earlier_read != 0 => Some((earlier_read, true, rec)),
-                (_, Some(rec)) if earlier_write != 0 => Some((earlier_write, false, rec)),
-                _ => None,
-            };
-            if let Some((slot, slot_read, rec)) = conflict {
-                return Err(self.race(buffers, grid, buffer, index, slot, slot_read, block, rec));
+                if earlier_read != 0 && !marked(earlier_read) {
+                    return Err(self.race(
+                        buffers,
+                        grid,
+                        buffer,
+                        index,
+                        earlier_read,
+                        true,
+                        block,
+                        rec,
+                    ));
+                }
+                if let (Some(u), true) = (unreleased, marked(earlier_read)) {
+                    let read = self.access_of(grid, earlier_read, AccessKind::Read);
+                    let write = Self::access_now(grid, block, u.write);
+                    return Err(unreleased_write(
+                        buffers, buffer, index, write, read, u.flag,
+                    ));
+                }
+            }
+            if let Some(rec) = read {
+                if earlier_write != 0 {
+                    return Err(self.race(
+                        buffers,
+                        grid,
+                        buffer,
+                        index,
+                        earlier_write,
+                        false,
+                        block,
+                        rec,
+                    ));
+                }
+            } else if let (Some(rec), true) = (acquired, marked(earlier_write)) {
+                let flag = self.flags.get(&decode(earlier_write).0).copied();
+                let kind = if decode(earlier_write).3 {
+                    AccessKind::Atomic
+                } else {
+                    AccessKind::Write
+                };
+                let write = self.access_of(grid, earlier_write, kind);
+                let read = Self::access_now(grid, block, rec);
+                return Err(unreleased_write(buffers, buffer, index, write, read, flag));
             }
             if let (Some((rec, atomic, narrow)), 0) = (mine, earlier_write) {
-                let code = encode(block, rec.thread, self.site_id(rec.site), atomic)
-                    | if narrow { NARROW } else { 0 };
+                let mut code = encode(block, rec.thread, self.site_id(rec.site), atomic);
+                if narrow {
+                    code |= NARROW;
+                }
+                if let Some(u) = unreleased {
+                    code |= MARK;
+                    if let Some(flag) = u.flag {
+                        self.flags.entry(block).or_insert(flag);
+                    }
+                }
                 self.writes
                     .entry(key)
                     .or_insert_with(|| Box::new([0; PAGE]))[at] = code;
             }
-            if let (Some(rec), 0) = (read, earlier_read) {
-                let code = encode(block, rec.thread, self.site_id(rec.site), false);
+            let kept = match (read, acquired) {
+                (Some(rec), _) if earlier_read == 0 || marked(earlier_read) => Some((rec, 0)),
+                (None, Some(rec)) if earlier_read == 0 => Some((rec, MARK)),
+                _ => None,
+            };
+            if let Some((rec, mark)) = kept {
+                let code = encode(block, rec.thread, self.site_id(rec.site), false) | mark;
                 self.reads.entry(key).or_insert_with(|| Box::new([0; PAGE]))[at] = code;
             }
         }
         Ok(())
+    }
+
+    /// The access an earlier block's `slot` records, as `kind`.
+    fn access_of(&self, grid: Dim3, slot: u64, kind: AccessKind) -> GlobalAccess {
+        let (block, thread, site, _) = decode(slot);
+        GlobalAccess {
+            block: unrank(block, grid),
+            thread,
+            kind,
+            site: self.sites[site as usize],
+        }
+    }
+
+    /// Block `block`'s access `rec`.
+    fn access_now(grid: Dim3, block: u32, rec: Rec) -> GlobalAccess {
+        GlobalAccess {
+            block: unrank(block, grid),
+            thread: rec.thread,
+            kind: rec.kind,
+            site: rec.site,
+        }
     }
 
     /// The race between an earlier block's access recorded in `slot` (a
@@ -359,6 +636,15 @@ fn encode(block: u32, thread: u32, site: u32, atomic: bool) -> u64 {
 /// The bit of a slot that marks an atomic at the block's scope.
 const NARROW: u64 = 1 << 31;
 
+/// The bit of a slot that marks a write no release published (in
+/// `writes`) or a read after an acquire (in `reads`).
+const MARK: u64 = 1 << 20;
+
+/// Whether a slot carries [`MARK`].
+fn marked(slot: u64) -> bool {
+    slot & MARK != 0
+}
+
 /// Whether a slot records an atomic at the block's scope.
 fn narrow_of(slot: u64) -> bool {
     slot & NARROW != 0
@@ -368,7 +654,7 @@ fn decode(slot: u64) -> (u32, u32, u32, bool) {
     (
         ((slot >> 32) - 1) as u32,
         ((slot >> 21) & 0x3ff) as u32,
-        ((slot >> 1) & 0xfffff) as u32,
+        ((slot >> 1) & 0x7ffff) as u32,
         slot & 1 == 1,
     )
 }
@@ -388,7 +674,7 @@ pub(crate) fn block_race(
     block: Dim3,
     buffer: u32,
     index: usize,
-    (earlier, now): (Rec, Rec),
+    conflict: Conflict,
 ) -> Violation {
     let access = |r: Rec| GlobalAccess {
         block,
@@ -396,10 +682,34 @@ pub(crate) fn block_race(
         kind: r.kind,
         site: r.site,
     };
-    Violation::GlobalRace {
+    match conflict {
+        Conflict::Race(earlier, now) => Violation::GlobalRace {
+            buffer: buffers.name(buffer),
+            element: index,
+            first: access(earlier),
+            second: access(now),
+        },
+        Conflict::Unreleased { write, read, flag } => {
+            unreleased_write(buffers, buffer, index, access(write), access(read), flag)
+        }
+    }
+}
+
+/// A read after an acquire of an element whose write no release
+/// published.
+fn unreleased_write(
+    buffers: &Buffers,
+    buffer: u32,
+    index: usize,
+    write: GlobalAccess,
+    read: GlobalAccess,
+    flag: Option<Site>,
+) -> Violation {
+    Violation::UnreleasedWrite {
         buffer: buffers.name(buffer),
         element: index,
-        first: access(earlier),
-        second: access(now),
+        write,
+        read,
+        flag,
     }
 }

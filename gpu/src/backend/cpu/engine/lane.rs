@@ -525,6 +525,8 @@ pub(crate) fn remote_add(region: u32, own: *mut u8, rank: u32, index: u32, site:
 /// its reads of global memory may follow a flag protocol.
 pub(crate) fn fence(across_blocks: bool, site: Site) {
     let ctx = count_step(site);
+    let thread = ctx.info.rank;
+    block_shared(|s| s.global_fence(thread, across_blocks, site));
     if across_blocks && ctx.observed.get() {
         ctx.ordered.set(true);
     }
@@ -646,18 +648,30 @@ pub(crate) fn shared_access(region: u32, index: u32, kind: AccessKind, site: Sit
     }
 }
 
+/// What an atomic access of a global buffer is, for the race check.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AtomicAccess {
+    /// At the block's scope, which orders nothing across blocks.
+    pub block_scope: bool,
+    /// With acquire ordering: the thread's later reads may follow a flag
+    /// another thread raised.
+    pub acquire: bool,
+    /// With release ordering: the thread's earlier writes are published
+    /// to whoever acquires what it stores.
+    pub release: bool,
+    /// A load, which raises no flag.
+    pub load: bool,
+}
+
 /// Counts a step and checks an access of element `index` of the global
 /// buffer that starts at `addr` (an `Out<T>` parameter's); a race stops the
-/// launch. Atomics count towards spin detection.
-/// `block_scope`: an atomic at the block's scope, which orders nothing
-/// across blocks; `acquire`: an atomic with acquire ordering, after which
-/// the thread's reads may follow a flag another block raised.
+/// launch. Atomics count towards spin detection. `atomic`: what an atomic
+/// access (`kind` is `Atomic`) is.
 pub(crate) fn global_access(
     addr: usize,
     index: usize,
     kind: AccessKind,
-    block_scope: bool,
-    acquire: bool,
+    atomic: Option<AtomicAccess>,
     site: Site,
 ) {
     let ctx = count_step(site);
@@ -669,36 +683,40 @@ pub(crate) fn global_access(
     // Only an acquire (or a fence, `fence`) orders the thread's later
     // reads after what another block released; a relaxed atomic, or one at
     // the block's scope, orders nothing across blocks.
-    if kind == AccessKind::Atomic {
+    let block_scope = atomic.is_some_and(|a| a.block_scope);
+    if let Some(a) = atomic {
         ctx.block_atomic.set(true);
-        if acquire {
+        if a.acquire {
             ctx.block_acquired.set(true);
         }
-        if !block_scope {
+        if !a.block_scope {
             ctx.observed.set(true);
-            if acquire {
+            if a.acquire {
                 ctx.ordered.set(true);
             }
         }
     }
-    let across_blocks = kind != AccessKind::Read || !ctx.ordered.get();
-    // Within the block the same holds at any scope: a read after an
-    // acquire (since the last barrier) may follow another thread's flag.
-    let trusted = kind == AccessKind::Read && ctx.block_acquired.get();
-    let checked = block_shared(|s| {
-        s.global_access(
-            buffer,
-            index,
-            kind,
-            info.rank,
-            site,
-            across_blocks,
-            block_scope,
-            trusted,
-        )
-    });
-    if let Err(pair) = checked {
-        let violation = global_state::block_race(&launch.buffers, info.block, buffer, index, pair);
+    let access = global_state::Access {
+        buffer,
+        index,
+        kind,
+        thread: info.rank,
+        site,
+        // A read after the thread's acquire across blocks is checked only
+        // against writes their writer never released.
+        acquired: kind == AccessKind::Read && ctx.ordered.get(),
+        block_scope,
+        // Within the block the same holds at any scope: a read after an
+        // acquire (since the last barrier) may follow another thread's
+        // flag.
+        trusted: kind == AccessKind::Read && ctx.block_acquired.get(),
+        release: atomic.is_some_and(|a| a.release),
+        flag: atomic.is_some_and(|a| !a.load && !a.release && !a.block_scope),
+    };
+    let checked = block_shared(|s| s.global_access(access));
+    if let Err(conflict) = checked {
+        let violation =
+            global_state::block_race(&launch.buffers, info.block, buffer, index, conflict);
         abort(Request::Stop(Box::new(violation)));
     }
     match kind {

@@ -251,7 +251,7 @@ impl Clocks {
     }
 
     /// Whether `earlier` comes before access `now`.
-    fn ordered(&self, earlier: &Rec, now: &Rec) -> bool {
+    pub fn ordered(&self, earlier: &Rec, now: &Rec) -> bool {
         let thread = now.thread;
         earlier.thread == thread
             || now.epoch >= earlier.epoch + 1 + earlier.window as u32

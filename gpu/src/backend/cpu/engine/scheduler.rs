@@ -4,7 +4,7 @@
 //! ever completing is reported. The order never depends on the host's
 //! thread scheduling, so a launch is deterministic.
 
-use super::global_state::BlockGlobal;
+use super::global_state::Touched;
 use super::lane::{self, LaneCtx, LaneInfo, LaunchShared, Op, Request, VoteKind};
 use super::panics::Capture;
 use super::semantics::{lanes_where, shfl_source};
@@ -221,7 +221,7 @@ pub(crate) fn run_block(
     run: BlockRun<'_>,
     stacks: &RefCell<Stacks>,
     counts: &mut Counts,
-) -> Result<BlockGlobal, Violation> {
+) -> Result<Vec<Touched>, Violation> {
     let shared = RefCell::new(BlockShared::new(
         run.geometry.block_dim.volume() as u32,
         run.geometry.dynamic_shared,
@@ -258,7 +258,7 @@ pub(crate) fn close_block(
     mut shared: BlockShared,
     result: Result<(), Violation>,
     counts: &mut Counts,
-) -> Result<BlockGlobal, Violation> {
+) -> Result<Vec<Touched>, Violation> {
     let result = match result {
         Err(v) if !matches!(v, Violation::SharedRace { .. }) => {
             Err(shared.take_unwritten().unwrap_or(v))

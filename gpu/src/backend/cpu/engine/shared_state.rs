@@ -6,7 +6,7 @@
 
 use super::async_state::{AsyncState, Landed};
 use super::fast_hash::FastMap;
-use super::global_state::BlockGlobal;
+use super::global_state::{Access, BlockGlobal, Conflict, Touched};
 use super::races::{Arrived, Checked, Clocks, ElemState, Rec};
 use crate::backend::cpu::diagnostics::{AfterArrival, Violation};
 use crate::backend::cpu::report::{AccessKind, SharedAccess, SharedSite};
@@ -299,38 +299,22 @@ impl BlockShared {
         self.clocks.multi_warp_sync(base, size);
     }
 
-    /// Checks and records an access of element `index` of global buffer
-    /// `buffer` by `thread`: the conflicting pair when it races.
-    /// `trusted`: a read the thread's acquire orders within the block.
-    #[allow(clippy::too_many_arguments)]
-    pub fn global_access(
-        &mut self,
-        buffer: u32,
-        index: usize,
-        kind: AccessKind,
-        thread: u32,
-        site: Site,
-        across_blocks: bool,
-        block_scope: bool,
-        trusted: bool,
-    ) -> Result<(), (Rec, Rec)> {
-        self.global.access(
-            &self.clocks,
-            buffer,
-            index,
-            kind,
-            thread,
-            site,
-            across_blocks,
-            block_scope,
-            trusted,
-        )
+    /// Checks and records an access of a global buffer: the conflict when
+    /// it races.
+    pub fn global_access(&mut self, access: Access) -> Result<(), Conflict> {
+        self.global.access(&self.clocks, access)
+    }
+
+    /// `thread` made a fence at `site` (`wide`: at the device's scope or
+    /// wider): its earlier writes are published.
+    pub fn global_fence(&mut self, thread: u32, wide: bool, site: Site) {
+        self.global.fence(&self.clocks, thread, wide, site);
     }
 
     /// What the block did to global memory, for the launch's check across
     /// blocks.
-    pub fn take_global(&mut self) -> BlockGlobal {
-        core::mem::take(&mut self.global)
+    pub fn take_global(&mut self) -> Vec<Touched> {
+        core::mem::take(&mut self.global).summary(&self.clocks)
     }
 
     /// A pending read of an unwritten element, which happened before

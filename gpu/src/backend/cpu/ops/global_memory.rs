@@ -7,15 +7,26 @@ use crate::backend::{GlobalAccess, GlobalMemory, Site};
 
 impl GlobalMemory for Cpu {
     fn global_access(base: *const u8, index: usize, access: GlobalAccess, site: Site) {
-        let (kind, block_scope, acquire) = match access {
-            GlobalAccess::Read => (AccessKind::Read, false, false),
-            GlobalAccess::Write => (AccessKind::Write, false, false),
+        let atomic = match access {
+            GlobalAccess::Read => {
+                return lane::global_access(base as usize, index, AccessKind::Read, None, site)
+            }
+            GlobalAccess::Write => {
+                return lane::global_access(base as usize, index, AccessKind::Write, None, site)
+            }
             GlobalAccess::Atomic {
                 block_scope,
                 acquire,
-            } => (AccessKind::Atomic, block_scope, acquire),
+                release,
+                load,
+            } => lane::AtomicAccess {
+                block_scope,
+                acquire,
+                release,
+                load,
+            },
         };
-        lane::global_access(base as usize, index, kind, block_scope, acquire, site);
+        lane::global_access(base as usize, index, AccessKind::Atomic, Some(atomic), site);
     }
 
     unsafe fn store_vector<const N: usize>(ptr: *mut u32, words: [u32; N]) {
