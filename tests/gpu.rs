@@ -1599,3 +1599,106 @@ fn ragged_tiles_match_the_host_on_the_gpu() {
     assert_eq!(cases, 16);
     eprintln!("ragged tiles: {cases} cases agree with the host");
 }
+
+/// The memory model's litmus shapes on the GPU (`litmus::
+/// message_passing_rounds`, `store_buffering_rounds`, the kernels the CPU
+/// backend reports in `tests/litmus.rs`): each pair of blocks plays many
+/// rounds, and the test prints how often the outcome the model allows but
+/// does not promise showed. Message passing with a release store and an
+/// acquire load, and store buffering with a device fence, must never show
+/// it; the other forms may.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn litmus_shapes_on_the_gpu() {
+    use kernels::litmus as k;
+    let _watch = watch("the GPU test `litmus_shapes_on_the_gpu`", TEST_LIMIT);
+    let s = suite();
+    let device = coop_host::Device::Gpu(s.gpu.clone());
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let pairs = s.gpu.limits().multiprocessors / 2;
+    let blocks = 2 * pairs;
+    let rounds: u32 = std::env::var("COOP_LITMUS_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    let words = k::STRIDE * pairs as usize;
+    let name = |ordered: u32, yes: &str| {
+        if ordered == k::ORDERED {
+            yes.to_string()
+        } else {
+            "relaxed".into()
+        }
+    };
+    eprintln!(
+        "litmus: {pairs} pairs of blocks x {rounds} rounds on {} SMs",
+        s.gpu.limits().multiprocessors
+    );
+    for preload in [0, 1] {
+        for write in [k::ORDERED, k::RELAXED] {
+            for read in [k::ORDERED, k::RELAXED] {
+                let stale = watched("message_passing_rounds", LAUNCH_LIMIT * 3, || {
+                    let mut data = device.zeros::<u32>(words).unwrap();
+                    let mut flag = device.zeros::<u32>(words).unwrap();
+                    let mut ack = device.zeros::<u32>(words).unwrap();
+                    let mut stale = device.zeros::<u32>(pairs as usize).unwrap();
+                    program
+                        .launch(
+                            k::message_passing_rounds,
+                            LaunchConfig::new(blocks, 32),
+                            (
+                                &mut data, &mut flag, &mut ack, &mut stale, rounds, write, read,
+                                preload,
+                            ),
+                        )
+                        .unwrap();
+                    device.download(&stale).unwrap()
+                });
+                let seen: u64 = stale.iter().map(|&x| x as u64).sum();
+                let tests = pairs as u64 * rounds as u64;
+                eprintln!(
+                    "litmus MP: writer {}, reader {}, preload {preload}: stale data in {seen} of {tests} rounds",
+                    name(write, "release"),
+                    name(read, "acquire"),
+                );
+                if write == k::ORDERED && read == k::ORDERED {
+                    assert_eq!(seen, 0, "release and acquire: the data must be fresh");
+                }
+            }
+        }
+    }
+    for fenced in [0, 1] {
+        let seen = watched("store_buffering_rounds", LAUNCH_LIMIT * 3, || {
+            let mut flags = device.zeros::<u32>(words).unwrap();
+            let mut meet = device.zeros::<u32>(words).unwrap();
+            let mut seen = device.zeros::<u32>(2 * (pairs * rounds) as usize).unwrap();
+            program
+                .launch(
+                    k::store_buffering_rounds,
+                    LaunchConfig::new(blocks, 32),
+                    (&mut flags, &mut meet, &mut seen, rounds, fenced),
+                )
+                .unwrap();
+            device.download(&seen).unwrap()
+        });
+        let weak = seen
+            .chunks(2)
+            .enumerate()
+            .filter(|(i, two)| {
+                let r = (i % rounds as usize) as u32 + 1;
+                two[0] < r && two[1] < r
+            })
+            .count();
+        eprintln!(
+            "litmus SB: {}: both loads old in {weak} of {} rounds",
+            if fenced == 1 {
+                "device fence between"
+            } else {
+                "relaxed, no fence"
+            },
+            pairs as u64 * rounds as u64
+        );
+        if fenced == 1 {
+            assert_eq!(weak, 0, "a fence between the store and the load forbids it");
+        }
+    }
+}

@@ -486,3 +486,81 @@ fn a_release_after_a_barrier_publishes_the_blocks_writes() {
         }
     }
 }
+
+/// The kernels the GPU runs for many rounds (`coop_test_kernels::litmus`),
+/// run here for a few: message passing is clean exactly with a release and
+/// an acquire and no preload; otherwise the reliance is reported at the
+/// data's lines. Store buffering over atomics is clean either way.
+#[test]
+fn the_gpu_litmus_kernels_are_reported_exactly_where_the_model_allows_a_weak_outcome() {
+    use coop_tests::kernels::litmus as k;
+    let source = include_str!("kernels/src/litmus.rs");
+    let (write_line, read_line) = (
+        coop_tests::marked_line(source, "litmus-data-write"),
+        coop_tests::marked_line(source, "litmus-data-read"),
+    );
+    let rounds = 3;
+    for write in [k::ORDERED, k::RELAXED] {
+        for read in [k::ORDERED, k::RELAXED] {
+            for preload in [0, 1] {
+                let what = format!("write {write}, read {read}, preload {preload}");
+                let (mut data, mut flag, mut ack) = (
+                    vec![0u32; k::STRIDE],
+                    vec![0u32; k::STRIDE],
+                    vec![0u32; k::STRIDE],
+                );
+                let mut stale = vec![0u32; 1];
+                let result = Cpu::new().launch(
+                    k::message_passing_rounds,
+                    LaunchConfig::new(2, 32),
+                    (
+                        &mut data, &mut flag, &mut ack, &mut stale, rounds, write, read, preload,
+                    ),
+                );
+                let fine = write == k::ORDERED && read == k::ORDERED && preload == 0;
+                match result {
+                    Ok(_) => {
+                        assert!(fine, "{what}: ran clean");
+                        assert_eq!(stale, [0], "{what}");
+                    }
+                    Err(Error::Emulation(e)) => {
+                        assert!(!fine, "{what}: {e}");
+                        let lines = match *e.violation {
+                            Violation::GlobalRace { first, second, .. } => {
+                                [first.site.line(), second.site.line()]
+                            }
+                            Violation::UnreleasedWrite { write, read, .. } => {
+                                [write.site.line(), read.site.line()]
+                            }
+                            other => panic!("{what}: {other}"),
+                        };
+                        assert!(lines.contains(&write_line), "{what}: {e}");
+                        // The preload, or the read after the flag.
+                        assert!(preload == 1 || lines.contains(&read_line), "{what}: {e}");
+                    }
+                    Err(other) => panic!("{what}: {other:?}"),
+                }
+            }
+        }
+    }
+    for fenced in [0, 1] {
+        let (mut flags, mut meet) = (vec![0u32; k::STRIDE], vec![0u32; k::STRIDE]);
+        let mut seen = vec![0u32; 2 * rounds as usize];
+        let result = Cpu::new().launch(
+            k::store_buffering_rounds,
+            LaunchConfig::new(2, 32),
+            (&mut flags, &mut meet, &mut seen, rounds, fenced),
+        );
+        assert!(
+            result.is_ok(),
+            "store buffering, fenced {fenced}: {result:?}"
+        );
+        // One block at a time: never both older than the round.
+        for r in 0..rounds as usize {
+            assert!(
+                seen[2 * r] > r as u32 || seen[2 * r + 1] > r as u32,
+                "{seen:?}"
+            );
+        }
+    }
+}

@@ -21,6 +21,7 @@ pub mod clusters;
 pub mod dynamic;
 pub mod grids;
 pub mod launch_bounds;
+pub mod litmus;
 pub mod loop_shapes;
 pub mod math;
 pub mod multi_warp;
