@@ -11,6 +11,10 @@
 //! | coherence of one atomic location (CoWW/CoRR) across blocks | atomic updates of one counter | always, at the device's scope; an update at the block's scope races with other blocks' |
 //! | message passing between two warps of a block, through global memory | as across blocks, at any scope | a release store (or a block fence before a relaxed store) and an acquire load of the flag; a relaxed flag orders nothing on either side |
 //! | store buffering (SB) across blocks | two flags, each block raising one and reading the other | atomics only: any outcome is allowed and there is no data to race on, so nothing is reported |
+//! | load buffering (LB) across blocks | each block loads the other's flag, then raises its own | atomics only: nothing reported |
+//! | independent reads of independent writes (IRIW) across four blocks | two writers, two readers in opposite orders (relaxed or acquire) | atomics only: nothing reported |
+//! | write-to-read causality (WRC) across three blocks | data published by block 0, passed on by block 1's flag, read by block 2 | release and acquire at every link (causality is transitive); a relaxed first link is `UnreleasedWrite`. Not checked: a relaxed *middle* link (block 1's), which the detector takes on trust |
+//! | the GPU's litmus kernels (`coop_test_kernels::litmus`) | message passing in lock-step rounds, with and without a preload; store buffering in rounds | clean exactly with release, acquire and no preload; the GPU suite runs them for many rounds and prints the weak outcomes seen |
 
 use coop::atomic::{Ordering, Scope};
 use coop::cpu::{Emulator, Violation};
@@ -561,6 +565,160 @@ fn the_gpu_litmus_kernels_are_reported_exactly_where_the_model_allows_a_weak_out
                 seen[2 * r] > r as u32 || seen[2 * r + 1] > r as u32,
                 "{seen:?}"
             );
+        }
+    }
+}
+
+/// Load buffering (LB) between two blocks over atomics: block `b` loads
+/// the other's flag, then raises its own. Both loads seeing 1 is allowed
+/// by the model for relaxed atomics and never happens when one emulated
+/// thread runs at a time; there is no data, so nothing is reported.
+#[kernel(cooperative)]
+pub fn load_buffering(grid: CooperativeGrid, flags: Out<u32>, saw: Out<u32>) {
+    if this_thread_block().thread_rank() != 0 {
+        return;
+    }
+    let b = grid.block_rank();
+    let atomics = flags.atomic();
+    let other = atomics.load(1 - b);
+    atomics.store(b, 1);
+    saw.atomic().store(b, other);
+}
+
+/// Independent reads of independent writes (IRIW): blocks 0 and 1 each
+/// raise one flag; blocks 2 and 3 read both, in opposite orders. Atomics
+/// only: any outcome is the model's to allow, nothing is reported.
+#[kernel(cooperative)]
+pub fn independent_reads(grid: CooperativeGrid, flags: Out<u32>, saw: Out<u32>, acquire: u32) {
+    if this_thread_block().thread_rank() != 0 {
+        return;
+    }
+    let b = grid.block_rank();
+    let ordering = if acquire == 1 {
+        Ordering::Acquire
+    } else {
+        Ordering::Relaxed
+    };
+    let atomics = flags.atomic().with_ordering(ordering);
+    match b {
+        0 | 1 => flags.atomic().store(b, 1),
+        _ => {
+            let (first, second) = if b == 2 { (0, 1) } else { (1, 0) };
+            let a = atomics.load(first);
+            let c = atomics.load(second);
+            saw.atomic().store(2 * (b - 2), a);
+            saw.atomic().store(2 * (b - 2) + 1, c);
+        }
+    }
+}
+
+#[test]
+fn load_buffering_and_independent_reads_over_atomics_report_nothing() {
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(4)] {
+        let (mut flags, mut saw) = (vec![0u32; 2], vec![0u32; 2]);
+        let result = Cpu::with_emulator(emulator.clone()).launch(
+            load_buffering,
+            LaunchConfig::new(2, 32),
+            (&mut flags, &mut saw),
+        );
+        assert!(result.is_ok(), "load buffering: {result:?}");
+        assert_ne!(saw, [1, 1], "one thread at a time: not both");
+        for acquire in [0, 1] {
+            let (mut flags, mut saw) = (vec![0u32; 2], vec![0u32; 4]);
+            let result = Cpu::with_emulator(emulator.clone()).launch(
+                independent_reads,
+                LaunchConfig::new(4, 32),
+                (&mut flags, &mut saw, acquire),
+            );
+            assert!(
+                result.is_ok(),
+                "independent reads, acquire {acquire}: {result:?}"
+            );
+            // Run one at a time, the two readers never disagree on the
+            // order of the writes (the weak outcome 1,0 / 1,0).
+            assert!(
+                !(saw[0] == 1 && saw[1] == 0 && saw[2] == 1 && saw[3] == 0),
+                "{saw:?}"
+            );
+        }
+    }
+}
+
+/// Write-to-read causality (WRC) with data: block 0 writes the data and
+/// raises flag 0 (`first`: release, or relaxed); block 1 acquires flag 0
+/// and raises flag 1 with release; block 2 acquires flag 1 and reads the
+/// data. The chain of release and acquire orders the read after the write
+/// (causality is transitive in the PTX model); without the first release
+/// nothing publishes the data.
+#[kernel(cooperative)]
+pub fn write_to_read_causality(
+    grid: CooperativeGrid,
+    data: Out<u32>,
+    flags: Out<u32>,
+    seen: Out<u32>,
+    first: u32,
+) {
+    if this_thread_block().thread_rank() != 0 {
+        return;
+    }
+    let release = flags.atomic().with_ordering(Ordering::Release);
+    let acquire = flags.atomic().with_ordering(Ordering::Acquire);
+    match grid.block_rank() {
+        0 => {
+            data.write(0, 42); // wrc-data-write
+            if first == 1 {
+                release.store(0, 1);
+            } else {
+                flags.atomic().store(0, 1); // wrc-flag-relaxed
+            }
+        }
+        1 => {
+            while acquire.load(0) == 0 {}
+            release.store(1, 1);
+        }
+        _ => {
+            while acquire.load(1) == 0 {}
+            seen.write(0, data.read(0)); // wrc-data-read
+        }
+    }
+}
+
+#[test]
+fn write_to_read_causality_through_a_third_block() {
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(4)] {
+        let (mut data, mut flags, mut seen) = (vec![0u32], vec![0u32; 2], vec![0u32]);
+        let result = Cpu::with_emulator(emulator.clone()).launch(
+            write_to_read_causality,
+            LaunchConfig::new(3, 32),
+            (&mut data, &mut flags, &mut seen, 1),
+        );
+        assert!(result.is_ok(), "a chain of release and acquire: {result:?}");
+        assert_eq!(seen, [42]);
+        let (mut data, mut flags, mut seen) = (vec![0u32], vec![0u32; 2], vec![0u32]);
+        let result = Cpu::with_emulator(emulator).launch(
+            write_to_read_causality,
+            LaunchConfig::new(3, 32),
+            (&mut data, &mut flags, &mut seen, 0),
+        );
+        match result {
+            Err(Error::Emulation(e)) => match *e.violation {
+                Violation::UnreleasedWrite {
+                    buffer,
+                    write,
+                    read,
+                    flag,
+                    ..
+                } => {
+                    assert_eq!(buffer, "data");
+                    assert_eq!(
+                        (write.site.line(), read.site.line()),
+                        (line_of("wrc-data-write"), line_of("wrc-data-read"))
+                    );
+                    assert_eq!(flag.map(|f| f.line()), Some(line_of("wrc-flag-relaxed")));
+                }
+                other => panic!("relaxed first link: {other}"),
+            },
+            other => panic!("relaxed first link: expected a report, got {other:?}"),
         }
     }
 }
