@@ -62,7 +62,7 @@ pub fn message_passing_rounds(
     };
     let flags = flag.atomic().with_scope(Scope::Device);
     let acks = ack.atomic().with_scope(Scope::Device);
-    if b % 2 == 0 {
+    if b.is_multiple_of(2) {
         let store = flags.with_ordering(order(write, Ordering::Release));
         let acked = acks.with_ordering(Ordering::Acquire);
         for r in 1..=rounds {
