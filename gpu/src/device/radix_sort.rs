@@ -813,9 +813,10 @@ fn run<K: RadixKey, V: Shuffle>(
 
 /// The lanes of the warp whose `digit` (at most [`NO_DIGIT`]) is this
 /// lane's. On the GPU nine ballots, one a bit, as CUB's ranking finds them
-/// (chapter 7 of the guide has the figures against `match.any.sync`); on
-/// the CPU backend, where every warp collective is a meeting of the lanes,
-/// `match_any` (the same lanes).
+/// (chapter 7 of the guide has the figures against `match.any.sync`),
+/// each keeping the lanes whose bit equals this lane's, `!(ballot ^
+/// -bit)`, with no select; on the CPU backend, where every warp
+/// collective is a meeting of the lanes, `match_any` (the same lanes).
 #[inline(always)]
 fn lanes_with(digit: u32, site: Site) -> u32 {
     #[cfg(target_arch = "nvptx64")]
@@ -823,9 +824,9 @@ fn lanes_with(digit: u32, site: Site) -> u32 {
         let mut peers = u32::MAX;
         let mut bit = 0;
         while bit <= RADIX_BITS {
-            let set = digit >> bit & 1 != 0;
-            let ballot = Target::vote_ballot(u32::MAX, set, site);
-            peers &= if set { ballot } else { !ballot };
+            let set = digit >> bit & 1;
+            let ballot = Target::vote_ballot(u32::MAX, set != 0, site);
+            peers &= !(ballot ^ 0u32.wrapping_sub(set));
             bit += 1;
         }
         peers
