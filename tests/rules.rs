@@ -1876,7 +1876,8 @@ fn an_acquire_orders_nothing_the_writer_did_not_release() {
     );
     let text = e.to_string();
     assert!(
-        text.contains("is relaxed; store it with release ordering"),
+        text.contains("is relaxed; store it with release ordering")
+            && text.contains("put a `fence_device()` between the write and the flag"),
         "{text}"
     );
 }

@@ -1129,22 +1129,22 @@ impl Violation {
                     side(write),
                     side(read),
                 )?;
-                let scope = if same_block {
-                    "any scope"
+                let (scope, fence) = if same_block {
+                    ("any scope", "fence_block()")
                 } else {
-                    "the device's scope"
+                    ("the device's scope", "fence_device()")
                 };
                 match flag {
                     Some(flag) => write!(
                         f,
                         "the flag raised at {flag} is relaxed; store it with release ordering \
-                         (`.with_ordering(Ordering::Release)`, at {scope}), or put a `fence()` \
+                         (`.with_ordering(Ordering::Release)`, at {scope}), or put a `{fence}` \
                          between the write and the flag"
                     ),
                     None => write!(
                         f,
                         "after the write, store the flag with release ordering \
-                         (`.with_ordering(Ordering::Release)`, at {scope}), or put a `fence()` \
+                         (`.with_ordering(Ordering::Release)`, at {scope}), or put a `{fence}` \
                          between the write and the flag"
                     ),
                 }
