@@ -679,7 +679,8 @@ fn run<K: RadixKey, V: Shuffle>(
     each_item!(i < items => {
         let e = warp_first + i * 32 + lane;
         if e < valid {
-            key[i] = keys[first + e];
+            // SAFETY: `first + e < first + valid <= len`.
+            key[i] = unsafe { *keys.get_unchecked(first + e) };
         }
     });
     let mut value = match values {
@@ -688,7 +689,9 @@ fn run<K: RadixKey, V: Shuffle>(
             each_item!(i < items => {
                 let e = warp_first + i * 32 + lane;
                 if e < valid {
-                    value[i] = values[first + e];
+                    // SAFETY: `first + e < len <= values.len()`, which
+                    // `onesweep_pairs` checked (`holds`) before this pass.
+                    value[i] = unsafe { *values.get_unchecked(first + e) };
                 }
             });
             Some(value)
