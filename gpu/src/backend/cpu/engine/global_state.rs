@@ -600,28 +600,16 @@ impl LaunchGlobal {
         block: u32,
         rec: Rec,
     ) -> Violation {
-        let (other_block, thread, site, other_atomic) = decode(slot);
-        let first = GlobalAccess {
-            block: unrank(other_block, grid),
-            thread,
-            kind: match (read, other_atomic) {
-                (true, _) => AccessKind::Read,
-                (false, true) => AccessKind::Atomic,
-                (false, false) => AccessKind::Write,
-            },
-            site: self.sites[site as usize],
-        };
-        let second = GlobalAccess {
-            block: unrank(block, grid),
-            thread: rec.thread,
-            kind: rec.kind,
-            site: rec.site,
+        let kind = match (read, decode(slot).3) {
+            (true, _) => AccessKind::Read,
+            (false, true) => AccessKind::Atomic,
+            (false, false) => AccessKind::Write,
         };
         Violation::GlobalRace {
             buffer: buffers.name(buffer),
             element: index,
-            first,
-            second,
+            first: self.access_of(grid, slot, kind),
+            second: Self::access_now(grid, block, rec),
         }
     }
 }
