@@ -147,7 +147,7 @@ fn reduce_body<const LOADS: usize>(grid: CooperativeGrid, input: &[f32], partial
         partial.write(grid.block_rank(), total as f32);
     }
     grid.sync();
-    if grid.thread_rank() == 0 {
+    if block.thread_rank() == 0 && grid.block_rank() == 0 {
         // Four blocks' sums in flight at a time, added in order.
         let blocks = grid.num_blocks();
         let mut sum = partial.read(0);

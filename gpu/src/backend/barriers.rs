@@ -21,8 +21,8 @@ pub(crate) trait Barriers {
     /// `#[kernel(cooperative)]`). PTX: the block barrier, then thread 0 of
     /// each block arrives at the driver's grid barrier word (the launch's
     /// workspace, whose address the driver leaves in `%envreg1`:`%envreg2`)
-    /// with `atom.add.release.gpu` and polls it with `ld.relaxed.gpu` until
-    /// its top bit flips, loads it once with `ld.acquire.gpu`, then the
+    /// with `atom.release.gpu.global.add` and polls it with `ld.relaxed.gpu.global` until
+    /// its top bit flips, loads it once with `ld.acquire.gpu.global`, then the
     /// block barrier again. Precondition: every
     /// thread of every block arrives, and every block is resident (which
     /// the cooperative launch checks). CPU: completes when every thread of
@@ -65,15 +65,15 @@ pub(crate) trait Barriers {
     /// The calling thread arrives at the grid's split barrier (a
     /// cooperative launch's). PTX: the block barrier, then thread 0 adds
     /// the block's arrival to the driver's grid barrier word
-    /// (`atom.add.release.gpu`, as [`sync_grid`](Self::sync_grid)) and
+    /// (`atom.release.gpu.global.add`, as [`sync_grid`](Self::sync_grid)) and
     /// returns the word as it found it (0 in the other threads), which the
     /// wait needs. CPU: checks the arrival; the barrier completes at the
     /// wait.
     fn arrive_grid(site: Site) -> u32;
     /// The calling thread waits at the grid's split barrier, with what its
     /// [`arrive_grid`](Self::arrive_grid) returned. PTX: thread 0 polls the
-    /// grid barrier word (`ld.relaxed.gpu`) until its top bit differs from
-    /// `arrival`'s, loads it once with `ld.acquire.gpu`, then the block
+    /// grid barrier word (`ld.relaxed.gpu.global`) until its top bit differs from
+    /// `arrival`'s, loads it once with `ld.acquire.gpu.global`, then the block
     /// barrier. CPU: the grid sync.
     fn wait_grid(arrival: u32, site: Site);
     /// The threads of `mask` (the calling tile) wait for each other.

@@ -84,8 +84,8 @@ impl Grid {
     pub fn thread_rank(&self) -> usize {
         let t = Target::thread_index(site!());
         let bd = Target::block_dim(site!());
-        let in_block = bd.linearize_u32(t) as usize;
-        self.block_rank() * bd.volume_u32() as usize + in_block
+        let in_block = bd.linearize_u32(t) as u64;
+        (self.block_rank() as u64 * bd.volume_u32() as u64 + in_block) as usize
     }
 
     /// Threads in the launch: blocks times threads per block.
@@ -109,7 +109,7 @@ impl Grid {
     #[doc(alias = "size")]
     pub fn num_threads(&self) -> usize {
         let bd = Target::block_dim(site!());
-        self.num_blocks() * bd.volume_u32() as usize
+        (self.num_blocks() as u64 * bd.volume_u32() as u64) as usize
     }
 
     /// The calling thread's block, linearised with `x` fastest.
@@ -133,7 +133,11 @@ impl Grid {
     pub fn block_rank(&self) -> usize {
         let b = Target::block_index(site!());
         let g = Target::grid_dim(site!());
-        g.linearize(b) as usize
+        // A grid is at most 65535 blocks in `y` and in `z` (both backends
+        // refuse more), so the rank of the block's row, `z * ny + y`, is
+        // below 2^32: one 32-bit multiply, then one widening multiply-add.
+        let row = b.z * g.y + b.y;
+        (row as u64 * g.x as u64 + b.x as u64) as usize
     }
 
     /// Blocks in the launch.
@@ -156,7 +160,8 @@ impl Grid {
     #[track_caller]
     pub fn num_blocks(&self) -> usize {
         let g = Target::grid_dim(site!());
-        g.volume() as usize
+        // `ny * nz` fits 32 bits (see `block_rank`): one widening multiply.
+        ((g.y * g.z) as u64 * g.x as u64) as usize
     }
 
     /// The calling thread's block index (CUDA's `blockIdx`).

@@ -14,6 +14,12 @@
 //! | [`fetch_inc`](AtomicOut::fetch_inc), [`fetch_dec`](AtomicOut::fetch_dec) | `atomicInc`, `atomicDec` | `atom.inc`, `atom.dec` | `u32` |
 //! | [`load`](AtomicOut::load), [`store`](AtomicOut::store) | `cuda::atomic_ref` | `ld.relaxed`/`.acquire`, `st.relaxed`/`.release` | all six |
 //!
+//! Every operation names PTX's `.global` state space (`red.relaxed.gpu.global.add.u32`),
+//! which ptxas compiles to the global-memory atomics (`REDG`, `ATOMG`)
+//! rather than the generic `ATOM` that checks the address's window at run
+//! time: a contended counter goes faster (the binary-partition sample's
+//! three counters, chapter 7 of the guide).
+//!
 //! Operations the hardware does not have (a float minimum, a `u64`
 //! increment with wrap) are compile errors that say what to use instead.
 //!

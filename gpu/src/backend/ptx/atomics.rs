@@ -1,10 +1,25 @@
-//! Atomics on device memory: `atom`, `red`, `ld`/`st` with PTX's `.sem`
-//! and `.scope` qualifiers, on generic addresses; and the shared-memory
-//! forms (`atom.shared`, `red.shared`) on 32-bit shared-window addresses.
+//! Atomics on device memory: `atom`, `red`, `ld`/`st` with PTX's `.sem`,
+//! `.scope` and the `.global` state space (the pointer a device buffer
+//! holds is a generic address; `cvta.to.global` turns it into the global
+//! one, which ptxas folds away); and the shared-memory forms
+//! (`atom.shared`, `red.shared`) on 32-bit shared-window addresses.
+//!
+//! The state space matters: on a generic address ptxas emits the generic
+//! `ATOM`, which checks the address's window at run time, where `.global`
+//! gives `REDG`/`ATOMG`; contended counters and the look-back's status
+//! words go faster through the latter (chapter 7 of the guide).
 
 use super::Ptx;
 use crate::backend::{Atomics, Ordering, Rmw, Scope, Site, Word};
 use core::arch::asm;
+
+/// The start of a scoped PTX block whose `%ga` is the global address of
+/// the generic pointer `{p}`; the instruction that follows closes it.
+macro_rules! global {
+    () => {
+        "{{ .reg .b64 %ga; cvta.to.global.u64 %ga, {p}; "
+    };
+}
 
 /// One `atom` with a result: `$sem`, `$scope` and `$inst` ("add.u32") as
 /// literals, the value in a register of class `$cls` and type `$t`.
@@ -12,7 +27,7 @@ macro_rules! atom_asm {
     ($sem:literal, $scope:literal, $inst:literal, $cls:ident, $t:ty, $ptr:ident, $v:ident) => {{
         let old: $t;
         asm!(
-            concat!("atom.", $sem, ".", $scope, ".", $inst, " {o}, [{p}], {v};"),
+            concat!(global!(), "atom.", $sem, ".", $scope, ".global.", $inst, " {o}, [%ga], {v}; }}"),
             o = out($cls) old,
             p = in(reg64) $ptr,
             v = in($cls) $v,
@@ -71,7 +86,7 @@ macro_rules! atom_any {
 macro_rules! red_asm {
     ($sem:literal, $scope:literal, $inst:literal, $cls:ident, $ptr:ident, $v:ident) => {
         asm!(
-            concat!("red.", $sem, ".", $scope, ".", $inst, " [{p}], {v};"),
+            concat!(global!(), "red.", $sem, ".", $scope, ".global.", $inst, " [%ga], {v}; }}"),
             p = in(reg64) $ptr,
             v = in($cls) $v,
             options(nostack)
@@ -212,7 +227,7 @@ impl Atomics for Ptx {
                 if word.wide() {
                     let old: u64;
                     asm!(
-                        concat!("atom.", $sem, ".", $scope, ".cas.b64 {o}, [{p}], {c}, {n};"),
+                        concat!(global!(), "atom.", $sem, ".", $scope, ".global.cas.b64 {o}, [%ga], {c}, {n}; }}"),
                         o = out(reg64) old, p = in(reg64) p, c = in(reg64) expected,
                         n = in(reg64) new, options(nostack)
                     );
@@ -220,7 +235,7 @@ impl Atomics for Ptx {
                 } else {
                     let old: u32;
                     asm!(
-                        concat!("atom.", $sem, ".", $scope, ".cas.b32 {o}, [{p}], {c}, {n};"),
+                        concat!(global!(), "atom.", $sem, ".", $scope, ".global.cas.b32 {o}, [%ga], {c}, {n}; }}"),
                         o = out(reg32) old, p = in(reg64) p, c = in(reg32) expected as u32,
                         n = in(reg32) new as u32, options(nostack)
                     );
@@ -260,12 +275,12 @@ impl Atomics for Ptx {
             ($sem:literal, $scope:literal) => {
                 if word.wide() {
                     let v: u64;
-                    asm!(concat!("ld.", $sem, ".", $scope, ".b64 {v}, [{p}];"),
+                    asm!(concat!(global!(), "ld.", $sem, ".", $scope, ".global.b64 {v}, [%ga]; }}"),
                         v = out(reg64) v, p = in(reg64) p, options(nostack));
                     v
                 } else {
                     let v: u32;
-                    asm!(concat!("ld.", $sem, ".", $scope, ".b32 {v}, [{p}];"),
+                    asm!(concat!(global!(), "ld.", $sem, ".", $scope, ".global.b32 {v}, [%ga]; }}"),
                         v = out(reg32) v, p = in(reg64) p, options(nostack));
                     v as u64
                 }
@@ -297,10 +312,10 @@ impl Atomics for Ptx {
         macro_rules! st {
             ($sem:literal, $scope:literal) => {
                 if word.wide() {
-                    asm!(concat!("st.", $sem, ".", $scope, ".b64 [{p}], {v};"),
+                    asm!(concat!(global!(), "st.", $sem, ".", $scope, ".global.b64 [%ga], {v}; }}"),
                         p = in(reg64) p, v = in(reg64) value, options(nostack));
                 } else {
-                    asm!(concat!("st.", $sem, ".", $scope, ".b32 [{p}], {v};"),
+                    asm!(concat!(global!(), "st.", $sem, ".", $scope, ".global.b32 [%ga], {v}; }}"),
                         p = in(reg64) p, v = in(reg32) value as u32, options(nostack));
                 }
             };

@@ -241,7 +241,7 @@ fn grid_arrive(call: &'static str, site: Site) -> u32 {
     // which only this protocol touches.
     unsafe {
         asm!(
-            "atom.add.release.gpu.u32 {o}, [{p}], {v};",
+            "{{ .reg .b64 %ga; cvta.to.global.u64 %ga, {p}; atom.release.gpu.global.add.u32 {o}, [%ga], {v}; }}",
             o = out(reg32) before,
             p = in(reg64) word,
             v = in(reg32) arrival,
@@ -264,7 +264,7 @@ fn grid_wait(before: u32, call: &'static str, site: Site) {
             // SAFETY: as in `grid_arrive`.
             unsafe {
                 asm!(
-                    "ld.relaxed.gpu.u32 {o}, [{p}];",
+                    "{{ .reg .b64 %ga; cvta.to.global.u64 %ga, {p}; ld.relaxed.gpu.global.u32 {o}, [%ga]; }}",
                     o = out(reg32) now,
                     p = in(reg64) word,
                     options(nostack)
@@ -282,7 +282,7 @@ fn grid_wait(before: u32, call: &'static str, site: Site) {
         // SAFETY: as in `grid_arrive`.
         unsafe {
             asm!(
-                "ld.acquire.gpu.u32 {o}, [{p}];",
+                "{{ .reg .b64 %ga; cvta.to.global.u64 %ga, {p}; ld.acquire.gpu.global.u32 {o}, [%ga]; }}",
                 o = out(reg32) _,
                 p = in(reg64) word,
                 options(nostack)

@@ -83,9 +83,9 @@
 //!    a value in two words, until both words carry the same flag: a word of
 //!    the aggregate beside a word of the inclusive prefix is no value. It
 //!    takes the value from the words, which it loaded relaxed at GPU scope
-//!    (`ld.relaxed.gpu`), or from `partials` (the aggregate in
+//!    (`ld.relaxed.gpu.global`), or from `partials` (the aggregate in
 //!    `partials[j]`, the inclusive prefix in `partials[tiles + j]`) after
-//!    loading the word with an acquire load (`ld.acquire.gpu`), which
+//!    loading the word with an acquire load (`ld.acquire.gpu.global`), which
 //!    orders the value's read after the word's: a lane never reads a value
 //!    before it is written.
 //! 3. The nearest tile with an inclusive prefix ends the look-back: the
