@@ -5,7 +5,7 @@ use coop::prelude::*;
 use coop::shared::Shared;
 
 macro_rules! histograms {
-    ($($t:ty, $level:ty: $even:ident, $even_pixels:ident, $levels:ident;)*) => {$(
+    ($($t:ty, $level:ty: $even:ident, $range:ident, $even_pixels:ident, $levels:ident;)*) => {$(
         /// A histogram of one channel in bins of equal width (see
         /// `coop::device::histogram::histogram`), added to `counts`.
         #[kernel]
@@ -19,6 +19,21 @@ macro_rules! histograms {
             scratch: Shared<[u32]>,
         ) {
             histogram(block, samples, Even::<$t>::new(lower, upper, bins), counts, scratch)
+        }
+
+        /// A histogram of one channel in the bins between consecutive
+        /// `levels`, added to `counts`: the one-channel body alone (the
+        /// pixel kernel carries a body for each channel count, and the
+        /// registers of the largest).
+        #[kernel]
+        pub fn $range(
+            block: ThreadBlock,
+            samples: &[$t],
+            levels: &[$level],
+            counts: Out<u32>,
+            scratch: Shared<[u32]>,
+        ) {
+            histogram(block, samples, Levels::<$t>::new(levels), counts, scratch)
         }
 
         /// Histograms of the first `bounds.len() / 2` channels of pixels of
@@ -63,11 +78,11 @@ macro_rules! histograms {
 }
 
 histograms! {
-    u8, i64: histogram_even_u8, histogram_even_pixels_u8, histogram_levels_u8;
-    u16, i64: histogram_even_u16, histogram_even_pixels_u16, histogram_levels_u16;
-    i16, i64: histogram_even_i16, histogram_even_pixels_i16, histogram_levels_i16;
-    u32, i64: histogram_even_u32, histogram_even_pixels_u32, histogram_levels_u32;
-    i32, i64: histogram_even_i32, histogram_even_pixels_i32, histogram_levels_i32;
-    f32, f32: histogram_even_f32, histogram_even_pixels_f32, histogram_levels_f32;
-    f64, f64: histogram_even_f64, histogram_even_pixels_f64, histogram_levels_f64;
+    u8, i64: histogram_even_u8, histogram_range_u8, histogram_even_pixels_u8, histogram_levels_u8;
+    u16, i64: histogram_even_u16, histogram_range_u16, histogram_even_pixels_u16, histogram_levels_u16;
+    i16, i64: histogram_even_i16, histogram_range_i16, histogram_even_pixels_i16, histogram_levels_i16;
+    u32, i64: histogram_even_u32, histogram_range_u32, histogram_even_pixels_u32, histogram_levels_u32;
+    i32, i64: histogram_even_i32, histogram_range_i32, histogram_even_pixels_i32, histogram_levels_i32;
+    f32, f32: histogram_even_f32, histogram_range_f32, histogram_even_pixels_f32, histogram_levels_f32;
+    f64, f64: histogram_even_f64, histogram_range_f64, histogram_even_pixels_f64, histogram_levels_f64;
 }

@@ -56,7 +56,10 @@ pub use binning::{Binning, Even, FromFn, Levels, Sample};
 
 use crate::backend::target::Target;
 use crate::backend::{site, Faults};
+use crate::collectives::reduce;
 use crate::device::arguments::holds;
+use crate::groups::coalesced_threads;
+use crate::op::Sum;
 use crate::shared::{ByRank, Shared};
 use crate::{this_grid, Out, ThreadBlock};
 
@@ -388,18 +391,33 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
         for s in 0..sets {
             count += bins.get(s * stride + k);
         }
-        if count > 0 {
-            let mut c = 0;
-            while c + 1 < active && k as u32 >= pick(&layout.private_start, c + 1) {
-                c += 1;
+        let mut c = 0;
+        while c + 1 < active && k as u32 >= pick(&layout.private_start, c + 1) {
+            c += 1;
+        }
+        let local = k as u32 - pick(&layout.private_start, c);
+        if T::VALUES != 0 && pick(&layout.bins, c) < T::VALUES {
+            // Counted by value: neighbouring values share a bin whenever
+            // the channel has fewer bins than values, so the lanes of one
+            // bin add their counts first and one of them adds the sum (a
+            // block's 256 atomics onto 64 bins were four a bin, every block
+            // contending for the same 64 words).
+            let out = match pick(binnings, c).bin(T::from_value_index(local)) {
+                Some(b) if count > 0 && b < pick(&layout.bins, c) => pick(&layout.out_start, c) + b,
+                _ => NONE,
+            };
+            let same = coalesced_threads().labeled_partition(out);
+            let total = reduce(&same, count, Sum);
+            if out != NONE {
+                same.invoke_one(|| counts.atomic().add(out as usize, total));
             }
-            let local = k as u32 - pick(&layout.private_start, c);
+        } else if count > 0 {
             let bin = if T::VALUES != 0 {
                 pick(binnings, c).bin(T::from_value_index(local))
             } else {
                 Some(local)
             };
-            if let Some(b) = bin {
+            if let Some(b) = bin.filter(|&b| b < pick(&layout.bins, c)) {
                 counts
                     .atomic()
                     .add((pick(&layout.out_start, c) + b) as usize, count);

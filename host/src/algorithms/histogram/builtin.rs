@@ -19,6 +19,10 @@ pub type EvenParams<T> = (
     OutSlice<u32>,
 );
 
+/// The parameters of a built-in kernel of one channel in bins between
+/// levels: samples, levels, counts.
+pub type RangeParams<T> = (Slice<T>, Slice<Level<T>>, OutSlice<u32>);
+
 /// The parameters of a built-in kernel of pixels: samples, channels, the
 /// channels' bounds or levels, their bins or level ends, counts.
 pub type PixelParams<T> = (
@@ -51,6 +55,9 @@ pub trait BuiltinHistogram: Sample<Level: HistogramLevel> + DeviceCopy + std::fm
     /// One channel in even bins.
     #[doc(hidden)]
     type Even: Kernel<Params = EvenParams<Self>>;
+    /// One channel in bins between levels.
+    #[doc(hidden)]
+    type Range: Kernel<Params = RangeParams<Self>>;
     /// Pixels in even bins.
     #[doc(hidden)]
     type EvenPixels: Kernel<Params = PixelParams<Self>>;
@@ -60,18 +67,22 @@ pub trait BuiltinHistogram: Sample<Level: HistogramLevel> + DeviceCopy + std::fm
     #[doc(hidden)]
     const EVEN: Self::Even;
     #[doc(hidden)]
+    const RANGE: Self::Range;
+    #[doc(hidden)]
     const EVEN_PIXELS: Self::EvenPixels;
     #[doc(hidden)]
     const LEVELS: Self::Levels;
 }
 
 macro_rules! builtins {
-    ($($t:ty => $even:ident, $even_pixels:ident, $levels:ident;)*) => {$(
+    ($($t:ty => $even:ident, $range:ident, $even_pixels:ident, $levels:ident;)*) => {$(
         impl BuiltinHistogram for $t {
             type Even = coop_host_kernels::$even;
+            type Range = coop_host_kernels::$range;
             type EvenPixels = coop_host_kernels::$even_pixels;
             type Levels = coop_host_kernels::$levels;
             const EVEN: Self::Even = coop_host_kernels::$even;
+            const RANGE: Self::Range = coop_host_kernels::$range;
             const EVEN_PIXELS: Self::EvenPixels = coop_host_kernels::$even_pixels;
             const LEVELS: Self::Levels = coop_host_kernels::$levels;
         }
@@ -79,11 +90,11 @@ macro_rules! builtins {
 }
 
 builtins! {
-    u8 => histogram_even_u8, histogram_even_pixels_u8, histogram_levels_u8;
-    u16 => histogram_even_u16, histogram_even_pixels_u16, histogram_levels_u16;
-    i16 => histogram_even_i16, histogram_even_pixels_i16, histogram_levels_i16;
-    u32 => histogram_even_u32, histogram_even_pixels_u32, histogram_levels_u32;
-    i32 => histogram_even_i32, histogram_even_pixels_i32, histogram_levels_i32;
-    f32 => histogram_even_f32, histogram_even_pixels_f32, histogram_levels_f32;
-    f64 => histogram_even_f64, histogram_even_pixels_f64, histogram_levels_f64;
+    u8 => histogram_even_u8, histogram_range_u8, histogram_even_pixels_u8, histogram_levels_u8;
+    u16 => histogram_even_u16, histogram_range_u16, histogram_even_pixels_u16, histogram_levels_u16;
+    i16 => histogram_even_i16, histogram_range_i16, histogram_even_pixels_i16, histogram_levels_i16;
+    u32 => histogram_even_u32, histogram_range_u32, histogram_even_pixels_u32, histogram_levels_u32;
+    i32 => histogram_even_i32, histogram_range_i32, histogram_even_pixels_i32, histogram_levels_i32;
+    f32 => histogram_even_f32, histogram_range_f32, histogram_even_pixels_f32, histogram_levels_f32;
+    f64 => histogram_even_f64, histogram_range_f64, histogram_even_pixels_f64, histogram_levels_f64;
 }

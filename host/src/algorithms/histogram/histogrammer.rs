@@ -271,6 +271,9 @@ impl Histogrammer {
             per_channel.push((l.len() - 1) as u32);
         }
         check_total(call, &per_channel, &counts)?;
+        if channels == 1 {
+            return self.launch_range(samples, levels[0], per_channel[0], counts);
+        }
         let all: Vec<T::Level> = levels.iter().flat_map(|l| l.iter().copied()).collect();
         let ends: Vec<u32> = levels
             .iter()
@@ -281,6 +284,31 @@ impl Histogrammer {
             .collect();
         let levels = (all.as_slice(), ends.as_slice());
         self.launch_pixels(T::LEVELS, samples, channels, &per_channel, levels, counts)
+    }
+
+    /// Zeroes `counts` and launches the one-channel kernel of bins between
+    /// `levels` (checked) over `samples`.
+    fn launch_range<T: BuiltinHistogram>(
+        &self,
+        samples: Input<'_, T>,
+        levels: &[T::Level],
+        bins: u32,
+        mut counts: Output<'_, u32>,
+    ) -> Result<(), Error> {
+        let kernel = T::RANGE;
+        self.engine
+            .check_arguments::<T::Range>(&[samples.on_gpu(), counts.on_gpu()])?;
+        let config = self.config::<T, _>(kernel, samples.len(), &[bins])?;
+        self.engine.clear(&mut counts, "the histogram's counts")?;
+        if samples.is_empty() {
+            return Ok(());
+        }
+        let levels = self.engine.device().upload(levels)?;
+        self.engine.own().launch(
+            kernel,
+            config,
+            (&samples, &Input::from(&levels), &mut counts),
+        )
     }
 
     /// Zeroes `counts` and launches a pixel kernel (even bins or levels)
