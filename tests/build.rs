@@ -54,6 +54,21 @@ fn main() {
                 .max_registers(&four.iter().map(String::as_str).collect::<Vec<_>>(), 40)
                 .max_registers(&eight.iter().map(String::as_str).collect::<Vec<_>>(), 48);
         }
+        if family == "segmented" {
+            // Four blocks of 256 threads a multiprocessor, as before the
+            // long segments' vector loads raised the kernels to 64-72
+            // registers (the first phase, segments of 1 to 32 elements,
+            // lost 18 % at three blocks; chapter 7 of the guide).
+            let names: Vec<String> = ["sum", "min", "max"]
+                .iter()
+                .flat_map(|op| {
+                    ["f32", "i32", "u32", "f64", "i64", "u64"]
+                        .map(|t| format!("segmented_{op}_{t}"))
+                })
+                .collect();
+            builder =
+                builder.max_registers(&names.iter().map(String::as_str).collect::<Vec<_>>(), 64);
+        }
         if family == "runs" {
             // Four blocks of 256 threads a multiprocessor instead of two
             // (five for `f32` sums, whose additions are ordered, at 80):
