@@ -530,7 +530,7 @@ fn fold_vectors<T: Shuffle, O: Operator<T>, W: Copy, const L: usize>(
     // if the elements' addresses reach one (they do when the buffer is
     // aligned to the element's size).
     let skip = (16 - (base + lo * size) % 16) % 16;
-    let v_lo = if skip % size == 0 {
+    let v_lo = if skip.is_multiple_of(size) {
         (lo + skip / size).min(hi)
     } else {
         hi
