@@ -110,6 +110,33 @@ fn line_of(marker: &str) -> u32 {
     coop_tests::marked_line(include_str!("litmus.rs"), marker)
 }
 
+/// The unpublished write a launch reports, as its buffer, the write's and
+/// the read's lines and the line of the relaxed store that raised the
+/// flag; any other outcome fails the test, naming `what`.
+fn unreleased_write(
+    result: Result<coop_host::Report, Error>,
+    what: &str,
+) -> (&'static str, u32, u32, Option<u32>) {
+    match result {
+        Err(Error::Emulation(e)) => match *e.violation {
+            Violation::UnreleasedWrite {
+                buffer,
+                write,
+                read,
+                flag,
+                ..
+            } => (
+                buffer,
+                write.site.line(),
+                read.site.line(),
+                flag.map(|f| f.line()),
+            ),
+            other => panic!("{what}: {other}"),
+        },
+        other => panic!("{what}: expected a report, got {other:?}"),
+    }
+}
+
 #[test]
 fn message_passing_is_ordered_exactly_where_the_model_orders_it() {
     let write_names = [
@@ -470,24 +497,11 @@ fn a_release_after_a_barrier_publishes_the_blocks_writes() {
             LaunchConfig::new(2, 64),
             (&mut data, &mut flag, &mut sum, 1),
         );
-        match result {
-            Err(Error::Emulation(e)) => match *e.violation {
-                Violation::UnreleasedWrite {
-                    buffer,
-                    write,
-                    read,
-                    flag,
-                    ..
-                } => {
-                    assert_eq!(buffer, "data");
-                    assert_eq!(write.site.line(), line_of("block-data-late-write"));
-                    assert_eq!(read.site.line(), line_of("block-data-read"));
-                    assert_eq!(flag, None, "the flag's store released (too early)");
-                }
-                other => panic!("written after the flag: {other}"),
-            },
-            other => panic!("written after the flag: expected a report, got {other:?}"),
-        }
+        let (buffer, write, read, flag) = unreleased_write(result, "written after the flag");
+        assert_eq!(buffer, "data");
+        assert_eq!(write, line_of("block-data-late-write"));
+        assert_eq!(read, line_of("block-data-read"));
+        assert_eq!(flag, None, "the flag's store released (too early)");
     }
 }
 
@@ -700,25 +714,12 @@ fn write_to_read_causality_through_a_third_block() {
             LaunchConfig::new(3, 32),
             (&mut data, &mut flags, &mut seen, 0),
         );
-        match result {
-            Err(Error::Emulation(e)) => match *e.violation {
-                Violation::UnreleasedWrite {
-                    buffer,
-                    write,
-                    read,
-                    flag,
-                    ..
-                } => {
-                    assert_eq!(buffer, "data");
-                    assert_eq!(
-                        (write.site.line(), read.site.line()),
-                        (line_of("wrc-data-write"), line_of("wrc-data-read"))
-                    );
-                    assert_eq!(flag.map(|f| f.line()), Some(line_of("wrc-flag-relaxed")));
-                }
-                other => panic!("relaxed first link: {other}"),
-            },
-            other => panic!("relaxed first link: expected a report, got {other:?}"),
-        }
+        let (buffer, write, read, flag) = unreleased_write(result, "relaxed first link");
+        assert_eq!(buffer, "data");
+        assert_eq!(
+            (write, read),
+            (line_of("wrc-data-write"), line_of("wrc-data-read"))
+        );
+        assert_eq!(flag, Some(line_of("wrc-flag-relaxed")));
     }
 }
