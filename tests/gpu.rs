@@ -1701,4 +1701,39 @@ fn litmus_shapes_on_the_gpu() {
             assert_eq!(weak, 0, "a fence between the store and the load forbids it");
         }
     }
+    if s.gpu.limits().sm < 90 {
+        return; // no clusters
+    }
+    for how in [0u32, 1, 2] {
+        let stale = watched("message_passing_in_clusters", LAUNCH_LIMIT * 3, || {
+            let mut data = device.zeros::<u32>(words).unwrap();
+            let mut flag = device.zeros::<u32>(words).unwrap();
+            let mut ack = device.zeros::<u32>(words).unwrap();
+            let mut stale = device.zeros::<u32>(pairs as usize).unwrap();
+            program
+                .launch(
+                    k::message_passing_in_clusters,
+                    LaunchConfig::new(blocks, 32).with_cluster(2),
+                    (&mut data, &mut flag, &mut ack, &mut stale, rounds, how),
+                )
+                .unwrap();
+            device.download(&stale).unwrap()
+        });
+        let seen: u64 = stale.iter().map(|&x| x as u64).sum();
+        eprintln!(
+            "litmus MP in clusters of 2, {}: stale data in {seen} of {} rounds",
+            [
+                "relaxed",
+                "release/acquire at the cluster's scope",
+                "fence_cluster on both sides"
+            ][how as usize],
+            pairs as u64 * rounds as u64
+        );
+        if how != 0 {
+            assert_eq!(
+                seen, 0,
+                "ordered at the cluster's scope: the data must be fresh"
+            );
+        }
+    }
 }

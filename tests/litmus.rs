@@ -13,11 +13,15 @@
 //! | store buffering (SB) across blocks | two flags, each block raising one and reading the other | atomics only: any outcome is allowed and there is no data to race on, so nothing is reported |
 //! | load buffering (LB) across blocks | each block loads the other's flag, then raises its own | atomics only: nothing reported |
 //! | independent reads of independent writes (IRIW) across four blocks | two writers, two readers in opposite orders (relaxed or acquire) | atomics only: nothing reported |
-//! | write-to-read causality (WRC) across three blocks | data published by block 0, passed on by block 1's flag, read by block 2 | release and acquire at every link (causality is transitive); a relaxed first link is `UnreleasedWrite`. Not checked: a relaxed *middle* link (block 1's), which the detector takes on trust |
+//! | write-to-read causality (WRC) across three blocks | data published by block 0, passed on by block 1's flag, read by block 2 | release and acquire at every link (causality is transitive); a relaxed first link is `UnreleasedWrite`, a relaxed middle link `UnsynchronizedRead` naming block 1's store |
+//! | the last block of a reduction (CUDA's threadFenceReduction) | every block's partial, a fence and a counter's update; the block that updates it last reads every partial after a block barrier | a fence before the update and one after it, or the update with `AcqRel`: the barrier passes thread 0's acquire on to the block. Without the fence after it (the sample as written) the counter is observed, not acquired: `UnsynchronizedRead` naming the update; without the one before, `UnsynchronizedRead` (the counter carries no release) |
+//! | two flags from one writer | data, release flag 0, more data, release flag 1 | an acquire of flag 0 orders only what was written before its release: the later data read after it is `UnsynchronizedRead` |
+//! | message passing, store buffering and IRIW over atomics only, under schedule exploration | a relaxed flag before atomic data; two flags raised and read crosswise; two readers of two writers | no race to report; each seeded schedule may let a load return its location's previous value, so the weak outcomes show (old data, both loads old, readers disagreeing) where the model allows them and never with release/acquire or with device fences between |
+//! | message passing and counters at the cluster's scope | a flag released and acquired at `Scope::Cluster`; a counter updated at it | within a cluster the pair orders the data and the counter is atomic; across clusters the flag's atomics race, as does one counter for the launch; without clusters the scope is the block's |
 //! | the GPU's litmus kernels (`coop_test_kernels::litmus`) | message passing in lock-step rounds, with and without a preload; store buffering in rounds | clean exactly with release, acquire and no preload; the GPU suite runs them for many rounds and prints the weak outcomes seen |
 
 use coop::atomic::{Ordering, Scope};
-use coop::cpu::{Emulator, Violation};
+use coop::cpu::{Emulator, SyncGap, Violation};
 use coop::memory::{fence_block, fence_device};
 use coop::prelude::*;
 use coop_host::{Cpu, Error, LaunchConfig};
@@ -78,7 +82,7 @@ pub fn message_passing(
                 while acquire.load(0) == 0 {}
             }
             _ => {
-                while flags.load(0) == 0 {}
+                while flags.load(0) == 0 {} // mp-flag-relaxed-load
                 if read == READ_DEVICE_FENCE {
                     fence_device();
                 } else if read == READ_BLOCK_FENCE {
@@ -131,6 +135,33 @@ fn unreleased_write(
                 read.site.line(),
                 flag.map(|f| f.line()),
             ),
+            other => panic!("{what}: {other}"),
+        },
+        other => panic!("{what}: expected a report, got {other:?}"),
+    }
+}
+
+/// The read that a launch reports as never synchronized with the
+/// release that published its write, as the write's and the read's lines
+/// and what is missing (`("relaxed observe", line of the relaxed atomic)`,
+/// `("relaxed link", line of the relaxed store)` or `("no release", 0)`);
+/// any other outcome fails the test, naming `what`.
+fn unsynchronized_read(
+    result: Result<coop_host::Report, Error>,
+    what: &str,
+) -> (u32, u32, (&'static str, u32)) {
+    match result {
+        Err(Error::Emulation(e)) => match *e.violation {
+            Violation::UnsynchronizedRead {
+                write, read, gap, ..
+            } => {
+                let gap = match gap {
+                    SyncGap::RelaxedObserve { atomic } => ("relaxed observe", atomic.line()),
+                    SyncGap::RelaxedLink { store } => ("relaxed link", store.line()),
+                    _ => ("no release", 0),
+                };
+                (write.site.line(), read.site.line(), gap)
+            }
             other => panic!("{what}: {other}"),
         },
         other => panic!("{what}: expected a report, got {other:?}"),
@@ -234,6 +265,32 @@ fn message_passing_is_ordered_exactly_where_the_model_orders_it() {
                                 line_of("mp-flag-after-block-fence")
                             };
                             assert_eq!(flag.map(|f| f.line()), Some(flag_line), "{what}");
+                        }
+                        Err(Violation::UnsynchronizedRead {
+                            buffer,
+                            element,
+                            write: w,
+                            read: r,
+                            gap,
+                        }) => {
+                            // The writer released at the device's scope; the
+                            // reader's relaxed load saw the flag and nothing
+                            // acquired it: reported at the data's lines,
+                            // naming that load.
+                            assert!(
+                                released && block_scope == 0 && !acquired,
+                                "{what}: reported as unsynchronized"
+                            );
+                            assert_eq!((buffer, element), ("data", 0), "{what}");
+                            assert_eq!((w.site.line(), r.site.line()), (write_line, read_line));
+                            match gap {
+                                SyncGap::RelaxedObserve { atomic } => assert_eq!(
+                                    atomic.line(),
+                                    line_of("mp-flag-relaxed-load"),
+                                    "{what}"
+                                ),
+                                other => panic!("{what}: {other:?}"),
+                            }
                         }
                         Err(other) => panic!("{what}: {other}"),
                     }
@@ -550,6 +607,16 @@ fn the_gpu_litmus_kernels_are_reported_exactly_where_the_model_allows_a_weak_out
                             Violation::UnreleasedWrite { write, read, .. } => {
                                 [write.site.line(), read.site.line()]
                             }
+                            Violation::UnsynchronizedRead {
+                                write: w,
+                                read: r,
+                                gap: SyncGap::RelaxedObserve { .. },
+                                ..
+                            } => {
+                                // Released, then seen by a relaxed load.
+                                assert!(write == k::ORDERED && read == k::RELAXED, "{what}: {e}");
+                                [w.site.line(), r.site.line()]
+                            }
                             other => panic!("{what}: {other}"),
                         };
                         assert!(lines.contains(&write_line), "{what}: {e}");
@@ -628,7 +695,10 @@ pub fn independent_reads(grid: CooperativeGrid, flags: Out<u32>, saw: Out<u32>, 
 
 #[test]
 fn load_buffering_and_independent_reads_over_atomics_report_nothing() {
-    for emulator in [Emulator::new(), Emulator::new().with_schedules(4)] {
+    for (explored, emulator) in [Emulator::new(), Emulator::new().with_schedules(4)]
+        .into_iter()
+        .enumerate()
+    {
         let (mut flags, mut saw) = (vec![0u32; 2], vec![0u32; 2]);
         let result = Cpu::with_emulator(emulator.clone()).launch(
             load_buffering,
@@ -648,22 +718,27 @@ fn load_buffering_and_independent_reads_over_atomics_report_nothing() {
                 result.is_ok(),
                 "independent reads, acquire {acquire}: {result:?}"
             );
-            // Run one at a time, the two readers never disagree on the
-            // order of the writes (the weak outcome 1,0 / 1,0).
-            assert!(
-                !(saw[0] == 1 && saw[1] == 0 && saw[2] == 1 && saw[3] == 0),
-                "{saw:?}"
-            );
+            // Run one at a time without exploration, the two readers
+            // never disagree on the order of the writes (the weak outcome
+            // 1,0 / 1,0, which exploration may show:
+            // `weak_outcomes_of_atomics_show_under_schedule_exploration`).
+            if explored == 0 {
+                assert!(
+                    !(saw[0] == 1 && saw[1] == 0 && saw[2] == 1 && saw[3] == 0),
+                    "{saw:?}"
+                );
+            }
         }
     }
 }
 
 /// Write-to-read causality (WRC) with data: block 0 writes the data and
-/// raises flag 0 (`first`: release, or relaxed); block 1 acquires flag 0
-/// and raises flag 1 with release; block 2 acquires flag 1 and reads the
-/// data. The chain of release and acquire orders the read after the write
-/// (causality is transitive in the PTX model); without the first release
-/// nothing publishes the data.
+/// raises flag 0 (`first`: 1 release, 0 relaxed, 2 release); block 1
+/// acquires flag 0 and raises flag 1 (with release, but relaxed when
+/// `first` is 2); block 2 acquires flag 1 and reads the data. The chain of
+/// release and acquire orders the read after the write (causality is
+/// transitive in the PTX model); without the first release nothing
+/// publishes the data, and a relaxed middle link passes nothing on.
 #[kernel(cooperative)]
 pub fn write_to_read_causality(
     grid: CooperativeGrid,
@@ -680,7 +755,7 @@ pub fn write_to_read_causality(
     match grid.block_rank() {
         0 => {
             data.write(0, 42); // wrc-data-write
-            if first == 1 {
+            if first >= 1 {
                 release.store(0, 1);
             } else {
                 flags.atomic().store(0, 1); // wrc-flag-relaxed
@@ -688,7 +763,11 @@ pub fn write_to_read_causality(
         }
         1 => {
             while acquire.load(0) == 0 {}
-            release.store(1, 1);
+            if first == 2 {
+                flags.atomic().store(1, 1); // wrc-middle-relaxed
+            } else {
+                release.store(1, 1);
+            }
         }
         _ => {
             while acquire.load(1) == 0 {}
@@ -709,7 +788,7 @@ fn write_to_read_causality_through_a_third_block() {
         assert!(result.is_ok(), "a chain of release and acquire: {result:?}");
         assert_eq!(seen, [42]);
         let (mut data, mut flags, mut seen) = (vec![0u32], vec![0u32; 2], vec![0u32]);
-        let result = Cpu::with_emulator(emulator).launch(
+        let result = Cpu::with_emulator(emulator.clone()).launch(
             write_to_read_causality,
             LaunchConfig::new(3, 32),
             (&mut data, &mut flags, &mut seen, 0),
@@ -721,5 +800,444 @@ fn write_to_read_causality_through_a_third_block() {
             (line_of("wrc-data-write"), line_of("wrc-data-read"))
         );
         assert_eq!(flag, Some(line_of("wrc-flag-relaxed")));
+        let (mut data, mut flags, mut seen) = (vec![0u32], vec![0u32; 2], vec![0u32]);
+        let result = Cpu::with_emulator(emulator).launch(
+            write_to_read_causality,
+            LaunchConfig::new(3, 32),
+            (&mut data, &mut flags, &mut seen, 2),
+        );
+        let (write, read, gap) = unsynchronized_read(result, "relaxed middle link");
+        assert_eq!(
+            (write, read),
+            (line_of("wrc-data-write"), line_of("wrc-data-read"))
+        );
+        assert_eq!(
+            gap,
+            ("relaxed link", line_of("wrc-middle-relaxed")),
+            "the relaxed middle link is named"
+        );
+    }
+}
+
+/// The last-block reduction of CUDA's threadFenceReduction sample: each
+/// block's thread 0 writes the block's partial sum, and a counter's update
+/// tells the block that updates it last that every partial is there; that
+/// block's threads then read all of them, told by a block barrier.
+/// `how`: 0 a device fence before the update and one after it (both sides
+/// fenced), 1 the update with `AcqRel`, 2 the sample as written (no fence
+/// after the update: the last block observes the counter but never
+/// acquires), 3 no fence before the update (the fence after it releases
+/// the partial, but the counter carries nothing).
+#[kernel]
+pub fn last_block_sum(
+    block: ThreadBlock,
+    grid: Grid,
+    input: &[u32],
+    partials: Out<u32>,
+    count: Out<u32>,
+    total: Out<u32>,
+    how: u32,
+) {
+    let i = grid.thread_rank();
+    let mine = if i < input.len() { input[i] } else { 0 };
+    let sum = coop::collectives::reduce(&block, mine, coop::op::Sum);
+    let b = grid.block_rank();
+    let n = grid.num_blocks() as u32;
+    let mut last = false;
+    if block.thread_rank() == 0 {
+        partials.write(b, sum); // last-partial-write
+        let ticket = if how == 1 {
+            count
+                .atomic()
+                .with_ordering(Ordering::AcqRel)
+                .fetch_inc(0, n)
+        } else {
+            if how != 3 {
+                fence_device();
+            }
+            let ticket = count.atomic().fetch_inc(0, n); // last-ticket
+            if how != 2 {
+                fence_device();
+            }
+            ticket
+        };
+        last = ticket == n - 1;
+    }
+    if block.sync_count(last) > 0 {
+        let mut acc = 0;
+        let mut j = block.thread_rank() as usize;
+        while j < n as usize {
+            acc += partials.read(j); // last-partial-read
+            j += block.num_threads() as usize;
+        }
+        let all = coop::collectives::reduce(&block, acc, coop::op::Sum);
+        if block.thread_rank() == 0 {
+            total.write(0, all);
+        }
+    }
+}
+
+#[test]
+fn the_last_block_reads_every_partial_only_after_acquiring_the_counter() {
+    let input: Vec<u32> = (0..4096).collect();
+    let run = |emulator: &Emulator, how: u32| {
+        let (mut partials, mut count, mut total) = (vec![0u32; 16], vec![0u32], vec![0u32]);
+        let result = Cpu::with_emulator(emulator.clone()).launch(
+            last_block_sum,
+            LaunchConfig::new(16, 256),
+            (&input[..], &mut partials, &mut count, &mut total, how),
+        );
+        (result, total[0])
+    };
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
+        // Both sides fenced, or the update acquires and releases: clean,
+        // though only thread 0 of the last block acquired (the barrier
+        // passes it on).
+        for how in [0, 1] {
+            let (result, total) = run(&emulator, how);
+            assert!(result.is_ok(), "how {how}: {result:?}");
+            assert_eq!(total, 4095 * 4096 / 2, "how {how}");
+        }
+        // No fence after the update: the last block saw the counter the
+        // others released, relaxed; the report names that update.
+        let (result, _) = run(&emulator, 2);
+        let (write, read, gap) = unsynchronized_read(result, "no fence after the counter");
+        assert_eq!(
+            (write, read),
+            (line_of("last-partial-write"), line_of("last-partial-read"))
+        );
+        assert_eq!(gap, ("relaxed observe", line_of("last-ticket")));
+        // No fence before it: the fence after the update releases the
+        // partial, but not through the counter the last block acquires.
+        let (result, _) = run(&emulator, 3);
+        let (write, read, gap) = unsynchronized_read(result, "no fence before the counter");
+        assert_eq!(
+            (write, read),
+            (line_of("last-partial-write"), line_of("last-partial-read"))
+        );
+        assert_eq!(gap, ("no release", 0));
+    }
+}
+
+/// Block 0 writes `data[0]`, releases flag 0, writes `data[1]` and
+/// releases flag 1; block 1 waits for the flag `wait` names and reads the
+/// element `read`. Waiting for flag 0 orders only `data[0]`: `data[1]` was
+/// written after that release.
+#[kernel(cooperative)]
+pub fn two_flags(
+    grid: CooperativeGrid,
+    data: Out<u32>,
+    flags: Out<u32>,
+    seen: Out<u32>,
+    wait: u32,
+    read: u32,
+) {
+    if this_thread_block().thread_rank() != 0 {
+        return;
+    }
+    let release = flags.atomic().with_ordering(Ordering::Release);
+    if grid.block_rank() == 0 {
+        data.write(0, 1);
+        release.store(0, 1);
+        data.write(1, 2); // two-flags-late-write
+        release.store(1, 1);
+    } else {
+        let acquire = flags.atomic().with_ordering(Ordering::Acquire);
+        while acquire.load(wait as usize) == 0 {}
+        seen.write(0, data.read(read as usize)); // two-flags-read
+    }
+}
+
+#[test]
+fn an_acquire_orders_only_what_its_release_came_after() {
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
+        for (wait, read, fine) in [(0, 0, true), (1, 0, true), (1, 1, true), (0, 1, false)] {
+            let (mut data, mut flags, mut seen) = (vec![0u32; 2], vec![0u32; 2], vec![0u32]);
+            let result = Cpu::with_emulator(emulator.clone()).launch(
+                two_flags,
+                LaunchConfig::new(2, 32),
+                (&mut data, &mut flags, &mut seen, wait, read),
+            );
+            let what = format!("waits for flag {wait}, reads data[{read}]");
+            if fine {
+                assert!(result.is_ok(), "{what}: {result:?}");
+                assert_eq!(seen, [read + 1], "{what}");
+            } else {
+                let (write, read_line, gap) = unsynchronized_read(result, &what);
+                assert_eq!(
+                    (write, read_line),
+                    (line_of("two-flags-late-write"), line_of("two-flags-read")),
+                    "{what}"
+                );
+                assert_eq!(gap, ("no release", 0), "{what}");
+            }
+        }
+    }
+}
+
+/// Message passing over atomics only: block 0 stores the data atomically
+/// (relaxed), then raises the flag (`release`: with release ordering, else
+/// relaxed); block 1 waits for the flag with an acquire load and loads the
+/// data atomically. Nothing races, so nothing is reported; with a relaxed
+/// flag the model lets the data's load return the old value.
+#[kernel(cooperative)]
+pub fn message_passing_over_atomics(
+    grid: CooperativeGrid,
+    data: Out<u32>,
+    flag: Out<u32>,
+    seen: Out<u32>,
+    release: u32,
+) {
+    if this_thread_block().thread_rank() != 0 {
+        return;
+    }
+    if grid.block_rank() == 0 {
+        data.atomic().store(0, 42);
+        let ordering = if release == 1 {
+            Ordering::Release
+        } else {
+            Ordering::Relaxed
+        };
+        flag.atomic().with_ordering(ordering).store(0, 1);
+    } else {
+        let acquire = flag.atomic().with_ordering(Ordering::Acquire);
+        while acquire.load(0) == 0 {}
+        seen.write(0, data.atomic().load(0));
+    }
+}
+
+#[test]
+fn weak_outcomes_of_atomics_show_under_schedule_exploration() {
+    let seeds = 1..=48u64;
+    let explore = |seed: u64| Cpu::with_emulator(Emulator::new().with_schedule_seed(seed));
+    // Message passing: with a relaxed flag some schedules read the old
+    // data; with release and acquire none does.
+    for release in [0, 1] {
+        let mut stale = 0;
+        for seed in seeds.clone() {
+            let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
+            let result = explore(seed).launch(
+                message_passing_over_atomics,
+                LaunchConfig::new(2, 32),
+                (&mut data, &mut flag, &mut seen, release),
+            );
+            assert!(result.is_ok(), "release {release}, seed {seed}: {result:?}");
+            assert!(seen[0] == 42 || seen[0] == 0, "{seen:?}");
+            stale += (seen[0] == 0) as u32;
+        }
+        eprintln!(
+            "message passing over atomics, release {release}: old data in {stale} of {} schedules",
+            seeds.clone().count()
+        );
+        if release == 1 {
+            assert_eq!(stale, 0, "release and acquire order the data");
+        } else {
+            assert!(stale > 0, "a relaxed flag: the weak outcome never showed");
+        }
+    }
+    // Store buffering: unfenced, some schedules see neither flag; with a
+    // device fence (`membar.gl`, sequentially consistent) between, none.
+    for fenced in [0, 1] {
+        let mut both_old = 0;
+        for seed in seeds.clone() {
+            let (mut flags, mut saw) = (vec![0u32; 2], vec![0u32; 2]);
+            let result = explore(seed).launch(
+                store_buffering,
+                LaunchConfig::new(2, 32),
+                (&mut flags, &mut saw, fenced),
+            );
+            assert!(result.is_ok(), "fenced {fenced}, seed {seed}: {result:?}");
+            both_old += (saw == [0, 0]) as u32;
+        }
+        eprintln!(
+            "store buffering, fenced {fenced}: both loads old in {both_old} of {} schedules",
+            seeds.clone().count()
+        );
+        if fenced == 1 {
+            assert_eq!(both_old, 0, "fences between forbid it");
+        } else {
+            assert!(both_old > 0, "unfenced: the weak outcome never showed");
+        }
+    }
+    // Independent reads of independent writes with relaxed loads: the two
+    // readers may disagree on the order of the writes.
+    let mut disagree = 0;
+    for seed in seeds.clone() {
+        let (mut flags, mut saw) = (vec![0u32; 2], vec![0u32; 4]);
+        let result = explore(seed).launch(
+            independent_reads,
+            LaunchConfig::new(4, 32),
+            (&mut flags, &mut saw, 0),
+        );
+        assert!(result.is_ok(), "seed {seed}: {result:?}");
+        disagree += (saw == [1, 0, 1, 0]) as u32;
+    }
+    eprintln!(
+        "independent reads: the readers disagree in {disagree} of {} schedules",
+        seeds.count()
+    );
+    assert!(disagree > 0, "relaxed loads: the weak outcome never showed");
+}
+
+/// Message passing at the cluster's scope, in a launch in clusters of two:
+/// block 0 writes the data and raises the flag with release at the
+/// cluster's scope; the reader (block 1, of the same cluster, or block 2,
+/// of the next, when `across` is 1) waits for it with an acquire at the
+/// cluster's scope and reads the data. Within the cluster the pair orders
+/// the read; across clusters neither atomic reaches the other block.
+#[kernel]
+pub fn message_passing_in_a_cluster(
+    grid: Grid,
+    data: Out<u32>,
+    flag: Out<u32>,
+    seen: Out<u32>,
+    across: u32,
+) {
+    if this_thread_block().thread_rank() != 0 {
+        return;
+    }
+    let flags = flag.atomic().with_scope(Scope::Cluster);
+    let reader = if across == 1 { 2 } else { 1 };
+    let b = grid.block_rank();
+    if b == 0 {
+        data.write(0, 42);
+        flags.with_ordering(Ordering::Release).store(0, 1); // cluster-flag-store
+    } else if b == reader {
+        let acquire = flags.with_ordering(Ordering::Acquire);
+        while acquire.load(0) == 0 {} // cluster-flag-load
+        seen.write(0, data.read(0));
+    }
+}
+
+/// Every block's thread 0 adds one to `counts[slot]` at the cluster's
+/// scope, `slot` being its cluster's index (`per_cluster`) or 0.
+#[kernel]
+pub fn count_at_the_cluster_scope(grid: Grid, counts: Out<u32>, per_cluster: u32) {
+    if this_thread_block().thread_rank() != 0 {
+        return;
+    }
+    let slot = if per_cluster == 1 {
+        grid.block_rank() / 2
+    } else {
+        0
+    };
+    counts.atomic().with_scope(Scope::Cluster).add(slot, 1); // cluster-count
+}
+
+#[test]
+fn the_cluster_scope_orders_and_is_atomic_within_a_cluster_only() {
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
+        let cpu = Cpu::with_emulator(emulator);
+        let clusters = LaunchConfig::new(4, 32).with_cluster(2);
+        let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
+        let result = cpu.launch(
+            message_passing_in_a_cluster,
+            clusters,
+            (&mut data, &mut flag, &mut seen, 0),
+        );
+        assert!(result.is_ok(), "within a cluster: {result:?}");
+        assert_eq!(seen, [42]);
+        // Across clusters the flag's atomics race (the acquire, then the
+        // store, once the reader's cluster is merged).
+        let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
+        let result = cpu.launch(
+            message_passing_in_a_cluster,
+            clusters,
+            (&mut data, &mut flag, &mut seen, 1),
+        );
+        let Err(Error::Emulation(e)) = result else {
+            panic!("across clusters: expected a race, got {result:?}")
+        };
+        let Violation::GlobalRace {
+            buffer,
+            first,
+            second,
+            ..
+        } = &*e.violation
+        else {
+            panic!("across clusters: {e}")
+        };
+        assert_eq!(*buffer, "flag", "{e}");
+        let lines = [first.site.line(), second.site.line()];
+        assert!(
+            lines.contains(&line_of("cluster-flag-store"))
+                && lines.contains(&line_of("cluster-flag-load")),
+            "{e}"
+        );
+        assert!(e.to_string().contains("`Scope::Cluster`"), "{e}");
+        // A counter per cluster is fine; one for the whole launch races.
+        let mut counts = vec![0u32; 2];
+        let result = cpu.launch(count_at_the_cluster_scope, clusters, (&mut counts, 1));
+        assert!(result.is_ok(), "a counter per cluster: {result:?}");
+        assert_eq!(counts, [2, 2]);
+        let mut counts = vec![0u32; 2];
+        let result = cpu.launch(count_at_the_cluster_scope, clusters, (&mut counts, 0));
+        let Err(Error::Emulation(e)) = result else {
+            panic!("one counter: expected a race, got {result:?}")
+        };
+        assert!(
+            matches!(
+                &*e.violation,
+                Violation::GlobalRace {
+                    buffer: "counts",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // Without clusters each block is a cluster of its own.
+        let mut counts = vec![0u32; 2];
+        let result = cpu.launch(
+            count_at_the_cluster_scope,
+            LaunchConfig::new(2, 32),
+            (&mut counts, 0),
+        );
+        let Err(Error::Emulation(e)) = result else {
+            panic!("no clusters: expected a race, got {result:?}")
+        };
+        assert!(
+            e.to_string().contains("`Scope::Cluster` is the block's"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn the_gpu_cluster_litmus_kernel_is_reported_exactly_where_the_model_allows_a_weak_outcome() {
+    use coop_tests::kernels::litmus as k;
+    let rounds = 3;
+    let source = include_str!("kernels/src/litmus.rs");
+    let (write_line, read_line) = (
+        coop_tests::marked_line(source, "cluster-rounds-write"),
+        coop_tests::marked_line(source, "cluster-rounds-read"),
+    );
+    for how in [0, 1, 2] {
+        let (mut data, mut flag, mut ack) = (
+            vec![0u32; 2 * k::STRIDE],
+            vec![0u32; 2 * k::STRIDE],
+            vec![0u32; 2 * k::STRIDE],
+        );
+        let mut stale = vec![0u32; 2];
+        let result = Cpu::new().launch(
+            k::message_passing_in_clusters,
+            LaunchConfig::new(4, 32).with_cluster(2),
+            (&mut data, &mut flag, &mut ack, &mut stale, rounds, how),
+        );
+        if how == 0 {
+            let Err(Error::Emulation(e)) = result else {
+                panic!("a relaxed flag: expected a report, got {result:?}")
+            };
+            let Violation::GlobalRace { first, second, .. } = &*e.violation else {
+                panic!("a relaxed flag: {e}")
+            };
+            assert_eq!(
+                (first.site.line(), second.site.line()),
+                (write_line, read_line),
+                "{e}"
+            );
+        } else {
+            assert!(result.is_ok(), "how {how}: {result:?}");
+            assert_eq!(stale, [0, 0]);
+        }
     }
 }

@@ -23,7 +23,7 @@
 )]
 
 use coop::atomic::{Ordering, Scope};
-use coop::cpu::{AfterArrival, Arrival, EmulationError, Emulator, Violation};
+use coop::cpu::{AfterArrival, Arrival, EmulationError, Emulator, SyncGap, Violation};
 use coop::memory::fence_device;
 use coop::prelude::*;
 use coop::shared::{ByFunction, RawShared};
@@ -195,6 +195,28 @@ fn diagnosis(v: &Violation) -> String {
             read.kind,
             site(Some(read.site)),
             site(*flag)
+        ),
+        Violation::UnsynchronizedRead {
+            buffer,
+            element,
+            write,
+            read,
+            gap,
+        } => format!(
+            "UnsynchronizedRead {buffer}[{element}] | block {} thread {} {} {} | block {} thread {} {} {} | {}",
+            write.block.x,
+            write.thread,
+            write.kind,
+            site(Some(write.site)),
+            read.block.x,
+            read.thread,
+            read.kind,
+            site(Some(read.site)),
+            match gap {
+                SyncGap::RelaxedObserve { atomic } => format!("observed {}", site(Some(*atomic))),
+                SyncGap::RelaxedLink { store } => format!("link {}", site(Some(*store))),
+                other => format!("{other:?}"),
+            }
         ),
         Violation::OutOfBounds {
             buffer,
@@ -1880,6 +1902,65 @@ fn an_acquire_orders_nothing_the_writer_did_not_release() {
             && text.contains("put a `fence_device()` between the write and the flag"),
         "{text}"
     );
+}
+
+/// CUDA's threadFenceReduction as written: each block's thread 0 writes
+/// its partial, fences and takes a ticket from a relaxed counter; the
+/// block with the last ticket reads every partial. Nothing after the
+/// ticket acquires: the last block observed the others' releases without
+/// synchronizing with them.
+#[kernel]
+pub fn last_block_without_acquire(
+    block: ThreadBlock,
+    grid: Grid,
+    partials: Out<u32>,
+    count: Out<u32>,
+    total: Out<u32>,
+    fixed: u32,
+) {
+    let n = grid.num_blocks() as u32;
+    let mut last = false;
+    if block.thread_rank() == 0 {
+        partials.write(grid.block_rank(), grid.block_rank() as u32); // last-block-partial
+        fence_device();
+        let ticket = count.atomic().fetch_inc(0, n); // last-block-ticket
+        if fixed == 1 {
+            fence_device();
+        }
+        last = ticket == n - 1;
+    }
+    if block.sync_count(last) > 0 && block.thread_rank() == 0 {
+        let mut sum = 0;
+        for b in 0..n as usize {
+            sum += partials.read(b); // last-block-read
+        }
+        total.write(0, sum);
+    }
+}
+
+#[test]
+fn the_last_block_must_acquire_what_the_counter_observed() {
+    let (mut partials, mut count, mut total) = (vec![0u32; 4], vec![0u32], vec![0u32]);
+    let e = broken(
+        cpu().launch(
+            last_block_without_acquire,
+            cfg(4, 64),
+            (&mut partials, &mut count, &mut total, 0),
+        ),
+        "UnsynchronizedRead partials[0] | block 0 thread 0 writes @{last-block-partial} | block 3 thread 0 reads @{last-block-read} | observed @{last-block-ticket}",
+    );
+    assert!(
+        e.to_string()
+            .contains("put a `fence_device()` right after it"),
+        "{e}"
+    );
+    let (mut partials, mut count, mut total) = (vec![0u32; 4], vec![0u32], vec![0u32]);
+    clean(cpu().launch(
+        last_block_without_acquire,
+        cfg(4, 64),
+        (&mut partials, &mut count, &mut total, 1),
+    ));
+    assert_eq!(total, [6]);
 }
 
 /// Every block adds its elements' bins into a global histogram, then, after

@@ -12,6 +12,12 @@ use super::Site;
 pub enum Scope {
     /// The threads of the calling thread's block (`.cta`).
     Block,
+    /// The threads of the calling thread's cluster (`.cluster`, sm_90): the
+    /// blocks of a launch in clusters (`LaunchConfig::with_cluster`); in a
+    /// launch without clusters each block is a cluster of its own, and
+    /// this is the block's scope. PTX before sm_90 has no clusters and
+    /// gets `.cta`.
+    Cluster,
     /// Every thread of the device (`.gpu`), the scope of CUDA's
     /// `atomicAdd`: the default.
     #[default]

@@ -15,16 +15,32 @@ pub(crate) enum GlobalAccess {
         /// At the block's scope (`with_scope(Scope::Block)`, PTX `.cta`):
         /// atomic among the threads of one block only.
         block_scope: bool,
+        /// At the cluster's scope (`Scope::Cluster`, PTX `.cluster`):
+        /// atomic among the blocks of one cluster only.
+        cluster_scope: bool,
         /// With acquire ordering (`Acquire`, `AcqRel`): the thread's later
         /// reads stay after it.
         acquire: bool,
         /// With release ordering (`Release`, `AcqRel`): the thread's
         /// earlier accesses stay before it.
         release: bool,
-        /// A load (`AtomicOut::load`), which changes nothing: no flag
-        /// another thread could wait for.
-        load: bool,
+        /// What the operation does to the element.
+        op: AtomicOp,
     },
+}
+
+/// What an atomic operation does to its element, for the memory model:
+/// a load observes the value, a store replaces it (and what it carried),
+/// a read-modify-write observes and extends it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicOp {
+    /// `AtomicOut::load`: changes nothing, raises no flag.
+    Load,
+    /// `AtomicOut::store`.
+    Store,
+    /// Every read-modify-write (`fetch_add`, `add`, `swap`,
+    /// `compare_exchange`, ...).
+    Update,
 }
 
 /// What a target does before a handle touches an element of an `Out<T>`

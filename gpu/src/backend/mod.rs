@@ -63,7 +63,7 @@ pub(crate) use barriers::Barriers;
 pub(crate) use faults::Faults;
 pub(crate) use fences::{FenceScope, Fences};
 pub(crate) use float_units::{FloatUnits, ToInteger};
-pub(crate) use global_memory::{GlobalAccess, GlobalMemory};
+pub(crate) use global_memory::{AtomicOp, GlobalAccess, GlobalMemory};
 pub(crate) use naming::Naming;
 pub(crate) use registers::Registers;
 pub(crate) use scratch::{Scratch, BLOCK_SCRATCH_BYTES};

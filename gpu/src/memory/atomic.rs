@@ -44,7 +44,8 @@
 //! ```
 //!
 //! **Scope** says which threads the operation is atomic for: [`Scope::Block`]
-//! is enough when only one block touches the element, [`Scope::Device`]
+//! is enough when only one block touches the element, [`Scope::Cluster`]
+//! when only the blocks of one cluster do, [`Scope::Device`]
 //! (the default, CUDA's `atomicAdd`) when any thread of the launch may, and
 //! [`Scope::System`] for memory the host or another GPU also updates.
 //! **Ordering** says what the operation orders besides itself: counters and
@@ -60,7 +61,9 @@
 //! [`Owned::atomics`](crate::memory::shared::Owned::atomics).
 
 use crate::backend::target::Target;
-use crate::backend::{site, Atomics, Faults, GlobalAccess, GlobalMemory, Rmw, Site, Word};
+use crate::backend::{
+    site, AtomicOp, Atomics, Faults, GlobalAccess, GlobalMemory, Rmw, Site, Word,
+};
 pub use crate::backend::{Ordering, Scope};
 use crate::Out;
 use core::marker::PhantomData;
@@ -287,15 +290,22 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
 
     /// Element `index`'s address, checked.
     #[inline(always)]
-    fn at(&self, index: usize, call: &'static core::ffi::CStr, load: bool, site: Site) -> *mut u8 {
+    fn at(
+        &self,
+        index: usize,
+        call: &'static core::ffi::CStr,
+        op: AtomicOp,
+        site: Site,
+    ) -> *mut u8 {
         if index >= self.len {
             Target::index_out_of_bounds(call, self.ptr as *const u8, index, self.len, site);
         }
         let kind = GlobalAccess::Atomic {
             block_scope: self.scope == Scope::Block,
+            cluster_scope: self.scope == Scope::Cluster,
             acquire: matches!(self.ordering, Ordering::Acquire | Ordering::AcqRel),
             release: matches!(self.ordering, Ordering::Release | Ordering::AcqRel),
-            load,
+            op,
         };
         Target::global_access(self.ptr as *const u8, index, kind, site);
         // SAFETY: in bounds of the live buffer.
@@ -311,7 +321,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
         call: &'static core::ffi::CStr,
         site: Site,
     ) -> T {
-        let p = self.at(index, call, false, site);
+        let p = self.at(index, call, AtomicOp::Update, site);
         // SAFETY: `p` is an in-bounds element of the buffer, aligned for
         // `T`; `op` is one the public traits allow for `T`.
         T::from_bits(unsafe {
@@ -329,7 +339,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
 
     #[inline(always)]
     fn reduce(&self, index: usize, op: Rmw, value: T, call: &'static core::ffi::CStr, site: Site) {
-        let p = self.at(index, call, false, site);
+        let p = self.at(index, call, AtomicOp::Update, site);
         // SAFETY: as in `rmw`.
         unsafe {
             Target::atomic_reduce(
@@ -493,7 +503,12 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
     #[doc(alias = "atom.cas")]
     pub fn compare_exchange(&self, index: usize, current: T, new: T) -> Result<T, T> {
         let site = site!();
-        let p = self.at(index, c"AtomicOut::compare_exchange", false, site);
+        let p = self.at(
+            index,
+            c"AtomicOut::compare_exchange",
+            AtomicOp::Update,
+            site,
+        );
         let expected = current.to_bits();
         // SAFETY: as in `rmw`; every element type has compare-and-swap.
         let old = unsafe {
@@ -527,7 +542,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
     #[track_caller]
     pub fn load(&self, index: usize) -> T {
         let site = site!();
-        let p = self.at(index, c"AtomicOut::load", true, site);
+        let p = self.at(index, c"AtomicOut::load", AtomicOp::Load, site);
         // SAFETY: as in `rmw`.
         T::from_bits(unsafe { Target::atomic_load(p, T::WORD, self.scope, self.ordering, site) })
     }
@@ -540,7 +555,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
     #[track_caller]
     pub fn store(&self, index: usize, value: T) {
         let site = site!();
-        let p = self.at(index, c"AtomicOut::store", false, site);
+        let p = self.at(index, c"AtomicOut::store", AtomicOp::Store, site);
         // SAFETY: as in `rmw`.
         unsafe {
             Target::atomic_store(p, T::WORD, value.to_bits(), self.scope, self.ordering, site)

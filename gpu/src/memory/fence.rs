@@ -9,6 +9,7 @@
 //! | function | CUDA | PTX | scope |
 //! |---|---|---|---|
 //! | [`fence_block`] | `__threadfence_block()` | `membar.cta` | threads of the block |
+//! | [`fence_cluster`] | `cuda::atomic_thread_fence(.., thread_scope_cluster)` | `fence.sc.cluster` (sm_90; `membar.cta` before) | threads of the block's cluster |
 //! | [`fence_device`] | `__threadfence()` | `membar.gl` | threads of the device |
 //! | [`fence_system`] | `__threadfence_system()` | `membar.sys` | the device, the host, peer devices |
 //!
@@ -54,6 +55,54 @@ use crate::backend::{site, FenceScope, Fences};
 #[doc(alias = "membar.cta")]
 pub fn fence_block() {
     Target::fence(FenceScope::Block, site!())
+}
+
+/// Orders the calling thread's writes as seen by every thread of its
+/// cluster (`fence.sc.cluster` on sm_90; `membar.cta` before it, where a
+/// block is its own cluster). In a launch without clusters each block is a
+/// cluster of its own, and this orders for the block only. See the
+/// [module](self).
+///
+/// ```
+/// use coop::atomic::{Ordering, Scope};
+/// use coop::memory::fence_cluster;
+/// use coop::prelude::*;
+/// use coop_host::{Cpu, LaunchConfig};
+///
+/// /// In each cluster of two blocks, block 0 of the cluster writes a value
+/// /// and raises a flag at the cluster's scope; block 1 waits for it.
+/// #[kernel]
+/// pub fn pass_in_cluster(cluster: Cluster, grid: Grid, values: Out<u32>, flags: Out<u32>, seen: Out<u32>) {
+///     if this_thread_block().thread_rank() != 0 {
+///         return;
+///     }
+///     let c = grid.block_rank() / 2; // this cluster's slot
+///     let flag = flags.atomic().with_scope(Scope::Cluster);
+///     if cluster.block_rank() == 0 {
+///         values.write(c, 10 + c as u32);
+///         fence_cluster(); // the value before the flag, for the cluster
+///         flag.store(c, 1);
+///     } else {
+///         while flag.load(c) == 0 {}
+///         fence_cluster(); // the value after the flag
+///         seen.write(c, values.read(c));
+///     }
+/// }
+///
+/// let (mut values, mut flags, mut seen) = (vec![0u32; 4], vec![0u32; 4], vec![0u32; 4]);
+/// Cpu::new().launch(
+///     pass_in_cluster,
+///     LaunchConfig::new(8, 32).with_cluster(2),
+///     (&mut values, &mut flags, &mut seen),
+/// )?;
+/// assert_eq!(seen, [10, 11, 12, 13]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "fence.sc.cluster")]
+pub fn fence_cluster() {
+    Target::fence(FenceScope::Cluster, site!())
 }
 
 /// Orders the calling thread's writes as seen by every thread of the

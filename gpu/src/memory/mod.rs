@@ -1,7 +1,7 @@
 //! Memory a kernel reads and writes, and the order others see it in:
 //! block-shared arrays whose phases make races a compile error
 //! ([`shared`]), writable device buffers ([`Out`](crate::Out), [`out`]),
-//! atomics on both ([`atomic`]), fences ([`fence_block`], [`fence_device`],
+//! atomics on both ([`atomic`]), fences ([`fence_block`], [`fence_cluster`], [`fence_device`],
 //! [`fence_system`]), the plain data that may live in device buffers
 //! ([`DeviceCopy`](crate::DeviceCopy)), 2-D views of buffers
 //! ([`matrix`]), and asynchronous copies into shared memory: a shared
@@ -22,4 +22,4 @@ pub mod shared;
 pub mod tensor;
 pub mod tile;
 
-pub use fence::{fence_block, fence_device, fence_system};
+pub use fence::{fence_block, fence_cluster, fence_device, fence_system};

@@ -10,7 +10,7 @@
 //! each other.
 
 use coop::atomic::{Ordering, Scope};
-use coop::memory::fence_device;
+use coop::memory::{fence_cluster, fence_device};
 use coop::prelude::*;
 
 /// Words between two pairs' slots.
@@ -131,5 +131,66 @@ pub fn store_buffering_rounds(
         let other = x.load(at + 1 - side);
         seen.atomic()
             .store(2 * (rounds as usize * pair + r as usize - 1) + side, other);
+    }
+}
+
+/// Message passing at the cluster's scope, `rounds` rounds in lock-step
+/// between the two blocks of each cluster of a launch in clusters of two
+/// (blocks `2p` and `2p + 1`, thread 0 of each), as
+/// [`message_passing_rounds`] does between blocks: `how` is 0 for a
+/// relaxed flag on both sides, 1 for a release store and an acquire load
+/// at the cluster's scope, 2 for relaxed ones with [`fence_cluster`]
+/// before the store and after the load. The acknowledgement is a release
+/// store and an acquire load at the cluster's scope. Counts into
+/// `stale[p]` the rounds in which the data was older than the flag.
+#[kernel]
+pub fn message_passing_in_clusters(
+    cluster: Cluster,
+    grid: Grid,
+    data: Out<u32>,
+    flag: Out<u32>,
+    ack: Out<u32>,
+    stale: Out<u32>,
+    rounds: u32,
+    how: u32,
+) {
+    if this_thread_block().thread_rank() != 0 {
+        return;
+    }
+    let pair = grid.block_rank() / 2;
+    let at = pair * STRIDE;
+    let flags = flag.atomic().with_scope(Scope::Cluster);
+    let acks = ack.atomic().with_scope(Scope::Cluster);
+    let ordered = |yes: Ordering| if how == 1 { yes } else { Ordering::Relaxed };
+    if cluster.block_rank() == 0 {
+        let store = flags.with_ordering(ordered(Ordering::Release));
+        let acked = acks.with_ordering(Ordering::Acquire);
+        for r in 1..=rounds {
+            while acked.load(at) + 1 < r {}
+            data.write(at, r); // cluster-rounds-write
+            if how == 2 {
+                fence_cluster();
+            }
+            store.store(at, r);
+        }
+    } else {
+        let load = flags.with_ordering(ordered(Ordering::Acquire));
+        let done = acks.with_ordering(Ordering::Release);
+        let mut old = 0u32;
+        for r in 1..=rounds {
+            let mut seen = load.load(at);
+            while seen < r {
+                seen = load.load(at);
+            }
+            if how == 2 {
+                fence_cluster();
+            }
+            let now = data.read(at); // cluster-rounds-read
+            if now < seen {
+                old += 1;
+            }
+            done.store(at, r);
+        }
+        stale.write(pair, old);
     }
 }

@@ -124,6 +124,33 @@ pub struct GlobalAccess {
     pub site: Site,
 }
 
+/// What is missing between a block's release and another block's read
+/// ([`Violation::UnsynchronizedRead`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SyncGap {
+    /// The reader's side (its own atomic, or one of its block's threads'
+    /// before a block barrier) read the value that carried the release,
+    /// but with relaxed ordering and no fence after it: it observed the
+    /// flag without acquiring it.
+    RelaxedObserve {
+        /// The relaxed atomic that read the flag.
+        atomic: Site,
+    },
+    /// The flag the reader acquired was stored with relaxed ordering by a
+    /// thread that had acquired the writer's release: a chain of flags
+    /// passes a release on only when each store releases.
+    RelaxedLink {
+        /// The relaxed store of the flag the reader acquired.
+        store: Site,
+    },
+    /// The reader acquired flags, but none of them carries a release the
+    /// writer's block made after the write (the flag was raised before the
+    /// write, or after it but before the writer's fence, or by a thread
+    /// that never saw the writer's release).
+    NoReleaseAfterWrite,
+}
+
 impl fmt::Display for Threads {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(if self.ranks.len() == 1 {
@@ -488,6 +515,24 @@ pub enum Violation {
         /// The writer's relaxed atomic update after the write, at the
         /// device's scope: the flag it raised without release ordering.
         flag: Option<Site>,
+    },
+    /// A thread read an element of a global buffer that another block
+    /// wrote and released, but the reader never synchronized with that
+    /// release: what it acquired (if anything) does not carry the writer's
+    /// release after the write. On the GPU it may read the old value.
+    /// `gap` says which link of the chain is missing.
+    UnsynchronizedRead {
+        /// The buffer's parameter name.
+        buffer: &'static str,
+        /// The element.
+        element: usize,
+        /// The write (or atomic update), which a release of its block
+        /// published.
+        write: GlobalAccess,
+        /// The read.
+        read: GlobalAccess,
+        /// What is missing between the release and the read.
+        gap: SyncGap,
     },
     /// A thread indexed a kernel parameter's buffer past its end (an
     /// `Out::write`, an atomic, or `input[i]` on a `&[T]` parameter).
@@ -1047,14 +1092,40 @@ impl Violation {
                 element,
                 first,
                 second,
+            } if first.kind == AccessKind::Atomic
+                && second.kind == AccessKind::Atomic
+                && cluster.volume() > 1 =>
+            {
+                write!(
+                    f,
+                    "data race on `{buffer}[{element}]` in global memory between blocks: block \
+                     {}, {}; block {}, {}, and one of them at the block's scope \
+                     (`Scope::Block`, PTX `.cta`) or the cluster's (`Scope::Cluster`, \
+                     `.cluster`), which make an atomic indivisible only among the threads of \
+                     one block or of one cluster (of {} blocks). Update an element that blocks \
+                     of several clusters update at the device's scope (`Scope::Device`, the \
+                     default), or give each cluster elements of its own",
+                    first.block,
+                    did(first.thread, first.kind, first.site),
+                    second.block,
+                    did(second.thread, second.kind, second.site),
+                    cluster.volume(),
+                )
+            }
+            Violation::GlobalRace {
+                buffer,
+                element,
+                first,
+                second,
             } if first.kind == AccessKind::Atomic && second.kind == AccessKind::Atomic => write!(
                 f,
                 "data race on `{buffer}[{element}]` in global memory between blocks: block {}, \
                  {}; block {}, {}, and one of them at the block's scope \
-                 (`with_scope(Scope::Block)`, PTX `.cta`), which makes an atomic indivisible \
-                 only among the threads of one block. Update an element that several blocks \
-                 update at the device's scope (`Scope::Device`, the default), or give each \
-                 block elements of its own",
+                 (`with_scope(Scope::Block)`, PTX `.cta`; in a launch without clusters \
+                 `Scope::Cluster` is the block's too), which makes an atomic indivisible only \
+                 among the threads of one block. Update an element that several blocks update \
+                 at the device's scope (`Scope::Device`, the default), or give each block \
+                 elements of its own",
                 first.block,
                 did(first.thread, first.kind, first.site),
                 second.block,
@@ -1106,6 +1177,53 @@ impl Violation {
                 second.block,
                 did(second.thread, second.kind, second.site)
             ),
+            Violation::UnsynchronizedRead {
+                buffer,
+                element,
+                write,
+                read,
+                gap,
+            } => {
+                write!(
+                    f,
+                    "data race on `{buffer}[{element}]` in global memory between blocks: block {}, \
+                     {}, and a release of that block published it; block {}, {}, but never \
+                     synchronized with that release, so on the GPU it may read the old value: ",
+                    write.block,
+                    did(write.thread, write.kind, write.site),
+                    read.block,
+                    did(read.thread, read.kind, read.site),
+                )?;
+                match gap {
+                    SyncGap::RelaxedObserve { atomic } => write!(
+                        f,
+                        "the atomic at {atomic} read the flag the writer released, but with \
+                         relaxed ordering and no fence after it. Give it acquire ordering \
+                         (`.with_ordering(Ordering::Acquire)`, or `Ordering::AcqRel` for a \
+                         read-modify-write such as `fetch_add` or `fetch_inc`), or put a \
+                         `fence_device()` right after it (before the block barrier that tells \
+                         the other threads)"
+                    ),
+                    SyncGap::RelaxedLink { store } => write!(
+                        f,
+                        "the flag it acquired was stored at {store} with relaxed ordering, which \
+                         passes on nothing the storing thread had acquired. Store that flag with \
+                         release ordering (`.with_ordering(Ordering::Release)`): in a chain of \
+                         flags every store releases and every load acquires"
+                    ),
+                    _ => write!(
+                        f,
+                        "nothing it acquired carries a release the writer's block made after \
+                         the write: the flag it waited for was raised before such a release (a \
+                         fence or release after the flag's store publishes nothing through that \
+                         flag), or by a thread that had not acquired the writer's flag. Between \
+                         the write and the store of the flag the reader waits for, release: \
+                         store the flag with release ordering \
+                         (`.with_ordering(Ordering::Release)`), or put a `fence_device()` before \
+                         it"
+                    ),
+                }
+            }
             Violation::UnreleasedWrite {
                 buffer,
                 element,

@@ -7,6 +7,7 @@
 use super::diagnostics::{EmulationError, Violation};
 use super::engine::cooperative;
 use super::engine::global_state::{Buffer, Buffers, LaunchGlobal};
+use super::engine::happens_before::Flags;
 use super::engine::lane::LaunchShared;
 use super::engine::scheduler::{self, BlockRun, Counts, Geometry, Stacks};
 use super::report::{Report, SharedSite};
@@ -478,6 +479,7 @@ impl Emulator {
                 budget: self.step_budget,
                 spin_limit: self.spin_limit,
                 preempt_one_in: if seed == 0 { 0 } else { Self::PREEMPT_ONE_IN },
+                flags: Flags::new(seed != 0),
             };
             let geometry = Geometry {
                 block: Dim3::new(0, 0, 0),

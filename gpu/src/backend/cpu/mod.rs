@@ -50,8 +50,8 @@ pub(crate) mod ops;
 mod report;
 
 pub use diagnostics::{
-    AfterArrival, Arrival, BlockArrival, EmulationError, GlobalAccess, PanicLocation, Threads,
-    Violation,
+    AfterArrival, Arrival, BlockArrival, EmulationError, GlobalAccess, PanicLocation, SyncGap,
+    Threads, Violation,
 };
 pub use launch::Emulator;
 pub use report::{AccessKind, Report, SharedAccess, SharedSite, Site};

@@ -1,5 +1,6 @@
 //! Atomics on device memory: `atom`, `red`, `ld`/`st` with PTX's `.sem`,
-//! `.scope` and the `.global` state space (the pointer a device buffer
+//! `.scope` (`.cluster` exists from sm_90; before it, where a block is its
+//! own cluster, the cluster's scope is `.cta`) and the `.global` state space (the pointer a device buffer
 //! holds is a generic address; `cvta.to.global` turns it into the global
 //! one, which ptxas folds away); and the shared-memory forms
 //! (`atom.shared`, `red.shared`) on 32-bit shared-window addresses.
@@ -78,6 +79,38 @@ macro_rules! atom_any {
             (Ordering::AcqRel, Scope::System) => {
                 atom_asm!("acq_rel", "sys", $inst, $cls, $t, $ptr, $v)
             }
+            #[cfg(coop_sm90)]
+            (Ordering::Relaxed, Scope::Cluster) => {
+                atom_asm!("relaxed", "cluster", $inst, $cls, $t, $ptr, $v)
+            }
+            #[cfg(not(coop_sm90))]
+            (Ordering::Relaxed, Scope::Cluster) => {
+                atom_asm!("relaxed", "cta", $inst, $cls, $t, $ptr, $v)
+            }
+            #[cfg(coop_sm90)]
+            (Ordering::Acquire, Scope::Cluster) => {
+                atom_asm!("acquire", "cluster", $inst, $cls, $t, $ptr, $v)
+            }
+            #[cfg(not(coop_sm90))]
+            (Ordering::Acquire, Scope::Cluster) => {
+                atom_asm!("acquire", "cta", $inst, $cls, $t, $ptr, $v)
+            }
+            #[cfg(coop_sm90)]
+            (Ordering::Release, Scope::Cluster) => {
+                atom_asm!("release", "cluster", $inst, $cls, $t, $ptr, $v)
+            }
+            #[cfg(not(coop_sm90))]
+            (Ordering::Release, Scope::Cluster) => {
+                atom_asm!("release", "cta", $inst, $cls, $t, $ptr, $v)
+            }
+            #[cfg(coop_sm90)]
+            (Ordering::AcqRel, Scope::Cluster) => {
+                atom_asm!("acq_rel", "cluster", $inst, $cls, $t, $ptr, $v)
+            }
+            #[cfg(not(coop_sm90))]
+            (Ordering::AcqRel, Scope::Cluster) => {
+                atom_asm!("acq_rel", "cta", $inst, $cls, $t, $ptr, $v)
+            }
         }
     };
 }
@@ -105,6 +138,22 @@ macro_rules! red_any {
             (Ordering::Release, Scope::Block) => red_asm!("release", "cta", $inst, $cls, $ptr, $v),
             (Ordering::Release, Scope::Device) => red_asm!("release", "gpu", $inst, $cls, $ptr, $v),
             (Ordering::Release, Scope::System) => red_asm!("release", "sys", $inst, $cls, $ptr, $v),
+            #[cfg(coop_sm90)]
+            (Ordering::Relaxed, Scope::Cluster) => {
+                red_asm!("relaxed", "cluster", $inst, $cls, $ptr, $v)
+            }
+            #[cfg(not(coop_sm90))]
+            (Ordering::Relaxed, Scope::Cluster) => {
+                red_asm!("relaxed", "cta", $inst, $cls, $ptr, $v)
+            }
+            #[cfg(coop_sm90)]
+            (Ordering::Release, Scope::Cluster) => {
+                red_asm!("release", "cluster", $inst, $cls, $ptr, $v)
+            }
+            #[cfg(not(coop_sm90))]
+            (Ordering::Release, Scope::Cluster) => {
+                red_asm!("release", "cta", $inst, $cls, $ptr, $v)
+            }
             (Ordering::Acquire | Ordering::AcqRel, _) => {
                 let _: $t = atom_any!($ord, $scope, $inst, $cls, $t, $ptr, $v);
             }
@@ -258,6 +307,22 @@ impl Atomics for Ptx {
                 (Ordering::AcqRel, Scope::Block) => cas!("acq_rel", "cta"),
                 (Ordering::AcqRel, Scope::Device) => cas!("acq_rel", "gpu"),
                 (Ordering::AcqRel, Scope::System) => cas!("acq_rel", "sys"),
+                #[cfg(coop_sm90)]
+                (Ordering::Relaxed, Scope::Cluster) => cas!("relaxed", "cluster"),
+                #[cfg(not(coop_sm90))]
+                (Ordering::Relaxed, Scope::Cluster) => cas!("relaxed", "cta"),
+                #[cfg(coop_sm90)]
+                (Ordering::Acquire, Scope::Cluster) => cas!("acquire", "cluster"),
+                #[cfg(not(coop_sm90))]
+                (Ordering::Acquire, Scope::Cluster) => cas!("acquire", "cta"),
+                #[cfg(coop_sm90)]
+                (Ordering::Release, Scope::Cluster) => cas!("release", "cluster"),
+                #[cfg(not(coop_sm90))]
+                (Ordering::Release, Scope::Cluster) => cas!("release", "cta"),
+                #[cfg(coop_sm90)]
+                (Ordering::AcqRel, Scope::Cluster) => cas!("acq_rel", "cluster"),
+                #[cfg(not(coop_sm90))]
+                (Ordering::AcqRel, Scope::Cluster) => cas!("acq_rel", "cta"),
             }
         }
     }
@@ -295,6 +360,16 @@ impl Atomics for Ptx {
                 (Ordering::Acquire | Ordering::AcqRel, Scope::Block) => ld!("acquire", "cta"),
                 (Ordering::Acquire | Ordering::AcqRel, Scope::Device) => ld!("acquire", "gpu"),
                 (Ordering::Acquire | Ordering::AcqRel, Scope::System) => ld!("acquire", "sys"),
+                #[cfg(coop_sm90)]
+                (Ordering::Relaxed | Ordering::Release, Scope::Cluster) => {
+                    ld!("relaxed", "cluster")
+                }
+                #[cfg(not(coop_sm90))]
+                (Ordering::Relaxed | Ordering::Release, Scope::Cluster) => ld!("relaxed", "cta"),
+                #[cfg(coop_sm90)]
+                (Ordering::Acquire | Ordering::AcqRel, Scope::Cluster) => ld!("acquire", "cluster"),
+                #[cfg(not(coop_sm90))]
+                (Ordering::Acquire | Ordering::AcqRel, Scope::Cluster) => ld!("acquire", "cta"),
             }
         }
     }
@@ -329,6 +404,16 @@ impl Atomics for Ptx {
                 (Ordering::Release | Ordering::AcqRel, Scope::Block) => st!("release", "cta"),
                 (Ordering::Release | Ordering::AcqRel, Scope::Device) => st!("release", "gpu"),
                 (Ordering::Release | Ordering::AcqRel, Scope::System) => st!("release", "sys"),
+                #[cfg(coop_sm90)]
+                (Ordering::Relaxed | Ordering::Acquire, Scope::Cluster) => {
+                    st!("relaxed", "cluster")
+                }
+                #[cfg(not(coop_sm90))]
+                (Ordering::Relaxed | Ordering::Acquire, Scope::Cluster) => st!("relaxed", "cta"),
+                #[cfg(coop_sm90)]
+                (Ordering::Release | Ordering::AcqRel, Scope::Cluster) => st!("release", "cluster"),
+                #[cfg(not(coop_sm90))]
+                (Ordering::Release | Ordering::AcqRel, Scope::Cluster) => st!("release", "cta"),
             }
         }
     }

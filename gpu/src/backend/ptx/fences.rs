@@ -1,4 +1,4 @@
-//! `membar.cta`, `membar.gl`, `membar.sys`.
+//! `membar.cta`, `fence.sc.cluster` (sm_90), `membar.gl`, `membar.sys`.
 
 use super::Ptx;
 use crate::backend::{FenceScope, Fences, Site};
@@ -20,6 +20,12 @@ impl Fences for Ptx {
         unsafe {
             match scope {
                 FenceScope::Block => membar_cta(),
+                #[cfg(coop_sm90)]
+                FenceScope::Cluster => {
+                    core::arch::asm!("fence.sc.cluster;", options(nostack));
+                }
+                #[cfg(not(coop_sm90))]
+                FenceScope::Cluster => membar_cta(),
                 FenceScope::Device => membar_gl(),
                 FenceScope::System => membar_sys(),
             }

@@ -198,7 +198,7 @@ fn run_group(
     }
     // The end of the kernel: each block's own checks, then the last
     // interval's accesses across blocks, in block order.
-    let mut interval = LaunchGlobal::default();
+    let mut interval = interval_record(run);
     for (i, cell) in shared.into_iter().enumerate() {
         let b = ranks[i];
         close_block(cell.into_inner(), Ok(()), counts)
@@ -276,7 +276,7 @@ fn drive(
             None => {
                 // Every block returned or waits at a sync.
                 check_sync(places, ranks, run)?;
-                let mut interval = LaunchGlobal::default();
+                let mut interval = interval_record(run);
                 for (i, cell) in shared.iter().enumerate() {
                     let touched = cell.borrow_mut().take_global();
                     merge(&mut interval, whole, run, ranks[i], touched).map_err(|v| (i, v))?;
@@ -362,4 +362,13 @@ fn check_sync(
             Group::Cluster => Violation::ClusterSyncNotReached { waiting, returned },
         },
     ))
+}
+
+/// The record of one interval of a group's blocks: in a cluster, atomics
+/// at the cluster's scope are atomic among them.
+fn interval_record(run: &GroupRun<'_>) -> LaunchGlobal {
+    match run.kind {
+        Group::Cluster => LaunchGlobal::of_one_cluster(),
+        Group::Grid => LaunchGlobal::default(),
+    }
 }

@@ -21,8 +21,9 @@
 //! reported is the same however the host ran the blocks.
 
 use super::fast_hash::FastMap;
+use super::happens_before::{epoch_in, SyncView};
 use super::races::{Checked, Clocks, ElemState, Rec};
-use crate::backend::cpu::diagnostics::{GlobalAccess, Violation};
+use crate::backend::cpu::diagnostics::{GlobalAccess, SyncGap, Violation};
 use crate::backend::cpu::report::AccessKind;
 use crate::backend::Site;
 use crate::kernel::params::BufferWords;
@@ -94,6 +95,9 @@ pub(crate) struct Access {
     /// An atomic at the block's scope, atomic only among the block's
     /// threads.
     pub block_scope: bool,
+    /// An atomic at the cluster's scope (in a launch in clusters), atomic
+    /// only among the cluster's blocks.
+    pub cluster_scope: bool,
     /// A read after the thread's acquire at any scope since the block's
     /// last barrier: within the block it is checked only against writes
     /// their writer never released.
@@ -122,7 +126,7 @@ pub(crate) enum Conflict {
 }
 
 /// What one block did to one element of a global buffer.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Touch {
     state: ElemState,
     /// The block's first plain write of the element.
@@ -135,12 +139,22 @@ struct Touch {
     /// The block's first atomic access of it at the block's scope, which
     /// is atomic only among the block's threads.
     block_scope: Option<Rec>,
+    /// The block's first atomic access of it at the cluster's scope.
+    cluster_scope: Option<Rec>,
     /// The block's first read of it after the reading thread's acquire
     /// (checked against other blocks' unreleased writes).
     acquired: Option<Rec>,
     /// The block's last update of it (a plain write or an atomic), with the
-    /// writer's count of accesses then.
-    update: Option<(Rec, u32)>,
+    /// writer's count of accesses then and the block's epoch (its count of
+    /// releases at the device's scope).
+    update: Option<(Rec, u32, u32)>,
+    /// The block's epoch at its first update of it.
+    first_epoch: u32,
+    /// What the thread of the kept read (`read`, else `acquired`) had
+    /// synchronized with, when anything; and the thread of the block's
+    /// last read after an acquire.
+    sync: Option<SyncView>,
+    last_sync: Option<SyncView>,
 }
 
 /// The last update of an element by a block that no release at the
@@ -158,7 +172,7 @@ pub(crate) struct Unreleased {
 /// first atomic access, its first read checked across blocks, its first
 /// atomic access at the block's scope, its first read after an acquire,
 /// and its last update when no release published it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Touched {
     /// `(buffer, index)`.
     pub key: (u32, usize),
@@ -166,8 +180,17 @@ pub(crate) struct Touched {
     pub atomic: Option<Rec>,
     pub read: Option<Rec>,
     pub block_scope: Option<Rec>,
+    pub cluster_scope: Option<Rec>,
     pub acquired: Option<Rec>,
     pub unreleased: Option<Unreleased>,
+    /// The block's epochs at its first and last updates of the element
+    /// (0: before its first release, or no update).
+    pub epochs: (u32, u32),
+    /// What the reader of the kept read had synchronized with, and the
+    /// reader of the block's last read after an acquire: the first read
+    /// is checked against the first update, the last against the last.
+    pub sync: Option<SyncView>,
+    pub last_sync: Option<SyncView>,
 }
 
 /// What one thread did that orders its writes for others: a count of its
@@ -198,6 +221,9 @@ pub(crate) struct BlockGlobal {
     /// that raised a relaxed flag.
     releasers: Vec<u32>,
     flaggers: Vec<u32>,
+    /// The block's releases at the device's scope or wider, counted over
+    /// the whole launch ([`happens_before`](super::happens_before)).
+    epoch: u32,
 }
 
 /// Threads of a block whose relaxed flags are remembered, for naming the
@@ -205,6 +231,19 @@ pub(crate) struct BlockGlobal {
 const FLAGGERS: usize = 8;
 
 impl BlockGlobal {
+    /// A new record whose count of releases starts at `epoch`.
+    pub fn from_epoch(epoch: u32) -> Self {
+        BlockGlobal {
+            epoch,
+            ..BlockGlobal::default()
+        }
+    }
+
+    /// The block's count of releases at the device's scope or wider.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
     fn order(&mut self, thread: u32) -> &mut ThreadOrder {
         let t = thread as usize;
         if self.threads.len() <= t {
@@ -221,6 +260,8 @@ impl BlockGlobal {
         let count = t.count;
         t.release_any = count;
         if wide {
+            self.epoch += 1;
+            let t = &mut self.threads[thread as usize];
             let first = t.wide.is_none();
             t.release_wide = count;
             t.wide = Some(clocks.now(thread, AccessKind::Write, site));
@@ -240,7 +281,13 @@ impl BlockGlobal {
     /// Checks and records an access; a read after an acquire is checked
     /// within the block only against an unreleased write (`trusted`), and
     /// kept for the check across blocks.
-    pub fn access(&mut self, clocks: &Clocks, a: Access) -> Result<(), Conflict> {
+    /// `sync`: for a read, what its thread synchronized with.
+    pub fn access(
+        &mut self,
+        clocks: &Clocks,
+        a: Access,
+        sync: Option<&SyncView>,
+    ) -> Result<(), Conflict> {
         let count = if a.release {
             self.release(clocks, a.thread, !a.block_scope, a.site)
         } else {
@@ -263,7 +310,7 @@ impl BlockGlobal {
             // The read follows the thread's acquire: only a write by
             // another thread, unordered with the read, that its writer
             // never released (at any scope) races with it.
-            if let Some((write, at)) = touch.update {
+            if let Some((write, at, _)) = touch.update {
                 let writer = &self.threads[write.thread as usize];
                 if write.thread != a.thread
                     && !clocks.ordered(&write, &now)
@@ -280,23 +327,39 @@ impl BlockGlobal {
         } else if let Checked::Race(earlier) = clocks.check(&mut touch.state, now) {
             return Err(Conflict::Race(earlier, now));
         }
+        let sync = || sync.filter(|s| !s.is_empty()).cloned();
         match a.kind {
-            AccessKind::Write => {
-                touch.write.get_or_insert(now);
-                touch.update = Some((now, count));
-            }
-            AccessKind::Atomic => {
-                touch.atomic.get_or_insert(now);
-                if a.block_scope {
-                    touch.block_scope.get_or_insert(now);
+            AccessKind::Write | AccessKind::Atomic => {
+                if a.kind == AccessKind::Write {
+                    touch.write.get_or_insert(now);
+                } else {
+                    touch.atomic.get_or_insert(now);
+                    if a.block_scope {
+                        touch.block_scope.get_or_insert(now);
+                    }
+                    if a.cluster_scope {
+                        touch.cluster_scope.get_or_insert(now);
+                    }
                 }
-                touch.update = Some((now, count));
+                if touch.update.is_none() {
+                    touch.first_epoch = self.epoch;
+                }
+                touch.update = Some((now, count, self.epoch));
             }
             AccessKind::Read if a.acquired => {
-                touch.acquired.get_or_insert(now);
+                if touch.acquired.is_none() {
+                    touch.acquired = Some(now);
+                    if touch.read.is_none() {
+                        touch.sync = sync();
+                    }
+                }
+                touch.last_sync = sync();
             }
             AccessKind::Read => {
-                touch.read.get_or_insert(now);
+                if touch.read.is_none() {
+                    touch.read = Some(now);
+                    touch.sync = sync();
+                }
             }
         }
         Ok(())
@@ -344,14 +407,18 @@ impl BlockGlobal {
                 atomic: t.atomic,
                 read: t.read,
                 block_scope: t.block_scope,
+                cluster_scope: t.cluster_scope,
                 acquired: t.acquired,
                 unreleased: t
                     .update
-                    .filter(|(w, at)| !self.released(clocks, w, *at))
-                    .map(|(write, at)| Unreleased {
+                    .filter(|(w, at, _)| !self.released(clocks, w, *at))
+                    .map(|(write, at, _)| Unreleased {
                         write,
                         flag: self.flag_after(clocks, &write, at),
                     }),
+                epochs: (t.first_epoch, t.update.map_or(0, |u| u.2)),
+                sync: t.sync.clone(),
+                last_sync: t.last_sync.clone(),
             })
             .collect();
         out.sort_unstable_by_key(|t| t.key);
@@ -360,6 +427,9 @@ impl BlockGlobal {
 }
 
 const PAGE: usize = 4096;
+
+/// The first and last epochs of a page of elements' recorded writes.
+type EpochPage = [(u32, u32); PAGE];
 
 /// What earlier blocks did to each element: `0` for nothing, else
 /// `block + 1` in the high 32 bits, whether an atomic access was at the
@@ -379,11 +449,23 @@ pub(crate) struct LaunchGlobal {
     /// launch: blocks of one cluster are not checked against each other
     /// here (their syncs order them; each interval is checked apart).
     cluster: Option<Dim3>,
+    /// Whether the record's blocks are one cluster's: atomics at the
+    /// cluster's scope are atomic among them (elsewhere they are as narrow
+    /// as the block's scope).
+    cluster_wide: bool,
     sites: Vec<Site>,
     site_ids: FastMap<usize, u32>,
     /// The first relaxed flag a block raised after a write no release
     /// published, by block.
     flags: FastMap<u32, Site>,
+    /// The writing block's epochs at its first and last updates of the
+    /// element that `writes` records (pages only where some epoch is not
+    /// 0).
+    epochs: FastMap<(u32, usize), Box<EpochPage>>,
+    /// What the readers of the first read that `reads` records and of that
+    /// block's last read after an acquire had synchronized with, where
+    /// anything, by `(buffer, index)`.
+    read_sync: FastMap<(u32, usize), (Option<SyncView>, Option<SyncView>)>,
 }
 
 impl LaunchGlobal {
@@ -391,6 +473,14 @@ impl LaunchGlobal {
     pub fn with_clusters(cluster: Dim3) -> Self {
         LaunchGlobal {
             cluster: Some(cluster),
+            ..LaunchGlobal::default()
+        }
+    }
+
+    /// The record of an interval of one cluster's blocks.
+    pub fn of_one_cluster() -> Self {
+        LaunchGlobal {
+            cluster_wide: true,
             ..LaunchGlobal::default()
         }
     }
@@ -449,14 +539,22 @@ impl LaunchGlobal {
                 atomic,
                 read,
                 block_scope,
+                cluster_scope,
                 acquired,
                 unreleased,
+                epochs,
+                sync,
+                last_sync,
             } = touched;
             let key = (buffer, index / PAGE);
+            let key_of = (buffer, index);
             let at = index % PAGE;
             // An atomic at the block's scope stands for the block's atomics:
-            // it races with any other block's access of the element.
-            let mine = match (write, block_scope, atomic) {
+            // it races with any other block's access of the element; so
+            // does one at the cluster's scope, except among the blocks of
+            // one cluster.
+            let narrow_scope = block_scope.or(cluster_scope.filter(|_| !self.cluster_wide));
+            let mine = match (write, narrow_scope, atomic) {
                 (Some(w), ..) => Some((w, false, false)),
                 (None, Some(b), _) => Some((b, true, true)),
                 (None, None, Some(a)) => Some((a, true, false)),
@@ -493,7 +591,15 @@ impl LaunchGlobal {
                         rec,
                     ));
                 }
+                let reader_sync = self.read_sync.get(&(buffer, index));
+                let (first_sync, last_sync_of_reader) =
+                    reader_sync.map_or((None, None), |(f, l)| (f.as_ref(), l.as_ref()));
                 if earlier_read != 0 && !marked(earlier_read) {
+                    let read = self.access_of(grid, earlier_read, AccessKind::Read);
+                    let write = Self::access_now(grid, block, rec);
+                    if let Some(gap) = gap_of(first_sync, block, epochs.0, false) {
+                        return Err(unsynchronized_read(buffers, key_of, write, read, gap));
+                    }
                     return Err(self.race(
                         buffers,
                         grid,
@@ -505,16 +611,40 @@ impl LaunchGlobal {
                         rec,
                     ));
                 }
-                if let (Some(u), true) = (unreleased, marked(earlier_read)) {
+                if let (Some(u), true) = (&unreleased, marked(earlier_read)) {
                     let read = self.access_of(grid, earlier_read, AccessKind::Read);
                     let write = Self::access_now(grid, block, u.write);
                     return Err(unreleased_write(
                         buffers, buffer, index, write, read, u.flag,
                     ));
                 }
+                if marked(earlier_read) {
+                    let read = self.access_of(grid, earlier_read, AccessKind::Read);
+                    let write = Self::access_now(grid, block, rec);
+                    let last_sync = last_sync_of_reader.or(first_sync);
+                    if let Some(gap) = gap_of(first_sync, block, epochs.0, true)
+                        .or_else(|| gap_of(last_sync, block, epochs.1, true))
+                    {
+                        return Err(unsynchronized_read(buffers, key_of, write, read, gap));
+                    }
+                }
             }
+            let writer_epochs = |slot: u64| {
+                if slot == 0 {
+                    (0, 0)
+                } else {
+                    self.epochs.get(&key).map_or((0, 0), |p| p[at])
+                }
+            };
             if let Some(rec) = read {
                 if earlier_write != 0 {
+                    let w = decode(earlier_write).0;
+                    let write = self.access_of(grid, earlier_write, kind_of(earlier_write));
+                    let read = Self::access_now(grid, block, rec);
+                    let epoch = writer_epochs(earlier_write).0;
+                    if let Some(gap) = gap_of(sync.as_ref(), w, epoch, false) {
+                        return Err(unsynchronized_read(buffers, key_of, write, read, gap));
+                    }
                     return Err(self.race(
                         buffers,
                         grid,
@@ -536,6 +666,16 @@ impl LaunchGlobal {
                 let write = self.access_of(grid, earlier_write, kind);
                 let read = Self::access_now(grid, block, rec);
                 return Err(unreleased_write(buffers, buffer, index, write, read, flag));
+            } else if let (Some(rec), true) = (acquired, earlier_write != 0) {
+                let w = decode(earlier_write).0;
+                let write = self.access_of(grid, earlier_write, kind_of(earlier_write));
+                let read = Self::access_now(grid, block, rec);
+                let (first, last) = writer_epochs(earlier_write);
+                if let Some(gap) = gap_of(sync.as_ref(), w, first, true)
+                    .or_else(|| gap_of(last_sync.as_ref().or(sync.as_ref()), w, last, true))
+                {
+                    return Err(unsynchronized_read(buffers, key_of, write, read, gap));
+                }
             }
             if let (Some((rec, atomic, narrow)), 0) = (mine, earlier_write) {
                 let mut code = encode(block, rec.thread, self.site_id(rec.site), atomic);
@@ -551,6 +691,11 @@ impl LaunchGlobal {
                 self.writes
                     .entry(key)
                     .or_insert_with(|| Box::new([0; PAGE]))[at] = code;
+                if epochs != (0, 0) {
+                    self.epochs
+                        .entry(key)
+                        .or_insert_with(|| Box::new([(0, 0); PAGE]))[at] = epochs;
+                }
             }
             let kept = match (read, acquired) {
                 (Some(rec), _) if earlier_read == 0 || marked(earlier_read) => Some((rec, 0)),
@@ -560,6 +705,11 @@ impl LaunchGlobal {
             if let Some((rec, mark)) = kept {
                 let code = encode(block, rec.thread, self.site_id(rec.site), false) | mark;
                 self.reads.entry(key).or_insert_with(|| Box::new([0; PAGE]))[at] = code;
+                if sync.is_some() || last_sync.is_some() {
+                    self.read_sync.insert((buffer, index), (sync, last_sync));
+                } else {
+                    self.read_sync.remove(&(buffer, index));
+                }
             }
         }
         Ok(())
@@ -699,5 +849,56 @@ fn unreleased_write(
         write,
         read,
         flag,
+    }
+}
+
+/// Whether `slot` records an atomic update (else a plain write).
+fn kind_of(slot: u64) -> AccessKind {
+    if decode(slot).3 {
+        AccessKind::Atomic
+    } else {
+        AccessKind::Write
+    }
+}
+
+/// What is missing between the release of `writer`'s block that
+/// published a write (made at the block's epoch `epoch`) and a read whose
+/// thread had synchronized as `sync` says, if anything:
+/// - for a read after an acquire (`acquired`), a gap unless what the
+///   reader took carries a release of the block after the write;
+/// - for a plain read (which the race check reports anyway), the gap only
+///   when the reader's side observed such a release with a relaxed atomic
+///   and never acquired it: the fix is that atomic's ordering.
+fn gap_of(sync: Option<&SyncView>, writer: u32, epoch: u32, acquired: bool) -> Option<SyncGap> {
+    let empty = SyncView::default();
+    let sync = sync.unwrap_or(&empty);
+    if acquired && epoch_in(&sync.knows, writer) > epoch {
+        return None;
+    }
+    match (sync.observed_at, sync.link) {
+        (Some(atomic), _) if epoch_in(&sync.pending, writer) > epoch => {
+            Some(SyncGap::RelaxedObserve { atomic })
+        }
+        _ if !acquired => None,
+        (_, Some(store)) => Some(SyncGap::RelaxedLink { store }),
+        _ => Some(SyncGap::NoReleaseAfterWrite),
+    }
+}
+
+/// A read of `buffer[index]` that never synchronized with the release
+/// that published its write.
+fn unsynchronized_read(
+    buffers: &Buffers,
+    (buffer, index): (u32, usize),
+    write: GlobalAccess,
+    read: GlobalAccess,
+    gap: SyncGap,
+) -> Violation {
+    Violation::UnsynchronizedRead {
+        buffer: buffers.name(buffer),
+        element: index,
+        write,
+        read,
+        gap,
     }
 }

@@ -1,10 +1,12 @@
 //! The emulated thread being run, and what it asks of its scheduler.
 
+use super::fast_hash::FastMap;
 use super::global_state::{self, Buffers};
+use super::happens_before::{self, FlagAccess, Flags, Shared, SyncView, Writer};
 use super::shared_state::BlockShared;
 use crate::backend::cpu::diagnostics::{AfterArrival, Violation};
 use crate::backend::cpu::report::AccessKind;
-use crate::backend::{Redux, Site};
+use crate::backend::{AtomicOp, Ordering as AtomicOrdering, Redux, Scope, Site};
 use crate::Dim3;
 use core::cell::Cell;
 use core::cell::RefCell;
@@ -247,6 +249,9 @@ pub(crate) struct LaunchShared {
     /// With schedule exploration: one in how many steps lets another
     /// thread run (0: never).
     pub preempt_one_in: u32,
+    /// What the launch's atomic locations carry from the releases that
+    /// stored them.
+    pub flags: Flags,
 }
 
 /// A counter alone on its cache line.
@@ -317,6 +322,20 @@ pub(crate) struct LaneCtx {
     /// thread of the block raised, and are not checked against the block's
     /// other threads' writes in the interval.
     pub block_acquired: Cell<bool>,
+    /// The releases of other blocks the thread synchronized with, what its
+    /// relaxed atomics observed, and the broken link of a chain of flags
+    /// it acquired ([`happens_before`]).
+    pub sync: RefCell<SyncView>,
+    /// Its knowledge at its last fence at the device's scope, with that
+    /// release: what a relaxed store or update after it carries.
+    pub fenced: RefCell<Shared>,
+    /// Its block's rank in the grid.
+    pub block_rank: u32,
+    /// Under schedule exploration: the version of each atomic location it
+    /// last read or wrote (a load never goes back past it), and the
+    /// launch's clock at its last device fence.
+    pub seen: RefCell<FastMap<usize, u32>>,
+    pub fence_time: Cell<u64>,
     /// Where the thread's current collective was called from, when the
     /// scheduler asked ([`CAPTURE_CALLERS`]).
     pub callers: RefCell<Vec<crate::backend::cpu::PanicLocation>>,
@@ -519,6 +538,11 @@ pub(crate) fn remote_add(region: u32, own: *mut u8, rank: u32, index: u32, site:
     ptr
 }
 
+/// Whether the launch runs in clusters of more than one block.
+pub(crate) fn in_clusters() -> bool {
+    current().info.cluster_dim.volume() > 1
+}
+
 /// A fence by the current lane: a step, after which (`across_blocks`: a
 /// fence whose scope holds other blocks, after an atomic access at the
 /// device's scope or wider that may have observed another block's flag)
@@ -526,7 +550,21 @@ pub(crate) fn remote_add(region: u32, own: *mut u8, rank: u32, index: u32, site:
 pub(crate) fn fence(across_blocks: bool, site: Site) {
     let ctx = count_step(site);
     let thread = ctx.info.rank;
-    block_shared(|s| s.global_fence(thread, across_blocks, site));
+    let epoch = block_shared(|s| s.global_fence(thread, across_blocks, site));
+    if across_blocks {
+        // Acquire: what its relaxed atomics observed. Release: a relaxed
+        // store after it carries what the thread knows, and this release.
+        let mut sync = ctx.sync.borrow_mut();
+        let pending = sync.pending.clone();
+        happens_before::join(&mut sync.knows, &pending);
+        let mut fenced = sync.knows.clone();
+        happens_before::insert(&mut fenced, ctx.block_rank, epoch);
+        *ctx.fenced.borrow_mut() = fenced;
+        let flags = &ctx.launch().flags;
+        if flags.weak() {
+            ctx.fence_time.set(flags.tick());
+        }
+    }
     if across_blocks && ctx.observed.get() {
         ctx.ordered.set(true);
     }
@@ -651,16 +689,20 @@ pub(crate) fn shared_access(region: u32, index: u32, kind: AccessKind, site: Sit
 /// What an atomic access of a global buffer is, for the race check.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct AtomicAccess {
-    /// At the block's scope, which orders nothing across blocks.
+    /// At the block's scope (or the cluster's, in a launch without
+    /// clusters), which orders nothing across blocks.
     pub block_scope: bool,
+    /// At the cluster's scope in a launch in clusters: atomic only among
+    /// the cluster's blocks.
+    pub cluster_scope: bool,
     /// With acquire ordering: the thread's later reads may follow a flag
     /// another thread raised.
     pub acquire: bool,
     /// With release ordering: the thread's earlier writes are published
     /// to whoever acquires what it stores.
     pub release: bool,
-    /// A load, which raises no flag.
-    pub load: bool,
+    /// A load, a store or a read-modify-write.
+    pub op: AtomicOp,
 }
 
 /// Counts a step and checks an access of element `index` of the global
@@ -706,14 +748,20 @@ pub(crate) fn global_access(
         // against writes their writer never released.
         acquired: kind == AccessKind::Read && ctx.ordered.get(),
         block_scope,
+        cluster_scope: atomic.is_some_and(|a| a.cluster_scope),
         // Within the block the same holds at any scope: a read after an
         // acquire (since the last barrier) may follow another thread's
         // flag.
         trusted: kind == AccessKind::Read && ctx.block_acquired.get(),
         release: atomic.is_some_and(|a| a.release),
-        flag: atomic.is_some_and(|a| !a.load && !a.release && !a.block_scope),
+        flag: atomic.is_some_and(|a| a.op != AtomicOp::Load && !a.release && !a.block_scope),
     };
-    let checked = block_shared(|s| s.global_access(access));
+    let checked = if kind == AccessKind::Read {
+        let sync = ctx.sync.borrow();
+        block_shared(|s| s.global_access(access, Some(&sync)))
+    } else {
+        block_shared(|s| s.global_access(access, None))
+    };
     if let Err(conflict) = checked {
         let violation =
             global_state::block_race(&launch.buffers, info.block, buffer, index, conflict);
@@ -723,6 +771,108 @@ pub(crate) fn global_access(
         AccessKind::Write => note_modified(true),
         _ => note_read(ctx, addr.wrapping_add(index), true, site),
     }
+}
+
+/// Runs `op`, an atomic access at `site` of the word at `addr` with
+/// `scope` and `ordering` (`kind`: a load, a store or a read-modify-write),
+/// with the memory model's side of it: a write leaves in the location what
+/// the thread releases (everything it knows and this release, for a
+/// releasing atomic; its last fence's knowledge, for a relaxed one after a
+/// fence; nothing, for a relaxed store after none); a read takes what the
+/// location held, as knowledge when it acquires and as pending otherwise
+/// (a later fence takes it). An atomic at the block's scope orders nothing
+/// across blocks. `op` returns the access's result and, when it wrote, the
+/// value it replaced.
+///
+/// Under schedule exploration a load may return the location's previous
+/// value (a weak outcome the model allows) when the last write is another
+/// block's, the thread has not read that write, has not synchronized with
+/// a release after it, and made no device fence since it (the fences are
+/// `membar.gl`, sequentially consistent), with even odds.
+pub(crate) fn synchronized(
+    addr: usize,
+    kind: AtomicOp,
+    scope: Scope,
+    ordering: AtomicOrdering,
+    site: Site,
+    op: impl FnOnce() -> (u64, Option<u64>),
+) -> u64 {
+    if scope == Scope::Block || (scope == Scope::Cluster && !in_clusters()) {
+        return op().0;
+    }
+    let ctx = current();
+    let flags = &ctx.launch().flags;
+    let acquire = matches!(ordering, AtomicOrdering::Acquire | AtomicOrdering::AcqRel);
+    let release = matches!(ordering, AtomicOrdering::Release | AtomicOrdering::AcqRel);
+    let writes = kind != AtomicOp::Load;
+    let epoch = block_shared(|s| s.global_epoch());
+    let carries = if !writes {
+        None
+    } else if release {
+        let mut k = ctx.sync.borrow().knows.clone();
+        happens_before::insert(&mut k, ctx.block_rank, epoch);
+        k
+    } else {
+        ctx.fenced.borrow().clone()
+    };
+    if carries.is_none() && !flags.in_use() {
+        return op().0; // no location carries anything to observe, nor will this
+    }
+    let access = FlagAccess {
+        reads: kind != AtomicOp::Store,
+        stores: kind == AtomicOp::Store,
+        writes,
+    };
+    let writer = Writer {
+        block: ctx.block_rank,
+        // A release orders a reader that synchronized with it; anything
+        // else, one that synchronized with the block's next release.
+        min_epoch: if release { epoch } else { epoch + 1 },
+    };
+    let (mut result, before, version) = flags.access(addr, access, carries, site, writer, op);
+    let mut carried = before.carried.clone();
+    if flags.weak() {
+        let mut seen = ctx.seen.borrow_mut();
+        let stale = kind == AtomicOp::Load
+            && before.prev.is_some()
+            && seen.get(&addr).copied().unwrap_or(0) < version
+            && before.last.is_some_and(|w| {
+                w.block != ctx.block_rank
+                    && happens_before::epoch_in(&ctx.sync.borrow().knows, w.block) < w.min_epoch
+                    && ctx.fence_time.get() < w.time
+            })
+            && {
+                let r = xorshift(ctx.rng.get());
+                ctx.rng.set(r);
+                r.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63 != 0
+            };
+        if stale {
+            let (old, old_carried) = before.prev.clone().expect("checked");
+            result = old;
+            carried = old_carried;
+            seen.insert(addr, version - 1);
+        } else {
+            seen.insert(addr, version);
+        }
+    }
+    if !access.reads {
+        return result;
+    }
+    let mut sync = ctx.sync.borrow_mut();
+    match (&carried, acquire) {
+        (Some(_), true) => happens_before::join(&mut sync.knows, &carried),
+        (Some(_), false) => {
+            happens_before::join(&mut sync.pending, &carried);
+            sync.observed_at = Some(site);
+        }
+        (None, true) => {
+            if let Some(store) = before.relaxed {
+                sync.link = Some(store);
+            }
+        }
+        (None, false) => {}
+    }
+    result
 }
 
 /// An atomic (or write) changed memory: what spinning threads wait for.

@@ -4,7 +4,8 @@
 //! instruction returns (`semantics`), happens-before and the race check
 //! (`races`), a block's shared memory with its race detector and bank
 //! model (`shared_state`), the launch's global buffers and the check of
-//! accesses to them within and across blocks (`global_state`), the
+//! accesses to them within and across blocks (`global_state`), which
+//! releases of other blocks a thread synchronized with (`happens_before`), the
 //! cooperative launch that runs every block at once so that grid syncs
 //! complete (`cooperative`), where a thread panicked (`panics`), and the
 //! block's asynchronous copies in flight and mbarriers (`async_state`).
@@ -13,6 +14,7 @@ pub(crate) mod async_state;
 pub(crate) mod cooperative;
 pub(crate) mod fast_hash;
 pub(crate) mod global_state;
+pub(crate) mod happens_before;
 pub(crate) mod lane;
 pub(crate) mod panics;
 pub(crate) mod races;

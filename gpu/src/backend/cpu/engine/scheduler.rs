@@ -5,6 +5,7 @@
 //! thread scheduling, so a launch is deterministic.
 
 use super::global_state::Touched;
+use super::happens_before::{self, SyncView};
 use super::lane::{self, LaneCtx, LaneInfo, LaunchShared, Op, Request, VoteKind};
 use super::panics::Capture;
 use super::semantics::{lanes_where, shfl_source};
@@ -329,6 +330,11 @@ impl<'a> Block<'a> {
                     observed: Cell::new(false),
                     block_atomic: Cell::new(false),
                     block_acquired: Cell::new(false),
+                    sync: RefCell::new(SyncView::default()),
+                    fenced: RefCell::new(None),
+                    block_rank: geometry.grid_dim.linearize(geometry.block) as u32,
+                    seen: RefCell::new(Default::default()),
+                    fence_time: Cell::new(0),
                     callers: RefCell::new(Vec::new()),
                     named: Cell::new(None),
                     group_arrival: Cell::new(None),
@@ -852,6 +858,7 @@ impl Block<'_> {
             ctx.block_atomic.set(false);
             ctx.block_acquired.set(false);
         }
+        share_synchronization(&self.ctxs);
         self.shared.borrow_mut().barrier()?;
         counts.barriers += 1;
         Ok(None)
@@ -1083,4 +1090,31 @@ fn slice_index(message: &str) -> Option<(usize, usize)> {
 /// The current lane's context, from inside its coroutine.
 fn lane_ctx() -> &'static LaneCtx {
     lane::current_ctx()
+}
+
+/// A block barrier orders every thread of the block after what any of
+/// them had synchronized with (causality is transitive through it): each
+/// thread's later reads follow another block's release as far as the
+/// thread that acquired it does.
+fn share_synchronization(ctxs: &[LaneCtx]) {
+    let holds = |c: &LaneCtx| c.ordered.get() || !c.sync.borrow().is_empty();
+    if !ctxs.iter().any(holds) {
+        return;
+    }
+    let mut all = SyncView::default();
+    let mut ordered = false;
+    for c in ctxs {
+        let s = c.sync.borrow();
+        happens_before::join(&mut all.knows, &s.knows);
+        happens_before::join(&mut all.pending, &s.pending);
+        all.observed_at = all.observed_at.or(s.observed_at);
+        all.link = all.link.or(s.link);
+        ordered |= c.ordered.get();
+    }
+    for c in ctxs {
+        *c.sync.borrow_mut() = all.clone();
+        if ordered {
+            c.ordered.set(true);
+        }
+    }
 }

@@ -7,6 +7,7 @@
 use super::async_state::{AsyncState, Landed};
 use super::fast_hash::FastMap;
 use super::global_state::{Access, BlockGlobal, Conflict, Touched};
+use super::happens_before::SyncView;
 use super::races::{Arrived, Checked, Clocks, ElemState, Rec};
 use crate::backend::cpu::diagnostics::{AfterArrival, Violation};
 use crate::backend::cpu::report::{AccessKind, SharedAccess, SharedSite};
@@ -300,21 +301,35 @@ impl BlockShared {
     }
 
     /// Checks and records an access of a global buffer: the conflict when
-    /// it races.
-    pub fn global_access(&mut self, access: Access) -> Result<(), Conflict> {
-        self.global.access(&self.clocks, access)
+    /// it races. `sync`: for a read, what the reading thread synchronized
+    /// with.
+    pub fn global_access(
+        &mut self,
+        access: Access,
+        sync: Option<&SyncView>,
+    ) -> Result<(), Conflict> {
+        self.global.access(&self.clocks, access, sync)
     }
 
     /// `thread` made a fence at `site` (`wide`: at the device's scope or
-    /// wider): its earlier writes are published.
-    pub fn global_fence(&mut self, thread: u32, wide: bool, site: Site) {
+    /// wider): its earlier writes are published. Returns the block's
+    /// epoch after it.
+    pub fn global_fence(&mut self, thread: u32, wide: bool, site: Site) -> u32 {
         self.global.fence(&self.clocks, thread, wide, site);
+        self.global.epoch()
+    }
+
+    /// The block's count of releases at the device's scope or wider.
+    pub fn global_epoch(&self) -> u32 {
+        self.global.epoch()
     }
 
     /// What the block did to global memory, for the launch's check across
-    /// blocks.
+    /// blocks; the count of releases goes on.
     pub fn take_global(&mut self) -> Vec<Touched> {
-        core::mem::take(&mut self.global).summary(&self.clocks)
+        let epoch = self.global.epoch();
+        let global = core::mem::replace(&mut self.global, BlockGlobal::from_epoch(epoch));
+        global.summary(&self.clocks)
     }
 
     /// A pending read of an unwritten element, which happened before

@@ -5,7 +5,7 @@
 
 use super::super::engine::lane;
 use super::super::Cpu;
-use crate::backend::{Atomics, Ordering, Rmw, Scope, Site, Word};
+use crate::backend::{AtomicOp, Atomics, Ordering, Rmw, Scope, Site, Word};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 
 /// `op(old, value)` on `word`'s type, as the PTX instruction computes it
@@ -130,13 +130,23 @@ impl Atomics for Cpu {
         word: Word,
         op: Rmw,
         value: u64,
-        _scope: Scope,
-        _ordering: Ordering,
+        scope: Scope,
+        ordering: Ordering,
         site: Site,
     ) -> u64 {
         lane::step(site, |_| ());
-        // SAFETY: the trait's precondition.
-        let old = unsafe { rmw(ptr, word, op, value) };
+        let old = lane::synchronized(
+            ptr as usize,
+            AtomicOp::Update,
+            scope,
+            ordering,
+            site,
+            || {
+                // SAFETY: the trait's precondition.
+                let old = unsafe { rmw(ptr, word, op, value) };
+                (old, Some(old))
+            },
+        );
         if apply(word, op, old, value) != old {
             lane::note_modified(true);
         }
@@ -162,13 +172,23 @@ impl Atomics for Cpu {
         word: Word,
         expected: u64,
         new: u64,
-        _scope: Scope,
-        _ordering: Ordering,
+        scope: Scope,
+        ordering: Ordering,
         site: Site,
     ) -> u64 {
         lane::step(site, |_| ());
-        // SAFETY: the trait's precondition.
-        let old = unsafe { cas(ptr, word, expected, new) };
+        let old = lane::synchronized(
+            ptr as usize,
+            AtomicOp::Update,
+            scope,
+            ordering,
+            site,
+            || {
+                // SAFETY: the trait's precondition.
+                let old = unsafe { cas(ptr, word, expected, new) };
+                (old, (old == expected & word_mask(word)).then_some(old))
+            },
+        );
         if old == expected & word_mask(word) && old != new & word_mask(word) {
             lane::note_modified(true);
         }
@@ -178,26 +198,31 @@ impl Atomics for Cpu {
     unsafe fn atomic_load(
         ptr: *mut u8,
         word: Word,
-        _scope: Scope,
-        _ordering: Ordering,
+        scope: Scope,
+        ordering: Ordering,
         site: Site,
     ) -> u64 {
         lane::step(site, |_| ());
-        // SAFETY: the trait's precondition; the identity update reads.
-        unsafe { update(ptr, word, |old| old) }
+        lane::synchronized(ptr as usize, AtomicOp::Load, scope, ordering, site, || {
+            // SAFETY: the trait's precondition; the identity update reads.
+            (unsafe { update(ptr, word, |old| old) }, None)
+        })
     }
 
     unsafe fn atomic_store(
         ptr: *mut u8,
         word: Word,
         value: u64,
-        _scope: Scope,
-        _ordering: Ordering,
+        scope: Scope,
+        ordering: Ordering,
         site: Site,
     ) {
         lane::step(site, |_| ());
-        // SAFETY: the trait's precondition.
-        let old = unsafe { rmw(ptr, word, Rmw::Exchange, value) };
+        let old = lane::synchronized(ptr as usize, AtomicOp::Store, scope, ordering, site, || {
+            // SAFETY: the trait's precondition.
+            let old = unsafe { rmw(ptr, word, Rmw::Exchange, value) };
+            (old, Some(old))
+        });
         if old != value & word_mask(word) {
             lane::note_modified(true);
         }

@@ -4,7 +4,10 @@
 //! or the system's scope lets the thread's later reads follow a flag
 //! another block raised, and publishes the thread's earlier writes to the
 //! readers of a flag it raises after it; one at the block's scope does
-//! both within the block only.
+//! both within the block only. One at the cluster's scope is taken as one
+//! at the device's in a launch in clusters (its blocks' accesses to one
+//! element from another cluster race anyway, unless device-scope atomics
+//! carry them), and as the block's without clusters.
 
 use super::super::engine::lane;
 use super::super::Cpu;
@@ -12,7 +15,14 @@ use crate::backend::{FenceScope, Fences, Site};
 
 impl Fences for Cpu {
     fn fence(scope: FenceScope, site: Site) {
-        lane::fence(scope != FenceScope::Block, site);
+        // A cluster's fence reaches other blocks only in a launch in
+        // clusters; without them each block is its own cluster.
+        let across_blocks = match scope {
+            FenceScope::Block => false,
+            FenceScope::Cluster => lane::in_clusters(),
+            FenceScope::Device | FenceScope::System => true,
+        };
+        lane::fence(across_blocks, site);
         core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
     }
 }

@@ -16,15 +16,21 @@ impl GlobalMemory for Cpu {
             }
             GlobalAccess::Atomic {
                 block_scope,
+                cluster_scope,
                 acquire,
                 release,
-                load,
-            } => lane::AtomicAccess {
-                block_scope,
-                acquire,
-                release,
-                load,
-            },
+                op,
+            } => {
+                // Without clusters a block is its own cluster.
+                let clusters = lane::in_clusters();
+                lane::AtomicAccess {
+                    block_scope: block_scope || (cluster_scope && !clusters),
+                    cluster_scope: cluster_scope && clusters,
+                    acquire,
+                    release,
+                    op,
+                }
+            }
         };
         lane::global_access(base as usize, index, AccessKind::Atomic, Some(atomic), site);
     }
