@@ -3,7 +3,9 @@
 //! blocks of 256 threads) and a warp-shuffle sum of 2^20 elements in blocks
 //! of 256 threads (4096 blocks). Prints the median of several runs.
 //!
-//! Run: `cargo run --release -p coop-bench --bin emulator_bench`
+//! Run: `cargo run --release -p coop-bench --bin emulator_bench`; the
+//! diagnoses' figures (first lines) need line information, which the
+//! debug build has: `cargo run -p coop-bench --bin emulator_bench`.
 
 use coop::cpu::Emulator;
 use coop::prelude::*;
@@ -41,6 +43,50 @@ pub fn spin_on_unset_flag(block: ThreadBlock, flag: Shared<[u32; 1]>) {
     }
 }
 
+/// Half of each block returns early; the other half waits at a block
+/// barrier in the kernel's own body.
+#[kernel]
+pub fn barrier_in_the_body(block: ThreadBlock) {
+    if block.thread_rank() >= 32 {
+        return;
+    }
+    block.sync();
+}
+
+/// The same, with the barrier in a helper: the report names the helper's
+/// caller too, which the CPU backend reads off the thread's stack.
+#[kernel]
+pub fn barrier_in_a_helper(block: ThreadBlock) {
+    if block.thread_rank() >= 32 {
+        return;
+    }
+    wait_for_the_block(&block);
+}
+
+fn wait_for_the_block(block: &ThreadBlock) {
+    block.sync();
+}
+
+/// Times a launch whose report is a barrier not reached; prints the time
+/// and the growth of the process's peak memory.
+fn diagnose<K: coop::Kernel<Params = ()>>(what: &str, kernel: K) {
+    let before = peak_mib();
+    let start = Instant::now();
+    let err = Cpu::new()
+        .launch(kernel, LaunchConfig::new(1, 64), ())
+        .expect_err("a barrier not reached");
+    let took = start.elapsed();
+    assert!(err.to_string().contains("never reached"), "{err}");
+    let grew = match (before, peak_mib()) {
+        (Some(b), Some(a)) => format!("{:.1}", a - b),
+        _ => "?".into(),
+    };
+    println!(
+        "{what}: reported in {:.1} ms, peak memory +{grew} MiB",
+        took.as_secs_f64() * 1e3
+    );
+}
+
 /// Peak resident memory of this process so far, in MiB (Linux).
 fn peak_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -62,6 +108,23 @@ fn main() {
         "spin on a flag nobody sets, 1 block of 256 threads: reported in {:.1} ms, peak memory {} MiB",
         found.as_secs_f64() * 1e3,
         peak_mib().map_or("?".into(), |m| format!("{m:.0}"))
+    );
+
+    // Diagnoses of a barrier half a block never reaches: the first in the
+    // kernel's body, then one in a helper (its callers are read off the
+    // stack, which loads the program's line information once), then the
+    // body's again.
+    diagnose(
+        "barrier not reached, in the kernel's body",
+        barrier_in_the_body,
+    );
+    diagnose(
+        "barrier not reached, in a helper (first)",
+        barrier_in_a_helper,
+    );
+    diagnose(
+        "barrier not reached, in a helper (again)",
+        barrier_in_a_helper,
     );
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

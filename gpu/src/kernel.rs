@@ -71,6 +71,12 @@ pub trait Kernel: Copy {
     /// assert!(!<one_phase as Kernel>::COOPERATIVE);
     /// ```
     const COOPERATIVE: bool = false;
+    /// The file of the kernel's source and the lines of its body (from
+    /// its opening brace to its closing one): the CPU backend names the
+    /// callers of a collective only when the call lies outside them (in a
+    /// helper function), which saves it reading the thread's stack.
+    #[doc(hidden)]
+    const BODY_LINES: (&'static str, u32, u32) = ("", 0, 0);
     /// The kernel's launch bounds and register cap, from
     /// `#[kernel(max_threads = .., min_blocks = .., max_registers = ..)]`
     /// (CUDA C++'s `__launch_bounds__` and `__maxnreg__`). A launch of

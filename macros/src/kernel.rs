@@ -257,6 +257,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         option(min_blocks),
         option(max_registers),
     );
+    // The lines of the kernel's body, for the CPU backend: a collective
+    // called there needs no look at the stack to say where it came from.
+    let (open, close) = (
+        func.block.brace_token.span.open(),
+        func.block.brace_token.span.close(),
+    );
+    let body_file = quote_spanned! {open=> ::core::file!() };
+    let body_first = quote_spanned! {open=> ::core::line!() };
+    let body_last = quote_spanned! {close=> ::core::line!() };
     let mut body_fn = func.clone();
     body_fn.sig.ident = body_name.clone();
     body_fn.vis = syn::Visibility::Inherited;
@@ -305,6 +314,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             type Params = (#(#host_params,)*);
             const PARAM_NAMES: &'static [&'static str] = &[#(#param_names),*];
             const COOPERATIVE: bool = #cooperative;
+            const BODY_LINES: (&'static str, u32, u32) = (#body_file, #body_first, #body_last);
             const LAUNCH_BOUNDS: ::coop::LaunchBounds = ::coop::LaunchBounds {
                 max_threads: #max_threads_t,
                 min_blocks: #min_blocks_t,

@@ -480,6 +480,7 @@ impl Emulator {
                 spin_limit: self.spin_limit,
                 preempt_one_in: if seed == 0 { 0 } else { Self::PREEMPT_ONE_IN },
                 flags: Flags::new(seed != 0),
+                body_lines: K::BODY_LINES,
             };
             let geometry = Geometry {
                 block: Dim3::new(0, 0, 0),

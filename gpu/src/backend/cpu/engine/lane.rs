@@ -252,6 +252,17 @@ pub(crate) struct LaunchShared {
     /// What the launch's atomic locations carry from the releases that
     /// stored them.
     pub flags: Flags,
+    /// The kernel's file and the lines of its body (`Kernel::BODY_LINES`).
+    pub body_lines: (&'static str, u32, u32),
+}
+
+impl LaunchShared {
+    /// Whether `site` lies in the kernel's own body (not in a helper it
+    /// calls): no caller of it is the kernel's.
+    pub fn in_kernel_body(&self, site: Site) -> bool {
+        let (file, first, last) = self.body_lines;
+        site.file() == file && (first..=last).contains(&site.line())
+    }
 }
 
 /// A counter alone on its cache line.

@@ -467,7 +467,13 @@ impl Block<'_> {
             let State::Waiting { site: at, .. } = self.lanes[i].state else {
                 continue;
             };
-            if !same_site(at, site) || self.resume(i, lane::CAPTURE_CALLERS).is_err() {
+            // A call in the kernel's own body was made by the kernel: no
+            // need to read the stack (which loads the program's debug
+            // information, once a process).
+            if self.launch.in_kernel_body(site)
+                || !same_site(at, site)
+                || self.resume(i, lane::CAPTURE_CALLERS).is_err()
+            {
                 continue;
             }
             arrival.callers = core::mem::take(&mut *self.ctxs[i].callers.borrow_mut());
