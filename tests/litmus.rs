@@ -17,6 +17,7 @@
 //! | the last block of a reduction (CUDA's threadFenceReduction) | every block's partial, a fence and a counter's update; the block that updates it last reads every partial after a block barrier | a fence before the update and one after it, or the update with `AcqRel`: the barrier passes thread 0's acquire on to the block. Without the fence after it (the sample as written) the counter is observed, not acquired: `UnsynchronizedRead` naming the update; without the one before, `UnsynchronizedRead` (the counter carries no release) |
 //! | two flags from one writer | data, release flag 0, more data, release flag 1 | an acquire of flag 0 orders only what was written before its release: the later data read after it is `UnsynchronizedRead` |
 //! | message passing, store buffering and IRIW over atomics only, under schedule exploration | a relaxed flag before atomic data; two flags raised and read crosswise; two readers of two writers | no race to report; each seeded schedule may let a load return its location's previous value, so the weak outcomes show (old data, both loads old, readers disagreeing) where the model allows them and never with release/acquire or with device fences between |
+//! | write after read across blocks | a block reads after an acquire, then releases; another acquires that release and overwrites the element | the write is ordered after the read (its writer synchronized with a release the reader's block made after the read): nothing reported, whichever block reads |
 //! | message passing and counters at the cluster's scope | a flag released and acquired at `Scope::Cluster`; a counter updated at it | within a cluster the pair orders the data and the counter is atomic; across clusters the flag's atomics race, as does one counter for the launch; without clusters the scope is the block's |
 //! | the GPU's litmus kernels (`coop_test_kernels::litmus`) | message passing in lock-step rounds, with and without a preload; store buffering in rounds | clean exactly with release, acquire and no preload; the GPU suite runs them for many rounds and prints the weak outcomes seen |
 
@@ -1238,6 +1239,52 @@ fn the_gpu_cluster_litmus_kernel_is_reported_exactly_where_the_model_allows_a_we
         } else {
             assert!(result.is_ok(), "how {how}: {result:?}");
             assert_eq!(stale, [0, 0]);
+        }
+    }
+}
+
+/// Write after read, ordered: block `reader` acquires a flag nobody
+/// raised yet (so its later reads follow a flag protocol), reads `data[0]`
+/// as the host left it and releases `flags[1]`; the other block waits for
+/// it with an acquire, then overwrites `data[0]` and releases `flags[0]`.
+/// The write comes after the read through the reader's release: no race,
+/// whichever block reads.
+#[kernel(cooperative)]
+pub fn write_after_an_ordered_read(
+    grid: CooperativeGrid,
+    data: Out<u32>,
+    flags: Out<u32>,
+    seen: Out<u32>,
+    reader: u32,
+) {
+    if this_thread_block().thread_rank() != 0 {
+        return;
+    }
+    let release = flags.atomic().with_ordering(Ordering::Release);
+    let acquire = flags.atomic().with_ordering(Ordering::Acquire);
+    if grid.block_rank() == reader as usize {
+        let _ = acquire.load(0);
+        seen.write(0, data.read(0));
+        release.store(1, 1);
+    } else {
+        while acquire.load(1) == 0 {}
+        data.write(0, 5);
+        release.store(0, 1);
+    }
+}
+
+#[test]
+fn a_write_ordered_after_an_earlier_blocks_read_is_not_reported() {
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
+        for reader in [0, 1] {
+            let (mut data, mut flags, mut seen) = (vec![7u32], vec![0u32; 2], vec![0u32]);
+            let result = Cpu::with_emulator(emulator.clone()).launch(
+                write_after_an_ordered_read,
+                LaunchConfig::new(2, 32),
+                (&mut data, &mut flags, &mut seen, reader),
+            );
+            assert!(result.is_ok(), "reader {reader}: {result:?}");
+            assert_eq!((data, seen), (vec![5], vec![7]), "reader {reader}");
         }
     }
 }

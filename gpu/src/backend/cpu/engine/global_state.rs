@@ -21,7 +21,7 @@
 //! reported is the same however the host ran the blocks.
 
 use super::fast_hash::FastMap;
-use super::happens_before::{epoch_in, SyncView};
+use super::happens_before::{epoch_in, Shared, SyncView};
 use super::races::{Checked, Clocks, ElemState, Rec};
 use crate::backend::cpu::diagnostics::{GlobalAccess, SyncGap, Violation};
 use crate::backend::cpu::report::AccessKind;
@@ -155,6 +155,12 @@ struct Touch {
     /// last read after an acquire.
     sync: Option<SyncView>,
     last_sync: Option<SyncView>,
+    /// What the thread of the block's first update had synchronized with
+    /// then, and the block's epoch at the kept read: a read that a later
+    /// write of another block was ordered after (the writer acquired a
+    /// release of the reader's block made after the read) is no race.
+    write_knows: Shared,
+    read_epoch: u32,
 }
 
 /// The last update of an element by a block that no release at the
@@ -191,6 +197,10 @@ pub(crate) struct Touched {
     /// is checked against the first update, the last against the last.
     pub sync: Option<SyncView>,
     pub last_sync: Option<SyncView>,
+    /// What the writer of the block's first update knew then, and the
+    /// block's epoch at the kept read.
+    pub write_knows: Shared,
+    pub read_epoch: u32,
 }
 
 /// What one thread did that orders its writes for others: a count of its
@@ -327,6 +337,7 @@ impl BlockGlobal {
         } else if let Checked::Race(earlier) = clocks.check(&mut touch.state, now) {
             return Err(Conflict::Race(earlier, now));
         }
+        let knows = || sync.and_then(|s| s.knows.clone());
         let sync = || sync.filter(|s| !s.is_empty()).cloned();
         match a.kind {
             AccessKind::Write | AccessKind::Atomic => {
@@ -343,6 +354,7 @@ impl BlockGlobal {
                 }
                 if touch.update.is_none() {
                     touch.first_epoch = self.epoch;
+                    touch.write_knows = knows();
                 }
                 touch.update = Some((now, count, self.epoch));
             }
@@ -351,6 +363,7 @@ impl BlockGlobal {
                     touch.acquired = Some(now);
                     if touch.read.is_none() {
                         touch.sync = sync();
+                        touch.read_epoch = self.epoch;
                     }
                 }
                 touch.last_sync = sync();
@@ -359,6 +372,7 @@ impl BlockGlobal {
                 if touch.read.is_none() {
                     touch.read = Some(now);
                     touch.sync = sync();
+                    touch.read_epoch = self.epoch;
                 }
             }
         }
@@ -419,6 +433,8 @@ impl BlockGlobal {
                 epochs: (t.first_epoch, t.update.map_or(0, |u| u.2)),
                 sync: t.sync.clone(),
                 last_sync: t.last_sync.clone(),
+                write_knows: t.write_knows.clone(),
+                read_epoch: t.read_epoch,
             })
             .collect();
         out.sort_unstable_by_key(|t| t.key);
@@ -465,8 +481,16 @@ pub(crate) struct LaunchGlobal {
     /// What the readers of the first read that `reads` records and of that
     /// block's last read after an acquire had synchronized with, where
     /// anything, by `(buffer, index)`.
-    read_sync: FastMap<(u32, usize), (Option<SyncView>, Option<SyncView>)>,
+    read_sync: FastMap<(u32, usize), ReadSync>,
+    /// What the writer of the update that `writes` records knew then, where
+    /// anything.
+    write_knows: FastMap<(u32, usize), Shared>,
 }
+
+/// What the readers of an element's kept read (and of that block's last
+/// read after an acquire) had synchronized with, and the reading block's
+/// epoch at the kept read.
+type ReadSync = (Option<SyncView>, Option<SyncView>, u32);
 
 impl LaunchGlobal {
     /// The record of a whole launch of clusters of shape `cluster`.
@@ -545,6 +569,8 @@ impl LaunchGlobal {
                 epochs,
                 sync,
                 last_sync,
+                write_knows,
+                read_epoch,
             } = touched;
             let key = (buffer, index / PAGE);
             let key_of = (buffer, index);
@@ -592,8 +618,8 @@ impl LaunchGlobal {
                     ));
                 }
                 let reader_sync = self.read_sync.get(&(buffer, index));
-                let (first_sync, last_sync_of_reader) =
-                    reader_sync.map_or((None, None), |(f, l)| (f.as_ref(), l.as_ref()));
+                let (first_sync, last_sync_of_reader, reader_epoch) =
+                    reader_sync.map_or((None, None, 0), |(f, l, e)| (f.as_ref(), l.as_ref(), *e));
                 if earlier_read != 0 && !marked(earlier_read) {
                     let read = self.access_of(grid, earlier_read, AccessKind::Read);
                     let write = Self::access_now(grid, block, rec);
@@ -618,7 +644,12 @@ impl LaunchGlobal {
                         buffers, buffer, index, write, read, u.flag,
                     ));
                 }
-                if marked(earlier_read) {
+                // An earlier block's read after an acquire, and this block's
+                // write: unless the write was ordered after the read (this
+                // block acquired a release the reader's block made after
+                // the read), the read must follow the write's release.
+                let after_the_read = |r: u64| epoch_in(&write_knows, decode(r).0) > reader_epoch;
+                if marked(earlier_read) && !after_the_read(earlier_read) {
                     let read = self.access_of(grid, earlier_read, AccessKind::Read);
                     let write = Self::access_now(grid, block, rec);
                     let last_sync = last_sync_of_reader.or(first_sync);
@@ -666,7 +697,15 @@ impl LaunchGlobal {
                 let write = self.access_of(grid, earlier_write, kind);
                 let read = Self::access_now(grid, block, rec);
                 return Err(unreleased_write(buffers, buffer, index, write, read, flag));
-            } else if let (Some(rec), true) = (acquired, earlier_write != 0) {
+            } else if let (Some(rec), true) = (
+                acquired,
+                // Unless the earlier block's write was ordered after this
+                // read (its writer acquired a release of this block made
+                // after the read).
+                earlier_write != 0
+                    && epoch_in(self.write_knows.get(&key_of).unwrap_or(&None), block)
+                        <= read_epoch,
+            ) {
                 let w = decode(earlier_write).0;
                 let write = self.access_of(grid, earlier_write, kind_of(earlier_write));
                 let read = Self::access_now(grid, block, rec);
@@ -691,6 +730,9 @@ impl LaunchGlobal {
                 self.writes
                     .entry(key)
                     .or_insert_with(|| Box::new([0; PAGE]))[at] = code;
+                if write_knows.is_some() {
+                    self.write_knows.insert(key_of, write_knows);
+                }
                 if epochs != (0, 0) {
                     self.epochs
                         .entry(key)
@@ -706,7 +748,8 @@ impl LaunchGlobal {
                 let code = encode(block, rec.thread, self.site_id(rec.site), false) | mark;
                 self.reads.entry(key).or_insert_with(|| Box::new([0; PAGE]))[at] = code;
                 if sync.is_some() || last_sync.is_some() {
-                    self.read_sync.insert((buffer, index), (sync, last_sync));
+                    self.read_sync
+                        .insert((buffer, index), (sync, last_sync, read_epoch));
                 } else {
                     self.read_sync.remove(&(buffer, index));
                 }

@@ -767,11 +767,9 @@ pub(crate) fn global_access(
         release: atomic.is_some_and(|a| a.release),
         flag: atomic.is_some_and(|a| a.op != AtomicOp::Load && !a.release && !a.block_scope),
     };
-    let checked = if kind == AccessKind::Read {
+    let checked = {
         let sync = ctx.sync.borrow();
         block_shared(|s| s.global_access(access, Some(&sync)))
-    } else {
-        block_shared(|s| s.global_access(access, None))
     };
     if let Err(conflict) = checked {
         let violation =

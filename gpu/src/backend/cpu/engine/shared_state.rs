@@ -301,8 +301,7 @@ impl BlockShared {
     }
 
     /// Checks and records an access of a global buffer: the conflict when
-    /// it races. `sync`: for a read, what the reading thread synchronized
-    /// with.
+    /// it races. `sync`: what the accessing thread synchronized with.
     pub fn global_access(
         &mut self,
         access: Access,
