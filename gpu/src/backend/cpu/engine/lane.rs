@@ -288,6 +288,15 @@ const SPIN_LOCATIONS: usize = 4;
 /// A spinning thread lets the others run every this many reads.
 pub(crate) const SPIN_SLICE: u64 = 256;
 
+/// What bounds a thread's weak loads under schedule exploration: the
+/// version of each atomic location it last read or wrote (a load never
+/// goes back past it), and the launch's clock at its last device fence.
+#[derive(Default)]
+pub(crate) struct WeakLoads {
+    seen: FastMap<usize, u32>,
+    fence_time: u64,
+}
+
 /// The context of one emulated thread.
 pub(crate) struct LaneCtx {
     pub info: LaneInfo,
@@ -336,17 +345,17 @@ pub(crate) struct LaneCtx {
     /// The releases of other blocks the thread synchronized with, what its
     /// relaxed atomics observed, and the broken link of a chain of flags
     /// it acquired ([`happens_before`]).
-    pub sync: RefCell<SyncView>,
+    /// Made at its first synchronizing access (most threads never make
+    /// one, and a small context keeps switches between threads cheap).
+    pub sync: RefCell<Option<Box<SyncView>>>,
     /// Its knowledge at its last fence at the device's scope, with that
     /// release: what a relaxed store or update after it carries.
     pub fenced: RefCell<Shared>,
     /// Its block's rank in the grid.
     pub block_rank: u32,
-    /// Under schedule exploration: the version of each atomic location it
-    /// last read or wrote (a load never goes back past it), and the
-    /// launch's clock at its last device fence.
-    pub seen: RefCell<FastMap<usize, u32>>,
-    pub fence_time: Cell<u64>,
+    /// Under schedule exploration, made at its first atomic: what bounds
+    /// the values its loads may return.
+    pub weak: RefCell<Option<Box<WeakLoads>>>,
     /// Where the thread's current collective was called from, when the
     /// scheduler asked ([`CAPTURE_CALLERS`]).
     pub callers: RefCell<Vec<crate::backend::cpu::PanicLocation>>,
@@ -566,6 +575,7 @@ pub(crate) fn fence(across_blocks: bool, site: Site) {
         // Acquire: what its relaxed atomics observed. Release: a relaxed
         // store after it carries what the thread knows, and this release.
         let mut sync = ctx.sync.borrow_mut();
+        let sync = sync.get_or_insert_with(Default::default);
         let pending = sync.pending.clone();
         happens_before::join(&mut sync.knows, &pending);
         let mut fenced = sync.knows.clone();
@@ -573,7 +583,10 @@ pub(crate) fn fence(across_blocks: bool, site: Site) {
         *ctx.fenced.borrow_mut() = fenced;
         let flags = &ctx.launch().flags;
         if flags.weak() {
-            ctx.fence_time.set(flags.tick());
+            ctx.weak
+                .borrow_mut()
+                .get_or_insert_with(Default::default)
+                .fence_time = flags.tick();
         }
     }
     if across_blocks && ctx.observed.get() {
@@ -769,7 +782,7 @@ pub(crate) fn global_access(
     };
     let checked = {
         let sync = ctx.sync.borrow();
-        block_shared(|s| s.global_access(access, Some(&sync)))
+        block_shared(|s| s.global_access(access, sync.as_deref()))
     };
     if let Err(conflict) = checked {
         let violation =
@@ -818,7 +831,7 @@ pub(crate) fn synchronized(
     let carries = if !writes {
         None
     } else if release {
-        let mut k = ctx.sync.borrow().knows.clone();
+        let mut k = ctx.sync.borrow().as_ref().and_then(|s| s.knows.clone());
         happens_before::insert(&mut k, ctx.block_rank, epoch);
         k
     } else {
@@ -841,14 +854,20 @@ pub(crate) fn synchronized(
     let (mut result, before, version) = flags.access(addr, access, carries, site, writer, op);
     let mut carried = before.carried.clone();
     if flags.weak() {
-        let mut seen = ctx.seen.borrow_mut();
+        let mut weak = ctx.weak.borrow_mut();
+        let weak = weak.get_or_insert_with(Default::default);
         let stale = kind == AtomicOp::Load
             && before.prev.is_some()
-            && seen.get(&addr).copied().unwrap_or(0) < version
+            && weak.seen.get(&addr).copied().unwrap_or(0) < version
             && before.last.is_some_and(|w| {
                 w.block != ctx.block_rank
-                    && happens_before::epoch_in(&ctx.sync.borrow().knows, w.block) < w.min_epoch
-                    && ctx.fence_time.get() < w.time
+                    && ctx
+                        .sync
+                        .borrow()
+                        .as_ref()
+                        .map_or(0, |s| happens_before::epoch_in(&s.knows, w.block))
+                        < w.min_epoch
+                    && weak.fence_time < w.time
             })
             && {
                 let r = xorshift(ctx.rng.get());
@@ -859,9 +878,9 @@ pub(crate) fn synchronized(
             let (old, old_carried) = before.prev.clone().expect("checked");
             result = old;
             carried = old_carried;
-            seen.insert(addr, version - 1);
+            weak.seen.insert(addr, version - 1);
         } else {
-            seen.insert(addr, version);
+            weak.seen.insert(addr, version);
         }
     }
     if !access.reads {
@@ -869,14 +888,18 @@ pub(crate) fn synchronized(
     }
     let mut sync = ctx.sync.borrow_mut();
     match (&carried, acquire) {
-        (Some(_), true) => happens_before::join(&mut sync.knows, &carried),
+        (Some(_), true) => {
+            let sync = sync.get_or_insert_with(Default::default);
+            happens_before::join(&mut sync.knows, &carried)
+        }
         (Some(_), false) => {
+            let sync = sync.get_or_insert_with(Default::default);
             happens_before::join(&mut sync.pending, &carried);
             sync.observed_at = Some(site);
         }
         (None, true) => {
             if let Some(store) = before.relaxed {
-                sync.link = Some(store);
+                sync.get_or_insert_with(Default::default).link = Some(store);
             }
         }
         (None, false) => {}

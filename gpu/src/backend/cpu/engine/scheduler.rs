@@ -330,11 +330,10 @@ impl<'a> Block<'a> {
                     observed: Cell::new(false),
                     block_atomic: Cell::new(false),
                     block_acquired: Cell::new(false),
-                    sync: RefCell::new(SyncView::default()),
+                    sync: RefCell::new(None),
                     fenced: RefCell::new(None),
                     block_rank: geometry.grid_dim.linearize(geometry.block) as u32,
-                    seen: RefCell::new(Default::default()),
-                    fence_time: Cell::new(0),
+                    weak: RefCell::new(None),
                     callers: RefCell::new(Vec::new()),
                     named: Cell::new(None),
                     group_arrival: Cell::new(None),
@@ -1103,7 +1102,8 @@ fn lane_ctx() -> &'static LaneCtx {
 /// thread's later reads follow another block's release as far as the
 /// thread that acquired it does.
 fn share_synchronization(ctxs: &[LaneCtx]) {
-    let holds = |c: &LaneCtx| c.ordered.get() || !c.sync.borrow().is_empty();
+    let holds =
+        |c: &LaneCtx| c.ordered.get() || c.sync.borrow().as_ref().is_some_and(|s| !s.is_empty());
     if !ctxs.iter().any(holds) {
         return;
     }
@@ -1111,6 +1111,10 @@ fn share_synchronization(ctxs: &[LaneCtx]) {
     let mut ordered = false;
     for c in ctxs {
         let s = c.sync.borrow();
+        let Some(s) = s.as_ref() else {
+            ordered |= c.ordered.get();
+            continue;
+        };
         happens_before::join(&mut all.knows, &s.knows);
         happens_before::join(&mut all.pending, &s.pending);
         all.observed_at = all.observed_at.or(s.observed_at);
@@ -1118,7 +1122,7 @@ fn share_synchronization(ctxs: &[LaneCtx]) {
         ordered |= c.ordered.get();
     }
     for c in ctxs {
-        *c.sync.borrow_mut() = all.clone();
+        *c.sync.borrow_mut() = Some(Box::new(all.clone()));
         if ordered {
             c.ordered.set(true);
         }
