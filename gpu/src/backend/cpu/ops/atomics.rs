@@ -134,23 +134,9 @@ impl Atomics for Cpu {
         ordering: Ordering,
         site: Site,
     ) -> u64 {
-        lane::step(site, |_| ());
-        let old = lane::synchronized(
-            ptr as usize,
-            AtomicOp::Update,
-            scope,
-            ordering,
-            site,
-            || {
-                // SAFETY: the trait's precondition.
-                let old = unsafe { rmw(ptr, word, op, value) };
-                (old, Some(old))
-            },
-        );
-        if apply(word, op, old, value) != old {
-            lane::note_modified(true);
-        }
-        old
+        let access = (AtomicOp::Update, scope, ordering);
+        // SAFETY: the trait's precondition, passed on.
+        unsafe { rmw_synchronized(ptr, word, op, value, access, site) }
     }
 
     unsafe fn atomic_reduce(
@@ -217,14 +203,37 @@ impl Atomics for Cpu {
         ordering: Ordering,
         site: Site,
     ) {
-        lane::step(site, |_| ());
-        let old = lane::synchronized(ptr as usize, AtomicOp::Store, scope, ordering, site, || {
-            // SAFETY: the trait's precondition.
-            let old = unsafe { rmw(ptr, word, Rmw::Exchange, value) };
-            (old, Some(old))
-        });
-        if old != value & word_mask(word) {
-            lane::note_modified(true);
-        }
+        let access = (AtomicOp::Store, scope, ordering);
+        // SAFETY: the trait's precondition, passed on; a store is the
+        // exchange whose result nobody reads.
+        unsafe { rmw_synchronized(ptr, word, Rmw::Exchange, value, access, site) };
     }
+}
+
+/// A step, then the read-modify-write `op` of `value` into the word at
+/// `ptr`, made through the memory model as `access` says (an update, or a
+/// store made as an exchange; its scope and ordering); a change counts as
+/// progress for spinning threads. Returns the old value.
+///
+/// # Safety
+///
+/// As for [`update`].
+unsafe fn rmw_synchronized(
+    ptr: *mut u8,
+    word: Word,
+    op: Rmw,
+    value: u64,
+    (kind, scope, ordering): (AtomicOp, Scope, Ordering),
+    site: Site,
+) -> u64 {
+    lane::step(site, |_| ());
+    let old = lane::synchronized(ptr as usize, kind, scope, ordering, site, || {
+        // SAFETY: the caller's precondition.
+        let old = unsafe { rmw(ptr, word, op, value) };
+        (old, Some(old))
+    });
+    if apply(word, op, old, value) != old {
+        lane::note_modified(true);
+    }
+    old
 }
