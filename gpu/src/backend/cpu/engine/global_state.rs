@@ -689,12 +689,7 @@ impl LaunchGlobal {
                 }
             } else if let (Some(rec), true) = (acquired, marked(earlier_write)) {
                 let flag = self.flags.get(&decode(earlier_write).0).copied();
-                let kind = if decode(earlier_write).3 {
-                    AccessKind::Atomic
-                } else {
-                    AccessKind::Write
-                };
-                let write = self.access_of(grid, earlier_write, kind);
+                let write = self.access_of(grid, earlier_write, kind_of(earlier_write));
                 let read = Self::access_now(grid, block, rec);
                 return Err(unreleased_write(buffers, buffer, index, write, read, flag));
             } else if let (Some(rec), true) = (
@@ -793,10 +788,10 @@ impl LaunchGlobal {
         block: u32,
         rec: Rec,
     ) -> Violation {
-        let kind = match (read, decode(slot).3) {
-            (true, _) => AccessKind::Read,
-            (false, true) => AccessKind::Atomic,
-            (false, false) => AccessKind::Write,
+        let kind = if read {
+            AccessKind::Read
+        } else {
+            kind_of(slot)
         };
         Violation::GlobalRace {
             buffer: buffers.name(buffer),
