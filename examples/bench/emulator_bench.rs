@@ -67,30 +67,42 @@ fn wait_for_the_block(block: &ThreadBlock) {
     block.sync();
 }
 
-/// Times a launch whose report is a barrier not reached; prints the time
-/// and the growth of the process's peak memory.
+/// Times a launch whose report is a barrier not reached; prints the time,
+/// the growth of the process's peak memory and of what stays resident
+/// after it (the program's pages the diagnosis read included).
 fn diagnose<K: coop::Kernel<Params = ()>>(what: &str, kernel: K) {
-    let before = peak_mib();
+    let before = (peak_mib(), resident_mib());
     let start = Instant::now();
     let err = Cpu::new()
         .launch(kernel, LaunchConfig::new(1, 64), ())
         .expect_err("a barrier not reached");
     let took = start.elapsed();
     assert!(err.to_string().contains("never reached"), "{err}");
-    let grew = match (before, peak_mib()) {
+    let grew = |b: Option<f64>, a: Option<f64>| match (b, a) {
         (Some(b), Some(a)) => format!("{:.1}", a - b),
         _ => "?".into(),
     };
     println!(
-        "{what}: reported in {:.1} ms, peak memory +{grew} MiB",
-        took.as_secs_f64() * 1e3
+        "{what}: reported in {:.1} ms, peak memory +{} MiB, resident +{} MiB",
+        took.as_secs_f64() * 1e3,
+        grew(before.0, peak_mib()),
+        grew(before.1, resident_mib()),
     );
 }
 
 /// Peak resident memory of this process so far, in MiB (Linux).
 fn peak_mib() -> Option<f64> {
+    status_mib("VmHWM:")
+}
+
+/// Resident memory of this process now, in MiB (Linux).
+fn resident_mib() -> Option<f64> {
+    status_mib("VmRSS:")
+}
+
+fn status_mib(field: &str) -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024.0)
 }

@@ -1013,7 +1013,7 @@ pub(crate) fn collective(op: Op, site: Site) -> u64 {
     while result == CAPTURE_CALLERS {
         // The scheduler, naming a broken rule, asks where this call came
         // from; the thread stays at its collective.
-        ctx.callers.replace(callers_of(site));
+        ctx.callers.replace(super::callers::callers_of(site));
         result = suspend_ctx(ctx, Request::Collective { op, site });
     }
     result
@@ -1023,106 +1023,6 @@ pub(crate) fn collective(op: Op, site: Site) -> u64 {
 /// for its callers: no collective returns it (their results are 32 bits,
 /// or a match's mask with bit 32).
 pub(crate) const CAPTURE_CALLERS: u64 = u64::MAX - 7;
-
-/// Where the function holding `site` was called from, innermost first: the
-/// frames of the running thread's stack in the kernel's crate (not coop's,
-/// the standard library's or the coroutine library's) above the one at
-/// `site`. Empty without line information.
-#[cold]
-fn callers_of(site: Site) -> Vec<crate::backend::cpu::PanicLocation> {
-    let trace = std::backtrace::Backtrace::force_capture().to_string();
-    let mut frames: Vec<(String, Option<crate::backend::cpu::PanicLocation>)> = Vec::new();
-    let mut lines = trace.lines().peekable();
-    while let Some(line) = lines.next() {
-        let Some((number, symbol)) = line.trim_start().split_once(": ") else {
-            continue;
-        };
-        if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let at = lines
-            .peek()
-            .and_then(|l| l.trim_start().strip_prefix("at "))
-            .and_then(parse_location);
-        frames.push((symbol.to_string(), at));
-    }
-    // The stack above the kernel's entry is the scheduler's, then the
-    // launching program's.
-    if let Some(entry) = frames
-        .iter()
-        .position(|(symbol, _)| symbol.contains("as coop::kernel::Kernel>::run_lane"))
-    {
-        frames.truncate(entry);
-    }
-    let user: Vec<crate::backend::cpu::PanicLocation> = frames
-        .into_iter()
-        .filter(|(symbol, _)| in_kernel_crate(symbol))
-        .filter_map(|(_, at)| at)
-        .collect();
-    let here = user.iter().position(|l| {
-        l.line == site.line() && (l.file.ends_with(site.file()) || site.file().ends_with(&l.file))
-    });
-    let Some(i) = here else {
-        return Vec::new();
-    };
-    let frame = user[i].file.clone();
-    user.into_iter()
-        .skip(i + 1)
-        .take(4)
-        .map(|mut l| {
-            l.file = in_site_style(&l.file, site.file(), &frame);
-            l
-        })
-        .collect()
-}
-
-/// `file`, a caller's path as the debug information names it, written as
-/// `site_file` (the `Location` of the call inside the helper) is written,
-/// `frame_file` being the debug information's name for `site_file`: paths
-/// relative to the package's folder get the workspace folder `site_file`
-/// adds, and absolute paths lose the folder that `site_file` is relative
-/// to, so that a call chain has one style.
-fn in_site_style(file: &str, site_file: &str, frame_file: &str) -> String {
-    if file.starts_with('/') {
-        if !site_file.starts_with('/') {
-            if let Some(root) = frame_file.strip_suffix(site_file) {
-                if let Some(rest) = file.strip_prefix(root) {
-                    return rest.to_string();
-                }
-            }
-        }
-        return file.to_string();
-    }
-    match site_file.strip_suffix(frame_file) {
-        Some(prefix) => format!("{prefix}{file}"),
-        None => file.to_string(),
-    }
-}
-
-/// Whether a frame's symbol belongs to the kernel's own code.
-fn in_kernel_crate(symbol: &str) -> bool {
-    const NOT: [&str; 8] = [
-        "coop::",
-        "std::",
-        "core::",
-        "alloc::",
-        "corosensei",
-        "__rust",
-        "rust_",
-        "_start",
-    ];
-    let bare = symbol.trim_start_matches('<');
-    !NOT.iter().any(|p| bare.starts_with(p))
-}
-
-/// `path:line:column`.
-fn parse_location(text: &str) -> Option<crate::backend::cpu::PanicLocation> {
-    let mut parts = text.rsplitn(3, ':');
-    let column = parts.next()?.trim().parse().ok()?;
-    let line = parts.next()?.trim().parse().ok()?;
-    let file = parts.next()?.trim_start_matches("./").to_string();
-    Some(crate::backend::cpu::PanicLocation { file, line, column })
-}
 
 /// The calling thread arrives at its block's split barrier
 /// (`ThreadBlock::barrier_arrive` at `site`).
@@ -1202,42 +1102,4 @@ pub(crate) fn wait_group(op: Op, call: &'static str, site: Site) {
 pub(crate) fn abort(request: Request) -> ! {
     suspend(request);
     unreachable!("the CPU backend resumed a lane it had stopped")
-}
-
-#[cfg(test)]
-mod call_chain_tests {
-    use super::in_site_style;
-
-    #[test]
-    fn a_call_chain_takes_the_sites_path_style() {
-        // Debug information relative to the package, `Location` to the
-        // workspace.
-        assert_eq!(
-            in_site_style("src/x.rs", "kernels/src/x.rs", "src/x.rs"),
-            "kernels/src/x.rs"
-        );
-        // Absolute debug information, `Location` relative.
-        assert_eq!(
-            in_site_style("/home/u/proj/src/x.rs", "src/x.rs", "/home/u/proj/src/x.rs"),
-            "src/x.rs"
-        );
-        assert_eq!(
-            in_site_style(
-                "/home/u/proj/kernels/src/y.rs",
-                "kernels/src/x.rs",
-                "/home/u/proj/kernels/src/x.rs"
-            ),
-            "kernels/src/y.rs"
-        );
-        // A caller outside the site's folder keeps its absolute path.
-        assert_eq!(
-            in_site_style("/elsewhere/src/z.rs", "src/x.rs", "/home/u/proj/src/x.rs"),
-            "/elsewhere/src/z.rs"
-        );
-        // The same style already.
-        assert_eq!(
-            in_site_style("src/y.rs", "src/x.rs", "src/x.rs"),
-            "src/y.rs"
-        );
-    }
 }

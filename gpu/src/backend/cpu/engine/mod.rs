@@ -11,6 +11,7 @@
 //! block's asynchronous copies in flight and mbarriers (`async_state`).
 
 pub(crate) mod async_state;
+pub(crate) mod callers;
 pub(crate) mod cooperative;
 pub(crate) mod fast_hash;
 pub(crate) mod global_state;
@@ -21,3 +22,5 @@ pub(crate) mod races;
 pub(crate) mod scheduler;
 pub(crate) mod semantics;
 pub(crate) mod shared_state;
+#[cfg(target_os = "linux")]
+pub(crate) mod symbolize;
