@@ -1600,6 +1600,11 @@ fn ragged_tiles_match_the_host_on_the_gpu() {
     eprintln!("ragged tiles: {cases} cases agree with the host");
 }
 
+/// Launches a litmus kernel with its words, meeting counters and
+/// observations on `blocks` blocks.
+type LitmusLaunch<'a> = dyn Fn(&mut coop_host::Buffer<u32>, &mut coop_host::Buffer<u32>, &mut coop_host::Buffer<u32>, u32)
+    + 'a;
+
 /// The memory model's litmus shapes on the GPU (`litmus::
 /// message_passing_rounds`, `store_buffering_rounds`, the kernels the CPU
 /// backend reports in `tests/litmus.rs`): each pair of blocks plays many
@@ -1699,6 +1704,113 @@ fn litmus_shapes_on_the_gpu() {
         );
         if fenced == 1 {
             assert_eq!(weak, 0, "a fence between the store and the load forbids it");
+        }
+    }
+    // The shapes of groups of 2, 3 and 4 blocks over atomics only: each
+    // records what its loads saw into `seen`, `per_round` words a round.
+    let shape = |name: &'static str, group: u32, per_round: usize, launch: &LitmusLaunch<'_>| {
+        let groups = s.gpu.limits().multiprocessors / group;
+        let seen = watched(name, LAUNCH_LIMIT * 3, || {
+            let mut words = device.zeros::<u32>(k::STRIDE * groups as usize).unwrap();
+            let mut meet = device.zeros::<u32>(k::STRIDE * groups as usize).unwrap();
+            let mut seen = device
+                .zeros::<u32>(per_round * (groups * rounds) as usize)
+                .unwrap();
+            launch(&mut words, &mut meet, &mut seen, group * groups);
+            device.download(&seen).unwrap()
+        });
+        (seen, groups as u64 * rounds as u64)
+    };
+    let round_of = |i: usize| (i % rounds as usize) as u32 + 1;
+    for ordered in [k::RELAXED, k::ORDERED] {
+        let (seen, tests) = shape("load_buffering_rounds", 2, 2, &|w, m, o, blocks| {
+            program
+                .launch(
+                    k::load_buffering_rounds,
+                    LaunchConfig::new(blocks, 32),
+                    (w, m, o, rounds, ordered),
+                )
+                .unwrap();
+        });
+        let weak = seen
+            .chunks(2)
+            .enumerate()
+            .filter(|(i, two)| two[0] == round_of(*i) && two[1] == round_of(*i))
+            .count();
+        eprintln!(
+            "litmus LB: {}: both loads saw the other's later store in {weak} of {tests} rounds",
+            name(ordered, "acquire loads, release stores")
+        );
+        if ordered == k::ORDERED {
+            assert_eq!(weak, 0, "acquire loads come before the stores after them");
+        }
+    }
+    let (seen, tests) = shape("coherence_rounds", 2, 2, &|w, m, o, blocks| {
+        program
+            .launch(
+                k::coherence_rounds,
+                LaunchConfig::new(blocks, 32),
+                (w, m, o, rounds),
+            )
+            .unwrap();
+    });
+    let weak = seen.chunks(2).filter(|two| two[1] < two[0]).count();
+    eprintln!("litmus CoRR: relaxed: second load older than the first in {weak} of {tests} rounds");
+    assert_eq!(weak, 0, "one location's writes are seen in one order");
+    for fenced in [0, 1] {
+        let (seen, tests) = shape("independent_reads_rounds", 4, 4, &|w, m, o, blocks| {
+            program
+                .launch(
+                    k::independent_reads_rounds,
+                    LaunchConfig::new(blocks, 32),
+                    (w, m, o, rounds, fenced),
+                )
+                .unwrap();
+        });
+        let weak = seen
+            .chunks(4)
+            .enumerate()
+            .filter(|(i, v)| {
+                let r = round_of(*i);
+                v[0] == r && v[1] < r && v[2] == r && v[3] < r
+            })
+            .count();
+        eprintln!(
+            "litmus IRIW: {}: the readers disagreed on the writes' order in {weak} of {tests} rounds",
+            if fenced == 1 {
+                "device fence between the loads"
+            } else {
+                "relaxed, no fence"
+            }
+        );
+        if fenced == 1 {
+            assert_eq!(weak, 0, "fences between the loads forbid it");
+        }
+    }
+    for release in [0, 1] {
+        let (seen, tests) = shape("causality_rounds", 3, 1, &|w, m, o, blocks| {
+            program
+                .launch(
+                    k::causality_rounds,
+                    LaunchConfig::new(blocks, 32),
+                    (w, m, o, rounds, release),
+                )
+                .unwrap();
+        });
+        let weak = seen
+            .iter()
+            .enumerate()
+            .filter(|(i, &x)| x < round_of(*i))
+            .count();
+        eprintln!(
+            "litmus WRC: middle store {}: the last block read x old in {weak} of {tests} rounds",
+            if release == 1 { "release" } else { "relaxed" }
+        );
+        if release == 1 {
+            assert_eq!(
+                weak, 0,
+                "the middle block's release carries what it observed"
+            );
         }
     }
     if s.gpu.limits().sm < 90 {

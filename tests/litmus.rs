@@ -1288,3 +1288,149 @@ fn a_write_ordered_after_an_earlier_blocks_read_is_not_reported() {
         }
     }
 }
+
+/// The GPU suite's litmus kernels over atomics only (load buffering,
+/// coherence of two reads, IRIW, write-to-read causality), run as
+/// `tests/gpu.rs` runs them, on one group of blocks under explored
+/// schedules: no report (there is no plain data), and never an outcome
+/// the model forbids; the allowed weak outcomes that the CPU backend can
+/// produce (a load returning an older value, never a later one) are
+/// counted.
+/// Launches one litmus kernel on a CPU backend with its words, meeting
+/// counters and observations.
+type Launch<'a> = dyn Fn(Cpu, &mut Vec<u32>, &mut Vec<u32>, &mut Vec<u32>) -> Result<coop_host::Report, Error>
+    + 'a;
+
+#[test]
+fn the_gpu_litmus_kernels_over_atomics_show_only_what_the_model_allows() {
+    use coop_tests::kernels::litmus as k;
+    let seeds = 1..=24u64;
+    let rounds = 3u32;
+    // Runs `kernel`'s group of `blocks` under every seed; what each round
+    // saw, `per_round` words a round.
+    let run = |blocks: u32, per_round: usize, launch: &Launch<'_>| {
+        let mut all = Vec::new();
+        for seed in seeds.clone() {
+            let (mut words, mut meet) = (vec![0u32; k::STRIDE], vec![0u32; k::STRIDE]);
+            let mut seen = vec![0u32; per_round * rounds as usize];
+            let cpu = Cpu::with_emulator(Emulator::new().with_schedule_seed(seed));
+            let result = launch(cpu, &mut words, &mut meet, &mut seen);
+            assert!(result.is_ok(), "{blocks} blocks, seed {seed}: {result:?}");
+            all.extend(seen.chunks(per_round).map(|c| c.to_vec()));
+        }
+        all
+    };
+    let round = |i: usize| (i % rounds as usize) as u32 + 1;
+    let total = seeds.clone().count() * rounds as usize;
+    for ordered in [k::RELAXED, k::ORDERED] {
+        let seen = run(2, 2, &|cpu, w, m, o| {
+            cpu.launch(
+                k::load_buffering_rounds,
+                LaunchConfig::new(2, 32),
+                (w, m, o, rounds, ordered),
+            )
+        });
+        let weak = seen
+            .iter()
+            .enumerate()
+            .filter(|(i, v)| v[0] == round(*i) && v[1] == round(*i))
+            .count();
+        eprintln!(
+            "LB, ordered {ordered}: both loads saw the later store in {weak} of {total} rounds"
+        );
+        assert_eq!(weak, 0, "a load never returns a later store here");
+    }
+    let seen = run(2, 2, &|cpu, w, m, o| {
+        cpu.launch(
+            k::coherence_rounds,
+            LaunchConfig::new(2, 32),
+            (w, m, o, rounds),
+        )
+    });
+    let weak = seen.iter().filter(|v| v[1] < v[0]).count();
+    eprintln!("CoRR: second load older in {weak} of {total} rounds");
+    assert_eq!(
+        weak, 0,
+        "coherence: a thread that saw a write never sees an older one"
+    );
+    for fenced in [0, 1] {
+        let seen = run(4, 4, &|cpu, w, m, o| {
+            cpu.launch(
+                k::independent_reads_rounds,
+                LaunchConfig::new(4, 32),
+                (w, m, o, rounds, fenced),
+            )
+        });
+        let weak = seen
+            .iter()
+            .enumerate()
+            .filter(|(i, v)| {
+                let r = round(*i);
+                v[0] == r && v[1] < r && v[2] == r && v[3] < r
+            })
+            .count();
+        eprintln!("IRIW, fenced {fenced}: the readers disagreed in {weak} of {total} rounds");
+        if fenced == 1 {
+            assert_eq!(weak, 0, "fences between the loads forbid it");
+        }
+    }
+    for release in [0, 1] {
+        let seen = run(3, 1, &|cpu, w, m, o| {
+            cpu.launch(
+                k::causality_rounds,
+                LaunchConfig::new(3, 32),
+                (w, m, o, rounds, release),
+            )
+        });
+        let weak = seen
+            .iter()
+            .enumerate()
+            .filter(|(i, v)| v[0] < round(*i))
+            .count();
+        eprintln!("WRC, release {release}: x read old in {weak} of {total} rounds");
+        if release == 1 {
+            assert_eq!(
+                weak, 0,
+                "the middle block's release carries what it observed"
+            );
+        }
+    }
+}
+
+/// A block's thread 0 waits until it sees another block's relaxed store,
+/// then the block meets at a barrier and thread 1 loads the same word
+/// (relaxed) into `saw`.
+#[kernel]
+pub fn observed_before_a_barrier(block: ThreadBlock, grid: Grid, word: Out<u32>, saw: Out<u32>) {
+    let x = word.atomic();
+    if grid.block_rank() == 0 {
+        if block.thread_rank() == 0 {
+            x.store(0, 1);
+        }
+        return;
+    }
+    if block.thread_rank() == 0 {
+        while x.load(0) == 0 {}
+    }
+    block.sync();
+    if block.thread_rank() == 1 {
+        saw.write(0, x.load(0));
+    }
+}
+
+#[test]
+fn what_a_thread_observed_before_a_barrier_its_block_never_reads_older() {
+    // The barrier orders thread 0's load, which saw the store, before
+    // thread 1's: coherence forbids thread 1 the old value, under every
+    // explored schedule.
+    for seed in 1..=24u64 {
+        let (mut word, mut saw) = (vec![0u32], vec![7u32]);
+        let result = Cpu::with_emulator(Emulator::new().with_schedule_seed(seed)).launch(
+            observed_before_a_barrier,
+            LaunchConfig::new(2, 32),
+            (&mut word, &mut saw),
+        );
+        assert!(result.is_ok(), "seed {seed}: {result:?}");
+        assert_eq!(saw, [1], "seed {seed}");
+    }
+}

@@ -194,3 +194,184 @@ pub fn message_passing_in_clusters(
         stale.write(pair, old);
     }
 }
+
+/// Load buffering, `rounds` rounds in pairs of blocks: in round `r` both
+/// blocks meet (as in [`store_buffering_rounds`]), then block `2p + s`
+/// loads `words[s]` and stores `r` into the other's word, the loads
+/// acquires and the stores releases when `ordered` is [`ORDERED`], relaxed
+/// otherwise; the value loaded goes to `seen[2 (rounds p + r - 1) + s]`.
+/// Both loads seeing `r` (each the other's later store) is the outcome the
+/// model allows for relaxed atomics and forbids for release and acquire.
+#[kernel(cooperative)]
+pub fn load_buffering_rounds(
+    grid: CooperativeGrid,
+    words: Out<u32>,
+    meet: Out<u32>,
+    seen: Out<u32>,
+    rounds: u32,
+    ordered: u32,
+) {
+    let block = this_thread_block();
+    let b = grid.block_rank();
+    if block.thread_rank() != 0 || b / 2 >= grid.num_blocks() / 2 {
+        return;
+    }
+    let (pair, side) = (b / 2, b % 2);
+    let at = pair * STRIDE;
+    let (load, store) = if ordered == ORDERED {
+        (Ordering::Acquire, Ordering::Release)
+    } else {
+        (Ordering::Relaxed, Ordering::Relaxed)
+    };
+    let x = words.atomic();
+    let counter = meet.atomic().with_ordering(Ordering::AcqRel);
+    let met = meet.atomic().with_ordering(Ordering::Acquire);
+    for r in 1..=rounds {
+        counter.fetch_add(at, 1);
+        while met.load(at) < 2 * r {}
+        let mine = x.with_ordering(load).load(at + side);
+        x.with_ordering(store).store(at + 1 - side, r);
+        seen.atomic()
+            .store(2 * (rounds as usize * pair + r as usize - 1) + side, mine);
+    }
+}
+
+/// Coherence of two reads, `rounds` rounds in pairs of blocks: in round `r`
+/// the blocks meet, block `2p` stores `r` into its pair's word and block
+/// `2p + 1` loads it twice (relaxed atomics at the device's scope), the two
+/// values going to `seen[2 (rounds p + r - 1)]` and the next. The second
+/// older than the first is forbidden: one location's writes are seen in
+/// one order by every thread.
+#[kernel(cooperative)]
+pub fn coherence_rounds(
+    grid: CooperativeGrid,
+    words: Out<u32>,
+    meet: Out<u32>,
+    seen: Out<u32>,
+    rounds: u32,
+) {
+    let block = this_thread_block();
+    let b = grid.block_rank();
+    if block.thread_rank() != 0 || b / 2 >= grid.num_blocks() / 2 {
+        return;
+    }
+    let pair = b / 2;
+    let at = pair * STRIDE;
+    let x = words.atomic().with_ordering(Ordering::Relaxed);
+    let counter = meet.atomic().with_ordering(Ordering::AcqRel);
+    let met = meet.atomic().with_ordering(Ordering::Acquire);
+    for r in 1..=rounds {
+        counter.fetch_add(at, 1);
+        while met.load(at) < 2 * r {}
+        if b.is_multiple_of(2) {
+            x.store(at, r);
+        } else {
+            let first = x.load(at);
+            let second = x.load(at);
+            let slot = 2 * (rounds as usize * pair + r as usize - 1);
+            seen.atomic().store(slot, first);
+            seen.atomic().store(slot + 1, second);
+        }
+    }
+}
+
+/// Independent reads of independent writes, `rounds` rounds in groups of
+/// four blocks (`4g` to `4g + 3`): in round `r` the four meet, block `4g`
+/// stores `r` into `x`, block `4g + 1` into `y`, block `4g + 2` loads `x`
+/// then `y` and block `4g + 3` loads `y` then `x` (relaxed atomics; a
+/// device fence between the two loads when `fenced` is 1), the loads going
+/// to `seen[4 (rounds g + r - 1) + k]`: `x`, `y` of the first reader, `y`,
+/// `x` of the second. Each reader seeing its first write new and its
+/// second old (the readers disagree on the order of the writes) is allowed
+/// without the fences and forbidden with them.
+#[kernel(cooperative)]
+pub fn independent_reads_rounds(
+    grid: CooperativeGrid,
+    words: Out<u32>,
+    meet: Out<u32>,
+    seen: Out<u32>,
+    rounds: u32,
+    fenced: u32,
+) {
+    let block = this_thread_block();
+    let b = grid.block_rank();
+    if block.thread_rank() != 0 || b / 4 >= grid.num_blocks() / 4 {
+        return;
+    }
+    let (group, role) = (b / 4, b % 4);
+    let at = group * STRIDE;
+    let x = words.atomic().with_ordering(Ordering::Relaxed);
+    let counter = meet.atomic().with_ordering(Ordering::AcqRel);
+    let met = meet.atomic().with_ordering(Ordering::Acquire);
+    for r in 1..=rounds {
+        counter.fetch_add(at, 1);
+        while met.load(at) < 4 * r {}
+        match role {
+            0 | 1 => x.store(at + role, r),
+            _ => {
+                // The first reader reads x then y, the second y then x.
+                let first = at + role - 2;
+                let a = x.load(first);
+                if fenced == 1 {
+                    fence_device();
+                }
+                let c = x.load(2 * at + 1 - first);
+                let slot = 4 * (rounds as usize * group + r as usize - 1) + 2 * (role - 2);
+                seen.atomic().store(slot, a);
+                seen.atomic().store(slot + 1, c);
+            }
+        }
+    }
+}
+
+/// Write-to-read causality over atomics, `rounds` rounds in groups of
+/// three blocks (`3g` to `3g + 2`): in round `r` the three meet, block `3g`
+/// stores `r` into `x` (relaxed); block `3g + 1` waits until it sees `x`
+/// at `r` (relaxed loads) and stores `r` into `y`, a release when
+/// `release` is 1, relaxed otherwise; block `3g + 2` waits until it sees
+/// `y` at `r` (acquire loads) and loads `x` (relaxed) into
+/// `seen[rounds g + r - 1]`. `x` older than `r` there is allowed with the
+/// relaxed middle store and forbidden with the release (the middle block
+/// observed the write before releasing).
+#[kernel(cooperative)]
+pub fn causality_rounds(
+    grid: CooperativeGrid,
+    words: Out<u32>,
+    meet: Out<u32>,
+    seen: Out<u32>,
+    rounds: u32,
+    release: u32,
+) {
+    let block = this_thread_block();
+    let b = grid.block_rank();
+    if block.thread_rank() != 0 || b / 3 >= grid.num_blocks() / 3 {
+        return;
+    }
+    let (group, role) = (b / 3, b % 3);
+    let at = group * STRIDE;
+    let relaxed = words.atomic().with_ordering(Ordering::Relaxed);
+    let counter = meet.atomic().with_ordering(Ordering::AcqRel);
+    let met = meet.atomic().with_ordering(Ordering::Acquire);
+    for r in 1..=rounds {
+        counter.fetch_add(at, 1);
+        while met.load(at) < 3 * r {}
+        match role {
+            0 => relaxed.store(at, r),
+            1 => {
+                while relaxed.load(at) < r {}
+                let ordering = if release == 1 {
+                    Ordering::Release
+                } else {
+                    Ordering::Relaxed
+                };
+                words.atomic().with_ordering(ordering).store(at + 1, r);
+            }
+            _ => {
+                let acquire = words.atomic().with_ordering(Ordering::Acquire);
+                while acquire.load(at + 1) < r {}
+                seen.atomic()
+                    .store(rounds as usize * group + r as usize - 1, relaxed.load(at));
+            }
+        }
+    }
+}

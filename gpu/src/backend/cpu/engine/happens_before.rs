@@ -22,6 +22,10 @@
 //! A chain of flags (write-to-read causality) publishes only when every
 //! link is a release and an acquire: the relaxed store of a middle link
 //! leaves nothing for the next reader to take.
+//!
+//! Under schedule exploration knowledge also holds the versions of atomic
+//! locations observed, which bound the previous values a load may return:
+//! what a thread read travels with its releases like its epochs do.
 
 use super::fast_hash::FastMap;
 use crate::backend::Site;
@@ -29,10 +33,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// For each block, the highest of its epochs a thread synchronized with
-/// (sorted by block; a block it never synchronized with is absent).
+/// (sorted by block; a block it never synchronized with is absent); under
+/// schedule exploration also, for each atomic location, the latest of its
+/// writes that the thread, or a thread whose release it synchronized
+/// with, had read or made before (sorted by address): a load never
+/// returns a write older than that, since the later one precedes it in
+/// causality order (write-to-read causality with a release in the middle).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Knowledge {
     seen: Vec<(u32, u32)>,
+    observed: Vec<(usize, u32)>,
 }
 
 impl Knowledge {
@@ -51,15 +61,34 @@ impl Knowledge {
         }
     }
 
+    /// The latest version of the location at `addr` observed, 0 for none.
+    pub fn version_of(&self, addr: usize) -> u32 {
+        self.observed
+            .binary_search_by_key(&addr, |&(a, _)| a)
+            .map_or(0, |i| self.observed[i].1)
+    }
+
+    /// Observed the location at `addr` at `version` (or later).
+    pub fn observe(&mut self, addr: usize, version: u32) {
+        match self.observed.binary_search_by_key(&addr, |&(a, _)| a) {
+            Ok(i) => self.observed[i].1 = self.observed[i].1.max(version),
+            Err(i) => self.observed.insert(i, (addr, version)),
+        }
+    }
+
     /// Whether `other` adds nothing to this.
     fn covers(&self, other: &Knowledge) -> bool {
         other.seen.iter().all(|&(b, e)| self.epoch_of(b) >= e)
+            && other.observed.iter().all(|&(a, v)| self.version_of(a) >= v)
     }
 
     /// Knows what `other` knows too.
     fn join(&mut self, other: &Knowledge) {
         for &(b, e) in &other.seen {
             self.insert(b, e);
+        }
+        for &(a, v) in &other.observed {
+            self.observe(a, v);
         }
     }
 }
@@ -86,6 +115,18 @@ pub(crate) fn insert(into: &mut Shared, block: u32, epoch: u32) {
 /// The epoch of `block` that `k` knows, 0 for none.
 pub(crate) fn epoch_in(k: &Shared, block: u32) -> u32 {
     k.as_ref().map_or(0, |k| k.epoch_of(block))
+}
+
+/// `into` observed the location at `addr` at `version`.
+pub(crate) fn observe(into: &mut Shared, addr: usize, version: u32) {
+    if version_in(into, addr) < version {
+        Arc::make_mut(into.get_or_insert_with(Default::default)).observe(addr, version);
+    }
+}
+
+/// The version of the location at `addr` that `k` observed, 0 for none.
+pub(crate) fn version_in(k: &Shared, addr: usize) -> u32 {
+    k.as_ref().map_or(0, |k| k.version_of(addr))
 }
 
 /// What a thread knew when it read an element, kept with the read for the

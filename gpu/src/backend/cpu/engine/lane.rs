@@ -1,6 +1,5 @@
 //! The emulated thread being run, and what it asks of its scheduler.
 
-use super::fast_hash::FastMap;
 use super::global_state::{self, Buffers};
 use super::happens_before::{self, FlagAccess, Flags, Shared, SyncView, Writer};
 use super::shared_state::BlockShared;
@@ -288,12 +287,11 @@ const SPIN_LOCATIONS: usize = 4;
 /// A spinning thread lets the others run every this many reads.
 pub(crate) const SPIN_SLICE: u64 = 256;
 
-/// What bounds a thread's weak loads under schedule exploration: the
-/// version of each atomic location it last read or wrote (a load never
-/// goes back past it), and the launch's clock at its last device fence.
+/// What bounds a thread's weak loads under schedule exploration besides
+/// the versions its knowledge observed: the launch's clock at its last
+/// device fence.
 #[derive(Default)]
 pub(crate) struct WeakLoads {
-    seen: FastMap<usize, u32>,
     fence_time: u64,
 }
 
@@ -808,9 +806,11 @@ pub(crate) fn global_access(
 ///
 /// Under schedule exploration a load may return the location's previous
 /// value (a weak outcome the model allows) when the last write is another
-/// block's, the thread has not read that write, has not synchronized with
-/// a release after it, and made no device fence since it (the fences are
-/// `membar.gl`, sequentially consistent), with even odds.
+/// block's, neither the thread nor any thread whose release it
+/// synchronized with (before that release) had read that write, the
+/// thread has not synchronized with a release of the writer after it, and
+/// made no device fence since it (the fences are `membar.gl`,
+/// sequentially consistent), with even odds.
 pub(crate) fn synchronized(
     addr: usize,
     kind: AtomicOp,
@@ -856,17 +856,15 @@ pub(crate) fn synchronized(
     if flags.weak() {
         let mut weak = ctx.weak.borrow_mut();
         let weak = weak.get_or_insert_with(Default::default);
+        let mut sync = ctx.sync.borrow_mut();
+        let knows = sync.as_ref().and_then(|s| s.knows.as_ref());
+        let known = knows.map_or(0, |k| k.version_of(addr));
         let stale = kind == AtomicOp::Load
             && before.prev.is_some()
-            && weak.seen.get(&addr).copied().unwrap_or(0) < version
+            && known < version
             && before.last.is_some_and(|w| {
                 w.block != ctx.block_rank
-                    && ctx
-                        .sync
-                        .borrow()
-                        .as_ref()
-                        .map_or(0, |s| happens_before::epoch_in(&s.knows, w.block))
-                        < w.min_epoch
+                    && knows.map_or(0, |k| k.epoch_of(w.block)) < w.min_epoch
                     && weak.fence_time < w.time
             })
             && {
@@ -874,14 +872,16 @@ pub(crate) fn synchronized(
                 ctx.rng.set(r);
                 r.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63 != 0
             };
-        if stale {
+        let observed = if stale {
             let (old, old_carried) = before.prev.clone().expect("checked");
             result = old;
             carried = old_carried;
-            weak.seen.insert(addr, version - 1);
+            version - 1
         } else {
-            weak.seen.insert(addr, version);
-        }
+            version
+        };
+        let sync = sync.get_or_insert_with(Default::default);
+        happens_before::observe(&mut sync.knows, addr, observed);
     }
     if !access.reads {
         return result;
