@@ -64,16 +64,31 @@ pub(crate) struct Program {
     debug: Vec<(String, Range<usize>)>,
 }
 
+/// Why [`Program::get`] gives no program to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unavailable {
+    /// The program has no line information, in its file or beside it (no
+    /// `.debug_line`, no `.gnu_debuglink`, no file for its build id under
+    /// `/usr/lib/debug`): no symbolizer can name a line (a release build).
+    NoLines,
+    /// It may have some that this reader does not read: not a 64-bit
+    /// little-endian ELF, no symbol table, compressed debug sections, no
+    /// unit address ranges, or debug information in another file.
+    Elsewhere,
+}
+
 impl Program {
-    /// The running program, mapped on first use; `None` when its file
-    /// cannot be read as a 64-bit little-endian ELF with a symbol table,
-    /// uncompressed debug sections and unit address ranges.
-    pub(crate) fn get() -> Option<&'static Program> {
-        static PROGRAM: OnceLock<Option<Program>> = OnceLock::new();
-        PROGRAM.get_or_init(Program::open).as_ref()
+    /// The running program, mapped on first use.
+    pub(crate) fn get() -> Result<&'static Program, Unavailable> {
+        static PROGRAM: OnceLock<Result<Program, Unavailable>> = OnceLock::new();
+        PROGRAM.get_or_init(Program::open).as_ref().map_err(|e| *e)
     }
 
-    fn open() -> Option<Program> {
+    fn open() -> Result<Program, Unavailable> {
+        Program::read().ok_or(Unavailable::Elsewhere)?
+    }
+
+    fn read() -> Option<Result<Program, Unavailable>> {
         let file = std::fs::File::open("/proc/self/exe").ok()?;
         // SAFETY: the mapping is read-only and of the running program's
         // own file, which the system keeps from being written while it
@@ -105,6 +120,7 @@ impl Program {
         const SHF_COMPRESSED: u64 = 0x800;
         let mut symtab = None;
         let mut debug = Vec::new();
+        let (mut compressed, mut debuglink, mut build_id) = (false, false, None);
         for i in 0..shnum {
             let (name, kind, flags, range) = header(i)?;
             let name = c_str(elf.get(names.start + name as usize..names.end)?)?;
@@ -112,25 +128,31 @@ impl Program {
                 let link = u32_at(elf, shoff + i * shentsize + 40)? as usize;
                 symtab = Some((range, header(link)?.3));
             } else if name.starts_with(".debug_") {
-                if flags & SHF_COMPRESSED != 0 {
-                    return None;
-                }
+                compressed |= flags & SHF_COMPRESSED != 0;
                 if kind != SHT_NOBITS {
                     debug.push((name.to_string(), range));
                 }
+            } else if name == ".gnu_debuglink" {
+                debuglink = true;
+            } else if name == ".note.gnu.build-id" {
+                build_id = build_id_of(&elf[range]);
             }
         }
+        let has = |section: &str| debug.iter().any(|(n, _)| n == section);
+        if !has(".debug_line") && !debuglink && !build_id.is_some_and(|id| debug_file(&id)) {
+            return Some(Err(Unavailable::NoLines));
+        }
         let (symtab, strtab) = symtab?;
-        if !debug.iter().any(|(n, _)| *n == ".debug_aranges") {
+        if compressed || !has(".debug_aranges") {
             return None;
         }
-        Some(Program {
+        Some(Ok(Program {
             file,
             bias: load_bias()?,
             symtab,
             strtab,
             debug,
-        })
+        }))
     }
 
     /// The demangled name (without its hash) of the function holding each
@@ -201,6 +223,9 @@ impl Program {
         let unit = dwarf
             .unit(dwarf.debug_info.header_from_offset(offset).ok()?)
             .ok()?;
+        if unit.dwo_id.is_some() {
+            return None; // a skeleton: its functions are in a split file
+        }
         let program = unit.line_program.clone()?;
         let header = program.header().clone();
         let path = |file: u64| -> Option<String> { file_path(&dwarf, &unit, &header, file) };
@@ -405,6 +430,27 @@ fn location(file: String, line: u64, column: u64) -> Option<PanicLocation> {
     })
 }
 
+/// The build id in a `.note.gnu.build-id` section: a note of type 3 named
+/// `GNU`.
+fn build_id_of(note: &[u8]) -> Option<Vec<u8>> {
+    let name_size = u32_at(note, 0)? as usize;
+    let desc_size = u32_at(note, 4)? as usize;
+    let kind = u32_at(note, 8)?;
+    let desc = 12 + name_size.div_ceil(4) * 4;
+    (kind == 3 && note.get(12..16)? == b"GNU\0")
+        .then(|| note.get(desc..desc + desc_size).map(<[u8]>::to_vec))?
+}
+
+/// Whether the system keeps a debug file for build id `id`
+/// (`/usr/lib/debug/.build-id/ab/cdef….debug`).
+fn debug_file(id: &[u8]) -> bool {
+    let Some((first, rest)) = id.split_first() else {
+        return false;
+    };
+    let hex: String = rest.iter().map(|b| format!("{b:02x}")).collect();
+    std::path::Path::new(&format!("/usr/lib/debug/.build-id/{first:02x}/{hex}.debug")).exists()
+}
+
 /// `path` followed by `part`, or `part` when it is absolute.
 fn join(path: &mut String, part: &str) {
     if part.starts_with('/') {
@@ -477,6 +523,10 @@ mod tests {
     fn a_return_address_is_named_with_the_line_that_called() {
         // Test builds carry line tables and unit address ranges.
         let program = Program::get().expect("the test program's debug information");
+        assert_eq!(
+            super::build_id_of(b"\x04\0\0\0\x02\0\0\0\x03\0\0\0GNU\0\xab\xcd"),
+            Some(vec![0xab, 0xcd])
+        );
         for (addresses, line) in two_calls() {
             // Each address's frames, inlined calls expanded (this crate is
             // optimized a little in test builds), innermost first.
