@@ -77,6 +77,7 @@ fn chain<L>(
         .take_while(|(symbol, _)| !symbol.contains(KERNEL_ENTRY))
         .filter(|(symbol, _)| in_kernel_crate(symbol))
         .filter_map(|(_, at)| locate(&at))
+        .filter(|at| !in_toolchain(&at.file))
         .collect();
     let i = user.iter().position(|l| {
         l.line == site.line() && (l.file.ends_with(site.file()) || site.file().ends_with(&l.file))
@@ -155,6 +156,13 @@ fn in_kernel_crate(symbol: &str) -> bool {
     !NOT.iter().any(|p| bare.starts_with(p))
 }
 
+/// Whether `file` is the standard library's source: an inlined call of
+/// it named without its path (debug information of line tables only
+/// names functions by their bare names) is no caller of the kernel's.
+fn in_toolchain(file: &str) -> bool {
+    file.starts_with("/rustc/") || file.contains("/lib/rustlib/src/rust/library/")
+}
+
 /// `path:line:column`.
 fn parse_location(text: &str) -> Option<PanicLocation> {
     let mut parts = text.rsplitn(3, ':');
@@ -166,7 +174,19 @@ fn parse_location(text: &str) -> Option<PanicLocation> {
 
 #[cfg(test)]
 mod call_chain_tests {
-    use super::in_site_style;
+    use super::{in_site_style, in_toolchain};
+
+    #[test]
+    fn the_standard_librarys_sources_are_no_callers() {
+        assert!(in_toolchain(
+            "/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/iter/range.rs"
+        ));
+        assert!(in_toolchain(
+            "/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/lib/rustlib/src/rust/library/core/src/ops/function.rs"
+        ));
+        assert!(!in_toolchain("/home/u/proj/src/rustc/x.rs"));
+        assert!(!in_toolchain("src/x.rs"));
+    }
 
     #[test]
     fn a_call_chain_takes_the_sites_path_style() {
