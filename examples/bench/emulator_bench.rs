@@ -1,7 +1,8 @@
 //! How fast the CPU backend runs: the `dot` example's warp-shuffle kernel
 //! on the shared-memory dot product tutorial's problem (N = 33 × 1024, 32
 //! blocks of 256 threads) and a warp-shuffle sum of 2^20 elements in blocks
-//! of 256 threads (4096 blocks). Prints the median of several runs.
+//! of 256 threads (4096 blocks), on 1, 2, 4, ... host threads up to the
+//! machine's logical CPUs. Prints the median of several runs.
 //!
 //! Run: `cargo run --release -p coop-bench --bin emulator_bench`; the
 //! diagnoses' figures (first lines) need line information, which the
@@ -100,6 +101,13 @@ fn resident_mib() -> Option<f64> {
     status_mib("VmRSS:")
 }
 
+/// The processor's model name (Linux).
+fn cpu_model() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("model name"))?;
+    Some(line.split_once(':')?.1.trim().to_string())
+}
+
 fn status_mib(field: &str) -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
@@ -140,8 +148,21 @@ fn main() {
     );
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("coop CPU backend on {cores} logical CPU(s)");
-    for threads in [1, cores] {
+    println!(
+        "coop CPU backend on {cores} logical CPU(s) ({}), {} build",
+        cpu_model().unwrap_or_else(|| "model unknown".into()),
+        if cfg!(debug_assertions) { "debug" } else { "release" }
+    );
+    // 1, 2, 4, ... host threads up to the machine's logical CPUs, and all
+    // of them.
+    let mut counts: Vec<usize> = (0..)
+        .map(|k| 1usize << k)
+        .take_while(|&t| t <= cores)
+        .collect();
+    if counts.last() != Some(&cores) {
+        counts.push(cores);
+    }
+    for threads in counts {
         println!("blocks on {threads} host thread(s):");
         let cpu = Cpu::with_emulator(Emulator::new().with_host_threads(threads));
         run(&cpu);
