@@ -151,7 +151,11 @@ fn main() {
     println!(
         "coop CPU backend on {cores} logical CPU(s) ({}), {} build",
         cpu_model().unwrap_or_else(|| "model unknown".into()),
-        if cfg!(debug_assertions) { "debug" } else { "release" }
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
     );
     // 1, 2, 4, ... host threads up to the machine's logical CPUs, and all
     // of them.
