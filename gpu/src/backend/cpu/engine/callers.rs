@@ -5,10 +5,10 @@
 //! Two readers give the frames. On Linux, [`super::symbolize`] maps the
 //! program's file and reads its symbol table and the line table of each
 //! unit a frame of the kernel's crate falls in, nothing else. Where it
-//! cannot (another system, no line tables, compressed debug sections, a
-//! helper inlined so that the call's own frame is gone), the standard
-//! library's `Backtrace` does, which loads all of the program's debug
-//! information on its first use in a process.
+//! cannot (another system, compressed debug sections, a unit it has no
+//! address ranges for or whose functions are in a split DWARF file), the
+//! standard library's `Backtrace` does, which loads all of the program's
+//! debug information on its first use in a process.
 
 use crate::backend::cpu::PanicLocation;
 use crate::backend::Site;
@@ -29,6 +29,7 @@ pub(crate) fn callers_of(site: Site) -> Vec<PanicLocation> {
     if let Ok(program) = program {
         let ips = super::symbolize::return_addresses();
         let mut frames = Vec::new();
+        let mut unread = false;
         for (symbol, ip) in program.symbols(&ips).into_iter().zip(ips) {
             let Some(symbol) = symbol else { continue };
             let entry = symbol.contains(KERNEL_ENTRY);
@@ -36,7 +37,16 @@ pub(crate) fn callers_of(site: Site) -> Vec<PanicLocation> {
                 // Only the kernel crate's functions are read for lines
                 // and inlined calls (coop's inlined into them included).
                 // An inlined call of unknown name is left out.
-                let inner = program.frames(ip);
+                let Some(inner) = program.frames(ip) else {
+                    // A Rust function (a path) has line information in a
+                    // program that has some; a bare symbol (an assembly
+                    // trampoline) has none anywhere.
+                    if symbol.contains("::") {
+                        unread = true;
+                        break;
+                    }
+                    continue;
+                };
                 let last = inner.len() - 1;
                 for (i, (name, at)) in inner.into_iter().enumerate() {
                     match name {
@@ -52,8 +62,11 @@ pub(crate) fn callers_of(site: Site) -> Vec<PanicLocation> {
                 break;
             }
         }
-        if let Some(chain) = chain(frames.into_iter(), |at| at.clone(), site) {
-            return chain;
+        if !unread {
+            // Every frame of the kernel's crate was read: the standard
+            // library's symbolizer would find no more (a collective in
+            // tail position leaves no frame of its caller on the stack).
+            return chain(frames.into_iter(), |at| at.clone(), site).unwrap_or_default();
         }
     }
     chain(std_frames(), |at| at.clone(), site).unwrap_or_default()

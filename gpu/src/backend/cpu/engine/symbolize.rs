@@ -192,11 +192,14 @@ impl Program {
     /// program, innermost first: the functions inlined there, each named
     /// and at its line (`None` for a name the debug information does not
     /// give), then the function itself (`None`: its symbol names it) at the
-    /// line that called the outermost of them. One frame with no line where
-    /// the program has no line information for it.
-    pub(crate) fn frames(&self, address: usize) -> Vec<(Option<String>, Option<PanicLocation>)> {
+    /// line that called the outermost of them. `None` where this file has
+    /// no line information for the address (a unit without address
+    /// ranges, or one whose functions are in a split DWARF file).
+    pub(crate) fn frames(
+        &self,
+        address: usize,
+    ) -> Option<Vec<(Option<String>, Option<PanicLocation>)>> {
         self.inlined(address.wrapping_sub(self.bias).wrapping_sub(1) as u64)
-            .unwrap_or_else(|| vec![(None, None)])
     }
 
     fn inlined(&self, target: u64) -> Option<Vec<(Option<String>, Option<PanicLocation>)>> {
@@ -533,7 +536,7 @@ mod tests {
             let mut frames = Vec::new();
             for (symbol, address) in program.symbols(&addresses).into_iter().zip(&addresses) {
                 let Some(symbol) = symbol else { continue };
-                for (name, at) in program.frames(*address) {
+                for (name, at) in program.frames(*address).expect("line information") {
                     frames.push((name.unwrap_or_else(|| symbol.clone()), at));
                 }
             }
