@@ -1,8 +1,9 @@
 //! How fast the CPU backend runs: the `dot` example's warp-shuffle kernel
 //! on the shared-memory dot product tutorial's problem (N = 33 × 1024, 32
-//! blocks of 256 threads) and a warp-shuffle sum of 2^20 elements in blocks
-//! of 256 threads (4096 blocks), on 1, 2, 4, ... host threads up to the
-//! machine's logical CPUs. Prints the median of several runs.
+//! blocks of 256 threads), a warp-shuffle sum of 2^20 and 2^22 elements in
+//! blocks of 256 threads, and the dot product's shared-memory tree (17 block
+//! barriers a thread) over 2^18 elements, on 1, 2, 4, ... host threads up
+//! to the machine's logical CPUs. Prints the median of several runs.
 //!
 //! Run: `cargo run --release -p coop-bench --bin emulator_bench`; the
 //! diagnoses' figures (first lines) need line information, which the
@@ -10,6 +11,7 @@
 
 use coop::cpu::Emulator;
 use coop::prelude::*;
+use coop_examples::kernels::dot::TREE_THREADS;
 use coop_examples::{
     dot_blocks, dot_closed_form, dot_inputs, kernels, DOT_N, DOT_THREADS_PER_BLOCK,
 };
@@ -213,6 +215,22 @@ fn run(cpu: &Cpu) {
             &report,
         );
     }
+    // Barriers and shared memory: the tutorial's tree, one element a thread.
+    let n = 1usize << 18;
+    let (a, b) = dot_inputs(n);
+    let blocks = (n / TREE_THREADS) as u32;
+    let mut partial = vec![0f32; blocks as usize];
+    let (t, report) = time(5, || {
+        cpu.launch(
+            kernels::dot::dot_shared_tree,
+            LaunchConfig::new(blocks, TREE_THREADS as u32),
+            (&a, &b, &mut partial),
+        )
+        .expect("dot_shared_tree runs")
+    });
+    let c: f64 = partial.iter().map(|&p| p as f64).sum();
+    assert!(((c - dot_closed_form(n)) / dot_closed_form(n)).abs() < 1e-5);
+    print_row("shared tree, 2^18 elements, 1024 x 256", t, &report);
 }
 
 fn print_row(what: &str, t: Duration, r: &Report) {

@@ -205,11 +205,30 @@ impl Op {
     }
 }
 
+/// Where a thread of a block stands, as the scheduler sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum State {
+    /// To be resumed with this value (a collective's result).
+    Ready(u64),
+    /// Stopped at the collective `op`, called at `site`: set by the thread
+    /// itself before it suspends.
+    Waiting { op: Op, site: Site },
+    /// Stopped in a loop that reads without anything changing.
+    Spinning {
+        site: Site,
+        reads: u64,
+        global: bool,
+    },
+    /// Returned from the kernel (or stopped by a panic).
+    Done,
+}
+
 /// What a suspended thread asks of the scheduler.
 #[derive(Debug)]
 pub(crate) enum Request {
-    /// Wait for the rest of the group, then resume with the result.
-    Collective { op: Op, site: Site },
+    /// Wait for the rest of the group at the collective the thread's
+    /// [`State`] names, then resume with the result.
+    Collective,
     /// The thread made a tile whose parent does not split evenly.
     PartialTile {
         size: u32,
@@ -298,6 +317,10 @@ pub(crate) struct WeakLoads {
 /// The context of one emulated thread.
 pub(crate) struct LaneCtx {
     pub info: LaneInfo,
+    /// Where the thread stands: the thread sets it to the collective it
+    /// waits at; the scheduler reads it once the warp has run, and sets it
+    /// to the result.
+    pub state: Cell<State>,
     /// The block's scratch, shared by all its threads.
     pub scratch: *mut u8,
     /// The block's shared arrays and their race detector.
@@ -673,6 +696,7 @@ fn suspend(request: Request) -> u64 {
     suspend_ctx(current(), request)
 }
 
+#[inline]
 fn suspend_ctx(ctx: &LaneCtx, request: Request) -> u64 {
     // SAFETY: the yielder was set when the lane's coroutine started and
     // lives as long as the coroutine, which is running now.
@@ -972,8 +996,6 @@ pub(crate) fn buffer_name(addr: usize) -> Option<&'static str> {
         .map(|(i, _)| launch.buffers.name(i))
 }
 
-/// Suspends the current lane at a collective; returns its result.
-#[inline]
 /// The calling thread enters the collective `call`, written by the kernel
 /// at `site`: what it waits at inside (barriers, shuffles) is named `call`
 /// in diagnostics.
@@ -990,33 +1012,88 @@ pub(crate) fn written_name(ctx: &LaneCtx, op: &Op, site: Site) -> &'static str {
     }
 }
 
+/// Suspends the current thread at the collective `op`, called at `site`;
+/// returns its result. Inlined, so that the thread writes the operation
+/// straight into its state, where the scheduler finds it.
+#[inline]
 pub(crate) fn collective(op: Op, site: Site) -> u64 {
-    let ctx = count_step(site);
     if let Op::BlockSync { .. } | Op::GridSync | Op::ClusterSync = op {
-        // A barrier of the block (or one that holds it) between a split
-        // barrier's arrive and wait.
-        let call = written_name(ctx, &op, site);
-        if let Some((arrive, group)) = ctx.group_arrival.get() {
-            abort(Request::Stop(Box::new(Violation::ArrivalNotWaited {
-                thread: ctx.info.rank,
-                arrive,
-                group,
-                then: AfterArrival::Collective { call, site },
-            })));
-        }
-        let rank = ctx.info.rank;
-        if let Err(v) = block_shared(|s| s.check_no_window(rank, call, site)) {
-            abort(Request::Stop(Box::new(v)));
-        }
+        return barrier(op, site);
     }
-    let mut result = suspend_ctx(ctx, Request::Collective { op, site });
-    while result == CAPTURE_CALLERS {
-        // The scheduler, naming a broken rule, asks where this call came
-        // from; the thread stays at its collective.
-        ctx.callers.replace(super::callers::callers_of(site));
-        result = suspend_ctx(ctx, Request::Collective { op, site });
+    wait_at(current(), op, site)
+}
+
+/// A barrier of the block (or one that holds it): not allowed between a
+/// split barrier's arrive and wait.
+#[inline(never)]
+fn barrier(op: Op, site: Site) -> u64 {
+    let ctx = current();
+    let call = written_name(ctx, &op, site);
+    if let Some((arrive, group)) = ctx.group_arrival.get() {
+        abort(Request::Stop(Box::new(Violation::ArrivalNotWaited {
+            thread: ctx.info.rank,
+            arrive,
+            group,
+            then: AfterArrival::Collective { call, site },
+        })));
+    }
+    let rank = ctx.info.rank;
+    if let Err(v) = block_shared(|s| s.check_no_window(rank, call, site)) {
+        abort(Request::Stop(Box::new(v)));
+    }
+    wait_at(ctx, op, site)
+}
+
+/// Counts the step of a collective and suspends the thread there. The
+/// state is written first, straight from the operation's fields: a
+/// preemption (the one step that returns) keeps it in the context, not
+/// on the stack, so that the scheduler's read of it never waits for
+/// stores still in flight.
+#[inline]
+fn wait_at(ctx: &LaneCtx, op: Op, site: Site) -> u64 {
+    ctx.state.set(State::Waiting { op, site });
+    let steps = ctx.steps.get() + 1;
+    ctx.steps.set(steps);
+    if steps > ctx.budget || ctx.preempt_one_in != 0 {
+        step_at_collective(ctx, steps, site);
+    }
+    let result = suspend_ctx(ctx, Request::Collective);
+    if result == CAPTURE_CALLERS {
+        return capture_callers(ctx, op, site);
     }
     result
+}
+
+/// The rare part of a collective's step: out of steps, or a preemption
+/// under schedule exploration.
+#[cold]
+#[inline(never)]
+fn step_at_collective(ctx: &LaneCtx, steps: u64, site: Site) {
+    if steps > ctx.budget {
+        abort(Request::OutOfSteps { steps, site });
+    }
+    let r = xorshift(ctx.rng.get());
+    ctx.rng.set(r);
+    if r.is_multiple_of(ctx.preempt_one_in as u64) {
+        let waiting = ctx.state.get();
+        suspend_ctx(ctx, Request::Preempt);
+        ctx.state.set(waiting);
+    }
+}
+
+/// The scheduler, naming a broken rule, asks where the collective `op` at
+/// `site` was called from; the thread stays at its collective.
+#[cold]
+#[inline(never)]
+fn capture_callers(ctx: &LaneCtx, op: Op, site: Site) -> u64 {
+    loop {
+        ctx.callers.replace(super::callers::callers_of(site));
+        ctx.state.set(State::Waiting { op, site });
+        let result = suspend_ctx(ctx, Request::Collective);
+        if result != CAPTURE_CALLERS {
+            return result;
+        }
+    }
 }
 
 /// What the scheduler resumes a thread waiting at a collective with to ask

@@ -6,7 +6,7 @@
 
 use super::global_state::Touched;
 use super::happens_before::{self, SyncView};
-use super::lane::{self, LaneCtx, LaneInfo, LaunchShared, Op, Request, VoteKind};
+use super::lane::{self, LaneCtx, LaneInfo, LaunchShared, Op, Request, State, VoteKind};
 use super::panics::Capture;
 use super::semantics::{lanes_where, shfl_source};
 use super::shared_state::{BlockShared, SiteTotals};
@@ -126,25 +126,8 @@ pub(crate) struct Geometry {
     pub cluster_dim: Dim3,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum State {
-    Ready(u64),
-    Waiting {
-        op: Op,
-        site: Site,
-    },
-    /// Stopped in a loop that reads without anything changing.
-    Spinning {
-        site: Site,
-        reads: u64,
-        global: bool,
-    },
-    Done,
-}
-
 struct Lane {
     co: Option<LaneCoroutine>,
-    state: State,
 }
 
 pub(crate) struct Block<'a> {
@@ -300,6 +283,7 @@ impl<'a> Block<'a> {
             .map(|rank| {
                 let thread = Dim3::new(rank % d.x, (rank / d.x) % d.y, rank / (d.x * d.y));
                 LaneCtx {
+                    state: Cell::new(State::Ready(0)),
                     info: LaneInfo {
                         thread,
                         block: geometry.block,
@@ -340,12 +324,7 @@ impl<'a> Block<'a> {
                 }
             })
             .collect();
-        let lanes = (0..threads)
-            .map(|_| Lane {
-                co: None,
-                state: State::Ready(0),
-            })
-            .collect();
+        let lanes = (0..threads).map(|_| Lane { co: None }).collect();
         Block {
             lanes,
             ctxs,
@@ -374,8 +353,8 @@ impl<'a> Block<'a> {
     /// waits at: its threads go on, in a new interval of the block's race
     /// detector.
     pub(crate) fn release_group_sync(&mut self, counts: &mut Counts) -> Result<(), Violation> {
-        for (lane, ctx) in self.lanes.iter_mut().zip(self.ctxs.iter()) {
-            lane.state = State::Ready(0);
+        for ctx in self.ctxs.iter() {
+            ctx.state.set(State::Ready(0));
             ctx.ordered.set(false);
             ctx.observed.set(false);
             ctx.block_atomic.set(false);
@@ -401,7 +380,7 @@ impl Block<'_> {
                     order.swap(i, (self.rng % (i as u64 + 1)) as usize);
                 }
                 for &i in &order {
-                    if let State::Ready(value) = self.lanes[i].state {
+                    if let State::Ready(value) = self.ctxs[i].state.get() {
                         self.resume(i, value)?;
                     }
                 }
@@ -413,7 +392,7 @@ impl Block<'_> {
                     let hi = (lo + 32).min(n);
                     loop {
                         for i in lo..hi {
-                            if let State::Ready(value) = self.lanes[i].state {
+                            if let State::Ready(value) = self.ctxs[i].state.get() {
                                 self.resume(i, value)?;
                             }
                         }
@@ -423,13 +402,17 @@ impl Block<'_> {
                     }
                 }
             }
-            if self.lanes.iter().all(|l| matches!(l.state, State::Done)) {
+            if self
+                .ctxs
+                .iter()
+                .all(|c| matches!(c.state.get(), State::Done))
+            {
                 return Ok(Pause::Done);
             }
             if self
-                .lanes
+                .ctxs
                 .iter()
-                .any(|l| matches!(l.state, State::Ready(_)))
+                .any(|c| matches!(c.state.get(), State::Ready(_)))
             {
                 continue; // preempted by schedule exploration
             }
@@ -463,7 +446,7 @@ impl Block<'_> {
                 continue;
             };
             let i = first as usize;
-            let State::Waiting { site: at, .. } = self.lanes[i].state else {
+            let State::Waiting { site: at, .. } = self.ctxs[i].state.get() else {
                 continue;
             };
             // A call in the kernel's own body was made by the kernel: no
@@ -483,18 +466,21 @@ impl Block<'_> {
     /// that they spin forever.
     fn resume_spinners(&mut self) -> Result<Spin, Violation> {
         let spinners: Vec<usize> = (0..self.lanes.len())
-            .filter(|&i| matches!(self.lanes[i].state, State::Spinning { .. }))
+            .filter(|&i| matches!(self.ctxs[i].state.get(), State::Spinning { .. }))
             .collect();
         if spinners.is_empty() {
             return Ok(Spin::None);
         }
         let limit = self.launch.spin_limit;
         let stuck = spinners.iter().all(
-            |&i| matches!(self.lanes[i].state, State::Spinning { reads, .. } if reads >= limit),
+            |&i| matches!(self.ctxs[i].state.get(), State::Spinning { reads, .. } if reads >= limit),
         );
-        let global = spinners
-            .iter()
-            .any(|&i| matches!(self.lanes[i].state, State::Spinning { global: true, .. }));
+        let global = spinners.iter().any(|&i| {
+            matches!(
+                self.ctxs[i].state.get(),
+                State::Spinning { global: true, .. }
+            )
+        });
         // A block waiting on global memory may be waiting for an earlier
         // block that another host thread still runs.
         let nothing_to_wait_for = !global || (self.earlier_done)();
@@ -502,8 +488,8 @@ impl Block<'_> {
             let mut spinning = Vec::new();
             let mut others = Vec::new();
             let mut reads = 0;
-            for (i, lane) in self.lanes.iter().enumerate() {
-                match lane.state {
+            for (i, ctx) in self.ctxs.iter().enumerate() {
+                match ctx.state.get() {
                     State::Spinning { site, reads: r, .. } => {
                         reads = reads.max(r);
                         add_arrival(&mut spinning, SPINNING, Some(site), i)
@@ -527,7 +513,7 @@ impl Block<'_> {
             });
         }
         for &i in &spinners {
-            self.lanes[i].state = State::Ready(0);
+            self.ctxs[i].state.set(State::Ready(0));
         }
         if global && self.cooperative {
             // The other blocks of the launch, run on this host thread
@@ -567,54 +553,52 @@ impl Block<'_> {
         }
         let lane = &mut self.lanes[i];
         let co = lane.co.as_mut().expect("created above");
-        lane::enter(&self.ctxs[i]);
-        let result = match co.resume(value) {
-            CoroutineResult::Return(Some(payload)) => Err(payload),
-            other => Ok(other),
-        };
+        let ctx = &self.ctxs[i];
+        lane::enter(ctx);
+        let result = co.resume(value);
         lane::leave();
         match result {
-            Ok(CoroutineResult::Yield(Request::Collective { op, site })) => {
-                lane.state = State::Waiting { op, site };
-                Ok(())
-            }
-            Ok(CoroutineResult::Yield(Request::PartialTile {
+            // The thread has set its state to the collective it waits at
+            // (the request carries nothing, so that nothing the thread
+            // just wrote is read back at once).
+            CoroutineResult::Yield(Request::Collective) => Ok(()),
+            CoroutineResult::Yield(Request::PartialTile {
                 size,
                 parent_size,
                 site,
-            })) => Err(Violation::PartialTile {
+            }) => Err(Violation::PartialTile {
                 tile_size: size,
                 parent_size,
                 thread: rank,
                 site,
             }),
-            Ok(CoroutineResult::Yield(Request::OutOfSteps { steps, site })) => {
+            CoroutineResult::Yield(Request::OutOfSteps { steps, site }) => {
                 Err(Violation::OutOfSteps {
                     thread: rank,
                     steps: steps - 1,
                     site,
                 })
             }
-            Ok(CoroutineResult::Yield(Request::Stop(violation))) => Err(*violation),
-            Ok(CoroutineResult::Yield(Request::Spin {
+            CoroutineResult::Yield(Request::Stop(violation)) => Err(*violation),
+            CoroutineResult::Yield(Request::Spin {
                 site,
                 reads,
                 global,
-            })) => {
-                lane.state = State::Spinning {
+            }) => {
+                ctx.state.set(State::Spinning {
                     site,
                     reads,
                     global,
-                };
+                });
                 Ok(())
             }
-            Ok(CoroutineResult::Yield(Request::Preempt)) => {
-                lane.state = State::Ready(0);
+            CoroutineResult::Yield(Request::Preempt) => {
+                ctx.state.set(State::Ready(0));
                 Ok(())
             }
-            Ok(CoroutineResult::Return(_)) => {
-                lane.state = State::Done;
-                if let Some((arrive, group)) = self.ctxs[i].group_arrival.get() {
+            CoroutineResult::Return(None) => {
+                ctx.state.set(State::Done);
+                if let Some((arrive, group)) = ctx.group_arrival.get() {
                     return Err(Violation::ArrivalNotWaited {
                         thread: rank,
                         arrive,
@@ -626,8 +610,8 @@ impl Block<'_> {
                 self.stacks.borrow_mut().pool.push(co.into_stack());
                 Ok(())
             }
-            Err(payload) => {
-                lane.state = State::Done;
+            CoroutineResult::Return(Some(payload)) => {
+                ctx.state.set(State::Done);
                 lane.co = None;
                 let message = payload
                     .downcast_ref::<String>()
@@ -669,22 +653,22 @@ impl Block<'_> {
         let n = self.lanes.len();
         let spinning = diagnose
             && self
-                .lanes
+                .ctxs
                 .iter()
-                .any(|l| matches!(l.state, State::Spinning { .. }));
+                .any(|c| matches!(c.state.get(), State::Spinning { .. }));
         // Lanes completed this call, a bit per lane of each warp.
         let mut handled = [0u32; 32];
         let mut released = false;
         let mut stuck = None;
         for i in lanes {
-            let State::Waiting { op, site } = self.lanes[i].state else {
+            let State::Waiting { op, site } = self.ctxs[i].state.get() else {
                 continue;
             };
             if let Op::BarrierWait = op {
                 // The block's split barrier: released once its phase is
                 // complete; otherwise the threads yet to arrive must run.
                 if self.shared.borrow_mut().try_wait(i as u32) {
-                    self.lanes[i].state = State::Ready(0);
+                    self.ctxs[i].state.set(State::Ready(0));
                     counts.collectives += 1;
                     released = true;
                 }
@@ -700,7 +684,7 @@ impl Block<'_> {
                     if let State::Waiting {
                         op: Op::ActiveMask,
                         site: s,
-                    } = self.lanes[l].state
+                    } = self.ctxs[l].state.get()
                     {
                         if same_site(s, site) {
                             group |= 1 << (l - warp_base);
@@ -722,7 +706,7 @@ impl Block<'_> {
                 let mut bits = group;
                 while bits != 0 {
                     let l = warp_base + bits.trailing_zeros() as usize;
-                    self.lanes[l].state = State::Ready(group as u64);
+                    self.ctxs[l].state.set(State::Ready(group as u64));
                     bits &= bits - 1;
                 }
                 handled[i / 32] |= group;
@@ -737,7 +721,7 @@ impl Block<'_> {
                 let members: Vec<usize> = (base..base + size).collect();
                 let all_here = members.iter().all(|&m| {
                     m < n
-                        && matches!(self.lanes[m].state,
+                        && matches!(self.ctxs[m].state.get(),
                             State::Waiting { op: o, site: s }
                                 if o.same_collective(&op) && same_site(s, site))
                 });
@@ -757,7 +741,7 @@ impl Block<'_> {
                                     ..
                                 },
                             ..
-                        } = self.lanes[m].state
+                        } = self.ctxs[m].state.get()
                         {
                             match values.iter_mut().find(|(_, x)| *x == v) {
                                 Some((threads, _)) => threads.push(m as u32),
@@ -770,7 +754,7 @@ impl Block<'_> {
                     }
                 }
                 for &m in &members {
-                    self.lanes[m].state = State::Ready(0);
+                    self.ctxs[m].state.set(State::Ready(0));
                 }
                 self.shared
                     .borrow_mut()
@@ -795,7 +779,7 @@ impl Block<'_> {
             let members = &members[..count];
             let all_here = members.iter().all(|&m| {
                 m < n
-                    && matches!(self.lanes[m].state,
+                    && matches!(self.ctxs[m].state.get(),
                         State::Waiting { op: o, site: s }
                             if o.same_collective(&op) && same_site(s, site))
             });
@@ -812,16 +796,16 @@ impl Block<'_> {
                 self.shared.borrow_mut().tile_sync(warp_base / 32, mask);
             }
             for (&m, &r) in members.iter().zip(&results[..count]) {
-                self.lanes[m].state = State::Ready(r);
+                self.ctxs[m].state.set(State::Ready(r));
             }
             handled[i / 32] |= mask;
             counts.collectives += 1;
             released = true;
         }
         if let (false, Some((op, site, members))) = (released, stuck) {
-            let at_block_barrier = self.lanes.iter().any(|l| {
+            let at_block_barrier = self.ctxs.iter().any(|c| {
                 matches!(
-                    l.state,
+                    c.state.get(),
                     State::Waiting {
                         op: Op::BlockSync { .. } | Op::GridSync | Op::ClusterSync | Op::BarrierWait,
                         ..
@@ -854,12 +838,12 @@ impl Block<'_> {
         if let Some(State::Waiting {
             op: op @ (Op::GridSync | Op::ClusterSync),
             site,
-        }) = self.lanes.first().map(|l| l.state)
+        }) = self.ctxs.first().map(|c| c.state.get())
         {
             return Ok(Some((site, lane::written_name(&self.ctxs[0], &op, site))));
         }
-        for (lane, ctx) in self.lanes.iter_mut().zip(self.ctxs.iter()) {
-            lane.state = State::Ready(0);
+        for ctx in self.ctxs.iter() {
+            ctx.state.set(State::Ready(0));
             ctx.block_atomic.set(false);
             ctx.block_acquired.set(false);
         }
@@ -874,11 +858,25 @@ impl Block<'_> {
     /// collective inside a block collective (its shuffles, at the same
     /// call site) are counted with the block collective, by its name.
     fn stalled_barrier(&self) -> Option<Violation> {
+        // The common case, without building the arrivals: every thread
+        // waits at the first one's block barrier.
+        if let Some(State::Waiting {
+            op: Op::BlockSync { .. },
+            site,
+        }) = self.ctxs.first().map(|c| c.state.get())
+        {
+            let all_there = self.ctxs.iter().all(|c| {
+                matches!(c.state.get(), State::Waiting { site: s, .. } if core::ptr::eq(s, site))
+            });
+            if all_there {
+                return None;
+            }
+        }
         let block_call = |site: Site| {
-            self.lanes
+            self.ctxs
                 .iter()
                 .enumerate()
-                .find_map(|(i, l)| match l.state {
+                .find_map(|(i, c)| match c.state.get() {
                     State::Waiting {
                         op: op @ Op::BlockSync { .. },
                         site: s,
@@ -888,8 +886,8 @@ impl Block<'_> {
         };
         let mut arrivals: Vec<Arrival> = Vec::new();
         let mut exited = Vec::new();
-        for (i, lane) in self.lanes.iter().enumerate() {
-            match lane.state {
+        for (i, ctx) in self.ctxs.iter().enumerate() {
+            match ctx.state.get() {
                 State::Waiting { op, site } => {
                     let name = block_call(site)
                         .unwrap_or_else(|| lane::written_name(&self.ctxs[i], &op, site));
@@ -920,7 +918,7 @@ impl Block<'_> {
         warp_base: usize,
         members: &[usize],
     ) -> Result<[u64; 32], Violation> {
-        let operand = |m: usize| match self.lanes[m].state {
+        let operand = |m: usize| match self.ctxs[m].state.get() {
             State::Waiting { op, .. } => op,
             _ => unreachable!("members are waiting"),
         };
@@ -1012,7 +1010,7 @@ impl Block<'_> {
         let mut arrivals: Vec<Arrival> = Vec::new();
         let mut missing = Vec::new();
         for &m in members {
-            match self.lanes.get(m).map(|l| l.state) {
+            match self.ctxs.get(m).map(|c| c.state.get()) {
                 None => missing.push(m as u32),
                 Some(State::Waiting { op: o, site: s }) => {
                     let name = if o.same_collective(&op) || o.name() != op.name() {
