@@ -15,7 +15,7 @@
 use coop_examples::checks::histogram::histogram_input;
 use coop_examples::kernels::histogram::{
     histogram_256, histogram_256_bytewise, histogram_256_copies4, histogram_256_one_set,
-    histogram_256_per_warp, histogram_256_warp_aggregated,
+    histogram_256_per_warp, histogram_256_runs, histogram_256_warp_aggregated,
 };
 use coop_host::cudarc::driver::sys;
 use coop_host::{Error, Gpu, LaunchConfig};
@@ -28,10 +28,11 @@ type HistFn =
 const THREADS: u32 = 256;
 
 /// The sides, in the order they are timed and printed.
-const KERNELS: [&str; 7] = [
+const KERNELS: [&str; 8] = [
     "CUB HistogramEven",
-    "coop histogram_256 (8 bin sets)",
-    "coop one bin set",
+    "coop histogram_256 (one bin set, increments)",
+    "coop runs, 8 bin sets",
+    "coop runs, one bin set",
     "coop warp-aggregated",
     "coop bytewise",
     "coop per-warp bins",
@@ -80,8 +81,8 @@ fn main() -> Result<(), Error> {
             let cfg = LaunchConfig::new(blocks, THREADS);
             let mut it = hists.iter_mut();
             let mut h = || it.next().expect("one histogram a kernel");
-            let (h_cub, h_main, h_one, h_agg, h_byte, h_warp, h_c4) =
-                (h(), h(), h(), h(), h(), h(), h());
+            let (h_cub, h_main, h_runs, h_one, h_agg, h_byte, h_warp, h_c4) =
+                (h(), h(), h(), h(), h(), h(), h(), h());
             use coop_host::cudarc::driver::{DevicePtr, DevicePtrMut};
             let (data_ptr, _r) = data.device_ptr(gpu.stream());
             let (cub_ptr, _w) = h_cub.device_ptr_mut(gpu.stream());
@@ -110,6 +111,7 @@ fn main() -> Result<(), Error> {
                 };
             }
             let mut main = coop_side!(histogram_256, h_main);
+            let mut runs = coop_side!(histogram_256_runs, h_runs);
             let mut one_set = coop_side!(histogram_256_one_set, h_one);
             let mut aggregated = coop_side!(histogram_256_warp_aggregated, h_agg);
             let mut bytewise = coop_side!(histogram_256_bytewise, h_byte);
@@ -121,6 +123,7 @@ fn main() -> Result<(), Error> {
                 &mut [
                     &mut cub,
                     &mut main,
+                    &mut runs,
                     &mut one_set,
                     &mut aggregated,
                     &mut bytewise,

@@ -3,7 +3,8 @@
 
 use crate::kernels::histogram::{
     compact_odd, histogram_256, histogram_256_bytewise, histogram_256_copies4,
-    histogram_256_one_set, histogram_256_per_warp, histogram_256_warp_aggregated,
+    histogram_256_one_set, histogram_256_per_warp, histogram_256_runs,
+    histogram_256_warp_aggregated,
 };
 use coop_host::{Buffer, Device, Error, LaunchConfig, Program};
 
@@ -22,10 +23,11 @@ pub fn histogram_input(n: usize, skewed: bool) -> Vec<u8> {
         .collect()
 }
 
-/// The histogram kernels: the one to use, and the two it was measured
+/// The histogram kernels: the one to use, and those it was measured
 /// against.
-pub const HISTOGRAM_VARIANTS: [&str; 6] = [
+pub const HISTOGRAM_VARIANTS: [&str; 7] = [
     "histogram_256",
+    "runs",
     "one-set",
     "per-warp",
     "copies4",
@@ -69,6 +71,7 @@ pub fn run_histogram(
         "per-warp" => launch!(histogram_256_per_warp),
         "copies4" => launch!(histogram_256_copies4),
         "one-set" => launch!(histogram_256_one_set),
+        "runs" => launch!(histogram_256_runs),
         _ => launch!(histogram_256),
     }
     let mut want = vec![0u32; 256];

@@ -49,11 +49,12 @@ fn each_chunk(input: &[u8], mut count: impl FnMut(&[u8; 16])) -> (&[u8], &[u8]) 
 /// The bins of a block: `sets` sets of 256 counters, `stride` words apart,
 /// in one shared array of `WORDS` words; the calling thread counts into
 /// the set starting at word `set`. Zeroes the array, counts this thread's
-/// bytes (runs of equal bytes within a chunk as one update), and adds the
+/// bytes (with `RUNS`, a run of equal bytes within a chunk as one update
+/// of its length; without, each byte an increment by one), and adds the
 /// sets' non-zero totals to `hist` (global atomics) after the barrier that
 /// ends the counting.
 #[inline(always)]
-fn histogram_in_sets<const WORDS: usize>(
+fn histogram_in_sets<const WORDS: usize, const RUNS: bool>(
     block: &ThreadBlock,
     input: &[u8],
     hist: &Out<u32>,
@@ -69,6 +70,12 @@ fn histogram_in_sets<const WORDS: usize>(
     }
     let bins = zero.atomics(block);
     let (head, tail) = each_chunk(input, |bytes| {
+        if !RUNS {
+            for &b in bytes {
+                bins.add(set + b as usize, 1);
+            }
+            return;
+        }
         let (mut run, mut n) = (bytes[0], 1);
         for &b in &bytes[1..] {
             if b == run {
@@ -104,21 +111,38 @@ fn histogram_in_sets<const WORDS: usize>(
 /// A 256-bin histogram of `input`, added to `hist` (which starts zeroed):
 /// the one to use.
 ///
-/// Each block counts into shared memory (`red.shared.add`), reading 16
+/// Each block counts into one set of 256 bins in shared memory, reading 16
 /// bytes a thread at a time with one 128-bit load (the next load issued
-/// before these bytes are counted); a run of equal bytes within the 16 is
-/// one update. The block keeps 8 sets of the 256 bins, lane `l` of a warp
-/// counting into set `l % 8`, 257 words apart: when many lanes of a warp
-/// hit one bin at once (skewed data), their updates go to 8 addresses in 8
-/// different banks instead of queueing on one. At the end each block adds
-/// its sets together and its non-zero bins to `hist` with global atomics.
+/// before these bytes are counted), each byte an increment by one
+/// (`red.shared.add.u32` of 1). ptxas turns that into an increment the
+/// shared-memory unit merges across the lanes of a warp that hit the same
+/// bin (`ATOMS.POPC.INC`), so that skewed data (many lanes on one bin) is
+/// no slower than uniform data. At the end each block adds its non-zero
+/// bins to `hist` with global atomics.
 #[kernel]
-pub fn histogram_256(block: ThreadBlock, input: &[u8], hist: Out<u32>, bins: Shared<[u32; 2056]>) {
-    let set = (block.thread_rank() as usize % 32 % 8) * 257;
-    histogram_in_sets(&block, input, &hist, bins, (8, 257, set));
+pub fn histogram_256(block: ThreadBlock, input: &[u8], hist: Out<u32>, bins: Shared<[u32; 256]>) {
+    histogram_in_sets::<256, false>(&block, input, &hist, bins, (1, 256, 0));
 }
 
-/// [`histogram_256`] with 4 sets of bins instead of 8 (for comparison).
+/// The previous design of [`histogram_256`], for comparison: a run of
+/// equal bytes within a chunk is one update of its length (`ATOMS.ADD`,
+/// which the lanes of a warp that hit one bin wait for in turn), and the
+/// block keeps 8 sets of the bins, lane `l` of a warp counting into set
+/// `l % 8`, 257 words apart, so that such lanes hit 8 addresses in 8
+/// banks instead of one.
+#[kernel]
+pub fn histogram_256_runs(
+    block: ThreadBlock,
+    input: &[u8],
+    hist: Out<u32>,
+    bins: Shared<[u32; 2056]>,
+) {
+    let set = (block.thread_rank() as usize % 32 % 8) * 257;
+    histogram_in_sets::<2056, true>(&block, input, &hist, bins, (8, 257, set));
+}
+
+/// [`histogram_256_runs`] with 4 sets of bins instead of 8 (for
+/// comparison).
 #[kernel]
 pub fn histogram_256_copies4(
     block: ThreadBlock,
@@ -127,12 +151,12 @@ pub fn histogram_256_copies4(
     bins: Shared<[u32; 1028]>,
 ) {
     let set = (block.thread_rank() as usize % 32 % 4) * 257;
-    histogram_in_sets(&block, input, &hist, bins, (4, 257, set));
+    histogram_in_sets::<1028, true>(&block, input, &hist, bins, (4, 257, set));
 }
 
-/// [`histogram_256`] with one set of 256 bins a block: the fastest on
-/// uniform bytes, and the slowest when many lanes of a warp hit one bin at
-/// once (see the performance guide).
+/// [`histogram_256_runs`] with one set of bins: runs merged, and the lanes
+/// of a warp that hit one bin wait for each other (the slowest on skewed
+/// data; see the performance guide).
 #[kernel]
 pub fn histogram_256_one_set(
     block: ThreadBlock,
@@ -140,13 +164,13 @@ pub fn histogram_256_one_set(
     hist: Out<u32>,
     bins: Shared<[u32; 256]>,
 ) {
-    histogram_in_sets(&block, input, &hist, bins, (1, 256, 0));
+    histogram_in_sets::<256, true>(&block, input, &hist, bins, (1, 256, 0));
 }
 
-/// [`histogram_256`] with one set of 256 bins per warp of the block (up
-/// to 8 warps; warp `w` counts into set `w % 8`): warps no longer contend
-/// for a bin that many of their bytes fall into, but the lanes of a warp
-/// still do.
+/// [`histogram_256_runs`] with one set of 256 bins per warp of the block
+/// (up to 8 warps; warp `w` counts into set `w % 8`): warps no longer
+/// contend for a bin that many of their bytes fall into, but the lanes of
+/// a warp still do.
 #[kernel]
 pub fn histogram_256_per_warp(
     block: ThreadBlock,
@@ -155,7 +179,7 @@ pub fn histogram_256_per_warp(
     bins: Shared<[u32; 2048]>,
 ) {
     let set = (block.thread_rank() as usize / 32 % 8) * 256;
-    histogram_in_sets(&block, input, &hist, bins, (8, 256, set));
+    histogram_in_sets::<2048, true>(&block, input, &hist, bins, (8, 256, set));
 }
 
 /// Zeroes 256 `bins` (each thread its elements under [`ByRank`]) and

@@ -40,10 +40,12 @@
 //!   block keeps its own counters there, in up to 8 *sets* (lane `l` of a
 //!   warp counts into set `l mod sets`, the sets one word more than their
 //!   length apart, so that lanes hitting one bin at once hit different
-//!   banks), counts with shared atomics (a run of equal bins among a
-//!   thread's 16 bytes as one update), and at the end adds its non-zero
+//!   banks), counts with shared atomics, and at the end adds its non-zero
 //!   counters to the output with global atomics. `u8` samples are counted
-//!   by value (256 counters a channel) and turned into bins only then.
+//!   by value (256 counters a channel) and turned into bins only then;
+//!   one channel of them, one increment by one a byte (the hardware merges
+//!   a warp's increments of one counter); other samples of one channel, a
+//!   run of equal bins among a thread's 16 bytes as one update.
 //! - **Global** (they do not, or the launch gave none): each sample's bin
 //!   is counted straight into the output with a global atomic.
 //!
@@ -454,22 +456,41 @@ fn sweep<T: Sample, const CH: usize>(
     // it moves from one chunk of the thread to the next.
     let mut first = (head.len() + g * T::LANES) % CH;
     let step = (stride * T::LANES) % CH;
-    // One chunk a thread at a time: the next load is issued after this
-    // chunk is counted, which keeps few registers live (more blocks a
-    // multiprocessor hide the loads' latency instead).
+    // Samples other than single-channel bytes, one chunk a thread at a
+    // time: the next load is issued after this chunk is counted, which
+    // keeps few registers live (more blocks a multiprocessor hide the
+    // loads' latency instead).
     let mut i = g;
+    if CH == 1 && T::VALUES != 0 {
+        // Bytes: two chunks loaded before either is counted (their counts
+        // are increments, which need few registers); the loop below takes
+        // the last one.
+        while i + stride < body.len() {
+            // SAFETY: `i < i + stride < body.len()`.
+            let (a, b) = unsafe { (*body.get_unchecked(i), *body.get_unchecked(i + stride)) };
+            for chunk in [a, b] {
+                for j in 0..T::LANES {
+                    count(key(0, T::lane(chunk, j)), 1);
+                }
+            }
+            i += 2 * stride;
+        }
+    }
     while i < body.len() {
         // SAFETY: `i < body.len()`.
         let chunk = unsafe { *body.get_unchecked(i) };
         if CH == 1 && T::VALUES != 0 {
-            // Bytes: LLVM unrolls this loop over the chunk's 16 lanes and
-            // keeps its load whole (one `ld.global.v4`), where the lanes
-            // written out (`single_chunk`) get the load split into pieces.
-            let mut run = Run::first(key(0, T::lane(chunk, 0)));
-            for j in 1..T::LANES {
-                run.push(key(0, T::lane(chunk, j)), &mut count);
+            // Bytes: one increment by one a sample, which ptxas compiles
+            // to an increment the shared-memory unit merges across the
+            // lanes of a warp that hit the same counter (`ATOMS.POPC.INC`),
+            // where an addition of a run's length (`ATOMS.ADD`) is
+            // serialized among them (chapter 7 has the measurements). LLVM
+            // unrolls this loop over the chunk's 16 lanes and keeps its
+            // load whole (one `ld.global.v4`), where the lanes written out
+            // (`single_chunk`) get the load split into pieces.
+            for j in 0..T::LANES {
+                count(key(0, T::lane(chunk, j)), 1);
             }
-            run.finish(&mut count);
         } else if CH == 1 {
             single_chunk(chunk, &key, &mut count);
         } else if T::VALUES != 0 {

@@ -59,11 +59,12 @@ impl Histogrammer {
     }
 
     /// Counts with `sets` sets of counters a block (1, 2, 4 or 8) where
-    /// they fit, instead of as many as fit in 24 KiB: one set is the
-    /// fastest on samples spread over many bins, several keep the speed
-    /// when most samples fall into a few bins (chapter 7 of the guide has
-    /// the figures). Fails with [`Error::InvalidArgument`] for other
-    /// numbers.
+    /// they fit, instead of the default: one set for one channel of bytes
+    /// (each byte an increment by one, which the hardware merges across
+    /// the lanes of a warp that hit one counter), otherwise as many as fit
+    /// in 24 KiB, which keeps the speed when most samples fall into a few
+    /// bins (chapter 7 of the guide has the figures). Fails with
+    /// [`Error::InvalidArgument`] for other numbers.
     pub fn with_sets(mut self, sets: usize) -> Result<Self, Error> {
         if !sets.is_power_of_two() || sets > MAX_SETS {
             return Err(Error::InvalidArgument {
@@ -378,6 +379,12 @@ impl Histogrammer {
             if let Some(bytes) = fits(sets, one_set_bytes) {
                 return bytes;
             }
+        }
+        if std::mem::size_of::<T>() == 1 && bins.len() == 1 {
+            // One channel of bytes counts each sample with an increment
+            // the hardware merges across a warp's lanes of one counter:
+            // one set is the fastest (chapter 7).
+            return fits(1, one_set_bytes).unwrap_or(0);
         }
         let mut sets = MAX_SETS;
         while sets > 1 {
