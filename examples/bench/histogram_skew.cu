@@ -43,6 +43,25 @@ static uint64_t hash(uint64_t i) {
     return x ^ (x >> 32);
 }
 
+// The 16 bytes of `c` into `bins`, a run of equal bytes as one atomicAdd
+// of its length.
+__device__ __forceinline__ void count_runs(unsigned* bins, uint4 c) {
+    unsigned w[4] = {c.x, c.y, c.z, c.w};
+    unsigned key = w[0] & 0xff, n = 1;
+#pragma unroll
+    for (int j = 1; j < 16; ++j) {
+        unsigned b = (w[j / 4] >> (8 * (j % 4))) & 0xff;
+        if (b == key) {
+            ++n;
+        } else {
+            atomicAdd(bins + key, n);
+            key = b;
+            n = 1;
+        }
+    }
+    atomicAdd(bins + key, n);
+}
+
 template <int SETS, bool RLE, int CHUNKS, bool EVEN = false>
 __global__ void __launch_bounds__(256) bytes(const uint4* __restrict__ in, size_t chunks,
                                              unsigned* __restrict__ out) {
@@ -53,22 +72,10 @@ __global__ void __launch_bounds__(256) bytes(const uint4* __restrict__ in, size_
     unsigned* mine = s + (threadIdx.x % 32 % SETS) * STRIDE;
     size_t stride = (size_t)gridDim.x * blockDim.x;
     auto count = [&](uint4 c) {
-        unsigned w[4] = {c.x, c.y, c.z, c.w};
         if (RLE) {
-            unsigned key = w[0] & 0xff, n = 1;
-#pragma unroll
-            for (int j = 1; j < 16; ++j) {
-                unsigned b = (w[j / 4] >> (8 * (j % 4))) & 0xff;
-                if (b == key) {
-                    ++n;
-                } else {
-                    atomicAdd(mine + key, n);
-                    key = b;
-                    n = 1;
-                }
-            }
-            atomicAdd(mine + key, n);
+            count_runs(mine, c);
         } else {
+            unsigned w[4] = {c.x, c.y, c.z, c.w};
 #pragma unroll
             for (int j = 0; j < 16; ++j) atomicAdd(mine + ((w[j / 4] >> (8 * (j % 4))) & 0xff), 1u);
         }
@@ -125,21 +132,7 @@ __global__ void __launch_bounds__(256) bytes_tiles(const uint4* __restrict__ in,
     for (size_t tile = blockIdx.x; tile * 256 < chunks; tile += gridDim.x) {
         size_t i = tile * 256 + threadIdx.x;
         if (i >= chunks) break;
-        uint4 c = in[i];
-        unsigned w[4] = {c.x, c.y, c.z, c.w};
-        unsigned key = w[0] & 0xff, n = 1;
-#pragma unroll
-        for (int j = 1; j < 16; ++j) {
-            unsigned b = (w[j / 4] >> (8 * (j % 4))) & 0xff;
-            if (b == key) {
-                ++n;
-            } else {
-                atomicAdd(s + key, n);
-                key = b;
-                n = 1;
-            }
-        }
-        atomicAdd(s + key, n);
+        count_runs(s, in[i]);
     }
     __syncthreads();
     for (int k = threadIdx.x; k < 256; k += blockDim.x)
