@@ -400,7 +400,7 @@ fn main() -> Result<(), Error> {
                 768,
                 CubCall::Rgba(rgba),
                 CoopCall::Rgba,
-                &plain,
+                &byte_sides,
             )?;
         }
         if log2 < 24 && max_log2 >= 24 {
