@@ -419,7 +419,7 @@ pub struct NoWord;
 /// A type that can be a parameter of a `#[kernel]` function.
 ///
 /// Implemented for `&[T]` (read-only buffers), [`Out<T>`](crate::Out) (writable
-/// buffers), the primitive numbers (values) and tensor maps
+/// buffers), the primitive numbers and arrays of them (values) and tensor maps
 /// ([`TensorMap<T>`](crate::memory::tensor::TensorMap)). The handles `ThreadBlock`
 /// and `Grid` are parameters too, but are made on the device and take no
 /// argument.
@@ -436,13 +436,37 @@ pub struct NoWord;
 /// let _: fn(<&[u16] as KernelParam>::Host) = |_: Slice<u16>| {};
 /// ```
 ///
+/// An array of numbers travels by value, as one PTX parameter (`.param
+/// .b8 w[12]` for `[f32; 3]`): small tables a launch needs no buffer
+/// for.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop_host::{Cpu, LaunchConfig};
+///
+/// /// RGB pixels weighted by channel.
+/// #[kernel]
+/// pub fn weigh(grid: Grid, rgb: &[f32], weights: [f32; 3], out: Out<f32>) {
+///     let i = grid.thread_rank();
+///     if i < rgb.len() {
+///         out.write(i, rgb[i] * weights[i % 3]);
+///     }
+/// }
+///
+/// let rgb = [1.0f32, 1.0, 1.0, 2.0, 2.0, 2.0];
+/// let mut out = vec![0f32; 6];
+/// Cpu::new().launch(weigh, LaunchConfig::new(1, 32), (&rgb[..], [0.5f32, 1.0, 2.0], &mut out))?;
+/// assert_eq!(out, [0.5, 1.0, 2.0, 1.0, 2.0, 4.0]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+///
 /// # Safety
 ///
 /// `from_abi` must accept exactly what `coop_host` passes for `Host`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a kernel parameter",
     label = "not a `KernelParam`",
-    note = "a kernel takes `ThreadBlock` and `Grid` handles, read-only buffers `&[T]`, writable buffers `Out<T>`, primitive numbers by value, and tensor maps `TensorMap<T>`/`TensorOut<T>`",
+    note = "a kernel takes `ThreadBlock` and `Grid` handles, read-only buffers `&[T]`, writable buffers `Out<T>`, primitive numbers and arrays of them by value, and tensor maps `TensorMap<T>`/`TensorOut<T>`",
     note = "`&mut [T]` is not allowed: every thread of the launch would hold the same mutable slice at once; use `Out<T>`"
 )]
 pub unsafe trait KernelParam: Sized {
@@ -493,3 +517,20 @@ macro_rules! value_params {
     )*};
 }
 value_params!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
+
+macro_rules! array_params {
+    ($($t:ty),*) => {$(
+        // SAFETY: `Value<[T; N]>` pushes the array itself (PTX passes it
+        // as one parameter of `N` elements) and no second word.
+        unsafe impl<const N: usize> KernelParam for [$t; N] {
+            type Word0 = [$t; N];
+            type Word1 = NoWord;
+            type Host = params::Value<[$t; N]>;
+            #[inline(always)]
+            unsafe fn from_abi(value: [$t; N], _: NoWord) -> Self {
+                value
+            }
+        }
+    )*};
+}
+array_params!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);

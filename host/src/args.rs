@@ -22,6 +22,7 @@ use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, P
 /// | `&[T]` | `Slice<T>` | `&CudaSlice<T>`, `&CudaView<T>`, `&mut CudaSlice<T>`, `&Buffer<T>` |
 /// | `Out<T>` | `OutSlice<T>` | `&mut CudaSlice<T>`, `&mut CudaViewMut<T>`, `&mut Buffer<T>` |
 /// | `T` (a number) | `Value<T>` | `T`, exactly |
+/// | `[T; N]` (numbers) | `Value<[T; N]>` | `[T; N]`, exactly |
 ///
 /// A [`Buffer`](crate::Buffer) of the CPU backend is refused at run time with
 /// [`Error::WrongDevice`](crate::Error::WrongDevice).
@@ -209,6 +210,28 @@ macro_rules! value_args {
 }
 value_args!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
 
+macro_rules! array_args {
+    ($($t:ty),*) => {$(
+        // SAFETY: `Value<[$t; N]>` reads one word, the array itself, which
+        // `ValueWord` holds and pushes (the driver copies its `N`
+        // elements); no memory is involved.
+        unsafe impl<const N: usize> GpuArg<Value<[$t; N]>> for [$t; N] {
+            type Words<'a> = ValueWord<[$t; N]>;
+            fn gpu_words(&mut self) -> Option<ValueWord<[$t; N]>> {
+                Some(ValueWord(*self))
+            }
+        }
+
+        // SAFETY: `Value<[$t; N]>`'s words are the array and `NoWord`.
+        unsafe impl<const N: usize> CpuArg<Value<[$t; N]>> for [$t; N] {
+            fn words(&mut self) -> Option<([$t; N], coop::kernel::NoWord)> {
+                Some((*self, coop::kernel::NoWord))
+            }
+        }
+    )*};
+}
+array_args!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
+
 /// A host value that can be passed for a kernel parameter described by `P`
 /// in a launch on the CPU backend.
 ///
@@ -217,6 +240,7 @@ value_args!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
 /// | `&[T]` | `Slice<T>` | `&[T]`, `&Vec<T>`, `&Buffer<T>` |
 /// | `Out<T>` | `OutSlice<T>` | `&mut [T]`, `&mut Vec<T>`, `&mut Buffer<T>` |
 /// | `T` (a number) | `Value<T>` | `T`, exactly |
+/// | `[T; N]` (numbers) | `Value<[T; N]>` | `[T; N]`, exactly |
 ///
 /// A [`Buffer`](crate::Buffer) on a GPU is refused at run time with
 /// [`Error::WrongDevice`](crate::Error::WrongDevice).
