@@ -4,8 +4,9 @@
 //!
 //! A kernel calls [`histogram`] (one channel) or [`histogram_pixels`] with
 //! its block, the samples, how samples become bins ([`Binning`]: [`Even`],
-//! [`Levels`] or your own [`FromFn`]), the counts (which it adds to:
-//! zero them first) and the launch's dynamic shared memory.
+//! [`Levels`] or your own [`FromFn`]; for pixels, each channel's in
+//! [`Pixels`] or made on demand by [`LazyPixels`]), the counts (which it
+//! adds to: zero them first) and the launch's dynamic shared memory.
 //! `coop_host::histogram` runs the built-in kernels, one launch a call.
 //!
 //! ```
@@ -108,12 +109,7 @@ impl<B: Copy> Pixels<B> {
     #[inline(always)]
     #[track_caller]
     pub fn from_fn(channels: usize, active: usize, mut binning: impl FnMut(usize) -> B) -> Self {
-        if active == 0 || active > channels || channels > MAX_CHANNELS {
-            Target::check_failed(
-                c"histogram: pixels need 1 <= active channels <= channels <= 4",
-                site!(),
-            );
-        }
+        check_channels(channels, active);
         let first = binning(0);
         let binnings = core::array::from_fn(|c| if c < active { binning(c) } else { first });
         Pixels {
@@ -143,6 +139,120 @@ impl<B: Copy> Pixels<B> {
     #[inline(always)]
     pub fn active(&self) -> usize {
         self.active as usize
+    }
+}
+
+/// Faults unless `1 <= active <= channels <= MAX_CHANNELS`.
+#[inline(always)]
+#[track_caller]
+fn check_channels(channels: usize, active: usize) {
+    if active == 0 || active > channels || channels > MAX_CHANNELS {
+        Target::check_failed(
+            c"histogram: pixels need 1 <= active channels <= channels <= 4",
+            site!(),
+        );
+    }
+}
+
+/// How the channels of pixels are binned, for [`histogram_pixels`]:
+/// [`Pixels`] holds each channel's binning, [`LazyPixels`] makes it when
+/// it is needed.
+pub trait PixelBinnings<T: Sample> {
+    /// The binning of a channel.
+    type Binning: Binning<T>;
+    /// Channels of a pixel (1 to [`MAX_CHANNELS`]), and how many of the
+    /// first have a histogram.
+    fn channels_and_active(&self) -> (usize, usize);
+    /// The binning of channel `c`, for `c` below the active channels.
+    fn binning(&self, c: usize) -> Self::Binning;
+}
+
+impl<T: Sample, B: Binning<T>> PixelBinnings<T> for Pixels<B> {
+    type Binning = B;
+    #[inline(always)]
+    fn channels_and_active(&self) -> (usize, usize) {
+        (self.channels as usize, self.active as usize)
+    }
+    #[inline(always)]
+    fn binning(&self, c: usize) -> B {
+        pick(&self.binnings, c)
+    }
+}
+
+/// Pixels of interleaved channels whose binnings are made when they are
+/// needed, by a function of the channel, instead of held: for binnings
+/// read from memory (a kernel's parameters). A block counting bytes needs
+/// them only once its sweep is over, so they hold no registers during
+/// the sweep; with [`Pixels`] four channels' binnings of `u8` held 40 of
+/// a 256-thread block's registers through the sweep (chapter 7 of the
+/// guide has the measurements). Otherwise as [`Pixels`].
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::device::histogram::{histogram_pixels, shared_memory_bytes, Even, LazyPixels};
+/// use coop::shared::Shared;
+/// use coop_host::{Cpu, LaunchConfig};
+///
+/// /// Channel `c` of RGBA pixels in `bins[c]` bins from `bounds[2c]` to
+/// /// `bounds[2c + 1]`, for the first `bins.len()` channels.
+/// #[kernel]
+/// pub fn rgba(
+///     block: ThreadBlock,
+///     pixels: &[u8],
+///     bounds: &[i64],
+///     bins: &[u32],
+///     counts: Out<u32>,
+///     scratch: Shared<[u32]>,
+/// ) {
+///     let channels = LazyPixels::new(4, bins.len(), |c| {
+///         Even::<u8>::new(bounds[2 * c], bounds[2 * c + 1], bins[c])
+///     });
+///     histogram_pixels(block, pixels, channels, counts, scratch)
+/// }
+///
+/// let pixels = [0u8, 10, 200, 255, /**/ 100, 20, 30, 255];
+/// let mut counts = vec![0u32; 4];
+/// let bytes = shared_memory_bytes::<u8>(&[2, 2], 1);
+/// let config = LaunchConfig::new(1, 32).with_shared_memory(bytes);
+/// let (bounds, bins) = ([0i64, 256, 0, 256], [2u32, 2]);
+/// Cpu::new().launch(rgba, config, (&pixels[..], &bounds[..], &bins[..], &mut counts))?;
+/// // Red 0 and 100 in bin 0; green 10 and 20 in bin 0.
+/// assert_eq!(counts, [2, 0, /**/ 2, 0]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct LazyPixels<F> {
+    channels: u32,
+    active: u32,
+    binning: F,
+}
+
+impl<F> LazyPixels<F> {
+    /// Pixels of `channels` channels, the first `active` of them with a
+    /// histogram binned by `binning(c)`, called each time channel `c`'s
+    /// binning is needed. Faults unless `1 <= active <= channels <=
+    /// MAX_CHANNELS`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn new(channels: usize, active: usize, binning: F) -> Self {
+        check_channels(channels, active);
+        LazyPixels {
+            channels: channels as u32,
+            active: active as u32,
+            binning,
+        }
+    }
+}
+
+impl<T: Sample, B: Binning<T>, F: Fn(usize) -> B> PixelBinnings<T> for LazyPixels<F> {
+    type Binning = B;
+    #[inline(always)]
+    fn channels_and_active(&self) -> (usize, usize) {
+        (self.channels as usize, self.active as usize)
+    }
+    #[inline(always)]
+    fn binning(&self, c: usize) -> B {
+        (self.binning)(c)
     }
 }
 
@@ -251,18 +361,20 @@ pub fn histogram<T: Sample, B: Binning<T>>(
 /// ```
 #[inline(always)]
 #[track_caller]
-pub fn histogram_pixels<T: Sample, B: Binning<T>>(
+pub fn histogram_pixels<T: Sample, P: PixelBinnings<T>>(
     block: ThreadBlock,
     samples: &[T],
-    pixels: Pixels<B>,
+    pixels: P,
     counts: Out<u32>,
     scratch: Shared<[u32]>,
 ) {
-    match pixels.channels {
-        1 => pixels_of::<T, B, 1>(block, samples, &pixels, counts, scratch),
-        2 => pixels_of::<T, B, 2>(block, samples, &pixels, counts, scratch),
-        3 => pixels_of::<T, B, 3>(block, samples, &pixels, counts, scratch),
-        _ => pixels_of::<T, B, 4>(block, samples, &pixels, counts, scratch),
+    let (channels, active) = pixels.channels_and_active();
+    let binning = |c: usize| pixels.binning(c);
+    match channels {
+        1 => pixels_of::<T, _, 1>(block, samples, active, &binning, counts, scratch),
+        2 => pixels_of::<T, _, 2>(block, samples, active, &binning, counts, scratch),
+        3 => pixels_of::<T, _, 3>(block, samples, active, &binning, counts, scratch),
+        _ => pixels_of::<T, _, 4>(block, samples, active, &binning, counts, scratch),
     }
 }
 
@@ -289,42 +401,63 @@ struct Layout {
     out_start: [u32; MAX_CHANNELS],
     private_start: [u32; MAX_CHANNELS],
     bins: [u32; MAX_CHANNELS],
+    /// Bins of all active channels.
+    total: u32,
+    /// Counters of a set.
+    counters: u32,
 }
 
-/// [`histogram_pixels`] for pixels of `CH` channels.
+/// The layout of the counters of the first `active` channels binned by
+/// `binning`.
 #[inline(always)]
-#[track_caller]
-fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
-    block: ThreadBlock,
-    samples: &[T],
-    pixels: &Pixels<B>,
-    counts: Out<u32>,
-    scratch: Shared<[u32]>,
-) {
-    let active = pixels.active as usize;
+fn layout_of<T: Sample, B: Binning<T>>(active: usize, binning: &impl Fn(usize) -> B) -> Layout {
     let mut layout = Layout {
         out_start: [0; MAX_CHANNELS],
         private_start: [0; MAX_CHANNELS],
         bins: [0; MAX_CHANNELS],
+        total: 0,
+        counters: 0,
     };
-    let (mut total, mut counters) = (0u32, 0u32);
     for c in 0..MAX_CHANNELS {
-        let bins = if c < active {
-            pixels.binnings[c].bins()
-        } else {
-            0
-        };
-        layout.out_start[c] = total;
-        layout.private_start[c] = counters;
+        let bins = if c < active { binning(c).bins() } else { 0 };
+        layout.out_start[c] = layout.total;
+        layout.private_start[c] = layout.counters;
         layout.bins[c] = bins;
-        total += bins;
-        counters += if c < active {
+        layout.total += bins;
+        layout.counters += if c < active {
             counters_of::<T>(bins)
         } else {
             0
         };
     }
-    let (total, counters) = (total as usize, counters as usize);
+    layout
+}
+
+/// The binnings of the first `active` channels (the rest copies of the
+/// first), to hold.
+#[inline(always)]
+fn held<B>(active: usize, binning: &impl Fn(usize) -> B) -> [B; MAX_CHANNELS] {
+    core::array::from_fn(|c| binning(if c < active { c } else { 0 }))
+}
+
+/// [`histogram_pixels`] for pixels of `CH` channels, the first `active`
+/// binned by `binning(c)`.
+///
+/// Samples counted by value (bytes) need no binning until the sweep is
+/// over, so their binnings are made only then: binnings read from memory
+/// ([`LazyPixels`]) then hold no registers during the sweep.
+#[inline(always)]
+#[track_caller]
+fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
+    block: ThreadBlock,
+    samples: &[T],
+    active: usize,
+    binning: &impl Fn(usize) -> B,
+    counts: Out<u32>,
+    scratch: Shared<[u32]>,
+) {
+    let layout = layout_of::<T, B>(active, binning);
+    let (total, counters) = (layout.total as usize, layout.counters as usize);
     holds(
         c"histogram: the counts (one for each bin of each active channel)",
         counts.as_mut_ptr() as *const u8,
@@ -332,18 +465,18 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
         total,
         core::panic::Location::caller(),
     );
-    let binnings = &pixels.binnings;
     let sets = sets_in(scratch.len(), counters);
     if sets == 0 {
         // Global: each sample's bin straight into the output, one sample
         // at a time (atomics in global memory bound it; the short loop
         // keeps the kernel's registers for the shared path).
+        let held = held(active, binning);
         let grid = this_grid();
         let (mut i, stride) = (grid.thread_rank(), grid.num_threads());
         while i < samples.len() {
             let c = i % CH;
             if c < active {
-                if let Some(b) = pick(binnings, c).bin(samples[i]) {
+                if let Some(b) = pick(&held, c).bin(samples[i]) {
                     if b < pick(&layout.bins, c) {
                         counts
                             .atomic()
@@ -365,14 +498,17 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
     }
     let bins = zero.atomics(&block);
     let set = ((block.thread_rank() as usize % 32 % sets) * stride) as u32;
+    // Samples binned one by one in the sweep (not counted by value): each
+    // channel's binning made once, held in registers.
+    let held = (T::VALUES == 0).then(|| held(active, binning));
     sweep::<T, CH>(
         samples,
         active,
         |c, s: T| {
             if T::VALUES != 0 {
-                set + pick(&layout.private_start, c) + s.value_index()
+                set + c as u32 * T::VALUES + s.value_index()
             } else {
-                match pick(binnings, c).bin(s) {
+                match held.as_ref().and_then(|held| pick(held, c).bin(s)) {
                     // A bin past the channel's (a binning of yours that
                     // breaks its promise) counts nowhere.
                     Some(b) if b < pick(&layout.bins, c) => {
@@ -387,6 +523,12 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
         |key, n| unsafe { bins.add_unchecked(key, n) },
     );
     let bins = bins.publish(&block);
+    // Counted by value: the binnings made again now that they are needed.
+    let layout = if T::VALUES != 0 {
+        layout_of::<T, B>(active, binning)
+    } else {
+        layout
+    };
     let mut k = block.thread_rank() as usize;
     while k < counters {
         let mut count = 0;
@@ -404,7 +546,7 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
             // bin add their counts first and one of them adds the sum (a
             // block's 256 atomics onto 64 bins were four a bin, every block
             // contending for the same 64 words).
-            let out = match pick(binnings, c).bin(T::from_value_index(local)) {
+            let out = match binning(c).bin(T::from_value_index(local)) {
                 Some(b) if count > 0 && b < pick(&layout.bins, c) => pick(&layout.out_start, c) + b,
                 _ => NONE,
             };
@@ -415,7 +557,7 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
             }
         } else if count > 0 {
             let bin = if T::VALUES != 0 {
-                pick(binnings, c).bin(T::from_value_index(local))
+                binning(c).bin(T::from_value_index(local))
             } else {
                 Some(local)
             };
@@ -432,13 +574,14 @@ fn pixels_of<T: Sample, B: Binning<T>, const CH: usize>(
 /// Calls `count(key, n)` for this thread's samples of `samples`, pixels
 /// of `CH` channels of which the first `active` count, `key(c, s)` being
 /// the counter of sample `s` of channel `c` ([`NONE`] for none): whole
-/// 16-byte chunks in a grid-stride loop (one channel: a run of equal keys
-/// within a chunk as one call), then the unaligned head and tail on the
-/// grid's first threads.
+/// 16-byte chunks in a grid-stride loop, then the unaligned head and tail
+/// on the grid's first threads.
 ///
-/// Pixels of bytes (counted by value: cheap keys) are counted by
-/// [`pixel_chunk`], one body for each channel a chunk can start at; other
-/// types' keys cost more than the copies of the code would save.
+/// Bytes (counted by value: cheap keys) are counted by [`byte_chunk`],
+/// pixels of them with one body for each channel a chunk can start at;
+/// other types' keys cost more than the copies of the code would save.
+/// Other samples of one channel count a run of equal keys within a chunk
+/// as one call.
 #[inline(always)]
 fn sweep<T: Sample, const CH: usize>(
     samples: &[T],
@@ -456,53 +599,33 @@ fn sweep<T: Sample, const CH: usize>(
     // it moves from one chunk of the thread to the next.
     let mut first = (head.len() + g * T::LANES) % CH;
     let step = (stride * T::LANES) % CH;
-    // Samples other than single-channel bytes, one chunk a thread at a
+    // Samples other than one channel of bytes, one chunk a thread at a
     // time: the next load is issued after this chunk is counted, which
     // keeps few registers live (more blocks a multiprocessor hide the
-    // loads' latency instead).
+    // loads' latency instead; two chunks of pixels of bytes took the RGBA
+    // kernel from 72 to 97 registers and ran 5 % slower).
     let mut i = g;
     if CH == 1 && T::VALUES != 0 {
-        // Bytes: two chunks loaded before either is counted (their counts
-        // are increments, which need few registers); the loop below takes
-        // the last one.
+        // One channel of bytes: two chunks loaded before either is counted
+        // (their counts are increments, which need few registers); the
+        // loop below takes the last one.
         while i + stride < body.len() {
             // SAFETY: `i < i + stride < body.len()`.
             let (a, b) = unsafe { (*body.get_unchecked(i), *body.get_unchecked(i + stride)) };
-            for chunk in [a, b] {
-                for j in 0..T::LANES {
-                    count(key(0, T::lane(chunk, j)), 1);
-                }
-            }
+            byte_chunk::<T, CH>(a, first, active, &key, &mut count);
+            first = (first + step) % CH;
+            byte_chunk::<T, CH>(b, first, active, &key, &mut count);
+            first = (first + step) % CH;
             i += 2 * stride;
         }
     }
     while i < body.len() {
         // SAFETY: `i < body.len()`.
         let chunk = unsafe { *body.get_unchecked(i) };
-        if CH == 1 && T::VALUES != 0 {
-            // Bytes: one increment by one a sample, which ptxas compiles
-            // to an increment the shared-memory unit merges across the
-            // lanes of a warp that hit the same counter (`ATOMS.POPC.INC`),
-            // where an addition of a run's length (`ATOMS.ADD`) is
-            // serialized among them (chapter 7 has the measurements). LLVM
-            // unrolls this loop over the chunk's 16 lanes and keeps its
-            // load whole (one `ld.global.v4`), where the lanes written out
-            // (`single_chunk`) get the load split into pieces.
-            for j in 0..T::LANES {
-                count(key(0, T::lane(chunk, j)), 1);
-            }
+        if T::VALUES != 0 {
+            byte_chunk::<T, CH>(chunk, first, active, &key, &mut count);
         } else if CH == 1 {
             single_chunk(chunk, &key, &mut count);
-        } else if T::VALUES != 0 {
-            // The channel of each lane a constant: one body for each
-            // channel the chunk can start at.
-            match first {
-                0 => pixel_chunk::<T, CH, 0>(chunk, active, &key, &mut count),
-                1 => pixel_chunk::<T, CH, 1>(chunk, active, &key, &mut count),
-                2 => pixel_chunk::<T, CH, 2>(chunk, active, &key, &mut count),
-                _ => pixel_chunk::<T, CH, 3>(chunk, active, &key, &mut count),
-            }
-            first = (first + step) % CH;
         } else {
             for j in 0..T::LANES {
                 let c = (first + j) % CH;
@@ -513,8 +636,8 @@ fn sweep<T: Sample, const CH: usize>(
                     }
                 }
             }
-            first = (first + step) % CH;
         }
+        first = (first + step) % CH;
         i += stride;
     }
     let mut one = |index: usize, s: T| {
@@ -531,6 +654,40 @@ fn sweep<T: Sample, const CH: usize>(
     }
     if g < tail.len() {
         one(head.len() + body.len() * T::LANES + g, tail[g]);
+    }
+}
+
+/// Counts the bytes of `chunk`, pixels of `CH` channels whose first byte
+/// is channel `first`, one increment by one a byte.
+///
+/// ptxas compiles an increment by one to one the shared-memory unit
+/// merges across the lanes of a warp that hit the same counter
+/// (`ATOMS.POPC.INC`), where an addition of a run's length (`ATOMS.ADD`)
+/// is serialized among them (chapter 7 has the measurements). One
+/// channel: LLVM unrolls the loop over the chunk's 16 lanes and keeps its
+/// load whole (one `ld.global.v4`), where the lanes written out
+/// (`single_chunk`) get the load split into pieces. Several: one body for
+/// each channel the chunk can start at, so that each lane's channel is a
+/// constant.
+#[inline(always)]
+fn byte_chunk<T: Sample, const CH: usize>(
+    chunk: T::Chunk,
+    first: usize,
+    active: usize,
+    key: &impl Fn(usize, T) -> u32,
+    count: &mut impl FnMut(u32, u32),
+) {
+    if CH == 1 {
+        for j in 0..T::LANES {
+            count(key(0, T::lane(chunk, j)), 1);
+        }
+        return;
+    }
+    match first {
+        0 => pixel_chunk::<T, CH, 0>(chunk, active, key, count),
+        1 => pixel_chunk::<T, CH, 1>(chunk, active, key, count),
+        2 => pixel_chunk::<T, CH, 2>(chunk, active, key, count),
+        _ => pixel_chunk::<T, CH, 3>(chunk, active, key, count),
     }
 }
 

@@ -2,7 +2,7 @@
 //! kernels in `coop-host-kernels`.
 
 use crate::{CpuArg, GpuArg};
-use coop::device::histogram::Sample;
+use coop::device::histogram::{Sample, MAX_CHANNELS};
 use coop::kernel::params::{OutSlice, Slice, Value};
 use coop::{DeviceCopy, Kernel};
 
@@ -23,8 +23,21 @@ pub type EvenParams<T> = (
 /// levels: samples, levels, counts.
 pub type RangeParams<T> = (Slice<T>, Slice<Level<T>>, OutSlice<u32>);
 
-/// The parameters of a built-in kernel of pixels: samples, channels, the
-/// channels' bounds or levels, their bins or level ends, counts.
+/// The parameters of a built-in kernel of pixels in even bins: samples,
+/// channels, the channels' bounds (lower and upper of each), their bins
+/// (0 past the last channel with a histogram), counts. Values, not
+/// buffers: a launch copies nothing to the device first.
+pub type EvenPixelParams<T> = (
+    Slice<T>,
+    Value<u32>,
+    Value<[Level<T>; 2 * MAX_CHANNELS]>,
+    Value<[u32; MAX_CHANNELS]>,
+    OutSlice<u32>,
+);
+
+/// The parameters of a built-in kernel of pixels in bins between levels:
+/// samples, channels, the channels' levels, where each channel's levels
+/// end, counts.
 pub type PixelParams<T> = (
     Slice<T>,
     Value<u32>,
@@ -36,12 +49,25 @@ pub type PixelParams<T> = (
 /// A level type of the built-in histograms (`i64`, `f32`, `f64`): what a
 /// launch passes of it.
 pub trait HistogramLevel:
-    DeviceCopy + std::fmt::Debug + PartialOrd + GpuArg<Value<Self>> + CpuArg<Value<Self>>
+    DeviceCopy + Default + std::fmt::Debug + PartialOrd + GpuArg<Value<Self>> + CpuArg<Value<Self>>
 {
+    /// The channels' bounds as a launch passes them: `[Self; 8]`.
+    #[doc(hidden)]
+    type Bounds: GpuArg<Value<[Self; 2 * MAX_CHANNELS]>> + CpuArg<Value<[Self; 2 * MAX_CHANNELS]>>;
+    #[doc(hidden)]
+    fn bounds(bounds: [Self; 2 * MAX_CHANNELS]) -> Self::Bounds;
 }
-impl<L: DeviceCopy + std::fmt::Debug + PartialOrd + GpuArg<Value<L>> + CpuArg<Value<L>>>
-    HistogramLevel for L
+impl<L> HistogramLevel for L
+where
+    L: DeviceCopy + Default + std::fmt::Debug + PartialOrd + GpuArg<Value<L>> + CpuArg<Value<L>>,
+    [L; 2 * MAX_CHANNELS]:
+        GpuArg<Value<[L; 2 * MAX_CHANNELS]>> + CpuArg<Value<[L; 2 * MAX_CHANNELS]>>,
 {
+    type Bounds = [L; 2 * MAX_CHANNELS];
+    #[inline]
+    fn bounds(bounds: [L; 2 * MAX_CHANNELS]) -> Self::Bounds {
+        bounds
+    }
 }
 
 /// A sample type with built-in histograms: `u8`, `u16`, `i16`, `u32`,
@@ -60,7 +86,7 @@ pub trait BuiltinHistogram: Sample<Level: HistogramLevel> + DeviceCopy + std::fm
     type Range: Kernel<Params = RangeParams<Self>>;
     /// Pixels in even bins.
     #[doc(hidden)]
-    type EvenPixels: Kernel<Params = PixelParams<Self>>;
+    type EvenPixels: Kernel<Params = EvenPixelParams<Self>>;
     /// Pixels in bins between levels.
     #[doc(hidden)]
     type Levels: Kernel<Params = PixelParams<Self>>;

@@ -59,8 +59,8 @@ impl Histogrammer {
     }
 
     /// Counts with `sets` sets of counters a block (1, 2, 4 or 8) where
-    /// they fit, instead of the default: one set for one channel of bytes
-    /// (each byte an increment by one, which the hardware merges across
+    /// they fit, instead of the default: one set for bytes, of one channel
+    /// or of pixels (each byte an increment by one, which the hardware merges across
     /// the lanes of a warp that hit one counter), otherwise as many as fit
     /// in 24 KiB, which keeps the speed when most samples fall into a few
     /// bins (chapter 7 of the guide has the figures). Fails with
@@ -207,15 +207,30 @@ impl Histogrammer {
         }
         let per_channel: Vec<u32> = bins.iter().map(|b| b.bins as u32).collect();
         check_total(call, &per_channel, &counts)?;
-        let bounds: Vec<T::Level> = bins.iter().flat_map(|b| [b.lower, b.upper]).collect();
-        let levels = (bounds.as_slice(), per_channel.as_slice());
-        self.launch_pixels(
-            T::EVEN_PIXELS,
-            samples,
-            channels,
-            &per_channel,
-            levels,
-            counts,
+        let mut bounds = [T::Level::default(); 2 * MAX_CHANNELS];
+        let mut words = [0u32; MAX_CHANNELS];
+        for (c, b) in bins.iter().enumerate() {
+            (bounds[2 * c], bounds[2 * c + 1], words[c]) = (b.lower, b.upper, b.bins as u32);
+        }
+        let mut counts = counts;
+        let kernel = T::EVEN_PIXELS;
+        self.engine
+            .check_arguments::<T::EvenPixels>(&[samples.on_gpu(), counts.on_gpu()])?;
+        let config = self.config::<T, _>(kernel, samples.len(), &per_channel)?;
+        self.engine.clear(&mut counts, "the histogram's counts")?;
+        if samples.is_empty() {
+            return Ok(());
+        }
+        self.engine.own().launch(
+            kernel,
+            config,
+            (
+                &samples,
+                channels as u32,
+                T::Level::bounds(bounds),
+                words,
+                &mut counts,
+            ),
         )
     }
 
@@ -349,7 +364,8 @@ impl Histogrammer {
 
     /// The launch of `kernel` over `len` samples of channels of `bins`
     /// bins: a wave of blocks at most, one a 16-byte chunk of each thread
-    /// at least, with the counters' sets in dynamic shared memory.
+    /// at least (bytes: 64 samples a counter at least), with the
+    /// counters' sets in dynamic shared memory.
     fn config<T: Sample, K: Kernel>(
         &self,
         kernel: K,
@@ -361,7 +377,16 @@ impl Histogrammer {
         let resident = launcher.resident_blocks(kernel, THREADS, shared)?.max(1);
         let wave = resident * launcher.multiprocessors();
         let chunks = (len * std::mem::size_of::<T>()).div_ceil(16);
-        let blocks = (chunks.div_ceil(THREADS as usize) as u32).clamp(1, wave);
+        let mut blocks = (chunks.div_ceil(THREADS as usize) as u32).clamp(1, wave);
+        if T::VALUES != 0 {
+            // Bytes: each block adds its counters (256 a channel) to the
+            // output when it is done; below 64 samples a counter, fewer
+            // blocks, down to one a multiprocessor (chapter 7: RGBA pixels
+            // at 2^24 bytes ran slower in 528 blocks than in 396).
+            let counters = bins.len() * T::VALUES as usize;
+            let floor = launcher.multiprocessors();
+            blocks = blocks.min(((len / (64 * counters)) as u32).max(floor));
+        }
         Ok(LaunchConfig::new(blocks, THREADS).with_shared_memory(shared))
     }
 
@@ -380,10 +405,10 @@ impl Histogrammer {
                 return bytes;
             }
         }
-        if std::mem::size_of::<T>() == 1 && bins.len() == 1 {
-            // One channel of bytes counts each sample with an increment
-            // the hardware merges across a warp's lanes of one counter:
-            // one set is the fastest (chapter 7).
+        if std::mem::size_of::<T>() == 1 {
+            // Bytes count each sample with an increment the hardware
+            // merges across a warp's lanes of one counter: one set is the
+            // fastest (chapter 7).
             return fits(1, one_set_bytes).unwrap_or(0);
         }
         let mut sets = MAX_SETS;
