@@ -126,13 +126,11 @@ impl Histogrammer {
         let bins = EvenBins::new(lower, upper, counts.len());
         check_even(call, "", &bins)?;
         let kernel = T::EVEN;
-        self.engine
-            .check_arguments::<T::Even>(&[samples.on_gpu(), counts.on_gpu()])?;
-        let config = self.config::<T, _>(kernel, samples.len(), &[bins.bins as u32])?;
-        self.engine.clear(&mut counts, "the histogram's counts")?;
-        if samples.is_empty() {
+        let Some(config) =
+            self.prepare::<T, T::Even>(kernel, &samples, &mut counts, &[bins.bins as u32])?
+        else {
             return Ok(());
-        }
+        };
         let launcher = self.engine.own();
         launcher.launch(
             kernel,
@@ -214,13 +212,11 @@ impl Histogrammer {
         }
         let mut counts = counts;
         let kernel = T::EVEN_PIXELS;
-        self.engine
-            .check_arguments::<T::EvenPixels>(&[samples.on_gpu(), counts.on_gpu()])?;
-        let config = self.config::<T, _>(kernel, samples.len(), &per_channel)?;
-        self.engine.clear(&mut counts, "the histogram's counts")?;
-        if samples.is_empty() {
+        let Some(config) =
+            self.prepare::<T, T::EvenPixels>(kernel, &samples, &mut counts, &per_channel)?
+        else {
             return Ok(());
-        }
+        };
         self.engine.own().launch(
             kernel,
             config,
@@ -312,13 +308,10 @@ impl Histogrammer {
         mut counts: Output<'_, u32>,
     ) -> Result<(), Error> {
         let kernel = T::RANGE;
-        self.engine
-            .check_arguments::<T::Range>(&[samples.on_gpu(), counts.on_gpu()])?;
-        let config = self.config::<T, _>(kernel, samples.len(), &[bins])?;
-        self.engine.clear(&mut counts, "the histogram's counts")?;
-        if samples.is_empty() {
+        let Some(config) = self.prepare::<T, T::Range>(kernel, &samples, &mut counts, &[bins])?
+        else {
             return Ok(());
-        }
+        };
         let levels = self.engine.device().upload(levels)?;
         self.engine.own().launch(
             kernel,
@@ -340,13 +333,9 @@ impl Histogrammer {
         (levels, words): (&[T::Level], &[u32]),
         mut counts: Output<'_, u32>,
     ) -> Result<(), Error> {
-        self.engine
-            .check_arguments::<K>(&[samples.on_gpu(), counts.on_gpu()])?;
-        let config = self.config::<T, _>(kernel, samples.len(), bins)?;
-        self.engine.clear(&mut counts, "the histogram's counts")?;
-        if samples.is_empty() {
+        let Some(config) = self.prepare::<T, K>(kernel, &samples, &mut counts, bins)? else {
             return Ok(());
-        }
+        };
         let device = self.engine.device();
         let (levels, words) = (device.upload(levels)?, device.upload(words)?);
         self.engine.own().launch(
@@ -360,6 +349,24 @@ impl Histogrammer {
                 &mut counts,
             ),
         )
+    }
+
+    /// Checks that `samples` and `counts` are on `kernel`'s device, zeroes
+    /// `counts`, and gives the launch over `samples` of channels of `bins`
+    /// bins ([`config`](Self::config)), or `None` when there are no
+    /// samples to count.
+    fn prepare<T: Sample, K: Kernel>(
+        &self,
+        kernel: K,
+        samples: &Input<'_, T>,
+        counts: &mut Output<'_, u32>,
+        bins: &[u32],
+    ) -> Result<Option<LaunchConfig>, Error> {
+        self.engine
+            .check_arguments::<K>(&[samples.on_gpu(), counts.on_gpu()])?;
+        let config = self.config::<T, _>(kernel, samples.len(), bins)?;
+        self.engine.clear(counts, "the histogram's counts")?;
+        Ok((!samples.is_empty()).then_some(config))
     }
 
     /// The launch of `kernel` over `len` samples of channels of `bins`
