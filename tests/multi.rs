@@ -1,10 +1,9 @@
 //! Reductions over several devices on the CPU backend's emulated devices
 //! (the GPUs of a machine run the same checks in `gpu.rs`).
 
-use coop::op::Operator;
 use coop_host::multi::{Devices, Reducer};
 use coop_host::{Buffer, Error};
-use coop_tests::kernels::{self, Mat2, MatMul};
+use coop_tests::kernels::{self, MatMul};
 use coop_tests::{multi_cases, TEST_KERNELS_PTX};
 
 #[test]
@@ -21,16 +20,7 @@ fn sharded_reductions_match_host_references_on_one_to_four_devices() {
 /// product, which is not commutative, comes out as over one array.
 #[test]
 fn a_user_operator_combines_the_devices_totals_in_rank_order() {
-    let data: Vec<Mat2> = (0..5000i32)
-        .map(|i| match i % 3 {
-            0 => Mat2([1, i % 7, 0, 1]),
-            1 => Mat2([1, 0, i % 5, 1]),
-            _ => Mat2([0, 1, 1, 0]),
-        })
-        .collect();
-    let want = data
-        .iter()
-        .fold(MatMul.identity(), |a, &b| MatMul.combine(a, b));
+    let (data, want) = multi_cases::ordered_matrices();
     for count in [2, 3] {
         let devices = Devices::cpu(count).unwrap();
         let programs = devices.load(&TEST_KERNELS_PTX).unwrap();

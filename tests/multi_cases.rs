@@ -1,5 +1,6 @@
 //! Reductions over a set of devices checked against host references, on
-//! any set: the CPU backend's emulated devices in CI, the GPUs of a machine
+//! any set: the CPU backend's emulated devices in CI (in one process, and
+//! one process a rank in `multi_process.rs`), the GPUs of a machine
 //! (joined by NCCL) in `gpu.rs`. Sharded sums, minima and maxima of every
 //! built-in type, with shards empty, of one element and uneven; NaN in one
 //! shard or filling one; the totals left on every device; element-wise
@@ -56,7 +57,7 @@ where
             devices.gather(&reducer.all_max(&shards).unwrap()).unwrap(),
         ];
         for (got, want) in everywhere.iter().zip([want.0, want.1, want.2]) {
-            assert_eq!(got.len(), devices.count(), "{name}: one total a device");
+            assert_eq!(got.len(), devices.world(), "{name}: one total a rank");
             assert!(
                 got.iter().all(|g| same(g, &want)),
                 "{name}, {n} elements: left on every device {got:?}, host {want:?}"
@@ -77,7 +78,7 @@ fn same<T: PartialEq>(a: &T, b: &T) -> bool {
 /// Float minima and maxima ignore NaN across devices: a NaN in one shard,
 /// a shard of NaN only, and every shard NaN.
 fn check_nan(devices: &Devices, reducer: &Reducer) -> usize {
-    let k = devices.count();
+    let k = devices.world();
     let mut runs = 0;
     for case in 0..3 {
         let per = 5;
@@ -103,7 +104,7 @@ fn check_nan(devices: &Devices, reducer: &Reducer) -> usize {
 
 /// Element-wise all-reduce against the rank-order combination.
 fn check_all_reduce(devices: &Devices) -> usize {
-    let k = devices.count();
+    let k = devices.world();
     let mut rng = Rng::new(0xA11);
     let mut runs = 0;
     for len in [0usize, 1, 5, 1000, 70_001] {
@@ -170,11 +171,12 @@ fn check_all_reduce(devices: &Devices) -> usize {
     runs
 }
 
-/// One shard a device, shard `i` made of `values[i]`.
+/// One shard a rank, shard `i` made of `values[i]` (this process's ranks'
+/// shards, in a set joined by rank).
 fn upload<T: coop::DeviceCopy>(devices: &Devices, values: &[Vec<T>]) -> Shards<T> {
     let buffers = devices
         .iter()
-        .zip(values)
+        .zip(&values[devices.first_rank()..])
         .map(|(d, v)| d.upload(v).unwrap())
         .collect();
     devices.shards(buffers).unwrap()
@@ -273,6 +275,21 @@ fn check_errors(devices: &Devices, programs: &[Program], reducer: &Reducer) {
         )
         .unwrap_err();
     assert!(err.to_string().contains("program(s) for a set of"), "{err}");
+}
+
+/// 5000 2 × 2 integer matrices whose product depends on the order, and
+/// that product: for checking that totals combine in rank order.
+pub fn ordered_matrices() -> (Vec<crate::kernels::Mat2>, crate::kernels::Mat2) {
+    use crate::kernels::{Mat2, MatMul};
+    let data: Vec<Mat2> = (0..5000i32)
+        .map(|i| match i % 3 {
+            0 => Mat2([1, i % 7, 0, 1]),
+            1 => Mat2([1, 0, i % 5, 1]),
+            _ => Mat2([0, 1, 1, 0]),
+        })
+        .collect();
+    let product = fold(MatMul, &data);
+    (data, product)
 }
 
 /// Every check on `devices`; returns how many reductions ran.

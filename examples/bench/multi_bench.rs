@@ -4,6 +4,12 @@
 //! all-reduce of the same bytes as the anchor (what combining the data,
 //! rather than the totals, would cost).
 //!
+//! The same sum is then timed as a job of one process a GPU: the
+//! benchmark starts copies of itself as ranks (`RANK`, `WORLD_SIZE`,
+//! `COOP_RENDEZVOUS` on the loopback, as a launcher would), each joins with
+//! `Devices::join`, fills its own shard and times the call; rank 0's
+//! figure is printed (`COOP_MULTI_PROCESSES=0` skips these rows).
+//!
 //! ```text
 //! cargo build --release -p coop-bench --bin multi_bench
 //! NCCL_NVLS_ENABLE=0 target/release/multi_bench            # 2^28..2^32, every GPU count
@@ -16,19 +22,25 @@
 //! median_us, gb_per_s, speedup_vs_one_gpu, relative_error`.
 
 use coop::op::Sum;
-use coop_host::multi::{Devices, Reducer, Shards};
+use coop_host::multi::{Devices, Join, Reducer, Shards};
 use coop_host::{reduce, Buffer, Error, Gpu};
 use std::time::{Duration, Instant};
 
 /// Elements copied to a GPU per transfer while filling the shards.
 const FILL_CHUNK: usize = 1 << 24;
 
+/// Set in the copies started as ranks: the size to time, as log2.
+const RANK_SIZE: &str = "COOP_MULTI_RANK_LOG2";
+
 fn main() -> Result<(), Error> {
-    let sizes: Vec<u32> = env_list("COOP_MULTI_SIZES").unwrap_or_else(|| (28..=32).collect());
     let rounds: usize = std::env::var("COOP_MULTI_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(20);
+    if let Some(log2) = std::env::var(RANK_SIZE).ok().and_then(|v| v.parse().ok()) {
+        return rank(log2, rounds);
+    }
+    let sizes: Vec<u32> = env_list("COOP_MULTI_SIZES").unwrap_or_else(|| (28..=32).collect());
     let all = Devices::all_gpus()?;
     let counts: Vec<usize> = env_list("COOP_MULTI_GPUS")
         .map(|c: Vec<u32>| c.into_iter().map(|c| c as usize).collect())
@@ -57,58 +69,133 @@ fn main() -> Result<(), Error> {
         );
         drop((single, reducer, gpu));
         for &count in &counts {
-            let devices = Devices::gpus(&(0..count).collect::<Vec<_>>())?;
-            let shards = shards(&devices, n)?;
-            let reducer = Reducer::new(&devices)?;
-            let (t, total) = median(rounds, || reducer.sum(&shards))?;
-            row(
-                log2,
-                count,
-                "coop multi::Reducer::sum",
-                t,
-                bytes,
-                base,
-                total,
-                n,
-            );
-            if count > 1 {
-                // The same work with the totals copied to the host and
-                // added there, one single-GPU reducer a GPU.
-                let singles = devices
-                    .iter()
-                    .map(reduce::Reducer::new)
-                    .collect::<Result<Vec<_>, _>>()?;
-                let (t, total) = median(rounds, || {
-                    for (r, shard) in singles.iter().zip(&shards) {
-                        r.enqueue::<Sum, f32>(shard)?;
-                    }
-                    singles.iter().map(|r| r.result::<f32>()).sum()
-                })?;
+            // One process for all GPUs (scoped: the job below needs the
+            // GPUs' memory).
+            {
+                let devices = Devices::gpus(&(0..count).collect::<Vec<_>>())?;
+                let shards = shards(&devices, n)?;
+                let reducer = Reducer::new(&devices)?;
+                let (t, total) = median(rounds, || reducer.sum(&shards))?;
                 row(
                     log2,
                     count,
-                    "coop per GPU + host add",
+                    "coop multi::Reducer::sum",
                     t,
                     bytes,
                     base,
                     total,
                     n,
                 );
-                drop(singles);
-                let mut data = shards;
-                let (t, _) = median(rounds.min(5), || {
-                    devices.all_reduce(&mut data, Sum)?;
-                    devices.synchronize().map(|()| 0.0f32)
-                })?;
-                let per_gpu = bytes / count as f64;
-                println!(
+                if count > 1 {
+                    // The same work with the totals copied to the host and
+                    // added there, one single-GPU reducer a GPU.
+                    let singles = devices
+                        .iter()
+                        .map(reduce::Reducer::new)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let (t, total) = median(rounds, || {
+                        for (r, shard) in singles.iter().zip(&shards) {
+                            r.enqueue::<Sum, f32>(shard)?;
+                        }
+                        singles.iter().map(|r| r.result::<f32>()).sum()
+                    })?;
+                    row(
+                        log2,
+                        count,
+                        "coop per GPU + host add",
+                        t,
+                        bytes,
+                        base,
+                        total,
+                        n,
+                    );
+                    drop(singles);
+                    let mut data = shards;
+                    let (t, _) = median(rounds.min(5), || {
+                        devices.all_reduce(&mut data, Sum)?;
+                        devices.synchronize().map(|()| 0.0f32)
+                    })?;
+                    let per_gpu = bytes / count as f64;
+                    println!(
                     "{log2},{count},NCCL all-reduce of each GPU's {per_gpu:.0} bytes,{:.1},{:.1},,",
                     t.as_secs_f64() * 1e6,
                     per_gpu / t.as_secs_f64() / 1e9,
                 );
+                }
+            }
+            if std::env::var("COOP_MULTI_PROCESSES").as_deref() != Ok("0") {
+                let t = processes(log2, count)?;
+                row(
+                    log2,
+                    count,
+                    "coop multi::Reducer::sum, one process a GPU",
+                    t,
+                    bytes,
+                    base,
+                    n as f32,
+                    n,
+                );
             }
         }
     }
+    Ok(())
+}
+
+/// Times the sum of 2^`log2` ones as a job of `count` processes, one a
+/// GPU: starts them, and returns rank 0's median.
+fn processes(log2: u32, count: usize) -> Result<Duration, Error> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| Error::InvalidArgument {
+            call: "multi_bench",
+            problem: format!("no free port on the loopback: {e}"),
+        })?;
+    let exe = std::env::current_exe().expect("the benchmark's own path");
+    let children: Vec<_> = (0..count)
+        .map(|rank| {
+            std::process::Command::new(&exe)
+                .env(RANK_SIZE, log2.to_string())
+                .env("RANK", rank.to_string())
+                .env("WORLD_SIZE", count.to_string())
+                .env("COOP_RENDEZVOUS", format!("127.0.0.1:{port}"))
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("starting a rank")
+        })
+        .collect();
+    let mut medians = Vec::new();
+    for (rank, child) in children.into_iter().enumerate() {
+        let output = child.wait_with_output().expect("a rank's output");
+        let text = String::from_utf8_lossy(&output.stdout);
+        match text.trim().parse::<f64>() {
+            Ok(us) => medians.push(us),
+            Err(_) => {
+                return Err(Error::InvalidArgument {
+                    call: "multi_bench",
+                    problem: format!("rank {rank} of {count} failed: {text}"),
+                })
+            }
+        }
+    }
+    Ok(Duration::from_secs_f64(medians[0] / 1e6))
+}
+
+/// A rank's side of [`processes`]: joins, fills its shard of 2^`log2`
+/// ones, times the sum and prints its median in microseconds.
+fn rank(log2: u32, rounds: usize) -> Result<(), Error> {
+    let devices = Devices::join(&Join::from_env()?)?;
+    let n = 1usize << log2;
+    let (world, me) = (devices.world(), devices.first_rank());
+    let len = n / world + usize::from(me < n % world);
+    let coop_host::Device::Gpu(gpu) = devices.device(0).expect("one device") else {
+        panic!("multi_bench times GPUs");
+    };
+    let shards = devices.shards(vec![Buffer::Gpu(fill(gpu, len)?)])?;
+    let reducer = Reducer::new(&devices)?;
+    let (t, total) = median(rounds, || reducer.sum(&shards))?;
+    assert_eq!(total, n as f32, "the sum of {n} ones on rank {me}");
+    println!("{}", t.as_secs_f64() * 1e6);
     Ok(())
 }
 

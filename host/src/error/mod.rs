@@ -216,6 +216,34 @@ pub enum Error {
         problem: String,
     },
 
+    /// Joining the processes of a job failed: a rank or world size that
+    /// does not fit, a rendezvous address that does not work, ranks that
+    /// did not arrive in time, or ranks that disagree on the job.
+    #[error("joining a job{}: {problem}", place(*rank, *world))]
+    Join {
+        /// This process's rank, where known.
+        rank: Option<usize>,
+        /// The number of ranks it was told to join, where known.
+        world: Option<usize>,
+        /// What went wrong, and what is allowed.
+        problem: String,
+    },
+
+    /// Another process of the job failed during a collective call: it
+    /// exited or crashed, left (dropped its set), did not reach the call
+    /// in time, or made a different call. The set cannot be used any more
+    /// (its NCCL communicator, if any, is aborted); every rank that was
+    /// waiting gets this error instead of hanging.
+    #[error("`{call}`: rank {rank} {problem}")]
+    Rank {
+        /// The call this process was in.
+        call: &'static str,
+        /// The rank that failed.
+        rank: usize,
+        /// What happened to it.
+        problem: String,
+    },
+
     /// Waiting for the GPU took longer than allowed. The kernel cannot be
     /// stopped: the GPU is left to it, nothing of this device waits for it
     /// any more (dropping its buffers, modules and the device returns at
@@ -233,6 +261,14 @@ pub enum Error {
         /// How long coop waited.
         waited: Duration,
     },
+}
+
+/// " as rank 1 of 4", where both are known.
+fn place(rank: Option<usize>, world: Option<usize>) -> String {
+    match (rank, world) {
+        (Some(rank), Some(world)) => format!(" as rank {rank} of {world}"),
+        _ => String::new(),
+    }
 }
 
 /// "launched since the last successful wait: `a` (launched at ..), .."

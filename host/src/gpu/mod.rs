@@ -320,6 +320,19 @@ impl Gpu {
     /// # Ok::<(), coop_host::Error>(())
     /// ```
     pub fn synchronize_timeout(&self, limit: Duration) -> Result<(), Error> {
+        self.synchronize_watching(Some(limit), || Ok(()))
+    }
+
+    /// Waits until all work on the stream has finished, polling, and
+    /// calling `watch` between polls: an error from `watch` (another rank
+    /// of a job failed, say) ends the wait with that error. With a
+    /// `limit`, gives up as [`synchronize_timeout`](Self::synchronize_timeout)
+    /// does.
+    pub(crate) fn synchronize_watching(
+        &self,
+        limit: Option<Duration>,
+        mut watch: impl FnMut() -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let start = Instant::now();
         let mut pause = Duration::from_micros(20);
         self.ctx
@@ -336,15 +349,20 @@ impl Gpu {
                 sys::CUresult::CUDA_ERROR_NOT_READY => {}
                 code => return Err(self.error("waiting for the GPU")(DriverError(code))),
             }
+            watch()?;
             let waited = start.elapsed();
-            if waited >= limit {
-                self.state.abandoned.store(true, Ordering::Relaxed);
-                return Err(Error::Timeout {
-                    launches: self.state.in_flight.snapshot(),
-                    waited,
-                });
-            }
-            std::thread::sleep(pause.min(limit - waited));
+            let left = match limit {
+                Some(limit) if waited >= limit => {
+                    self.state.abandoned.store(true, Ordering::Relaxed);
+                    return Err(Error::Timeout {
+                        launches: self.state.in_flight.snapshot(),
+                        waited,
+                    });
+                }
+                Some(limit) => limit - waited,
+                None => Duration::MAX,
+            };
+            std::thread::sleep(pause.min(left));
             pause = (pause * 2).min(Duration::from_millis(10));
         }
     }

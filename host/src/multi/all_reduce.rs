@@ -4,7 +4,7 @@
 
 use super::devices::Members;
 use super::nccl::{self, NcclOp};
-use super::{Devices, Shards};
+use super::{wire, Devices, Shards};
 use crate::{Buffer, Error};
 use coop::op::Operator;
 use coop::DeviceCopy;
@@ -26,6 +26,11 @@ impl Devices {
     /// Float sums and products over more than two devices may differ in
     /// the last bits between GPUs (NCCL picks the order, by its algorithm)
     /// and the CPU backend (rank order); over two, they match.
+    ///
+    /// In a set joined by rank, every rank calls it with its own shard of
+    /// the same length (checked through the rendezvous before NCCL sees
+    /// the call: a rank whose shard differs gets [`Error::Shards`] on
+    /// every rank).
     ///
     /// [`Sum`]: coop::op::Sum
     /// [`Product`]: coop::op::Product
@@ -63,23 +68,34 @@ impl Devices {
                 ),
             });
         }
+        let ty = std::any::type_name::<T>();
         match self.members() {
-            Members::Gpus { nccl: None, .. } | Members::Cpus(_) if shards.count() == 1 => Ok(()),
+            Members::Gpus { nccl: None, .. } | Members::Cpus(_) if self.world() == 1 => Ok(()),
             Members::Gpus {
                 nccl: Some(nccl), ..
             } => {
+                let len = (lens[0] as u64).to_le_bytes().to_vec();
+                if let Some(parts) = self.across(CALL, ty, len)? {
+                    let lens: Vec<usize> = parts
+                        .iter()
+                        .map(|p| wire::values_of::<u64>(p).map_or(usize::MAX, |v| v[0] as usize))
+                        .collect();
+                    same_lengths(&lens)?;
+                }
+                let first = self.first_rank();
                 let mut buffers: Vec<_> = shards.iter_mut().collect();
-                nccl.group("all-reducing the shards", |rank, comm| {
-                    let Buffer::Gpu(slice) = &mut *buffers[rank] else {
+                nccl.group("all-reducing the shards", |index, comm| {
+                    let Buffer::Gpu(slice) = &mut *buffers[index] else {
                         unreachable!("`check` placed every shard on its GPU");
                     };
-                    comm.all_reduce_in_place(slice, &O::nccl())
-                        .map(drop)
+                    comm.all_reduce_in_place(slice, O::nccl())
                         .map_err(nccl::error(format!(
-                            "all-reducing {} elements on rank {rank}",
-                            lens[0]
+                            "all-reducing {} elements on rank {}",
+                            lens[0],
+                            first + index
                         )))
                 })
+                .map_err(|e| self.failed_here(e))
             }
             Members::Gpus { nccl: None, .. } => unreachable!("a set of several GPUs has NCCL"),
             Members::Cpus(_) => {
@@ -89,6 +105,21 @@ impl Devices {
                 });
                 let first = buffers.next().expect("a set has a device");
                 let mut rest: Vec<&mut Vec<T>> = buffers.collect();
+                if let Some(parts) = self.across(CALL, ty, wire::bytes_of(first))? {
+                    // A set joined by rank: one shard here, the others'
+                    // arrive whole, and all combine in rank order.
+                    let theirs = parts
+                        .iter()
+                        .map(|p| wire::values_of::<T>(p).ok_or_else(|| self.garbled(CALL)))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    same_lengths(&theirs.iter().map(Vec::len).collect::<Vec<_>>())?;
+                    for (j, slot) in first.iter_mut().enumerate() {
+                        *slot = theirs[1..]
+                            .iter()
+                            .fold(theirs[0][j], |acc, v| op.combine(acc, v[j]));
+                    }
+                    return Ok(());
+                }
                 for j in 0..first.len() {
                     let total = rest.iter().fold(first[j], |acc, v| op.combine(acc, v[j]));
                     first[j] = total;
@@ -99,5 +130,20 @@ impl Devices {
                 Ok(())
             }
         }
+    }
+}
+
+/// The error for ranks whose shards differ in length, on every rank.
+fn same_lengths(lens: &[usize]) -> Result<(), Error> {
+    match lens.iter().position(|&len| len != lens[0]) {
+        None => Ok(()),
+        Some(rank) => Err(Error::Shards {
+            call: "Devices::all_reduce",
+            problem: format!(
+                "rank {rank}'s shard has {} elements and rank 0's {}; an element-wise \
+                 all-reduce needs shards of one length on every rank",
+                lens[rank], lens[0]
+            ),
+        }),
     }
 }

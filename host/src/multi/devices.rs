@@ -1,8 +1,10 @@
-//! [`Devices`]: the GPUs of one machine joined by NCCL, or emulated devices
-//! on the CPU backend; sharding arrays over them and gathering them back.
+//! [`Devices`]: the GPUs of one machine joined by NCCL, this process's
+//! device in a job of one process a device, or emulated devices on the
+//! CPU backend; sharding arrays over them and gathering them back.
 
+use super::link::{Link, Posted};
 use super::nccl::{self, Nccl};
-use super::Shards;
+use super::{wire, Join, Shards};
 use crate::{Buffer, Cpu, Device, Error, Gpu, Program, PtxSet};
 use coop::DeviceCopy;
 
@@ -12,6 +14,19 @@ use coop::DeviceCopy;
 ///
 /// A set is all GPUs or all CPU backend, each device once; device `i`
 /// holds shard `i` of every [`Shards`] the set makes.
+///
+/// A set is made either in one process for all its devices
+/// ([`gpus`](Self::gpus), [`all_gpus`](Self::all_gpus), [`cpu`](Self::cpu)),
+/// or by each process of a job of one process a device, started by a
+/// launcher such as `torchrun`, `mpirun` or `srun`
+/// ([`join`](Self::join), [`join_gpu`](Self::join_gpu),
+/// [`join_cpu`](Self::join_cpu)): then the set is the whole job's
+/// [`world`](Self::world) of ranks, this process holds the shard of its own
+/// rank, and the collectives ([`Reducer`](super::Reducer),
+/// [`all_reduce`](Self::all_reduce), [`gather`](Self::gather)) combine
+/// across the processes. Every rank must make the same collective calls in
+/// the same order; one that fails, leaves, is late or calls something
+/// else ends the others' call with [`Error::Rank`] naming it.
 ///
 /// ```
 /// use coop_host::multi::{Devices, Reducer};
@@ -27,6 +42,8 @@ use coop::DeviceCopy;
 pub struct Devices {
     devices: Vec<Device>,
     members: Members,
+    /// The other processes of the job, for a set joined by rank.
+    link: Option<Link>,
 }
 
 #[derive(Debug)]
@@ -112,6 +129,7 @@ impl Devices {
         Ok(Devices {
             devices: gpus.iter().cloned().map(Device::Gpu).collect(),
             members: Members::Gpus { gpus, nccl },
+            link: None,
         })
     }
 
@@ -126,20 +144,129 @@ impl Devices {
         Ok(Devices {
             devices: cpus.iter().cloned().map(Device::Cpu).collect(),
             members: Members::Cpus(cpus),
+            link: None,
         })
     }
 
-    /// How many devices the set has (at least 1).
+    /// Joins a job of one process a device as `join` describes: on GPU
+    /// `join.local_rank()` where the machine has a CUDA driver and GPUs
+    /// ([`join_gpu`](Self::join_gpu)), else on the CPU backend
+    /// ([`join_cpu`](Self::join_cpu)). Every rank must end on the same
+    /// backend.
+    ///
+    /// ```
+    /// use coop_host::multi::{Devices, Join, Reducer, Rendezvous};
+    ///
+    /// // Two ranks, here threads of one program on the CPU backend; a job's
+    /// // processes do the same with `Join::from_env()?` under a launcher.
+    /// # let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    /// let address = format!("127.0.0.1:{port}");
+    /// let ranks: Vec<_> = (0..2)
+    ///     .map(|rank| {
+    ///         let join = Join::new(rank, 2, Rendezvous::tcp(address.clone()));
+    ///         std::thread::spawn(move || -> Result<u64, coop_host::Error> {
+    ///             let devices = Devices::join_cpu(&join?)?;
+    ///             let data: Vec<u64> = (1..=1000).collect();
+    ///             let mine = devices.scatter(&data)?; // this rank's half
+    ///             Reducer::new(&devices)?.sum(&mine)
+    ///         })
+    ///     })
+    ///     .collect();
+    /// for rank in ranks {
+    ///     assert_eq!(rank.join().unwrap()?, 500_500); // every rank gets the total
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn join(join: &Join) -> Result<Devices, Error> {
+        let gpus = Gpu::driver_present()
+            && cudarc::driver::CudaContext::device_count().is_ok_and(|count| count > 0);
+        if gpus {
+            Devices::join_gpu(join, join.local_rank())
+        } else {
+            Devices::join_cpu(join)
+        }
+    }
+
+    /// Joins a job of one process a device as `join`'s rank, owning GPU
+    /// `ordinal` of this machine, through NCCL's rendezvous by unique id
+    /// (`ncclCommInitRank`; rank 0 makes the id and shares it through
+    /// `join`'s rendezvous). Returns when every rank has joined.
+    ///
+    /// Fails as [`Gpu::new`] does, with [`Error::NoNccl`] for a job of
+    /// several ranks on a machine without NCCL, with [`Error::Join`] when
+    /// the ranks do not all arrive within `join.timeout()` or disagree on
+    /// the job (naming the ranks), and with [`Error::Nccl`] when NCCL
+    /// refuses (two ranks on one GPU, for one).
+    pub fn join_gpu(join: &Join, ordinal: usize) -> Result<Devices, Error> {
+        let gpu = Gpu::new(ordinal)?;
+        let with_nccl = nccl::present();
+        if !with_nccl && join.world() > 1 {
+            return Err(Error::NoNccl { gpus: join.world() });
+        }
+        let (link, secret) = Link::join(join, "GPUs", || {
+            if with_nccl {
+                nccl::unique_id()
+            } else {
+                Ok(Vec::new())
+            }
+        })?;
+        let nccl = if with_nccl {
+            Some(Nccl::rank(&gpu, join.rank(), join.world(), &secret)?)
+        } else {
+            None
+        };
+        Ok(Devices {
+            devices: vec![Device::Gpu(gpu.clone())],
+            members: Members::Gpus {
+                gpus: vec![gpu],
+                nccl,
+            },
+            link: Some(link),
+        })
+    }
+
+    /// Joins a job of one process a device as `join`'s rank, on one
+    /// emulated device of the CPU backend: the same calls and results as
+    /// GPUs, for tests of a job's program without GPUs. The ranks' data
+    /// travel through the rendezvous's connections. Fails with
+    /// [`Error::Join`] as [`join_gpu`](Self::join_gpu) does.
+    pub fn join_cpu(join: &Join) -> Result<Devices, Error> {
+        let (link, _) = Link::join(join, "the CPU backend", || Ok(Vec::new()))?;
+        let cpu = Cpu::new();
+        Ok(Devices {
+            devices: vec![Device::Cpu(cpu.clone())],
+            members: Members::Cpus(vec![cpu]),
+            link: Some(link),
+        })
+    }
+
+    /// How many devices of the set this process holds (at least 1): all of
+    /// them for a set made in one process, one for a set joined by rank.
     pub fn count(&self) -> usize {
         self.devices.len()
     }
 
-    /// Device `rank`, to load kernels on, upload to and launch on.
-    pub fn device(&self, rank: usize) -> Option<&Device> {
-        self.devices.get(rank)
+    /// How many ranks the whole set has, over all its processes: the
+    /// job's world size for a set joined by rank, else
+    /// [`count`](Self::count).
+    pub fn world(&self) -> usize {
+        self.link.as_ref().map_or(self.devices.len(), Link::world)
     }
 
-    /// The devices, in rank order.
+    /// The rank of this process's first device: its rank in a job, 0 for a
+    /// set made in one process.
+    pub fn first_rank(&self) -> usize {
+        self.link.as_ref().map_or(0, Link::rank)
+    }
+
+    /// This process's device `index` (0 to [`count`](Self::count)` - 1`;
+    /// in a set made in one process, the index is the rank), to load
+    /// kernels on, upload to and launch on.
+    pub fn device(&self, index: usize) -> Option<&Device> {
+        self.devices.get(index)
+    }
+
+    /// This process's devices, in rank order.
     pub fn iter(&self) -> std::slice::Iter<'_, Device> {
         self.devices.iter()
     }
@@ -153,7 +280,7 @@ impl Devices {
     /// What the set is, for messages: the GPUs and NCCL's version, or the
     /// CPU backend.
     pub fn describe(&self) -> String {
-        match &self.members {
+        let here = match &self.members {
             Members::Gpus { gpus, nccl } => {
                 let names: Vec<String> = gpus
                     .iter()
@@ -169,6 +296,10 @@ impl Devices {
                 format!("{} GPU(s): {}; {joined}", gpus.len(), names.join(", "))
             }
             Members::Cpus(cpus) => format!("{} emulated device(s) of the CPU backend", cpus.len()),
+        };
+        match &self.link {
+            Some(link) => format!("rank {} of {}: {here}", link.rank(), link.world()),
+            None => here,
         }
     }
 
@@ -178,16 +309,21 @@ impl Devices {
         self.devices.iter().map(|d| d.load(ptx)).collect()
     }
 
-    /// Splits `data` into one contiguous shard a device, in rank order, and
-    /// uploads each to its device. The shards differ in length by at most
-    /// one element: the first `data.len() % count` take one more.
+    /// Splits `data` into one contiguous shard a rank, in rank order, and
+    /// uploads this process's shards to its devices. The shards differ in
+    /// length by at most one element: the first `data.len() % world` take
+    /// one more. In a job of several processes every rank passes the same
+    /// `data` (or data of the same length) and keeps its own part; a rank
+    /// that holds only its own part uploads it with
+    /// [`shards`](Self::shards).
     pub fn scatter<T: DeviceCopy>(&self, data: &[T]) -> Result<Shards<T>, Error> {
-        let count = self.count();
-        let (base, extra) = (data.len() / count, data.len() % count);
-        let mut start = 0;
-        let mut buffers = Vec::with_capacity(count);
-        for (rank, device) in self.devices.iter().enumerate() {
-            let len = base + usize::from(rank < extra);
+        let world = self.world();
+        let (base, extra) = (data.len() / world, data.len() % world);
+        let first = self.first_rank();
+        let mut start = base * first + first.min(extra);
+        let mut buffers = Vec::with_capacity(self.count());
+        for (index, device) in self.devices.iter().enumerate() {
+            let len = base + usize::from(first + index < extra);
             buffers.push(device.upload(&data[start..start + len])?);
             start += len;
         }
@@ -214,22 +350,138 @@ impl Devices {
     }
 
     /// The shards' contents, concatenated in rank order, once the work
-    /// before on every device has finished.
+    /// before on every device has finished. In a job of several processes
+    /// this is a collective: every rank gets every rank's shard.
     pub fn gather<T: DeviceCopy>(&self, shards: &Shards<T>) -> Result<Vec<T>, Error> {
-        self.check(shards, "Devices::gather")?;
+        const CALL: &str = "Devices::gather";
+        self.check(shards, CALL)?;
+        self.settle(CALL)?;
         let mut out = Vec::with_capacity(shards.len());
         for (device, shard) in self.devices.iter().zip(shards) {
             out.extend(device.download(shard)?);
         }
-        Ok(out)
+        match self.across(CALL, std::any::type_name::<T>(), wire::bytes_of(&out))? {
+            None => Ok(out),
+            Some(parts) => parts
+                .iter()
+                .try_fold(Vec::new(), |mut all, part| {
+                    all.extend(wire::values_of::<T>(part)?);
+                    Some(all)
+                })
+                .ok_or_else(|| self.garbled(CALL)),
+        }
     }
 
-    /// Waits until the work queued on every device has finished; a kernel
-    /// fault surfaces as [`Error::KernelFault`].
+    /// Waits until the work queued on this process's devices has finished;
+    /// a kernel fault surfaces as [`Error::KernelFault`]. In a job of
+    /// several processes, a rank that fails meanwhile ends the wait with
+    /// [`Error::Rank`] (the others' work is not waited for: this is not a
+    /// collective).
     pub fn synchronize(&self) -> Result<(), Error> {
-        match &self.members {
-            Members::Gpus { gpus, .. } => gpus.iter().try_for_each(Gpu::synchronize),
-            Members::Cpus(_) => Ok(()),
+        self.settle("Devices::synchronize")
+    }
+
+    /// Waits for this process's GPUs; in a job of several processes,
+    /// watching the other ranks and NCCL's asynchronous errors, and
+    /// aborting the communicator when one fails.
+    pub(super) fn settle(&self, call: &'static str) -> Result<(), Error> {
+        let Members::Gpus { gpus, nccl } = &self.members else {
+            return Ok(());
+        };
+        let Some(link) = &self.link else {
+            return gpus.iter().try_for_each(Gpu::synchronize);
+        };
+        for gpu in gpus {
+            let mut heard = false;
+            let waited = gpu.synchronize_watching(gpu.wait_limit(), || {
+                if let Some(failure) = link.failure() {
+                    heard = true;
+                    return Err(failure.error(call));
+                }
+                nccl.as_ref().map_or(Ok(()), |n| n.check(call))
+            });
+            if let Err(e) = waited {
+                // Whatever failed here (a kernel fault, NCCL's error, a
+                // timeout), the other ranks may be waiting for this one in
+                // NCCL: tell them, and end this rank's side.
+                if !heard {
+                    link.abandon(format!("failed while waiting for its GPU: {e}"));
+                }
+                self.abort();
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// For a set joined by rank: posts this rank's part of collective
+    /// `call` (`None` for a set made in one process). See
+    /// [`Link::post`].
+    pub(super) fn post(
+        &self,
+        call: &'static str,
+        ty: &'static str,
+        bytes: Vec<u8>,
+    ) -> Result<Option<Posted>, Error> {
+        match &self.link {
+            Some(link) => link.post(call, ty, bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Every rank's part of `posted`'s collective, in rank order (`None`
+    /// for a set made in one process); on a failure the set's NCCL
+    /// communicator is aborted, since NCCL's side of the call may never
+    /// end.
+    pub(super) fn collect(&self, posted: Option<Posted>) -> Result<Option<Vec<Vec<u8>>>, Error> {
+        let (Some(link), Some(posted)) = (&self.link, posted) else {
+            return Ok(None);
+        };
+        link.collect(posted).map(Some).inspect_err(|_| self.abort())
+    }
+
+    /// [`post`](Self::post) then [`collect`](Self::collect).
+    pub(super) fn across(
+        &self,
+        call: &'static str,
+        ty: &'static str,
+        bytes: Vec<u8>,
+    ) -> Result<Option<Vec<Vec<u8>>>, Error> {
+        let posted = self.post(call, ty, bytes)?;
+        self.collect(posted)
+    }
+
+    /// The error for parts another rank sent that do not decode as the
+    /// call's type (ranks built from different sources).
+    pub(super) fn garbled(&self, call: &'static str) -> Error {
+        Error::Rank {
+            call,
+            rank: 0,
+            problem: "sent values of another size for the same type name: the ranks run \
+                      programs built differently"
+                .into(),
+        }
+    }
+
+    /// `error`, found by this rank in the middle of a collective (NCCL
+    /// refused its part): in a set joined by rank the other ranks, which
+    /// may wait for this one in NCCL, are told, and the communicator is
+    /// aborted.
+    pub(super) fn failed_here(&self, error: Error) -> Error {
+        if let Some(link) = &self.link {
+            link.abandon(format!("failed in a collective call: {error}"));
+            self.abort();
+        }
+        error
+    }
+
+    /// Aborts the set's NCCL communicators, if any.
+    fn abort(&self) {
+        if let Members::Gpus {
+            nccl: Some(nccl), ..
+        } = &self.members
+        {
+            nccl.abort();
         }
     }
 

@@ -13,12 +13,31 @@
 //!      └─ Devices::all_reduce    NCCL all-reduce, element by element
 //! ```
 //!
+//! A set is made in one of two ways:
+//!
+//! - **one process for all devices** ([`Devices::all_gpus`],
+//!   [`Devices::gpus`], [`Devices::cpu`]): coop drives every GPU from the
+//!   calling thread, NCCL's single-process mode (`ncclCommInitAll`);
+//! - **one process a device** ([`Devices::join`] with a [`Join`]): each
+//!   process of a job started by a launcher (`torchrun`, `mpirun`, `srun`)
+//!   owns one GPU and joins the others by rank, world size and a
+//!   [`Rendezvous`] through which rank 0 shares NCCL's unique id
+//!   (`ncclCommInitRank`). The same [`Shards`] and [`Reducer`] calls then
+//!   combine across the processes; a rank that crashes, leaves, is late or
+//!   makes another call ends the others' call with
+//!   [`Error::Rank`](crate::Error::Rank) naming it instead of a hang.
+//!
+//! ```text
+//!   job of 3 processes      rank 0 ──── rank 1 ──── rank 2      (NCCL: the GPUs' data)
+//!   (torchrun / mpirun)       └──── rendezvous (TCP) ────┘       (the id, checks, failures,
+//!                                                                  the CPU backend's data)
+//! ```
+//!
 //! NCCL is loaded at run time, like the CUDA driver: a machine without it
 //! gets [`Error::NoNccl`](crate::Error::NoNccl) when it asks for several
 //! GPUs, and everything runs on the CPU backend with any number of
-//! emulated devices, with the same results (see [`Reducer`] for float
-//! sums). coop drives all GPUs from the calling thread, NCCL's
-//! single-process mode.
+//! emulated devices (or processes of one emulated device each), with the
+//! same results (see [`Reducer`] for float sums).
 //!
 //! ```
 //! use coop_host::multi::{Devices, Reducer};
@@ -35,11 +54,15 @@
 
 mod all_reduce;
 mod devices;
+mod join;
+mod link;
 mod nccl;
 mod reducer;
 mod shards;
+mod wire;
 
 pub use devices::Devices;
+pub use join::{Join, Rendezvous};
 pub use nccl::NcclOp;
 pub use reducer::Reducer;
 pub use shards::Shards;

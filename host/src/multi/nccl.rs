@@ -1,25 +1,35 @@
-//! NCCL, loaded at run time like the CUDA driver: one communicator a GPU of
-//! a [`Devices`](super::Devices) set, the operators NCCL reduces with, and
-//! its errors as coop's.
+//! NCCL, loaded at run time like the CUDA driver: one communicator a GPU,
+//! made either for all GPUs of this process at once (`ncclCommInitAll`) or
+//! for this process's rank of a job (`ncclCommInitRank`, from the unique
+//! id rank 0 shares), the operators NCCL reduces with, and its errors as
+//! coop's.
+//!
+//! coop drives NCCL through its C functions rather than cudarc's `Comm`,
+//! which hides the handle that `ncclCommGetAsyncError` and `ncclCommAbort`
+//! need: a rank whose peer failed must see the error and abort instead of
+//! waiting forever.
 
 use crate::{Error, Gpu};
 use coop::op::{Max, Min, Product, Sum};
-use cudarc::nccl::result::{group_end, group_start, NcclError};
-use cudarc::nccl::sys::ncclResult_t;
-use cudarc::nccl::{Comm, ReduceOp};
+use cudarc::driver::{CudaStream, DevicePtrMut, DeviceSlice};
+use cudarc::nccl::result::{self, group_end, group_start, NcclError};
+use cudarc::nccl::sys::{self, ncclRedOp_t, ncclResult_t};
+use cudarc::nccl::NcclType;
+use std::cell::Cell;
+use std::sync::Arc;
 
 /// Whether the NCCL library can be loaded on this machine.
 pub(super) fn present() -> bool {
     // SAFETY: `is_culib_present` is unsafe because loading a shared library
     // runs its initialisers. The libraries it tries are NCCL's, meant to be
     // loaded in any process that uses CUDA, and it calls nothing in them.
-    unsafe { cudarc::nccl::sys::is_culib_present() }
+    unsafe { sys::is_culib_present() }
 }
 
 /// NCCL's version, as `major.minor.patch`, once the library is known to be
 /// present.
 pub(super) fn version() -> Result<String, Error> {
-    let code = cudarc::nccl::result::get_nccl_version().map_err(error("reading NCCL's version"))?;
+    let code = result::get_nccl_version().map_err(error("reading NCCL's version"))?;
     Ok(format!(
         "{}.{}.{}",
         code / 10000,
@@ -28,9 +38,55 @@ pub(super) fn version() -> Result<String, Error> {
     ))
 }
 
-/// One communicator a GPU, ranked in the set's order, all in this process.
+/// A new unique id for a job's communicator (rank 0 makes it and shares
+/// its 128 bytes with the other ranks).
+pub(super) fn unique_id() -> Result<Vec<u8>, Error> {
+    let id = result::get_uniqueid().map_err(error("making the job's NCCL unique id"))?;
+    Ok(id.internal.iter().map(|&c| c as u8).collect())
+}
+
+/// One GPU's communicator.
+pub(super) struct Comm {
+    raw: sys::ncclComm_t,
+    stream: Arc<CudaStream>,
+}
+
+impl Comm {
+    /// Queues an in-place all-reduce of `buffer` on the communicator's
+    /// stream.
+    pub fn all_reduce_in_place<T: NcclType, B: DevicePtrMut<T> + DeviceSlice<T>>(
+        &self,
+        buffer: &mut B,
+        op: ncclRedOp_t,
+    ) -> Result<(), NcclError> {
+        let count = buffer.len();
+        let (ptr, _record) = buffer.device_ptr_mut(&self.stream);
+        // SAFETY: `ptr` is `count` elements of `T` on the communicator's
+        // GPU, kept alive by the borrow of `buffer` until the stream has
+        // used it (`_record` orders later uses after this stream's work);
+        // the stream is the communicator's GPU's.
+        unsafe {
+            result::all_reduce(
+                ptr as *const _,
+                ptr as *mut _,
+                count,
+                T::as_nccl_type(),
+                op,
+                self.raw,
+                self.stream.cu_stream() as _,
+            )
+        }
+        .map(drop)
+    }
+}
+
+/// The communicators of this process's GPUs, ranked in the set's order:
+/// all the GPUs of a job in one process, or this process's one GPU of a
+/// job of several processes.
 pub(super) struct Nccl {
     comms: Vec<Comm>,
+    /// Set once the communicators are aborted: nothing may use them again.
+    aborted: Cell<bool>,
 }
 
 // SAFETY: `Send` lets the set move to another thread. An NCCL communicator
@@ -42,7 +98,8 @@ unsafe impl Send for Nccl {}
 impl std::fmt::Debug for Nccl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Nccl")
-            .field("ranks", &self.comms.len())
+            .field("communicators", &self.comms.len())
+            .field("aborted", &self.aborted.get())
             .finish()
     }
 }
@@ -52,36 +109,142 @@ impl Nccl {
     /// each communicator on its GPU's stream so that NCCL's work is ordered
     /// with coop's launches.
     pub fn new(gpus: &[Gpu]) -> Result<Nccl, Error> {
-        let streams = gpus.iter().map(|gpu| gpu.stream().clone()).collect();
-        let comms = Comm::from_devices(streams).map_err(error(format!(
-            "joining {} GPUs in one NCCL communicator",
-            gpus.len()
-        )))?;
-        Ok(Nccl { comms })
+        let action = format!("joining {} GPUs in one NCCL communicator", gpus.len());
+        let ordinals: Vec<i32> = gpus.iter().map(|g| g.context().ordinal() as i32).collect();
+        let mut raws = vec![std::ptr::null_mut(); gpus.len()];
+        // SAFETY: `raws` has room for one communicator a GPU of `ordinals`.
+        unsafe { result::comm_init_all(raws.as_mut_ptr(), gpus.len() as i32, ordinals.as_ptr()) }
+            .map_err(error(action))?;
+        let comms = raws
+            .into_iter()
+            .zip(gpus)
+            .map(|(raw, gpu)| Comm {
+                raw,
+                stream: gpu.stream().clone(),
+            })
+            .collect();
+        Ok(Nccl {
+            comms,
+            aborted: Cell::new(false),
+        })
     }
 
-    /// Runs `each(rank, communicator)` for every rank between
-    /// `ncclGroupStart` and `ncclGroupEnd`, as one thread driving several
-    /// GPUs must (a collective called for one rank alone waits for the
-    /// others forever). The group is always closed; the first error wins.
+    /// Joins `gpu` as rank `rank` of a job of `world` ranks, one a process,
+    /// from the unique id rank 0 made (`id`, its 128 bytes). Returns when
+    /// every rank has joined.
+    pub fn rank(gpu: &Gpu, rank: usize, world: usize, id: &[u8]) -> Result<Nccl, Error> {
+        let action = format!("joining rank {rank} of {world} to the job's NCCL communicator");
+        let mut internal = [0 as std::ffi::c_char; 128];
+        if id.len() != internal.len() {
+            return Err(Error::Join {
+                rank: Some(rank),
+                world: Some(world),
+                problem: format!(
+                    "rank 0 sent an NCCL unique id of {} bytes, not 128: the ranks run \
+                     different versions of coop",
+                    id.len()
+                ),
+            });
+        }
+        for (to, &from) in internal.iter_mut().zip(id) {
+            *to = from as std::ffi::c_char;
+        }
+        gpu.context()
+            .bind_to_thread()
+            .map_err(gpu.error("making the GPU current for NCCL"))?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: `raw` receives the communicator; the id is rank 0's, and
+        // the GPU NCCL takes (the current one) is `gpu`, bound above.
+        unsafe {
+            result::comm_init_rank(
+                &mut raw,
+                world as i32,
+                sys::ncclUniqueId { internal },
+                rank as i32,
+            )
+        }
+        .map_err(error(action))?;
+        Ok(Nccl {
+            comms: vec![Comm {
+                raw,
+                stream: gpu.stream().clone(),
+            }],
+            aborted: Cell::new(false),
+        })
+    }
+
+    /// Runs `each(index, communicator)` for every communicator of this
+    /// process between `ncclGroupStart` and `ncclGroupEnd`, as one thread
+    /// driving several GPUs must (a collective called for one rank alone
+    /// waits for the others forever). The group is always closed; the
+    /// first error wins.
     ///
-    /// `each` must queue the same collective on every rank, and should fail
-    /// only where NCCL refuses the call: a rank left out would make the
-    /// others wait forever, so whatever can be checked is checked before.
+    /// `each` must queue the same collective on every communicator, and
+    /// should fail only where NCCL refuses the call: a rank left out would
+    /// make the others wait forever, so whatever can be checked is checked
+    /// before.
     pub fn group(
         &self,
         action: &str,
         mut each: impl FnMut(usize, &Comm) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        if self.aborted.get() {
+            return Err(Error::Nccl {
+                action: action.to_string(),
+                code: "aborted".into(),
+                meaning: "the set's communicators were aborted after an earlier failure;                           make a new set",
+            });
+        }
         group_start().map_err(error(action))?;
         let mut first = Ok(());
-        for (rank, comm) in self.comms.iter().enumerate() {
-            if let Err(e) = each(rank, comm) {
+        for (index, comm) in self.comms.iter().enumerate() {
+            if let Err(e) = each(index, comm) {
                 first = first.and(Err(e));
             }
         }
         let end = group_end().map(drop).map_err(error(action));
         first.and(end)
+    }
+
+    /// NCCL's asynchronous error of any communicator (a network failure, a
+    /// peer's abort), as [`Error::Nccl`] saying what coop was doing.
+    pub fn check(&self, action: &str) -> Result<(), Error> {
+        if self.aborted.get() {
+            return Ok(());
+        }
+        for comm in &self.comms {
+            let mut state = ncclResult_t::ncclSuccess;
+            // SAFETY: a live communicator (not aborted) and a place for
+            // the result.
+            unsafe { sys::ncclCommGetAsyncError(comm.raw, &mut state) }
+                .result()
+                .map_err(error(action))?;
+            if state != ncclResult_t::ncclSuccess && state != ncclResult_t::ncclInProgress {
+                return Err(error(action)(NcclError(state)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Aborts every communicator: NCCL's kernels waiting for a peer that
+    /// failed end, and nothing may use the communicators again.
+    pub fn abort(&self) {
+        if self.aborted.replace(true) {
+            return;
+        }
+        for comm in &self.comms {
+            // SAFETY: a live communicator, aborted once (`aborted` was
+            // false); nothing uses it afterwards.
+            let _ = unsafe { result::comm_abort(comm.raw) };
+        }
+    }
+}
+
+impl Drop for Nccl {
+    fn drop(&mut self) {
+        // As cudarc does: abort rather than destroy, which would wait for
+        // a peer that may be gone.
+        self.abort();
     }
 }
 
@@ -91,7 +254,7 @@ impl Nccl {
 pub trait NcclOp: Copy + sealed::Sealed {
     /// NCCL's name for it.
     #[doc(hidden)]
-    fn nccl() -> ReduceOp;
+    fn nccl() -> ncclRedOp_t;
 }
 
 mod sealed {
@@ -102,14 +265,14 @@ macro_rules! nccl_ops {
     ($($op:ident => $nccl:ident),*) => {$(
         impl sealed::Sealed for $op {}
         impl NcclOp for $op {
-            fn nccl() -> ReduceOp {
-                ReduceOp::$nccl
+            fn nccl() -> ncclRedOp_t {
+                ncclRedOp_t::$nccl
             }
         }
     )*};
 }
 
-nccl_ops!(Sum => Sum, Product => Prod, Min => Min, Max => Max);
+nccl_ops!(Sum => ncclSum, Product => ncclProd, Min => ncclMin, Max => ncclMax);
 
 /// Maps an NCCL error to [`Error::Nccl`], saying what coop was doing.
 pub(super) fn error(action: impl Into<String>) -> impl FnOnce(NcclError) -> Error {

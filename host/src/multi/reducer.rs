@@ -4,12 +4,13 @@
 
 use super::devices::Members;
 use super::nccl::{self, NcclOp};
-use super::{Devices, Shards};
+use super::{wire, Devices, Shards};
 use crate::reduce::{self, Builtin, Input, ReductionParams};
 use crate::{Buffer, Device, Error, Output, Program, ProgramRef};
 use coop::op::{Max, Min, Operator, Sum};
 use coop::Kernel;
 use cudarc::nccl::NcclType;
+use std::any::type_name;
 
 /// Device-wide reductions of arrays sharded over a [`Devices`] set.
 ///
@@ -180,12 +181,32 @@ impl<'d> Reducer<'d> {
             // `Shuffle` type is plain data).
             unsafe { reducer.queue(ProgramRef::from(program), kernel, &Input::from(shard), CALL)? };
         }
+        self.devices.settle(CALL)?;
         let mut total = op.identity();
         for reducer in &self.reducers {
             // SAFETY: as for `queue` above, of the reduction just queued.
             total = op.combine(total, unsafe { reducer.queued_total::<T>()? });
         }
-        Ok(total)
+        self.across_processes(op, total, CALL)
+    }
+
+    /// For a set joined by rank, `op` over every rank's `total` in rank
+    /// order (every rank gets it); else `total`.
+    fn across_processes<T, O>(&self, op: O, total: T, call: &'static str) -> Result<T, Error>
+    where
+        T: coop::Shuffle + 'static,
+        O: Operator<T>,
+    {
+        let Some(parts) = self
+            .devices
+            .across(call, type_name::<T>(), wire::words_of(total))?
+        else {
+            return Ok(total);
+        };
+        parts.iter().try_fold(op.identity(), |all, part| {
+            let theirs = wire::value_of(total, part).ok_or_else(|| self.devices.garbled(call))?;
+            Ok(op.combine(all, theirs))
+        })
     }
 
     /// The combined total of the built-in reduction for `O`, on the host.
@@ -196,10 +217,14 @@ impl<'d> Reducer<'d> {
     {
         match self.builtin(op, input, call)? {
             Some(total) => Ok(total),
-            // SAFETY: `result` needs the queued reductions' kernels to store
-            // valid `T`s: built-in kernels, and NCCL's combination of their
-            // totals. Rank 0 holds the combined total once NCCL is done.
-            None => unsafe { self.reducers[0].queued_total::<T>() },
+            None => {
+                self.devices.settle(call)?;
+                // SAFETY: `result` needs the queued reductions' kernels to
+                // store valid `T`s: built-in kernels, and NCCL's combination
+                // of their totals. Rank 0 holds the combined total once
+                // NCCL is done.
+                unsafe { self.reducers[0].queued_total::<T>() }
+            }
         }
     }
 
@@ -229,9 +254,13 @@ impl<'d> Reducer<'d> {
     }
 
     /// Reduces every shard with the built-in kernel for `O` and combines
-    /// the totals: in rank order on the CPU backend, returning the total;
-    /// on GPUs by an NCCL all-reduce queued after the kernels, which leaves
-    /// the total in every GPU's final slot (`None`).
+    /// the totals: in rank order on the CPU backend (across the processes
+    /// of a set joined by rank too), returning the total; on GPUs by an
+    /// NCCL all-reduce queued after the kernels, which leaves the total in
+    /// every GPU's final slot (`None`). In a set joined by rank, the ranks
+    /// first confirm through the rendezvous that they all make this call
+    /// on this type (while the kernels run), so that NCCL never sees
+    /// mismatched calls.
     fn builtin<T, O>(
         &self,
         op: O,
@@ -257,12 +286,26 @@ impl<'d> Reducer<'d> {
                     // SAFETY: as for `queue` above.
                     total = op.combine(total, unsafe { reducer.queued_total::<T>()? });
                 }
-                Ok(Some(total))
+                let Some(parts) =
+                    self.devices
+                        .across(call, type_name::<T>(), wire::bytes_of(&[total]))?
+                else {
+                    return Ok(Some(total));
+                };
+                let mut all = op.identity();
+                for part in &parts {
+                    let theirs = wire::values_of::<T>(part)
+                        .and_then(|v| v.first().copied())
+                        .ok_or_else(|| self.devices.garbled(call))?;
+                    all = op.combine(all, theirs);
+                }
+                Ok(Some(all))
             }
             Members::Gpus { nccl: None, .. } => Ok(None),
             Members::Gpus {
                 nccl: Some(nccl), ..
             } => {
+                self.devices.across(call, type_name::<T>(), Vec::new())?;
                 nccl.group("combining the GPUs' totals", |rank, comm| {
                     // SAFETY: `with_total_mut` needs the last queued
                     // reduction's kernel to store a valid `T`: the built-in
@@ -273,14 +316,14 @@ impl<'d> Reducer<'d> {
                             let Output::Gpu(total) = total else {
                                 unreachable!("a set of GPUs reduces on GPUs")
                             };
-                            comm.all_reduce_in_place(total, &O::nccl())
-                                .map(drop)
+                            comm.all_reduce_in_place(total, O::nccl())
                                 .map_err(nccl::error(format!(
                                     "combining the totals on rank {rank}"
                                 )))
                         })
                     }?
-                })?;
+                })
+                .map_err(|e| self.devices.failed_here(e))?;
                 Ok(None)
             }
         }
