@@ -320,21 +320,23 @@ impl Gpu {
     /// # Ok::<(), coop_host::Error>(())
     /// ```
     pub fn synchronize_timeout(&self, limit: Duration) -> Result<(), Error> {
-        self.synchronize_watching(Some(limit), || Ok(()))
+        self.synchronize_watching(Some(limit), Duration::from_millis(10), || Ok(()))
     }
 
     /// Waits until all work on the stream has finished, polling, and
     /// calling `watch` between polls: an error from `watch` (another rank
     /// of a job failed, say) ends the wait with that error. With a
     /// `limit`, gives up as [`synchronize_timeout`](Self::synchronize_timeout)
-    /// does.
+    /// does. The pause between polls doubles from 5 µs up to `longest`:
+    /// how late the wait may notice the end.
     pub(crate) fn synchronize_watching(
         &self,
         limit: Option<Duration>,
+        longest: Duration,
         mut watch: impl FnMut() -> Result<(), Error>,
     ) -> Result<(), Error> {
         let start = Instant::now();
-        let mut pause = Duration::from_micros(20);
+        let mut pause = Duration::from_micros(5).min(longest);
         self.ctx
             .bind_to_thread()
             .map_err(self.error("waiting for the GPU"))?;
@@ -362,11 +364,20 @@ impl Gpu {
                 Some(limit) => limit - waited,
                 None => Duration::MAX,
             };
+            if longest < Duration::from_millis(1) && start.elapsed() < SPIN {
+                // A short wait: a sleep would overshoot by the system's
+                // timer slack (about 50 µs), longer than the wait itself.
+                std::thread::yield_now();
+                continue;
+            }
             std::thread::sleep(pause.min(left));
-            pause = (pause * 2).min(Duration::from_millis(10));
+            pause = (pause * 2).min(longest);
         }
     }
 }
+
+/// How long a wait that polls often spins (yielding) before it sleeps.
+const SPIN: Duration = Duration::from_millis(2);
 
 impl Drop for Gpu {
     fn drop(&mut self) {

@@ -7,6 +7,7 @@ use super::nccl::{self, Nccl};
 use super::{wire, Join, Shards};
 use crate::{Buffer, Cpu, Device, Error, Gpu, Program, PtxSet};
 use coop::DeviceCopy;
+use std::time::Duration;
 
 /// A set of devices that work on one sharded array: GPUs of this machine,
 /// joined by NCCL when there are several, or emulated devices of the CPU
@@ -393,7 +394,9 @@ impl Devices {
         };
         for gpu in gpus {
             let mut heard = false;
-            let waited = gpu.synchronize_watching(gpu.wait_limit(), || {
+            // Polls at most 50 µs apart: a job's calls are as fast as one
+            // process's, whose driver wait returns at the kernel's end.
+            let waited = gpu.synchronize_watching(gpu.wait_limit(), POLL, || {
                 if let Some(failure) = link.failure() {
                     heard = true;
                     return Err(failure.error(call));
@@ -534,6 +537,9 @@ impl Devices {
         Ok(())
     }
 }
+
+/// The longest pause between two polls of a GPU in a job's wait.
+const POLL: Duration = Duration::from_micros(50);
 
 /// The error for a set of no devices.
 fn no_devices(call: &'static str) -> Error {
