@@ -538,6 +538,23 @@ impl Devices {
     }
 }
 
+impl Drop for Devices {
+    /// In a job, a rank waits for its GPUs before it leaves (unless a rank
+    /// failed): its NCCL communicator is aborted on drop, and a
+    /// collective still running would leave the other ranks waiting.
+    fn drop(&mut self) {
+        let abandoned = match &self.members {
+            Members::Gpus { gpus, .. } => gpus.iter().any(Gpu::is_abandoned),
+            Members::Cpus(_) => false,
+        };
+        // A GPU given up on after a timeout runs a kernel that never ends:
+        // waiting for it would hang the exit.
+        if !abandoned && self.link.as_ref().is_some_and(|l| l.failure().is_none()) {
+            let _ = self.settle("dropping a set of devices");
+        }
+    }
+}
+
 /// The longest pause between two polls of a GPU in a job's wait.
 const POLL: Duration = Duration::from_micros(50);
 

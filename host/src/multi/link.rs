@@ -94,6 +94,10 @@ enum Incoming {
 struct Shared {
     /// The first failure heard of.
     failure: Mutex<Option<Failure>>,
+    /// Rank 0's goodbye, at a member: not a failure while this rank only
+    /// waits for its own GPU (rank 0 waited for its part of every
+    /// collective before leaving), but the end of the job's collectives.
+    left: Mutex<Option<Failure>>,
     /// Set while this rank leaves: the ends of streams that follow are
     /// its own doing.
     closing: AtomicBool,
@@ -110,6 +114,10 @@ impl Shared {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    fn left(&self) -> Option<Failure> {
+        self.left.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
@@ -227,8 +235,9 @@ impl Link {
         self.world
     }
 
-    /// The failure heard of, if any: a rank that crashed, left, timed out
-    /// or called something else.
+    /// The failure heard of, if any: a rank that crashed, went silent,
+    /// timed out or called something else (not rank 0's leaving, which
+    /// only ends the collectives).
     pub fn failure(&self) -> Option<Failure> {
         self.shared.failure()
     }
@@ -270,7 +279,7 @@ impl Link {
         ty: &'static str,
         bytes: Vec<u8>,
     ) -> Result<Posted, Error> {
-        if let Some(failure) = self.failure() {
+        if let Some(failure) = self.failure().or_else(|| self.shared.left()) {
             return Err(failure.error(call));
         }
         let seq = self.seq.get() + 1;
@@ -543,10 +552,15 @@ fn read_hub(mut stream: TcpStream, to_me: Sender<Incoming>, shared: Arc<Shared>)
                 }
             }
             Ok((PING, _)) => continue,
-            Ok((BYE, _)) => Failure {
-                rank: 0,
-                problem: "left the job (dropped its set of devices) before this call".into(),
-            },
+            Ok((BYE, _)) => {
+                let left = Failure {
+                    rank: 0,
+                    problem: "left the job (dropped its set of devices) before this call".into(),
+                };
+                *shared.left.lock().unwrap_or_else(|e| e.into_inner()) = Some(left.clone());
+                let _ = to_me.send(Incoming::Gone(left));
+                return;
+            }
             Ok(_) => Failure {
                 rank: 0,
                 problem: "sent a message out of turn (another version of coop?)".into(),
@@ -1117,5 +1131,32 @@ mod tests {
         for err in &errors[..2] {
             assert!(err.contains("`second`: rank 2 left the job"), "{err}");
         }
+
+        // Rank 0 leaves first: the others' own waits go on, their next
+        // collective is refused.
+        let port = free_port();
+        let threads: Vec<_> = job(2, port, Duration::from_secs(20))
+            .into_iter()
+            .map(|join| {
+                std::thread::spawn(move || {
+                    let (link, _) = Link::join(&join, "the CPU backend", || Ok(vec![])).unwrap();
+                    all_gather(&link, "first", "u8", vec![1]).unwrap();
+                    if join.rank() == 0 {
+                        return String::new();
+                    }
+                    std::thread::sleep(Duration::from_millis(300));
+                    assert!(link.failure().is_none(), "leaving is not a failure");
+                    all_gather(&link, "second", "u8", vec![1])
+                        .unwrap_err()
+                        .to_string()
+                })
+            })
+            .collect();
+        let errors: Vec<String> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        assert!(
+            errors[1].contains("`second`: rank 0 left the job"),
+            "{}",
+            errors[1]
+        );
     }
 }
