@@ -171,6 +171,64 @@ fn check_all_reduce(devices: &Devices) -> usize {
     runs
 }
 
+/// All-gather and reduce-scatter against the host: every rank's shard on
+/// every rank, and the element-wise combination one block a rank.
+fn check_gather_scatter(devices: &Devices) -> usize {
+    let k = devices.world();
+    let mut rng = Rng::new(0x6A7);
+    let mut runs = 0;
+    for per in [0usize, 1, 3, 250] {
+        let len = per * k;
+        let values: Vec<Vec<i64>> = (0..k)
+            .map(|_| (0..len).map(|_| rng.next_u64() as i64 >> 8).collect())
+            .collect();
+        let shards = upload(devices, &values);
+        let everywhere = devices.all_gather(&shards).unwrap();
+        assert_eq!(everywhere.lens(), vec![len * k; devices.count()]);
+        assert_eq!(
+            devices.gather(&everywhere).unwrap(),
+            values.concat().repeat(k),
+            "all-gather of {len} i64 a rank"
+        );
+        let blocks = devices.reduce_scatter(&shards, Sum).unwrap();
+        let sums: Vec<i64> = (0..len)
+            .map(|j| values.iter().fold(0i64, |a, v| a.wrapping_add(v[j])))
+            .collect();
+        assert_eq!(blocks.lens(), vec![per; devices.count()]);
+        assert_eq!(
+            devices.gather(&blocks).unwrap(),
+            sums,
+            "reduce-scatter sum of {len}"
+        );
+        let floats: Vec<Vec<f32>> = (0..k)
+            .map(|_| (0..len).map(|_| rng.below(200) as f32 - 100.0).collect())
+            .collect();
+        let shards = upload(devices, &floats);
+        let blocks = devices.reduce_scatter(&shards, Max).unwrap();
+        let maxima: Vec<f32> = (0..len)
+            .map(|j| floats.iter().fold(f32::NAN, |a, v| Max.combine(a, v[j])))
+            .collect();
+        assert_eq!(
+            devices.gather(&blocks).unwrap(),
+            maxima,
+            "reduce-scatter max of {len}"
+        );
+        runs += 3;
+    }
+    if k > 1 {
+        let uneven = upload(devices, &vec![vec![1u32; k + 1]; k]);
+        let err = devices.reduce_scatter(&uneven, Sum).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!(
+                "shards of {} elements cannot be split into {k} equal blocks",
+                k + 1
+            )),
+            "{err}"
+        );
+    }
+    runs
+}
+
 /// One shard a rank, shard `i` made of `values[i]` (this process's ranks'
 /// shards, in a set joined by rank).
 fn upload<T: coop::DeviceCopy>(devices: &Devices, values: &[Vec<T>]) -> Shards<T> {
@@ -306,6 +364,7 @@ pub fn check_all(devices: &Devices, programs: &[Program]) -> usize {
     runs += check_type::<f64>(devices, &reducer, |b| (b % 2001) as f64 * 0.25 - 250.0);
     runs += check_nan(devices, &reducer);
     runs += check_all_reduce(devices);
+    runs += check_gather_scatter(devices);
     runs += check_user_kernel(devices, programs, &reducer);
     check_errors(devices, programs, &reducer);
     runs

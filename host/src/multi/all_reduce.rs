@@ -4,7 +4,7 @@
 
 use super::devices::Members;
 use super::nccl::{self, NcclOp};
-use super::{wire, Devices, Shards};
+use super::{Devices, Shards};
 use crate::{Buffer, Error};
 use coop::op::Operator;
 use coop::DeviceCopy;
@@ -57,31 +57,13 @@ impl Devices {
         O: NcclOp + Operator<T>,
     {
         const CALL: &str = "Devices::all_reduce";
-        self.check(shards, CALL)?;
-        let lens = shards.lens();
-        if lens.iter().any(|&len| len != lens[0]) {
-            return Err(Error::Shards {
-                call: CALL,
-                problem: format!(
-                    "the shards' lengths differ ({lens:?}); an element-wise all-reduce needs \
-                     shards of one length"
-                ),
-            });
-        }
-        let ty = std::any::type_name::<T>();
+        const WHAT: &str = "an element-wise all-reduce";
+        let len = self.one_length(CALL, WHAT, shards)?;
         match self.members() {
             Members::Gpus { nccl: None, .. } | Members::Cpus(_) if self.world() == 1 => Ok(()),
             Members::Gpus {
                 nccl: Some(nccl), ..
             } => {
-                let len = (lens[0] as u64).to_le_bytes().to_vec();
-                if let Some(parts) = self.across(CALL, ty, len)? {
-                    let lens: Vec<usize> = parts
-                        .iter()
-                        .map(|p| wire::values_of::<u64>(p).map_or(usize::MAX, |v| v[0] as usize))
-                        .collect();
-                    same_lengths(&lens)?;
-                }
                 let first = self.first_rank();
                 let mut buffers: Vec<_> = shards.iter_mut().collect();
                 nccl.group("all-reducing the shards", |index, comm| {
@@ -90,8 +72,7 @@ impl Devices {
                     };
                     comm.all_reduce_in_place(slice, O::nccl())
                         .map_err(nccl::error(format!(
-                            "all-reducing {} elements on rank {}",
-                            lens[0],
+                            "all-reducing {len} elements on rank {}",
                             first + index
                         )))
                 })
@@ -99,51 +80,21 @@ impl Devices {
             }
             Members::Gpus { nccl: None, .. } => unreachable!("a set of several GPUs has NCCL"),
             Members::Cpus(_) => {
-                let mut buffers = shards.iter_mut().map(|b| match b {
-                    Buffer::Cpu(v) => v,
-                    Buffer::Gpu(_) => unreachable!("`check` placed every shard in host memory"),
-                });
-                let first = buffers.next().expect("a set has a device");
-                let mut rest: Vec<&mut Vec<T>> = buffers.collect();
-                if let Some(parts) = self.across(CALL, ty, wire::bytes_of(first))? {
-                    // A set joined by rank: one shard here, the others'
-                    // arrive whole, and all combine in rank order.
-                    let theirs = parts
-                        .iter()
-                        .map(|p| wire::values_of::<T>(p).ok_or_else(|| self.garbled(CALL)))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    same_lengths(&theirs.iter().map(Vec::len).collect::<Vec<_>>())?;
-                    for (j, slot) in first.iter_mut().enumerate() {
-                        *slot = theirs[1..]
+                // Every rank's shard (the others' through the rendezvous in
+                // a job), combined in rank order into this process's.
+                let all = self.cpu_shards(CALL, WHAT, shards)?;
+                let combined: Vec<T> = (0..len)
+                    .map(|j| {
+                        all[1..]
                             .iter()
-                            .fold(theirs[0][j], |acc, v| op.combine(acc, v[j]));
-                    }
-                    return Ok(());
-                }
-                for j in 0..first.len() {
-                    let total = rest.iter().fold(first[j], |acc, v| op.combine(acc, v[j]));
-                    first[j] = total;
-                    for v in rest.iter_mut() {
-                        v[j] = total;
-                    }
+                            .fold(all[0][j], |acc, v| op.combine(acc, v[j]))
+                    })
+                    .collect();
+                for shard in shards.iter_mut() {
+                    *shard = Buffer::Cpu(combined.clone());
                 }
                 Ok(())
             }
         }
-    }
-}
-
-/// The error for ranks whose shards differ in length, on every rank.
-fn same_lengths(lens: &[usize]) -> Result<(), Error> {
-    match lens.iter().position(|&len| len != lens[0]) {
-        None => Ok(()),
-        Some(rank) => Err(Error::Shards {
-            call: "Devices::all_reduce",
-            problem: format!(
-                "rank {rank}'s shard has {} elements and rank 0's {}; an element-wise \
-                 all-reduce needs shards of one length on every rank",
-                lens[rank], lens[0]
-            ),
-        }),
     }
 }

@@ -454,6 +454,62 @@ impl Devices {
         self.collect(posted)
     }
 
+    /// The one length of `shards` for an element-wise collective `call`:
+    /// this process's shards must agree, and in a job of GPUs (where NCCL
+    /// would read past a shorter shard) every rank's, checked through the
+    /// rendezvous before NCCL sees the call; the CPU backend's ranks check
+    /// the parts they receive with [`same_lengths`](Self::same_lengths).
+    pub(super) fn one_length<T>(
+        &self,
+        call: &'static str,
+        what: &str,
+        shards: &Shards<T>,
+    ) -> Result<usize, Error> {
+        self.check(shards, call)?;
+        let lens = shards.lens();
+        if lens.iter().any(|&len| len != lens[0]) {
+            return Err(Error::Shards {
+                call,
+                problem: format!(
+                    "the shards' lengths differ ({lens:?}); {what} needs shards of one length"
+                ),
+            });
+        }
+        if let Members::Gpus { nccl: Some(_), .. } = &self.members {
+            let ty = std::any::type_name::<T>();
+            let len = (lens[0] as u64).to_le_bytes().to_vec();
+            if let Some(parts) = self.across(call, ty, len)? {
+                let lens: Vec<usize> = parts
+                    .iter()
+                    .map(|p| wire::values_of::<u64>(p).map_or(usize::MAX, |v| v[0] as usize))
+                    .collect();
+                self.same_lengths(call, what, &lens)?;
+            }
+        }
+        Ok(lens[0])
+    }
+
+    /// The error for ranks whose shards differ in length (`lens`, in rank
+    /// order), the same on every rank.
+    pub(super) fn same_lengths(
+        &self,
+        call: &'static str,
+        what: &str,
+        lens: &[usize],
+    ) -> Result<(), Error> {
+        match lens.iter().position(|&len| len != lens[0]) {
+            None => Ok(()),
+            Some(rank) => Err(Error::Shards {
+                call,
+                problem: format!(
+                    "rank {rank}'s shard has {} elements and rank 0's {}; {what} needs shards \
+                     of one length on every rank",
+                    lens[rank], lens[0]
+                ),
+            }),
+        }
+    }
+
     /// The error for parts another rank sent that do not decode as the
     /// call's type (ranks built from different sources).
     pub(super) fn garbled(&self, call: &'static str) -> Error {

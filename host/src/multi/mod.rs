@@ -2,7 +2,8 @@
 //! set of GPUs joined by NCCL, or emulated devices of the CPU backend),
 //! [`Shards`] (one buffer a device), and the collectives over them:
 //! [`Reducer`] for device-wide reductions of sharded arrays and
-//! [`Devices::all_reduce`] for element-wise all-reduce.
+//! [`Devices::all_reduce`], [`Devices::all_gather`] and
+//! [`Devices::reduce_scatter`] for the element-wise collectives.
 //!
 //! ```text
 //!   Devices ── one Device a rank ── Shards<T>: shard i on device i
@@ -10,7 +11,9 @@
 //!      ├─ Reducer::sum/min/max   each GPU reduces its shard (coop's kernel),
 //!      │                         NCCL all-reduces the totals (1 element)
 //!      ├─ Reducer::reduce_with   your kernel per GPU, totals combined by coop
-//!      └─ Devices::all_reduce    NCCL all-reduce, element by element
+//!      ├─ Devices::all_reduce    NCCL all-reduce, element by element
+//!      ├─ Devices::all_gather    every shard on every device
+//!      └─ Devices::reduce_scatter  the element-wise combination, a block a device
 //! ```
 //!
 //! A set is made in one of two ways:
@@ -54,6 +57,7 @@
 
 mod all_reduce;
 mod devices;
+mod exchange;
 mod join;
 mod link;
 mod nccl;

@@ -11,7 +11,7 @@
 
 use crate::{Error, Gpu};
 use coop::op::{Max, Min, Product, Sum};
-use cudarc::driver::{CudaStream, DevicePtrMut, DeviceSlice};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceSlice};
 use cudarc::nccl::result::{self, group_end, group_start, NcclError};
 use cudarc::nccl::sys::{self, ncclRedOp_t, ncclResult_t};
 use cudarc::nccl::NcclType;
@@ -69,6 +69,70 @@ impl Comm {
             result::all_reduce(
                 ptr as *const _,
                 ptr as *mut _,
+                count,
+                T::as_nccl_type(),
+                op,
+                self.raw,
+                self.stream.cu_stream() as _,
+            )
+        }
+        .map(drop)
+    }
+}
+
+impl Comm {
+    /// Queues an all-gather: every rank's `send` (of one length on every
+    /// rank), in rank order, into `receive` (that length times the
+    /// ranks).
+    pub fn all_gather<T, S, R>(&self, send: &S, receive: &mut R) -> Result<(), NcclError>
+    where
+        T: NcclType,
+        S: DevicePtr<T> + DeviceSlice<T>,
+        R: DevicePtrMut<T> + DeviceSlice<T>,
+    {
+        let count = send.len();
+        let (from, _read) = send.device_ptr(&self.stream);
+        let (to, _write) = receive.device_ptr_mut(&self.stream);
+        // SAFETY: `from` holds `count` elements and `to` (the caller
+        // checked) `count` times the ranks, both on this communicator's
+        // GPU and kept alive by their borrows until the stream has used
+        // them (the records order later uses after this stream's work).
+        unsafe {
+            result::all_gather(
+                from as *const _,
+                to as *mut _,
+                count,
+                T::as_nccl_type(),
+                self.raw,
+                self.stream.cu_stream() as _,
+            )
+        }
+        .map(drop)
+    }
+
+    /// Queues a reduce-scatter: `send` (the ranks times `receive`'s length
+    /// on every rank) combined element by element with `op` over the
+    /// ranks, block `r` of the result into rank `r`'s `receive`.
+    pub fn reduce_scatter<T, S, R>(
+        &self,
+        send: &S,
+        receive: &mut R,
+        op: ncclRedOp_t,
+    ) -> Result<(), NcclError>
+    where
+        T: NcclType,
+        S: DevicePtr<T> + DeviceSlice<T>,
+        R: DevicePtrMut<T> + DeviceSlice<T>,
+    {
+        let count = receive.len();
+        let (from, _read) = send.device_ptr(&self.stream);
+        let (to, _write) = receive.device_ptr_mut(&self.stream);
+        // SAFETY: as for `all_gather`, with `send` the ranks times `count`
+        // elements (the caller checked) and `receive` `count`.
+        unsafe {
+            result::reduce_scatter(
+                from as *const _,
+                to as *mut _,
                 count,
                 T::as_nccl_type(),
                 op,
