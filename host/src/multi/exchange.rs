@@ -4,11 +4,12 @@
 //! order on the CPU backend.
 
 use super::devices::Members;
-use super::nccl::{self, NcclOp};
+use super::nccl::{self, Comm, NcclOp};
 use super::{wire, Devices, Shards};
 use crate::{Buffer, Error};
 use coop::op::Operator;
 use coop::DeviceCopy;
+use cudarc::driver::CudaSlice;
 use cudarc::nccl::NcclType;
 
 impl Devices {
@@ -42,40 +43,11 @@ impl Devices {
         let world = self.world();
         let mut out = self.zeros::<T>(len * world)?;
         match self.members() {
-            Members::Gpus {
-                nccl: Some(nccl), ..
-            } => {
-                let first = self.first_rank();
-                let mut outs: Vec<_> = out.iter_mut().collect();
-                nccl.group("gathering the shards", |index, comm| {
-                    let (Buffer::Gpu(from), Buffer::Gpu(to)) = (
-                        shards.get(index).expect("one shard a device"),
-                        &mut *outs[index],
-                    ) else {
-                        unreachable!("`check` placed every shard on its GPU");
-                    };
-                    comm.all_gather(from, to).map_err(nccl::error(format!(
-                        "gathering {len} elements a rank on rank {}",
-                        first + index
-                    )))
-                })
-                .map_err(|e| self.failed_here(e))?;
-            }
-            Members::Gpus { nccl: None, .. } => {
-                // One GPU without NCCL: the result is the shard.
-                let Some(Buffer::Gpu(from)) = shards.get(0) else {
-                    unreachable!("`check` placed the shard on its GPU");
-                };
-                let Some(Buffer::Gpu(to)) = out.get_mut(0) else {
-                    unreachable!("made on the GPU");
-                };
-                let crate::Device::Gpu(gpu) = self.device(0).expect("a set has a device") else {
-                    unreachable!("a set of GPUs");
-                };
-                gpu.stream()
-                    .memcpy_dtod(from, to)
-                    .map_err(gpu.error("copying a shard on the GPU"))?;
-            }
+            Members::Gpus { .. } => self.on_gpus(shards, &mut out, |comm, from, to, rank| {
+                comm.all_gather(from, to).map_err(nccl::error(format!(
+                    "gathering {len} elements a rank on rank {rank}"
+                )))
+            })?,
             Members::Cpus(_) => {
                 let all = self.cpu_shards(CALL, WHAT, shards)?;
                 let joined: Vec<T> = all.concat();
@@ -133,40 +105,12 @@ impl Devices {
         let block = len / world;
         let mut out = self.zeros::<T>(block)?;
         match self.members() {
-            Members::Gpus {
-                nccl: Some(nccl), ..
-            } => {
-                let first = self.first_rank();
-                let mut outs: Vec<_> = out.iter_mut().collect();
-                nccl.group("reduce-scattering the shards", |index, comm| {
-                    let (Buffer::Gpu(from), Buffer::Gpu(to)) = (
-                        shards.get(index).expect("one shard a device"),
-                        &mut *outs[index],
-                    ) else {
-                        unreachable!("`check` placed every shard on its GPU");
-                    };
-                    comm.reduce_scatter(from, to, O::nccl())
-                        .map_err(nccl::error(format!(
-                            "reduce-scattering {len} elements on rank {}",
-                            first + index
-                        )))
-                })
-                .map_err(|e| self.failed_here(e))?;
-            }
-            Members::Gpus { nccl: None, .. } => {
-                let Some(Buffer::Gpu(from)) = shards.get(0) else {
-                    unreachable!("`check` placed the shard on its GPU");
-                };
-                let Some(Buffer::Gpu(to)) = out.get_mut(0) else {
-                    unreachable!("made on the GPU");
-                };
-                let crate::Device::Gpu(gpu) = self.device(0).expect("a set has a device") else {
-                    unreachable!("a set of GPUs");
-                };
-                gpu.stream()
-                    .memcpy_dtod(from, to)
-                    .map_err(gpu.error("copying a shard on the GPU"))?;
-            }
+            Members::Gpus { .. } => self.on_gpus(shards, &mut out, |comm, from, to, rank| {
+                comm.reduce_scatter(from, to, O::nccl())
+                    .map_err(nccl::error(format!(
+                        "reduce-scattering {len} elements on rank {rank}"
+                    )))
+            })?,
             Members::Cpus(_) => {
                 let all = self.cpu_shards(CALL, WHAT, shards)?;
                 let first = self.first_rank();
@@ -184,6 +128,46 @@ impl Devices {
             }
         }
         Ok(out)
+    }
+
+    /// Queues `each(communicator, shard, result, rank)` for every GPU of
+    /// this process in one NCCL group; a lone GPU without NCCL copies its
+    /// shard into its result instead (what both collectives give over one
+    /// rank).
+    fn on_gpus<T: DeviceCopy>(
+        &self,
+        shards: &Shards<T>,
+        out: &mut Shards<T>,
+        each: impl Fn(&Comm, &CudaSlice<T>, &mut CudaSlice<T>, usize) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let Members::Gpus { gpus, nccl } = self.members() else {
+            unreachable!("called for GPUs");
+        };
+        let mut pairs: Vec<(&CudaSlice<T>, &mut CudaSlice<T>)> = shards
+            .iter()
+            .zip(out.iter_mut())
+            .map(|pair| match pair {
+                (Buffer::Gpu(from), Buffer::Gpu(to)) => (from, to),
+                _ => unreachable!("`check` placed every shard on its GPU"),
+            })
+            .collect();
+        match nccl {
+            Some(nccl) => {
+                let first = self.first_rank();
+                nccl.group("exchanging the shards", |index, comm| {
+                    let (from, to) = &mut pairs[index];
+                    each(comm, from, to, first + index)
+                })
+                .map_err(|e| self.failed_here(e))
+            }
+            None => {
+                let (from, to) = &mut pairs[0];
+                gpus[0]
+                    .stream()
+                    .memcpy_dtod(*from, *to)
+                    .map_err(gpus[0].error("copying a shard on the GPU"))
+            }
+        }
     }
 
     /// Every rank's shard on the CPU backend, in rank order: this

@@ -284,15 +284,22 @@ impl Link {
         }
         let seq = self.seq.get() + 1;
         self.seq.set(seq);
-        if let Role::Member { writer, .. } = &self.role {
+        if let Role::Member { writer, inbox } = &self.role {
             let mut message = Message::default();
             message.u64(seq).str(call).str(ty).bytes(&bytes);
             let mut stream = writer[0].lock().unwrap_or_else(|e| e.into_inner());
             if send(&mut *stream, PART, &message.0).is_err() {
-                let failure = Failure {
+                // Rank 0 closed the connection: what it said before (a
+                // failure it reported, its goodbye) is still on its way
+                // through the reader; that is the cause to name.
+                let said = match inbox.recv_timeout(Duration::from_secs(1)) {
+                    Ok(Incoming::Gone(failure)) => Some(failure),
+                    _ => self.failure().or_else(|| self.shared.left()),
+                };
+                let failure = said.unwrap_or(Failure {
                     rank: 0,
                     problem: "closed its connection (it exited or crashed)".into(),
-                };
+                });
                 self.fail(failure.clone());
                 return Err(failure.error(call));
             }
@@ -350,7 +357,9 @@ impl Link {
                                 part.seq, part.call
                             ),
                         }),
-                        Ok((_, Incoming::Gone(failure))) => Some(failure),
+                        // The first failure heard of is the cause; a rank
+                        // leaving after it is its consequence.
+                        Ok((_, Incoming::Gone(failure))) => Some(self.failure().unwrap_or(failure)),
                         Ok((_, Incoming::All { .. })) => None,
                         Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
                             let missing: Vec<usize> =
@@ -516,9 +525,11 @@ fn read_member(
                     .into(),
             },
         };
+        // Rank 0's own thread hears of it before any rank told below can
+        // react (leave, say) and be reported in its place.
         shared.fail(gone.clone());
+        let _ = to_hub.send((rank, Incoming::Gone(gone.clone())));
         tell_all(&writers, &gone, Some(rank));
-        let _ = to_hub.send((rank, Incoming::Gone(gone)));
         return;
     }
 }

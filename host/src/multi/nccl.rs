@@ -46,7 +46,7 @@ pub(super) fn unique_id() -> Result<Vec<u8>, Error> {
 }
 
 /// One GPU's communicator.
-pub(super) struct Comm {
+pub(crate) struct Comm {
     raw: sys::ncclComm_t,
     stream: Arc<CudaStream>,
 }
