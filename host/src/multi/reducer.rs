@@ -187,24 +187,31 @@ impl<'d> Reducer<'d> {
             // SAFETY: as for `queue` above, of the reduction just queued.
             total = op.combine(total, unsafe { reducer.queued_total::<T>()? });
         }
-        self.across_processes(op, total, CALL)
+        self.across_processes(op, total, CALL, wire::words_of, |part| {
+            wire::value_of(total, part)
+        })
     }
 
     /// For a set joined by rank, `op` over every rank's `total` in rank
-    /// order (every rank gets it); else `total`.
-    fn across_processes<T, O>(&self, op: O, total: T, call: &'static str) -> Result<T, Error>
+    /// order (every rank gets it), the totals travelling as `encode` makes
+    /// them and `decode` reads them; else `total`.
+    fn across_processes<T, O>(
+        &self,
+        op: O,
+        total: T,
+        call: &'static str,
+        encode: impl Fn(T) -> Vec<u8>,
+        decode: impl Fn(&[u8]) -> Option<T>,
+    ) -> Result<T, Error>
     where
-        T: coop::Shuffle + 'static,
+        T: Copy + 'static,
         O: Operator<T>,
     {
-        let Some(parts) = self
-            .devices
-            .across(call, type_name::<T>(), wire::words_of(total))?
-        else {
+        let Some(parts) = self.devices.across(call, type_name::<T>(), encode(total))? else {
             return Ok(total);
         };
         parts.iter().try_fold(op.identity(), |all, part| {
-            let theirs = wire::value_of(total, part).ok_or_else(|| self.devices.garbled(call))?;
+            let theirs = decode(part).ok_or_else(|| self.devices.garbled(call))?;
             Ok(op.combine(all, theirs))
         })
     }
@@ -286,20 +293,14 @@ impl<'d> Reducer<'d> {
                     // SAFETY: as for `queue` above.
                     total = op.combine(total, unsafe { reducer.queued_total::<T>()? });
                 }
-                let Some(parts) =
-                    self.devices
-                        .across(call, type_name::<T>(), wire::bytes_of(&[total]))?
-                else {
-                    return Ok(Some(total));
-                };
-                let mut all = op.identity();
-                for part in &parts {
-                    let theirs = wire::values_of::<T>(part)
-                        .and_then(|v| v.first().copied())
-                        .ok_or_else(|| self.devices.garbled(call))?;
-                    all = op.combine(all, theirs);
-                }
-                Ok(Some(all))
+                let total = self.across_processes(
+                    op,
+                    total,
+                    call,
+                    |t| wire::bytes_of(&[t]),
+                    |part| wire::values_of::<T>(part).and_then(|v| v.first().copied()),
+                )?;
+                Ok(Some(total))
             }
             Members::Gpus { nccl: None, .. } => Ok(None),
             Members::Gpus {
