@@ -4,14 +4,16 @@
 //! (joined by NCCL) in `gpu.rs`. Sharded sums, minima and maxima of every
 //! built-in type, with shards empty, of one element and uneven; NaN in one
 //! shard or filling one; the totals left on every device; element-wise
-//! all-reduce; a user kernel and operator; and the errors of misplaced or
-//! mismatched shards.
+//! all-reduce, all-gather and reduce-scatter; sharded inclusive and
+//! exclusive scans; a user kernel and operator; and the errors of
+//! misplaced or mismatched shards.
 
 use crate::Rng;
 use coop::op::{Max, Min, Operator, Product, Sum};
 use coop_host::cudarc::nccl::NcclType;
-use coop_host::multi::{Devices, Reducer, Shards};
+use coop_host::multi::{Devices, Reducer, Scanner, Shards};
 use coop_host::reduce::Builtin;
+use coop_host::scan::BuiltinScan;
 use coop_host::{Buffer, Error, Program};
 
 /// Lengths: fewer elements than devices, uneven splits, several blocks a
@@ -229,6 +231,150 @@ fn check_gather_scatter(devices: &Devices) -> usize {
     runs
 }
 
+/// The host's inclusive (or exclusive) scan of `data` with `op`.
+fn host_scan<T: Copy, O: Operator<T>>(op: O, data: &[T], exclusive: bool) -> Vec<T> {
+    let mut acc = op.identity();
+    data.iter()
+        .map(|&x| {
+            let before = acc;
+            acc = op.combine(acc, x);
+            if exclusive {
+                before
+            } else {
+                acc
+            }
+        })
+        .collect()
+}
+
+/// Checks the sharded scans of `T` with `op` against the host's scan of
+/// the whole array: even splits of [`LENGTHS`], and shards of different
+/// lengths (several tiles, an empty one); returns the scans run.
+fn check_scan_of<T, O>(devices: &Devices, scanner: &Scanner, op: O, make: fn(u64) -> T) -> usize
+where
+    T: BuiltinScan<O> + Builtin<O> + NcclType + PartialEq + std::fmt::Debug,
+    O: Operator<T>,
+{
+    let k = devices.world();
+    let mut rng = Rng::new(0x5CA + std::mem::size_of::<T>() as u64);
+    let mut runs = 0;
+    let name = std::any::type_name::<(O, T)>();
+    // Even splits, then rank r's shard of 5000 r + 1 elements (the last
+    // empty: rank 1 of 2, or 2 of 3, crosses tiles).
+    let mut cases: Vec<Vec<Vec<T>>> = LENGTHS
+        .iter()
+        .map(|&n| {
+            let data: Vec<T> = (0..n).map(|_| make(rng.next_u64())).collect();
+            let (base, extra) = (n / k, n % k);
+            let mut start = 0;
+            (0..k)
+                .map(|r| {
+                    let len = base + usize::from(r < extra);
+                    start += len;
+                    data[start - len..start].to_vec()
+                })
+                .collect()
+        })
+        .collect();
+    cases.push(
+        (0..k)
+            .map(|r| {
+                let len = if r + 1 == k && k > 1 { 0 } else { 5000 * r + 1 };
+                (0..len).map(|_| make(rng.next_u64())).collect()
+            })
+            .collect(),
+    );
+    for values in &cases {
+        let input = upload(devices, values);
+        let mut output = devices.zeros_like(&input).unwrap();
+        let whole = values.concat();
+        for exclusive in [false, true] {
+            if exclusive {
+                scanner.exclusive(op, &input, &mut output).unwrap();
+            } else {
+                scanner.inclusive(op, &input, &mut output).unwrap();
+            }
+            let got = devices.gather(&output).unwrap();
+            let want = host_scan(op, &whole, exclusive);
+            let bad = got.iter().zip(&want).position(|(a, b)| !same(a, b));
+            assert!(
+                got.len() == want.len() && bad.is_none(),
+                "{} scan {name} of shards {:?}: first difference at {bad:?}",
+                if exclusive { "exclusive" } else { "inclusive" },
+                input.lens(),
+            );
+            runs += 1;
+        }
+    }
+    runs
+}
+
+/// Sharded scans: integers with each operator, float sums of values whose
+/// sums are exact, float minima, the same bits from a deterministic
+/// scanner run after run, and a mismatched output.
+fn check_scans(devices: &Devices) -> usize {
+    let scanner = Scanner::new(devices).unwrap();
+    let mut runs = 0;
+    runs += check_scan_of::<i64, _>(devices, &scanner, Sum, |b| b as i64 >> 4);
+    runs += check_scan_of::<i64, _>(devices, &scanner, Max, |b| b as i64);
+    runs += check_scan_of::<u32, _>(devices, &scanner, Sum, |b| (b >> 7) as u32);
+    runs += check_scan_of::<i32, _>(devices, &scanner, Min, |b| b as i32);
+    runs += check_scan_of::<u64, _>(devices, &scanner, Sum, |b| b);
+    runs += check_scan_of::<f32, _>(devices, &scanner, Sum, |b| (b % 33) as f32 - 16.0);
+    runs += check_scan_of::<f64, _>(devices, &scanner, Min, |b| (b % 2001) as f64 - 1000.5);
+    let deterministic = Scanner::new(devices).unwrap().deterministic();
+    assert!(deterministic.is_deterministic() && !scanner.is_deterministic());
+    runs += check_scan_of::<i32, _>(devices, &deterministic, Sum, |b| b as i32);
+    let mut rng = Rng::new(0xF10A);
+    let data: Vec<f32> = (0..70_001)
+        .map(|_| 1.0 / (1.0 + rng.below(1000) as f32))
+        .collect();
+    let input = devices.scatter(&data).unwrap();
+    let mut once = devices.zeros_like(&input).unwrap();
+    let mut again = devices.zeros_like(&input).unwrap();
+    deterministic.inclusive(Sum, &input, &mut once).unwrap();
+    deterministic.inclusive(Sum, &input, &mut again).unwrap();
+    let (once, again) = (
+        devices.gather(&once).unwrap(),
+        devices.gather(&again).unwrap(),
+    );
+    assert!(
+        once.iter()
+            .zip(&again)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "a deterministic sharded float scan changed its bits"
+    );
+    let exact = host_scan(
+        Sum,
+        &data.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+        false,
+    );
+    for (j, (g, e)) in once.iter().zip(&exact).enumerate() {
+        assert!(
+            ((*g as f64) - e).abs() < 1e-3 * (1.0 + e.abs()),
+            "{j}: {g} vs {e}"
+        );
+    }
+    runs += 2;
+    // An output shard of another length is refused, naming it.
+    let input = upload(devices, &vec![vec![1u32; 4]; devices.world()]);
+    let mut short = upload(devices, &vec![vec![0u32; 3]; devices.world()]);
+    let err = scanner.inclusive(Sum, &input, &mut short).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Shards {
+                call: "multi::Scanner::inclusive",
+                ..
+            }
+        ) && err
+            .to_string()
+            .contains("output shard 0 holds 3 elements and input shard 0 4"),
+        "{err}"
+    );
+    runs
+}
+
 /// One shard a rank, shard `i` made of `values[i]` (this process's ranks'
 /// shards, in a set joined by rank).
 fn upload<T: coop::DeviceCopy>(devices: &Devices, values: &[Vec<T>]) -> Shards<T> {
@@ -365,6 +511,7 @@ pub fn check_all(devices: &Devices, programs: &[Program]) -> usize {
     runs += check_nan(devices, &reducer);
     runs += check_all_reduce(devices);
     runs += check_gather_scatter(devices);
+    runs += check_scans(devices);
     runs += check_user_kernel(devices, programs, &reducer);
     check_errors(devices, programs, &reducer);
     runs

@@ -180,7 +180,13 @@ fn rank_process() {
             let mut grads = devices.scatter(&vec![1.0f32; 1 << 20]).unwrap();
             devices.all_reduce(&mut grads, coop::op::Sum).unwrap();
             devices.synchronize().unwrap();
-            if rank == last {
+            // Where each rank got to, for a job that hangs.
+            println!("step: first all-reduce done");
+            // The spinning kernel's module and buffers live until the
+            // process dies: freeing them would wait for the kernel (a
+            // driver free synchronizes), and the rank would hang in the
+            // free, alive, instead of reaching NCCL.
+            let _spinning = (rank == last).then(|| {
                 let programs = devices.load(&TEST_KERNELS_PTX).unwrap();
                 let device = devices.device(0).unwrap();
                 let flag = device.upload(&[0u32]).unwrap();
@@ -192,8 +198,11 @@ fn rank_process() {
                         (&flag, &mut out),
                     )
                     .unwrap();
-            }
+                println!("step: spinning");
+                (programs, flag, out)
+            });
             devices.all_reduce(&mut grads, coop::op::Sum).unwrap();
+            println!("step: second all-reduce queued");
             if rank == last {
                 std::thread::sleep(Duration::from_millis(500));
                 // Killed, as by the system: no exit handler, no core dump

@@ -63,6 +63,72 @@ pub fn host_scan<T: Copy, O: Operator<T>>(data: &[T], op: O, exclusive: bool) ->
         .collect()
 }
 
+/// The host's scan of `data` with `op` from `init` (in front of element
+/// 0).
+pub fn host_scan_from<T: Copy, O: Operator<T>>(
+    data: &[T],
+    op: O,
+    init: T,
+    exclusive: bool,
+) -> Vec<T> {
+    host_scan(data, op, exclusive)
+        .into_iter()
+        .map(|x| op.combine(init, x))
+        .collect()
+}
+
+/// Checks the scans from an initial value (`inclusive_from`,
+/// `exclusive_from`) of one integer type with each built-in operator on
+/// `scanner`, exactly; returns the scans run.
+fn check_from<T>(device: &Device, scanner: &Scanner, make: fn(u64) -> T) -> usize
+where
+    T: BuiltinScan<Sum>
+        + BuiltinScan<Min>
+        + BuiltinScan<Max>
+        + PartialEq
+        + std::fmt::Debug
+        + Default,
+    Sum: Operator<T>,
+    Min: Operator<T>,
+    Max: Operator<T>,
+{
+    let mut rng = Rng::new(0xF0 + std::mem::size_of::<T>() as u64);
+    let mut runs = 0;
+    for &n in &LENGTHS {
+        let offset = n % 2;
+        let data: Vec<T> = (0..n + offset).map(|_| make(rng.next_u64())).collect();
+        let part = &data[offset..];
+        let init = make(rng.next_u64());
+        for exclusive in [false, true] {
+            macro_rules! check {
+                ($op:expr) => {{
+                    let got = with_buffers(device, &data, offset, |i, o| {
+                        if exclusive {
+                            scanner.exclusive_from($op, init, i, o).unwrap()
+                        } else {
+                            scanner.inclusive_from($op, init, i, o).unwrap()
+                        }
+                    });
+                    let want = host_scan_from(part, $op, init, exclusive);
+                    assert!(
+                        got == want,
+                        "{} {} of {n} {} from {init:?}: first difference at {:?}",
+                        if exclusive { "exclusive" } else { "inclusive" },
+                        stringify!($op),
+                        std::any::type_name::<T>(),
+                        got.iter().zip(&want).position(|(a, b)| a != b)
+                    );
+                    runs += 1;
+                }};
+            }
+            check!(Sum);
+            check!(Min);
+            check!(Max);
+        }
+    }
+    runs
+}
+
 /// Checks inclusive and exclusive scans of one integer type with each
 /// built-in operator, exactly; returns the scans run.
 fn check_integers<T>(device: &Device, scanner: &Scanner, make: fn(u64) -> T) -> usize
@@ -273,6 +339,15 @@ pub fn check_all(device: &Device, program: ProgramRef<'_>) -> usize {
     }
     let deterministic = Scanner::new(device).unwrap().deterministic();
     runs += check_integers::<u32>(device, &deterministic, |r| (r % 1000) as u32);
+    // From an initial value: one-word and two-word values, in one pass
+    // (the rows of an inclusive scan and the staged tiles of an exclusive
+    // one), in small tiles, and in the deterministic passes.
+    for scanner in [&scanner, &small, &deterministic] {
+        runs += check_from::<u32>(device, scanner, |r| (r % 1000) as u32);
+        runs += check_from::<i64>(device, scanner, |r| (r as i64) >> 24);
+    }
+    runs += check_from::<i32>(device, &scanner, |r| r as i32);
+    runs += check_from::<u64>(device, &scanner, |r| r);
     let mut rng = Rng::new(0xD37);
     for &n in &[1usize, 4097, 140_001] {
         let data: Vec<f32> = (0..n)

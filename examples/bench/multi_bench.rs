@@ -10,6 +10,11 @@
 //! `Devices::join`, fills its own shard and times the call; rank 0's
 //! figure is printed (`COOP_MULTI_PROCESSES=0` skips these rows).
 //!
+//! Then the sharded scan: an inclusive `u32` sum of `N` ones with
+//! `multi::Scanner` on 1, 2, ... GPUs against `scan::Scanner` on one GPU
+//! (`COOP_MULTI_SCANS=0` skips these rows); its `gb_per_s` counts a read
+//! and a write of every element, and the check is the last element.
+//!
 //! ```text
 //! cargo build --release -p coop-bench --bin multi_bench
 //! NCCL_NVLS_ENABLE=0 target/release/multi_bench            # 2^28..2^32, every GPU count
@@ -22,8 +27,9 @@
 //! median_us, gb_per_s, speedup_vs_one_gpu, relative_error`.
 
 use coop::op::Sum;
-use coop_host::multi::{Devices, Join, Reducer, Shards};
-use coop_host::{reduce, Buffer, Error, Gpu};
+use coop::DeviceCopy;
+use coop_host::multi::{Devices, Join, Reducer, Scanner, Shards};
+use coop_host::{reduce, scan, Buffer, Error, Gpu};
 use std::time::{Duration, Instant};
 
 /// Elements copied to a GPU per transfer while filling the shards.
@@ -54,7 +60,7 @@ fn main() -> Result<(), Error> {
         let bytes = (n * 4) as f64;
         // One GPU, no NCCL: the baseline.
         let gpu = Gpu::new(0)?;
-        let single = fill(&gpu, n)?;
+        let single = fill(&gpu, n, 1.0f32)?;
         let reducer = reduce::Reducer::new(&coop_host::Device::Gpu(gpu.clone()))?;
         let (base, total) = median(rounds, || reducer.sum(&single))?;
         row(
@@ -73,7 +79,7 @@ fn main() -> Result<(), Error> {
             // GPUs' memory).
             {
                 let devices = Devices::gpus(&(0..count).collect::<Vec<_>>())?;
-                let shards = shards(&devices, n)?;
+                let shards = shards(&devices, n, 1.0f32)?;
                 let reducer = Reducer::new(&devices)?;
                 let (t, total) = median(rounds, || reducer.sum(&shards))?;
                 row(
@@ -137,6 +143,70 @@ fn main() -> Result<(), Error> {
                 );
             }
         }
+        if std::env::var("COOP_MULTI_SCANS").as_deref() != Ok("0") {
+            scans(log2, &counts, rounds)?;
+        }
+    }
+    Ok(())
+}
+
+/// The rows of the sharded scan of 2^`log2` `u32` ones: one GPU's
+/// `scan::Scanner`, then `multi::Scanner` on each count of GPUs.
+fn scans(log2: u32, counts: &[usize], rounds: usize) -> Result<(), Error> {
+    let n = 1usize << log2;
+    let bytes = (2 * n * 4) as f64;
+    // The last element of the whole scan, as f32 for `row`'s check.
+    let last = |value: u32| if value == n as u32 { n as f32 } else { -1.0 };
+    let base = {
+        let gpu = Gpu::new(0)?;
+        let input = fill(&gpu, n, 1u32)?;
+        let mut output = gpu.zeros::<u32>(n)?;
+        let device = coop_host::Device::Gpu(gpu.clone());
+        let scanner = scan::Scanner::new(&device)?;
+        let (t, value) = median(rounds, || {
+            scanner.inclusive(Sum, &input, &mut output)?;
+            scanner.synchronize()?;
+            Ok(last(gpu.download(&output.slice(n - 1..n))?[0]))
+        })?;
+        row(
+            log2,
+            1,
+            "coop scan::Scanner one GPU, u32",
+            t,
+            bytes,
+            t,
+            value,
+            n,
+        );
+        t
+    };
+    for &count in counts {
+        let devices = Devices::gpus(&(0..count).collect::<Vec<_>>())?;
+        let input = shards(&devices, n, 1u32)?;
+        let mut output = devices.zeros_like(&input)?;
+        let scanner = Scanner::new(&devices)?;
+        let (t, value) = median(rounds, || {
+            scanner.inclusive(Sum, &input, &mut output)?;
+            devices.synchronize()?;
+            let mine = output.get(count - 1).expect("a shard a GPU");
+            let Buffer::Gpu(slice) = mine else {
+                unreachable!("a set of GPUs")
+            };
+            let Some(coop_host::Device::Gpu(gpu)) = devices.device(count - 1) else {
+                unreachable!("a set of GPUs")
+            };
+            Ok(last(gpu.download(&slice.slice(slice.len() - 1..))?[0]))
+        })?;
+        row(
+            log2,
+            count,
+            "coop multi::Scanner::inclusive, u32",
+            t,
+            bytes,
+            base,
+            value,
+            n,
+        );
     }
     Ok(())
 }
@@ -191,7 +261,7 @@ fn rank(log2: u32, rounds: usize) -> Result<(), Error> {
     let coop_host::Device::Gpu(gpu) = devices.device(0).expect("one device") else {
         panic!("multi_bench times GPUs");
     };
-    let shards = devices.shards(vec![Buffer::Gpu(fill(gpu, len)?)])?;
+    let shards = devices.shards(vec![Buffer::Gpu(fill(gpu, len, 1.0f32)?)])?;
     let reducer = Reducer::new(&devices)?;
     let (t, total) = median(rounds, || reducer.sum(&shards))?;
     assert_eq!(total, n as f32, "the sum of {n} ones on rank {me}");
@@ -237,10 +307,10 @@ fn median(
     Ok((times[times.len() / 2], value))
 }
 
-/// `n` ones on `gpu`.
-fn fill(gpu: &Gpu, n: usize) -> Result<coop_host::CudaSlice<f32>, Error> {
-    let mut buffer = gpu.zeros::<f32>(n)?;
-    let ones = vec![1.0f32; FILL_CHUNK.min(n)];
+/// `n` copies of `one` on `gpu`.
+fn fill<T: DeviceCopy>(gpu: &Gpu, n: usize, one: T) -> Result<coop_host::CudaSlice<T>, Error> {
+    let mut buffer = gpu.zeros::<T>(n)?;
+    let ones = vec![one; FILL_CHUNK.min(n)];
     let mut start = 0;
     while start < n {
         let len = FILL_CHUNK.min(n - start);
@@ -257,8 +327,8 @@ fn fill(gpu: &Gpu, n: usize) -> Result<coop_host::CudaSlice<f32>, Error> {
     Ok(buffer)
 }
 
-/// `n` ones split evenly over `devices`.
-fn shards(devices: &Devices, n: usize) -> Result<Shards<f32>, Error> {
+/// `n` copies of `one` split evenly over `devices`.
+fn shards<T: DeviceCopy>(devices: &Devices, n: usize, one: T) -> Result<Shards<T>, Error> {
     let count = devices.count();
     let mut buffers = Vec::with_capacity(count);
     for (rank, device) in devices.iter().enumerate() {
@@ -266,7 +336,7 @@ fn shards(devices: &Devices, n: usize) -> Result<Shards<f32>, Error> {
         let coop_host::Device::Gpu(gpu) = device else {
             unreachable!("a set of GPUs");
         };
-        buffers.push(Buffer::Gpu(fill(gpu, len)?));
+        buffers.push(Buffer::Gpu(fill(gpu, len, one)?));
     }
     devices.shards(buffers)
 }

@@ -341,6 +341,30 @@ impl Devices {
         Ok(Shards::new(buffers))
     }
 
+    /// Zeroed shards of `like`'s type and lengths, on the same devices: the output
+    /// of a call that writes one element for each it reads, such as a
+    /// [`Scanner`](super::Scanner)'s. Fails with [`Error::Shards`] when
+    /// `like` is not this set's.
+    ///
+    /// ```
+    /// use coop_host::multi::Devices;
+    ///
+    /// let devices = Devices::cpu(2)?;
+    /// let input = devices.scatter(&[1i32, 2, 3])?;
+    /// assert_eq!(devices.zeros_like(&input)?.lens(), [2, 1]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn zeros_like<T: DeviceCopy>(&self, like: &Shards<T>) -> Result<Shards<T>, Error> {
+        self.check(like, "Devices::zeros_like")?;
+        let buffers = self
+            .devices
+            .iter()
+            .zip(like)
+            .map(|(d, shard)| d.zeros(shard.len()))
+            .collect::<Result<_, _>>()?;
+        Ok(Shards::new(buffers))
+    }
+
     /// Buffers you made, one a device in rank order (data already on the
     /// GPUs), as shards. Fails with [`Error::Shards`] when their number is
     /// not the set's or buffer `i` is not on device `i`.

@@ -1,7 +1,8 @@
 //! Several devices of one machine working on one array: [`Devices`] (a
 //! set of GPUs joined by NCCL, or emulated devices of the CPU backend),
 //! [`Shards`] (one buffer a device), and the collectives over them:
-//! [`Reducer`] for device-wide reductions of sharded arrays and
+//! [`Reducer`] for device-wide reductions of sharded arrays, [`Scanner`]
+//! for their scans, and
 //! [`Devices::all_reduce`], [`Devices::all_gather`] and
 //! [`Devices::reduce_scatter`] for the element-wise collectives.
 //!
@@ -11,6 +12,9 @@
 //!      ├─ Reducer::sum/min/max   each GPU reduces its shard (coop's kernel),
 //!      │                         NCCL all-reduces the totals (1 element)
 //!      ├─ Reducer::reduce_with   your kernel per GPU, totals combined by coop
+//!      ├─ Scanner::inclusive/exclusive  each GPU reduces its shard, NCCL
+//!      │                         all-gathers the totals, each GPU scans its
+//!      │                         shard with those before it in front
 //!      ├─ Devices::all_reduce    NCCL all-reduce, element by element
 //!      ├─ Devices::all_gather    every shard on every device
 //!      └─ Devices::reduce_scatter  the element-wise combination, a block a device
@@ -62,6 +66,7 @@ mod join;
 mod link;
 mod nccl;
 mod reducer;
+mod scanner;
 mod shards;
 mod wire;
 
@@ -69,4 +74,5 @@ pub use devices::Devices;
 pub use join::{Join, Rendezvous};
 pub use nccl::NcclOp;
 pub use reducer::Reducer;
+pub use scanner::Scanner;
 pub use shards::Shards;

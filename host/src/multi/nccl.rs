@@ -256,7 +256,8 @@ impl Nccl {
             return Err(Error::Nccl {
                 action: action.to_string(),
                 code: "aborted".into(),
-                meaning: "the set's communicators were aborted after an earlier failure;                           make a new set",
+                meaning: "the set's communicators were aborted after an earlier failure; \
+                          make a new set",
             });
         }
         group_start().map_err(error(action))?;

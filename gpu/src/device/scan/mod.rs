@@ -135,9 +135,11 @@
 //! `control` bit 0 is set for an exclusive scan (rank `i` gets the
 //! elements before `i`; element 0 the operator's identity); bits 1 and 2
 //! give the pass, [`SINGLE_PASS`], [`TILE_TOTALS`], [`SCAN_TOTALS`] or
-//! [`WITH_PREFIXES`]. `status` has two `u64`s per tile, `partials` two
+//! [`WITH_PREFIXES`]; bit 3, [`PREFIXED`], puts a value in front of
+//! element 0. `status` has two `u64`s per tile, `partials` two
 //! (aggregates, then inclusive prefixes; the deterministic passes use the
-//! first half), and `epoch` is in `1..2^30`. A launch without
+//! first half) and, with [`PREFIXED`], the value in front after them; and
+//! `epoch` is in `1..2^30`. A launch without
 //! [`shared_memory_bytes`] of dynamic shared memory stops with a message
 //! that says so.
 
@@ -166,6 +168,11 @@ pub const SCAN_TOTALS: u32 = 2 << 1;
 pub const WITH_PREFIXES: u32 = 3 << 1;
 /// The control bit of an exclusive scan.
 pub const EXCLUSIVE: u32 = 1;
+/// The control bit of a scan with a value in front of element 0 (an
+/// inclusive scan from an initial value; an exclusive one whose element 0
+/// is that value): the value is the last element of `partials`, which
+/// then holds one more than two a tile.
+pub const PREFIXED: u32 = 1 << 3;
 
 /// Most items a thread scans.
 const MAX_ITEMS: usize = 32;
@@ -402,12 +409,22 @@ fn run_pass<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
     let tile_len = threads * items;
     let tile = this_grid().block_rank();
     let t = block.thread_rank() as usize;
+    let prefixed = control & PREFIXED != 0;
+    if prefixed {
+        holds(
+            c"device_scan: partials (two values a tile, then the prefix)",
+            partials.as_mut_ptr() as *const u8,
+            partials.len(),
+            2 * len.div_ceil(tile_len) + 1,
+            site,
+        );
+    }
     if pass == SCAN_TOTALS {
-        return scan_totals::<T, O>(block, op, &partials, len.div_ceil(tile_len), site);
+        return scan_totals::<T, O>(block, op, &partials, len.div_ceil(tile_len), prefixed, site);
     }
     if pass == SINGLE_PASS && !EXCLUSIVE_RESULTS && vector && rows::applies::<T>() {
         return rows::single_pass_inclusive(
-            block, input, output, op, tile, &status, &partials, epoch, site,
+            block, input, output, op, tile, &status, &partials, epoch, prefixed, site,
         );
     }
     let first = tile * tile_len;
@@ -466,7 +483,9 @@ fn run_pass<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
             op,
             &mut x,
             site,
-            |warp, total| look_back(warp, tile, total, op, &status, &partials, epoch),
+            |warp, total| {
+                look_back_after(warp, tile, total, op, &status, &partials, epoch, prefixed)
+            },
             reload,
         ),
         TILE_TOTALS => {
@@ -569,6 +588,38 @@ fn scan_run<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
     (p, block_total)
 }
 
+/// [`look_back`] for tile `tile`, with the value in front of element 0
+/// when `prefixed` (the last element of `partials`): tile 0 publishes
+/// that value combined with its total as its inclusive prefix, and
+/// returns the value as what comes before it.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn look_back_after<T: Shuffle, O: Operator<T>>(
+    warp: &TiledPartition<32>,
+    tile: usize,
+    total: T,
+    op: O,
+    status: &Out<u64>,
+    partials: &Out<T>,
+    epoch: u32,
+    prefixed: bool,
+) -> T {
+    if prefixed && tile == 0 {
+        let front = partials.read(partials.len() - 1);
+        look_back(
+            warp,
+            0,
+            op.combine(front, total),
+            op,
+            status,
+            partials,
+            epoch,
+        );
+        return front;
+    }
+    look_back(warp, tile, total, op, status, partials, epoch)
+}
+
 /// The deterministic scan's second pass, in one block: the first `tiles`
 /// elements of `partials` (the tiles' totals) become their exclusive scan,
 /// chunk after chunk of `threads × items`, each thread a run of `items`
@@ -579,6 +630,7 @@ fn scan_totals<T: Shuffle, O: Operator<T>>(
     op: O,
     partials: &Out<T>,
     tiles: usize,
+    prefixed: bool,
     site: crate::backend::Site,
 ) {
     let items = items_per_thread::<T>();
@@ -593,7 +645,11 @@ fn scan_totals<T: Shuffle, O: Operator<T>>(
     let threads = block.num_threads() as usize;
     let chunk = threads * items;
     let first = block.thread_rank() as usize * items;
-    let mut carry = op.identity();
+    let mut carry = if prefixed {
+        partials.read(partials.len() - 1)
+    } else {
+        op.identity()
+    };
     let mut start = 0;
     while start < tiles {
         let mut x = [op.identity(); MAX_ITEMS];

@@ -15,7 +15,6 @@
 
 use super::{items_per_row, items_per_thread, MAX_ITEMS};
 use crate::collectives;
-use crate::device::look_back::look_back;
 use crate::device::staging::Words16;
 use crate::op::Operator;
 use crate::{Out, Shuffle, ThreadBlock};
@@ -68,6 +67,7 @@ pub(super) fn single_pass_inclusive<T: Shuffle, O: Operator<T>>(
     status: &Out<u64>,
     partials: &Out<T>,
     epoch: u32,
+    prefixed: bool,
     site: crate::backend::Site,
 ) {
     let len = input.len();
@@ -134,7 +134,7 @@ pub(super) fn single_pass_inclusive<T: Shuffle, O: Operator<T>>(
     });
     let (before, _, _) =
         collectives::prefix_of_warps(block, &warp, carry, 0, op, "scan", site, |warp, total| {
-            look_back(warp, tile, total, op, status, partials, epoch)
+            super::look_back_after(warp, tile, total, op, status, partials, epoch, prefixed)
         });
     let mut i = 0;
     while i < items {

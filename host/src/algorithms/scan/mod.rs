@@ -34,6 +34,7 @@ mod builtin;
 mod scanner;
 
 pub use builtin::BuiltinScan;
+pub(crate) use scanner::Front;
 pub use scanner::Scanner;
 
 use crate::{Device, Error, Input, LaunchConfig, Launcher, Output};

@@ -144,6 +144,7 @@ impl Scanner {
             input.into(),
             output.into(),
             false,
+            Front::None,
             "Scanner::inclusive",
         )
     }
@@ -163,7 +164,101 @@ impl Scanner {
             input.into(),
             output.into(),
             true,
+            Front::None,
             "Scanner::exclusive",
+        )
+    }
+
+    /// `output[i] = init op input[0] op ... op input[i]`: an inclusive scan
+    /// with `init` in front of the first element (CUB's
+    /// `InclusiveScanInit`), with a built-in kernel; as
+    /// [`inclusive`](Self::inclusive) otherwise.
+    ///
+    /// ```
+    /// use coop::op;
+    /// use coop_host::{scan::Scanner, Device};
+    ///
+    /// let device = Device::cpu(); // or Device::gpu_or_cpu()
+    /// let scanner = Scanner::new(&device)?;
+    /// let mut out = vec![0i32; 4];
+    /// scanner.inclusive_from(op::Sum, 100, &vec![1, 2, 3, 4], &mut out)?;
+    /// assert_eq!(out, [101, 103, 106, 110]);
+    /// scanner.inclusive_from(op::Min, 2, &vec![5, 1, 7, 0], &mut out)?;
+    /// assert_eq!(out, [2, 1, 1, 0]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn inclusive_from<'a, 'b, O, T: BuiltinScan<O>>(
+        &self,
+        _op: O,
+        init: T,
+        input: impl Into<Input<'a, T>>,
+        output: impl Into<Output<'b, T>>,
+    ) -> Result<(), Error> {
+        self.run(
+            ProgramRef::Own,
+            T::KERNEL,
+            input.into(),
+            output.into(),
+            false,
+            Front::Host(init),
+            "Scanner::inclusive_from",
+        )
+    }
+
+    /// `output[0] = init` and `output[i] = init op input[0] op ... op
+    /// input[i - 1]`: an exclusive scan from `init` instead of the
+    /// operator's identity (CUB's `ExclusiveScan` with an initial value),
+    /// with a built-in kernel; as [`exclusive`](Self::exclusive) otherwise.
+    ///
+    /// ```
+    /// use coop::op;
+    /// use coop_host::{scan::Scanner, Device};
+    ///
+    /// let device = Device::cpu(); // or Device::gpu_or_cpu()
+    /// let scanner = Scanner::new(&device)?;
+    /// let sizes = device.upload(&[3u64, 0, 5, 2])?;
+    /// let mut offsets = device.zeros::<u64>(4)?;
+    /// scanner.exclusive_from(op::Sum, 1000, &sizes, &mut offsets)?;
+    /// assert_eq!(device.download(&offsets)?, [1000, 1003, 1003, 1008]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn exclusive_from<'a, 'b, O, T: BuiltinScan<O>>(
+        &self,
+        _op: O,
+        init: T,
+        input: impl Into<Input<'a, T>>,
+        output: impl Into<Output<'b, T>>,
+    ) -> Result<(), Error> {
+        self.run(
+            ProgramRef::Own,
+            T::KERNEL,
+            input.into(),
+            output.into(),
+            true,
+            Front::Host(init),
+            "Scanner::exclusive_from",
+        )
+    }
+
+    /// A built-in scan with the value `front` names in front of the first
+    /// element, for the scans of [`multi`](crate::multi), whose front is a
+    /// combination of other GPUs' totals that never crosses to the host.
+    pub(crate) fn builtin_after<'a, 'b, O, T: BuiltinScan<O>>(
+        &self,
+        exclusive: bool,
+        front: Front<'_, T>,
+        input: Input<'a, T>,
+        output: Output<'b, T>,
+        call: &'static str,
+    ) -> Result<(), Error> {
+        self.run(
+            ProgramRef::Own,
+            T::KERNEL,
+            input,
+            output,
+            exclusive,
+            front,
+            call,
         )
     }
 
@@ -229,6 +324,7 @@ impl Scanner {
             input.into(),
             output.into(),
             false,
+            Front::None,
             "Scanner::inclusive_with",
         )
     }
@@ -253,6 +349,7 @@ impl Scanner {
             input.into(),
             output.into(),
             true,
+            Front::None,
             "Scanner::exclusive_with",
         )
     }
@@ -263,6 +360,8 @@ impl Scanner {
         self.engine.synchronize()
     }
 
+    // Every argument is one of the scan's inputs; the public calls fix most.
+    #[allow(clippy::too_many_arguments)]
     fn run<T, K>(
         &self,
         program: ProgramRef<'_>,
@@ -270,6 +369,7 @@ impl Scanner {
         input: Input<'_, T>,
         output: Output<'_, T>,
         exclusive: bool,
+        front: Front<'_, T>,
         call: &'static str,
     ) -> Result<(), Error>
     where
@@ -301,18 +401,27 @@ impl Scanner {
             &[Pass::Single]
         };
         let tiles = coop::device::scan::tiles::<T>(input.len(), threads);
+        // With a value in front, it follows the tiles' values.
+        let slots = 2 * tiles + usize::from(!matches!(front, Front::None));
         let mut state = self.lock();
         let TileStates { status, partials } = &mut *state;
         let epoch = status.next_epoch(&self.engine, 2 * tiles, "a scan's tile states")?;
         let mut status = status.all();
         let mut status = status.slice_mut(0..2 * tiles);
-        partials.reserve(&self.engine, 2 * tiles * std::mem::size_of::<T>(), 4096)?;
+        partials.reserve(&self.engine, slots * std::mem::size_of::<T>(), 4096)?;
         // SAFETY: `typed` needs the values read through the view to be
         // valid `T`s: the kernels read a value only after a tile of the
-        // same scan stored it (the status word's epoch says so), and the
-        // host never reads them. `T: DeviceCopy` aligns to 16 at most.
+        // same scan stored it (the status word's epoch says so), or the
+        // value in front, which `place` stores first; the host never reads
+        // them. `T: DeviceCopy` aligns to 16 at most.
         let mut all = unsafe { partials.typed::<T>() };
-        let mut values = all.slice_mut(0..2 * tiles);
+        let mut values = all.slice_mut(0..slots);
+        let control = if matches!(front, Front::None) {
+            0
+        } else {
+            front.place(&self.engine, &mut values.slice_mut(slots - 1..slots))?;
+            coop::device::scan::PREFIXED
+        };
         let mut output = output;
         for pass in passes {
             let blocks = if *pass == Pass::ScanTotals {
@@ -328,7 +437,7 @@ impl Scanner {
                 (
                     &input,
                     &mut output,
-                    pass.control(exclusive),
+                    pass.control(exclusive) | control,
                     &mut status,
                     &mut values,
                     epoch,
@@ -340,5 +449,35 @@ impl Scanner {
 
     fn lock(&self) -> MutexGuard<'_, TileStates> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// What a scan puts in front of its first element.
+pub(crate) enum Front<'a, T> {
+    /// Nothing: the operator's identity.
+    None,
+    /// A value from the host.
+    Host(T),
+    /// The one element of a buffer on the scan's device, written by
+    /// launches queued before the scan.
+    Device(Input<'a, T>),
+}
+
+impl<T: coop::DeviceCopy> Front<'_, T> {
+    /// Stores the value in `slot` (one element), in order with the
+    /// launches before and after it.
+    fn place(&self, engine: &Engine, slot: &mut Output<'_, T>) -> Result<(), Error> {
+        const WHAT: &str = "the value in front of a scan";
+        match (self, engine.device(), &mut *slot) {
+            (Front::None, ..) => Ok(()),
+            (Front::Host(value), Device::Gpu(gpu), Output::Gpu(view)) => gpu
+                .stream()
+                .memcpy_htod(std::slice::from_ref(value), view)
+                .map_err(gpu.error(format!("copying {WHAT}"))),
+            (Front::Host(value), ..) => {
+                engine.copy(&Input::Cpu(std::slice::from_ref(value)), slot, WHAT)
+            }
+            (Front::Device(input), ..) => engine.copy(input, slot, WHAT),
+        }
     }
 }
