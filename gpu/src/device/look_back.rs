@@ -100,8 +100,35 @@ pub fn look_back_packing<T: Shuffle, O: Operator<T>, const PACK: usize>(
     partials: &Out<T>,
     epoch: u32,
 ) -> T {
+    look_back_over::<T, O, PACK>(
+        warp,
+        tile,
+        total,
+        op,
+        status,
+        partials,
+        partials.len() / 2,
+        epoch,
+    )
+}
+
+/// [`look_back_packing`] whose `partials` hold two values for each of
+/// `tiles` tiles first (aggregates, then inclusive prefixes), and may hold
+/// more after them.
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn look_back_over<T: Shuffle, O: Operator<T>, const PACK: usize>(
+    warp: &TiledPartition<32>,
+    tile: usize,
+    total: T,
+    op: O,
+    status: &Out<u64>,
+    partials: &Out<T>,
+    tiles: usize,
+    epoch: u32,
+) -> T {
     let lane = warp.thread_rank() as usize;
-    let tiles = partials.len() / 2;
     // Values of up to `PACK` 32-bit words travel in their tile's status
     // words, 32 bits in each: loads of the words find the value too.
     let words = packed_status_words::<T>(PACK);

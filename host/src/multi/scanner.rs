@@ -7,10 +7,12 @@ use super::nccl;
 use super::{wire, Devices, Shards};
 use crate::reduce::{self, Builtin};
 use crate::scan::{self, BuiltinScan, Front};
-use crate::{Buffer, Error, Input, Output, ProgramRef};
+use crate::{Device, Error, Input, Output, ProgramRef};
 use coop::op::Operator;
+use cudarc::driver::CudaSlice;
 use cudarc::nccl::NcclType;
 use std::any::type_name;
+use std::sync::Mutex;
 
 /// Device-wide inclusive and exclusive scans of arrays sharded over a
 /// [`Devices`] set: the result is sharded as the input is, and element `j`
@@ -25,8 +27,9 @@ use std::any::type_name;
 ///    or, on the CPU backend, through the host (across the processes of a
 ///    job through the rendezvous);
 /// 3. every device scans its shard (one read, one write) with the
-///    combination of the totals of the shards before it in front, read by
-///    the scan from the device's memory (no round trip to the host).
+///    combination of the totals of the shards before it in front, which
+///    the scan's first tile reads from the device's memory and combines
+///    (no round trip to the host).
 ///
 /// Each device thus reads its shard twice and writes it once; the
 /// reduction adds about a third of the scan's time on an H200, so `d`
@@ -59,6 +62,9 @@ pub struct Scanner<'d> {
     devices: &'d Devices,
     reducers: Vec<reduce::Reducer>,
     scanners: Vec<scan::Scanner>,
+    /// On GPUs: the bytes each GPU gathers the ranks' totals into, kept
+    /// between calls so that a call allocates nothing.
+    gathered: Mutex<Vec<CudaSlice<u8>>>,
 }
 
 impl std::fmt::Debug for Scanner<'_> {
@@ -86,6 +92,7 @@ impl<'d> Scanner<'d> {
             devices,
             reducers,
             scanners,
+            gathered: Mutex::default(),
         })
     }
 
@@ -167,7 +174,7 @@ impl<'d> Scanner<'d> {
 
     fn run<O, T>(
         &self,
-        op: O,
+        _op: O,
         input: &Shards<T>,
         output: &mut Shards<T>,
         exclusive: bool,
@@ -240,17 +247,10 @@ impl<'d> Scanner<'d> {
                         .collect::<Result<Vec<_>, _>>()?
                         .concat(),
                 };
+                // As on GPUs: the first r totals in front of rank r's scan.
                 for index in 0..self.devices.count() {
                     let rank = first + index;
-                    let front = totals[..rank]
-                        .iter()
-                        .fold(op.identity(), |acc, &t| op.combine(acc, t));
-                    let front = if rank == 0 {
-                        Front::None
-                    } else {
-                        Front::Host(front)
-                    };
-                    scan(index, front, output)?;
+                    scan(index, Front::Device(Input::Cpu(&totals[..rank])), output)?;
                 }
             }
             Members::Gpus { nccl: None, .. } => unreachable!("a set of several GPUs has NCCL"),
@@ -259,12 +259,25 @@ impl<'d> Scanner<'d> {
             } => {
                 self.devices.across(call, agreed, Vec::new())?;
                 let world = self.devices.world();
-                let mut gathered = self.devices.zeros::<T>(world)?;
-                let mut targets: Vec<_> = gathered.iter_mut().collect();
+                let mut cache = self.gathered.lock().unwrap_or_else(|e| e.into_inner());
+                let bytes = world * std::mem::size_of::<T>();
+                if cache.first().is_none_or(|b| b.len() < bytes) {
+                    *cache = self
+                        .devices
+                        .iter()
+                        .map(|device| match device {
+                            Device::Gpu(gpu) => gpu.zeros::<u8>(bytes.max(256)),
+                            Device::Cpu(_) => unreachable!("a set of GPUs"),
+                        })
+                        .collect::<Result<_, _>>()?;
+                }
                 nccl.group("gathering the shards' totals", |index, comm| {
-                    let Buffer::Gpu(to) = &mut *targets[index] else {
-                        unreachable!("a set of GPUs allocates on GPUs")
-                    };
+                    // SAFETY: `transmute_mut` needs the values read through
+                    // the view to be valid `T`s: NCCL writes all `world`
+                    // of them before anything reads them. The allocation
+                    // holds `world` values and is aligned for any `T`.
+                    let mut to = unsafe { cache[index].transmute_mut::<T>(world) }
+                        .expect("the cache holds `world` values");
                     // SAFETY: `with_total_mut` needs the last queued
                     // reduction's kernel to store a valid `T`: the built-in
                     // kernel just queued; the all-gather only reads it.
@@ -273,36 +286,24 @@ impl<'d> Scanner<'d> {
                             let Output::Gpu(total) = total else {
                                 unreachable!("a set of GPUs reduces on GPUs")
                             };
-                            comm.all_gather(&*total, to).map_err(nccl::error(format!(
-                                "gathering the shards' totals on rank {}",
-                                first + index
-                            )))
+                            comm.all_gather(&*total, &mut to)
+                                .map_err(nccl::error(format!(
+                                    "gathering the shards' totals on rank {}",
+                                    first + index
+                                )))
                         })
                     }?
                 })
                 .map_err(|e| self.devices.failed_here(e))?;
-                // Each GPU scans the totals: what comes before rank r is
-                // element r of their exclusive scan.
-                let mut fronts = self.devices.zeros::<T>(world)?;
-                for (index, (totals, fronts)) in gathered.iter().zip(fronts.iter_mut()).enumerate()
-                {
-                    self.scanners[index].builtin_after::<O, T>(
-                        true,
-                        Front::None,
-                        Input::from(totals),
-                        Output::from(fronts),
-                        call,
-                    )?;
-                }
-                for (index, fronts) in fronts.iter().enumerate() {
+                // What comes before rank r: the first r totals, which the
+                // scan combines in front of its first element.
+                for (index, totals) in cache.iter().enumerate() {
                     let rank = first + index;
-                    let front = match fronts {
-                        _ if rank == 0 => Front::None,
-                        Buffer::Gpu(slice) => {
-                            Front::Device(Input::Gpu(slice.slice(rank..rank + 1)))
-                        }
-                        Buffer::Cpu(_) => unreachable!("a set of GPUs allocates on GPUs"),
-                    };
+                    // SAFETY: as above; the all-gather queued before on this
+                    // GPU's stream wrote them.
+                    let totals = unsafe { totals.transmute::<T>(world) }
+                        .expect("the cache holds `world` values");
+                    let front = Front::Device(Input::Gpu(totals.slice(0..rank)));
                     scan(index, front, output)?;
                 }
             }

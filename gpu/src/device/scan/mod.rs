@@ -136,13 +136,15 @@
 //! elements before `i`; element 0 the operator's identity); bits 1 and 2
 //! give the pass, [`SINGLE_PASS`], [`TILE_TOTALS`], [`SCAN_TOTALS`] or
 //! [`WITH_PREFIXES`]; bit 3, [`PREFIXED`], puts a value in front of
-//! element 0. `status` has two `u64`s per tile, `partials` two
+//! element 0, the combination of the count of values that bits 4 and up
+//! give ([`fronts`]). `status` has two `u64`s per tile, `partials` two
 //! (aggregates, then inclusive prefixes; the deterministic passes use the
-//! first half) and, with [`PREFIXED`], the value in front after them; and
-//! `epoch` is in `1..2^30`. A launch without
+//! first half) and, with [`PREFIXED`], the values in front after them;
+//! and `epoch` is in `1..2^30`. A launch without
 //! [`shared_memory_bytes`] of dynamic shared memory stops with a message
 //! that says so.
 
+use crate::device::look_back::look_back_over;
 pub use crate::device::look_back::status_words;
 #[doc(hidden)]
 pub use crate::device::look_back::{look_back, AGGREGATE, INCLUSIVE};
@@ -170,9 +172,32 @@ pub const WITH_PREFIXES: u32 = 3 << 1;
 pub const EXCLUSIVE: u32 = 1;
 /// The control bit of a scan with a value in front of element 0 (an
 /// inclusive scan from an initial value; an exclusive one whose element 0
-/// is that value): the value is the last element of `partials`, which
-/// then holds one more than two a tile.
+/// is that value): the value is the combination, in order, of the last
+/// [`fronts`] elements of `partials`, which holds that many more than two
+/// a tile.
 pub const PREFIXED: u32 = 1 << 3;
+/// The shift of the count of values in front in the control word of a
+/// [`PREFIXED`] scan (`control >> FRONTS_SHIFT`; 0 counts as 1).
+pub const FRONTS_SHIFT: u32 = 4;
+
+/// How many values in front of element 0 a scan with control word
+/// `control` combines (0 without [`PREFIXED`]).
+///
+/// ```
+/// use coop::device::scan::{fronts, FRONTS_SHIFT, PREFIXED};
+/// assert_eq!(fronts(0), 0);
+/// assert_eq!(fronts(PREFIXED), 1);
+/// assert_eq!(fronts(PREFIXED | 3 << FRONTS_SHIFT), 3);
+/// ```
+pub const fn fronts(control: u32) -> usize {
+    if control & PREFIXED == 0 {
+        0
+    } else if control >> FRONTS_SHIFT == 0 {
+        1
+    } else {
+        (control >> FRONTS_SHIFT) as usize
+    }
+}
 
 /// Most items a thread scans.
 const MAX_ITEMS: usize = 32;
@@ -409,13 +434,13 @@ fn run_pass<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
     let tile_len = threads * items;
     let tile = this_grid().block_rank();
     let t = block.thread_rank() as usize;
-    let prefixed = control & PREFIXED != 0;
-    if prefixed {
+    let prefixed = fronts(control);
+    if prefixed > 0 {
         holds(
-            c"device_scan: partials (two values a tile, then the prefix)",
+            c"device_scan: partials (two values a tile, then the values in front)",
             partials.as_mut_ptr() as *const u8,
             partials.len(),
-            2 * len.div_ceil(tile_len) + 1,
+            2 * len.div_ceil(tile_len) + prefixed,
             site,
         );
     }
@@ -588,10 +613,23 @@ fn scan_run<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
     (p, block_total)
 }
 
+/// The value in front of element 0: the last `count` elements of
+/// `partials` combined in order (the identity for none).
+#[inline(always)]
+fn front_of<T: Shuffle, O: Operator<T>>(op: O, partials: &Out<T>, count: usize) -> T {
+    let mut front = op.identity();
+    let mut i = partials.len() - count;
+    while i < partials.len() {
+        front = op.combine(front, partials.read(i));
+        i += 1;
+    }
+    front
+}
+
 /// [`look_back`] for tile `tile`, with the value in front of element 0
-/// when `prefixed` (the last element of `partials`): tile 0 publishes
-/// that value combined with its total as its inclusive prefix, and
-/// returns the value as what comes before it.
+/// when `prefixed` is not 0 (the last `prefixed` elements of `partials`
+/// combined): tile 0 publishes that value combined with its total as its
+/// inclusive prefix, and returns the value as what comes before it.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn look_back_after<T: Shuffle, O: Operator<T>>(
@@ -602,22 +640,17 @@ pub(super) fn look_back_after<T: Shuffle, O: Operator<T>>(
     status: &Out<u64>,
     partials: &Out<T>,
     epoch: u32,
-    prefixed: bool,
+    prefixed: usize,
 ) -> T {
-    if prefixed && tile == 0 {
-        let front = partials.read(partials.len() - 1);
-        look_back(
-            warp,
-            0,
-            op.combine(front, total),
-            op,
-            status,
-            partials,
-            epoch,
-        );
+    // The tiles' values come first; the values in front follow them.
+    let tiles = (partials.len() - prefixed) / 2;
+    if prefixed > 0 && tile == 0 {
+        let front = front_of(op, partials, prefixed);
+        let total = op.combine(front, total);
+        look_back_over::<T, O, 2>(warp, 0, total, op, status, partials, tiles, epoch);
         return front;
     }
-    look_back(warp, tile, total, op, status, partials, epoch)
+    look_back_over::<T, O, 2>(warp, tile, total, op, status, partials, tiles, epoch)
 }
 
 /// The deterministic scan's second pass, in one block: the first `tiles`
@@ -630,7 +663,7 @@ fn scan_totals<T: Shuffle, O: Operator<T>>(
     op: O,
     partials: &Out<T>,
     tiles: usize,
-    prefixed: bool,
+    prefixed: usize,
     site: crate::backend::Site,
 ) {
     let items = items_per_thread::<T>();
@@ -645,11 +678,7 @@ fn scan_totals<T: Shuffle, O: Operator<T>>(
     let threads = block.num_threads() as usize;
     let chunk = threads * items;
     let first = block.thread_rank() as usize * items;
-    let mut carry = if prefixed {
-        partials.read(partials.len() - 1)
-    } else {
-        op.identity()
-    };
+    let mut carry = front_of(op, partials, prefixed);
     let mut start = 0;
     while start < tiles {
         let mut x = [op.identity(); MAX_ITEMS];

@@ -67,7 +67,7 @@ pub(super) fn single_pass_inclusive<T: Shuffle, O: Operator<T>>(
     status: &Out<u64>,
     partials: &Out<T>,
     epoch: u32,
-    prefixed: bool,
+    prefixed: usize,
     site: crate::backend::Site,
 ) {
     let len = input.len();

@@ -401,8 +401,9 @@ impl Scanner {
             &[Pass::Single]
         };
         let tiles = coop::device::scan::tiles::<T>(input.len(), threads);
-        // With a value in front, it follows the tiles' values.
-        let slots = 2 * tiles + usize::from(!matches!(front, Front::None));
+        // The values in front follow the tiles' values.
+        let fronts = front.count();
+        let slots = 2 * tiles + fronts;
         let mut state = self.lock();
         let TileStates { status, partials } = &mut *state;
         let epoch = status.next_epoch(&self.engine, 2 * tiles, "a scan's tile states")?;
@@ -416,11 +417,18 @@ impl Scanner {
         // them. `T: DeviceCopy` aligns to 16 at most.
         let mut all = unsafe { partials.typed::<T>() };
         let mut values = all.slice_mut(0..slots);
-        let control = if matches!(front, Front::None) {
+        let control = if fronts == 0 {
             0
         } else {
-            front.place(&self.engine, &mut values.slice_mut(slots - 1..slots))?;
-            coop::device::scan::PREFIXED
+            front.place(&self.engine, &mut values.slice_mut(2 * tiles..slots))?;
+            let count = u32::try_from(fronts)
+                .ok()
+                .filter(|&c| c < 1 << (32 - coop::device::scan::FRONTS_SHIFT))
+                .ok_or_else(|| Error::InvalidArgument {
+                    call,
+                    problem: format!("{fronts} values in front of a scan; at most 2^28 fit"),
+                })?;
+            coop::device::scan::PREFIXED | count << coop::device::scan::FRONTS_SHIFT
         };
         let mut output = output;
         for pass in passes {
@@ -458,13 +466,23 @@ pub(crate) enum Front<'a, T> {
     None,
     /// A value from the host.
     Host(T),
-    /// The one element of a buffer on the scan's device, written by
-    /// launches queued before the scan.
+    /// The combination, in order, of the elements of a buffer on the
+    /// scan's device (none: nothing in front), written by launches queued
+    /// before the scan.
     Device(Input<'a, T>),
 }
 
 impl<T: coop::DeviceCopy> Front<'_, T> {
-    /// Stores the value in `slot` (one element), in order with the
+    /// How many values the scan combines in front of its first element.
+    fn count(&self) -> usize {
+        match self {
+            Front::None => 0,
+            Front::Host(_) => 1,
+            Front::Device(input) => input.len(),
+        }
+    }
+
+    /// Stores the values in `slot` (as many elements), in order with the
     /// launches before and after it.
     fn place(&self, engine: &Engine, slot: &mut Output<'_, T>) -> Result<(), Error> {
         const WHAT: &str = "the value in front of a scan";
