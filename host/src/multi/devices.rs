@@ -341,9 +341,9 @@ impl Devices {
         Ok(Shards::new(buffers))
     }
 
-    /// Zeroed shards of `like`'s type and lengths, on the same devices: the output
-    /// of a call that writes one element for each it reads, such as a
-    /// [`Scanner`](super::Scanner)'s. Fails with [`Error::Shards`] when
+    /// Zeroed shards of `like`'s type and lengths, on the same devices:
+    /// the output of a call that writes one element for each it reads,
+    /// such as a [`Scanner`](super::Scanner)'s. Fails with [`Error::Shards`] when
     /// `like` is not this set's.
     ///
     /// ```

@@ -41,7 +41,9 @@ use std::sync::Mutex;
 /// last bits depend on where the shards begin, as well as on the order
 /// of each device's additions (see [`scan`](crate::scan)); with
 /// [`deterministic`](Self::deterministic) they depend on the shards'
-/// lengths alone, the same on GPUs and the CPU backend.
+/// lengths alone (every step runs in a fixed order, on GPUs as on the CPU
+/// backend; the bits of the two have been compared for one device's
+/// reductions and scans, not yet for sharded ones).
 ///
 /// ```
 /// use coop::op;
@@ -99,8 +101,7 @@ impl<'d> Scanner<'d> {
     /// The same scanner, reducing and scanning in fixed orders
     /// ([`reduce::Reducer::deterministic`],
     /// [`scan::Scanner::deterministic`]): a float scan has the same bits
-    /// run after run, on GPUs and on the CPU backend, for the same shard
-    /// lengths.
+    /// run after run for the same shard lengths.
     ///
     /// ```
     /// use coop::op;
