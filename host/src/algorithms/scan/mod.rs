@@ -34,6 +34,7 @@ mod builtin;
 mod scanner;
 
 pub use builtin::BuiltinScan;
+#[cfg(feature = "multi")]
 pub(crate) use scanner::Front;
 pub use scanner::Scanner;
 

@@ -243,6 +243,7 @@ impl Scanner {
     /// A built-in scan with the value `front` names in front of the first
     /// element, for the scans of [`multi`](crate::multi), whose front is a
     /// combination of other GPUs' totals that never crosses to the host.
+    #[cfg(feature = "multi")]
     pub(crate) fn builtin_after<'a, 'b, O, T: BuiltinScan<O>>(
         &self,
         exclusive: bool,
@@ -469,6 +470,7 @@ pub(crate) enum Front<'a, T> {
     /// The combination, in order, of the elements of a buffer on the
     /// scan's device (none: nothing in front), written by launches queued
     /// before the scan.
+    #[cfg_attr(not(feature = "multi"), allow(dead_code))]
     Device(Input<'a, T>),
 }
 
