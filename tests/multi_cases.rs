@@ -8,6 +8,7 @@
 //! exclusive scans; a user kernel and operator; and the errors of
 //! misplaced or mismatched shards.
 
+use crate::scan_cases::host_scan;
 use crate::Rng;
 use coop::op::{Max, Min, Operator, Product, Sum};
 use coop_host::cudarc::nccl::NcclType;
@@ -231,22 +232,6 @@ fn check_gather_scatter(devices: &Devices) -> usize {
     runs
 }
 
-/// The host's inclusive (or exclusive) scan of `data` with `op`.
-fn host_scan<T: Copy, O: Operator<T>>(op: O, data: &[T], exclusive: bool) -> Vec<T> {
-    let mut acc = op.identity();
-    data.iter()
-        .map(|&x| {
-            let before = acc;
-            acc = op.combine(acc, x);
-            if exclusive {
-                before
-            } else {
-                acc
-            }
-        })
-        .collect()
-}
-
 /// Checks the sharded scans of `T` with `op` against the host's scan of
 /// the whole array: even splits of [`LENGTHS`], and shards of different
 /// lengths (several tiles, an empty one); returns the scans run.
@@ -295,7 +280,7 @@ where
                 scanner.inclusive(op, &input, &mut output).unwrap();
             }
             let got = devices.gather(&output).unwrap();
-            let want = host_scan(op, &whole, exclusive);
+            let want = host_scan(&whole, op, exclusive);
             let bad = got.iter().zip(&want).position(|(a, b)| !same(a, b));
             assert!(
                 got.len() == want.len() && bad.is_none(),
@@ -345,8 +330,8 @@ fn check_scans(devices: &Devices) -> usize {
         "a deterministic sharded float scan changed its bits"
     );
     let exact = host_scan(
-        Sum,
         &data.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+        Sum,
         false,
     );
     for (j, (g, e)) in once.iter().zip(&exact).enumerate() {
