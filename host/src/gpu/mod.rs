@@ -33,6 +33,33 @@ pub struct Gpu {
     state: Arc<State>,
 }
 
+/// Page-locked host bytes a small result is copied into without the host
+/// waiting ([`Gpu::landing`]).
+pub(crate) struct Landing {
+    bytes: cudarc::driver::PinnedHostSlice<u8>,
+}
+
+impl std::fmt::Debug for Landing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Landing({} bytes)", self.bytes.len())
+    }
+}
+
+impl Landing {
+    /// How many bytes it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The bytes, once the copy queued into them has finished (this waits
+    /// for it, if the stream has not been waited for already).
+    pub(crate) fn bytes(&self) -> Result<&[u8], Error> {
+        self.bytes
+            .as_slice()
+            .map_err(Error::driver("reading a result copied from the GPU"))
+    }
+}
+
 /// What the clones of one `Gpu` share besides the context.
 #[derive(Debug)]
 struct State {
@@ -288,6 +315,38 @@ impl Gpu {
             .map_err(self.error("copying results from the GPU"))?;
         self.state.in_flight.clear();
         Ok(out)
+    }
+
+    /// Page-locked host memory of `bytes` bytes for small results read back
+    /// call after call (a reduction's total): a copy into it is queued
+    /// without the host waiting, so that several GPUs' copies overlap and
+    /// one wait for the stream covers the kernel and the copy.
+    pub(crate) fn landing(&self, bytes: usize) -> Result<Landing, Error> {
+        // SAFETY: `alloc_pinned_with_flags` leaves the memory uninitialized:
+        // it is only read as bytes after a copy into it (`Landing::bytes`
+        // is only called by code that queued one), and any bytes are valid
+        // `u8`s. Flags 0: cached memory, which the host reads quickly
+        // (write-combined memory, cudarc's default, is slow to read).
+        let bytes =
+            unsafe { self.ctx.alloc_pinned_with_flags::<u8>(bytes, 0) }.map_err(self.error(
+                format!("allocating {bytes} bytes of page-locked host memory"),
+            ))?;
+        Ok(Landing { bytes })
+    }
+
+    /// Queues the copy of `from` into `to`, of the same length, on the
+    /// stream; the host does not wait. Read it with [`Landing::bytes`]
+    /// after a [`synchronize`](Self::synchronize).
+    pub(crate) fn queue_landing(
+        &self,
+        from: &cudarc::driver::CudaView<'_, u8>,
+        to: &mut Landing,
+    ) -> Result<(), Error> {
+        // The driver copies as many bytes as the landing holds.
+        assert_eq!(from.len(), to.bytes.len(), "the landing fits the copy");
+        self.stream
+            .memcpy_dtoh(from, &mut to.bytes)
+            .map_err(self.error("copying a result from the GPU"))
     }
 
     /// Waits until all work on the stream has finished. A fault of a kernel

@@ -5,6 +5,7 @@ use super::ordered::{self, OrderedMap};
 use super::plan::{Sizing, Strategy, THREADS};
 use super::{Builtin, BuiltinCount, BuiltinMap, Input, MapReductionParams, ReductionParams};
 use crate::algorithms::engine::{Engine, Scratch};
+use crate::gpu::Landing;
 use crate::ptx_families::REDUCE_PTX;
 use crate::{Buffer, Device, Error, LaunchConfig, Launcher, Module, Output, ProgramRef};
 use coop::device::map::{Abs, CountIf, Square, WithIndex};
@@ -35,6 +36,10 @@ struct Slots {
     /// The type of the value in the final slot, once a reduction's
     /// launches are queued; `None` while they are not.
     total: Option<(TypeId, &'static str)>,
+    /// On a GPU: page-locked host memory the total is copied into.
+    landing: Option<Landing>,
+    /// Whether the copy of the current total into `landing` is queued.
+    landed: bool,
 }
 
 impl std::fmt::Debug for Reducer {
@@ -574,6 +579,7 @@ impl Reducer {
             slots: scratch,
             tickets,
             total,
+            ..
         } = slots;
         let tickets = tickets.as_mut().expect("allocated by reserve");
         let mut tickets = Output::from(tickets);
@@ -675,6 +681,7 @@ impl Reducer {
             slots: scratch,
             tickets,
             total,
+            ..
         } = &mut *slots;
         let mut tickets = Output::from(tickets.as_mut().expect("allocated by reserve"));
         // SAFETY: as in `queue_locked`: the kernels read only slots a block
@@ -705,35 +712,50 @@ impl Reducer {
     /// The kernel of the last reduction queued must have stored a valid
     /// value of its type in the final slot.
     unsafe fn total<T: Copy + 'static>(&self, slots: &mut Slots) -> Result<T, Error> {
+        // SAFETY: the caller's promise.
+        unsafe { self.land::<T>(slots)? };
+        self.engine.synchronize()?;
+        // SAFETY: as for `land`; the copy it queued has finished.
+        unsafe { slots.landed::<T>() }
+    }
+
+    /// On a GPU, queues the copy of the final slot, a `T`, into the
+    /// page-locked landing (without waiting); on the CPU backend, nothing.
+    /// Fails as [`total`](Self::total) does when no reduction of `T` was
+    /// queued last.
+    ///
+    /// # Safety
+    ///
+    /// As for [`total`](Self::total).
+    unsafe fn land<T: Copy + 'static>(&self, slots: &mut Slots) -> Result<(), Error> {
         slots.check_total::<T>()?;
-        // SAFETY: the final slot holds a valid `T`: the last reduction was
-        // of `T` (checked above) and stored it (the caller's promise).
-        let all = unsafe { slots.slots.typed::<T>() };
-        let count = all.len();
-        let value = read_one(&self.engine, &all.as_input().slice(count - 1..count))?;
-        Ok(value)
+        let size = std::mem::size_of::<T>();
+        if let Device::Gpu(gpu) = self.engine.device() {
+            // A landing of exactly one `T`: a copy fills all of it.
+            if slots.landing.as_ref().is_none_or(|l| l.len() != size) {
+                slots.landing = Some(gpu.landing(size)?);
+            }
+            // SAFETY: the final slot holds a valid `T`: the last reduction
+            // was of `T` (checked above) and stored it (the caller's
+            // promise).
+            let all = unsafe { slots.slots.typed::<T>() };
+            let count = all.len();
+            let Input::Gpu(last) = all.as_input().slice(count - 1..count) else {
+                unreachable!("a GPU's reducer keeps its slots on the GPU")
+            };
+            // SAFETY: `transmute` needs the memory read as `u8`s to be valid
+            // `u8`s: any bytes are.
+            let bytes = unsafe { last.transmute::<u8>(size) }.expect("one element");
+            let landing = slots.landing.as_mut().expect("allocated above");
+            gpu.queue_landing(&bytes, landing)?;
+        }
+        slots.landed = true;
+        Ok(())
     }
 
     fn lock(&self) -> MutexGuard<'_, Slots> {
         self.slots.lock().unwrap_or_else(|p| p.into_inner())
     }
-}
-
-/// The one element of `input`, read back as plain bytes.
-fn read_one<T: Copy>(engine: &Engine, input: &Input<'_, T>) -> Result<T, Error> {
-    let bytes: Vec<u8> = match input {
-        Input::Gpu(view) => {
-            // SAFETY: `transmute` needs the view's memory read as `u8`s to be
-            // valid `u8`s: any bytes are.
-            let bytes = unsafe { view.transmute::<u8>(std::mem::size_of::<T>()) };
-            engine.read(&Input::Gpu(bytes.expect("one element")))?
-        }
-        Input::Cpu(slice) => return Ok(slice[0]),
-    };
-    // SAFETY: `read_unaligned` needs `size_of::<T>()` readable bytes that
-    // make a valid `T`: copied from the final slot, where the callers'
-    // preconditions put one.
-    Ok(unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const T) })
 }
 
 impl Slots {
@@ -742,11 +764,47 @@ impl Slots {
     /// nothing [`Reducer::total`] may read.
     fn reserve(&mut self, engine: &Engine, bytes: usize) -> Result<(), Error> {
         self.total = None;
+        self.landed = false;
         self.slots.reserve(engine, bytes, 4096)?;
         if self.tickets.is_none() {
             self.tickets = Some(engine.zeros::<u32>(1)?);
         }
         Ok(())
+    }
+
+    /// The total [`Reducer::land`] copied, once the work queued on the
+    /// device before has finished (the caller waited for it).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Reducer::total`].
+    unsafe fn landed<T: Copy + 'static>(&mut self) -> Result<T, Error> {
+        self.check_total::<T>()?;
+        if !self.landed {
+            return Err(Error::Unavailable {
+                call: "Reducer::result",
+                reason: "the total was not copied to the host".into(),
+            });
+        }
+        match &self.landing {
+            Some(landing) => {
+                let bytes = landing.bytes()?;
+                // SAFETY: `read_unaligned` needs `size` readable bytes that
+                // make a valid `T`: copied from the final slot, where the
+                // caller's promise puts one.
+                Ok(unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const T) })
+            }
+            None => {
+                // SAFETY: the final slot holds a valid `T` (the caller's
+                // promise; its type was checked above).
+                let all = unsafe { self.slots.typed::<T>() };
+                let count = all.len();
+                match all.as_input().slice(count - 1..count) {
+                    Input::Cpu(last) => Ok(last[0]),
+                    Input::Gpu(_) => unreachable!("a GPU's total is landed"),
+                }
+            }
+        }
     }
 
     /// Fails with [`Error::Unavailable`] when no reduction has been queued,
@@ -809,6 +867,31 @@ impl Reducer {
     pub(crate) unsafe fn queued_total<T: Copy + 'static>(&self) -> Result<T, Error> {
         // SAFETY: the caller's promise.
         unsafe { self.total::<T>(&mut self.lock()) }
+    }
+
+    /// Queues the copy of the last queued reduction's total, of `T`, to
+    /// the host without waiting; [`landed_total`](Self::landed_total)
+    /// reads it once the device's work has finished. Fails as
+    /// [`result`](Self::result) does when no reduction of `T` was queued
+    /// last.
+    ///
+    /// # Safety
+    ///
+    /// As for [`total`](Self::total).
+    pub(crate) unsafe fn land_total<T: Copy + 'static>(&self) -> Result<(), Error> {
+        // SAFETY: the caller's promise.
+        unsafe { self.land::<T>(&mut self.lock()) }
+    }
+
+    /// The total [`land_total`](Self::land_total) copied; the caller has
+    /// waited for the device.
+    ///
+    /// # Safety
+    ///
+    /// As for [`total`](Self::total).
+    pub(crate) unsafe fn landed_total<T: Copy + 'static>(&self) -> Result<T, Error> {
+        // SAFETY: the caller's promise.
+        unsafe { self.lock().landed::<T>() }
     }
 
     /// The reducer's device.
