@@ -4,6 +4,11 @@
 //! all-reduce of the same bytes as the anchor (what combining the data,
 //! rather than the totals, would cost).
 //!
+//! For several GPUs, rows that bound the sum: one GPU summing one shard
+//! alone (what `count` GPUs cannot beat), the host's time to queue every
+//! GPU's reduction from one thread, and the same per-GPU reductions called
+//! from one spinning thread a GPU.
+//!
 //! The same sum is then timed as a job of one process a GPU: the
 //! benchmark starts copies of itself as ranks (`RANK`, `WORLD_SIZE`,
 //! `COOP_RENDEZVOUS` on the loopback, as a launcher would), each joins with
@@ -93,6 +98,7 @@ fn main() -> Result<(), Error> {
                     n,
                 );
                 if count > 1 {
+                    bounds(log2, count, rounds, bytes, base, &shards, &devices)?;
                     // The same work with the totals copied to the host and
                     // added there, one single-GPU reducer a GPU.
                     let singles = devices
@@ -147,6 +153,114 @@ fn main() -> Result<(), Error> {
             scans(log2, &counts, rounds)?;
         }
     }
+    Ok(())
+}
+
+/// The rows that bound a sharded sum over `count` GPUs: one GPU summing
+/// one shard alone (the time `count` GPUs cannot beat); the host's time to
+/// queue every GPU's reduction and the copy of its total (how late the
+/// last GPU starts); and the per-GPU reductions made from one thread a
+/// GPU, kept spinning between calls (what launching from several threads
+/// would gain).
+fn bounds(
+    log2: u32,
+    count: usize,
+    rounds: usize,
+    bytes: f64,
+    base: Duration,
+    shards: &Shards<f32>,
+    devices: &Devices,
+) -> Result<(), Error> {
+    let singles = devices
+        .iter()
+        .map(reduce::Reducer::new)
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some(Buffer::Gpu(first)) = shards.iter().next() else {
+        return Ok(());
+    };
+    let n = first.len();
+    let (t, total) = median(rounds, || singles[0].sum(first))?;
+    row(
+        log2,
+        count,
+        "bound: one GPU summing one shard",
+        t,
+        bytes,
+        base,
+        total * count as f32,
+        n * count,
+    );
+    let mut queued = Vec::with_capacity(rounds);
+    let (t, total) = median(rounds, || {
+        let start = Instant::now();
+        for (r, shard) in singles.iter().zip(shards) {
+            r.enqueue::<Sum, f32>(shard)?;
+        }
+        queued.push(start.elapsed());
+        singles.iter().map(|r| r.result::<f32>()).sum()
+    })?;
+    queued.sort();
+    println!(
+        "{log2},{count},host time to queue {count} reductions (of the row below),{:.1},,,",
+        queued[queued.len() / 2].as_secs_f64() * 1e6
+    );
+    row(
+        log2,
+        count,
+        "per GPU + host add, queued from one thread",
+        t,
+        bytes,
+        base,
+        total,
+        n * count,
+    );
+    // One spinning thread a GPU: round `r` starts when `go` reaches `r`;
+    // each thread adds its total to `done`'s count when finished.
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let go = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let totals: Vec<std::sync::Mutex<Result<f32, Error>>> =
+        (0..count).map(|_| std::sync::Mutex::new(Ok(0.0))).collect();
+    let calls = rounds + 1;
+    let mut times = Vec::with_capacity(calls);
+    std::thread::scope(|scope| {
+        for ((r, shard), slot) in singles.iter().zip(shards).zip(&totals) {
+            let (go, done) = (&go, &done);
+            scope.spawn(move || {
+                for call in 1..=calls {
+                    while go.load(Ordering::Acquire) < call {
+                        std::hint::spin_loop();
+                    }
+                    *slot.lock().unwrap() = r.sum(shard);
+                    done.fetch_add(1, Ordering::AcqRel);
+                }
+            });
+        }
+        for call in 1..=calls {
+            let start = Instant::now();
+            go.store(call, Ordering::Release);
+            while done.load(Ordering::Acquire) < call * count {
+                std::hint::spin_loop();
+            }
+            times.push(start.elapsed());
+        }
+    });
+    let mut total = 0.0;
+    for slot in &totals {
+        total += std::mem::replace(&mut *slot.lock().unwrap(), Ok(0.0))?;
+    }
+    times.remove(0);
+    times.sort();
+    row(
+        log2,
+        count,
+        "per GPU + host add, one spinning thread a GPU",
+        times[times.len() / 2],
+        bytes,
+        base,
+        total,
+        n * count,
+    );
     Ok(())
 }
 

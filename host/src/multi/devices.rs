@@ -2,6 +2,7 @@
 //! device in a job of one process a device, or emulated devices on the
 //! CPU backend; sharding arrays over them and gathering them back.
 
+use super::crew::Crew;
 use super::link::{Link, Posted};
 use super::nccl::{self, Nccl};
 use super::{wire, Join, Shards};
@@ -45,6 +46,9 @@ pub struct Devices {
     members: Members,
     /// The other processes of the job, for a set joined by rank.
     link: Option<Link>,
+    /// For several GPUs in one process: a thread a GPU to queue their
+    /// parts of a call at once.
+    crew: Option<Crew>,
 }
 
 #[derive(Debug)]
@@ -129,6 +133,7 @@ impl Devices {
         };
         Ok(Devices {
             devices: gpus.iter().cloned().map(Device::Gpu).collect(),
+            crew: (gpus.len() > 1).then(|| Crew::new(gpus.len())),
             members: Members::Gpus { gpus, nccl },
             link: None,
         })
@@ -146,6 +151,7 @@ impl Devices {
             devices: cpus.iter().cloned().map(Device::Cpu).collect(),
             members: Members::Cpus(cpus),
             link: None,
+            crew: None,
         })
     }
 
@@ -223,6 +229,7 @@ impl Devices {
                 nccl,
             },
             link: Some(link),
+            crew: None,
         })
     }
 
@@ -238,6 +245,7 @@ impl Devices {
             devices: vec![Device::Cpu(cpu.clone())],
             members: Members::Cpus(vec![cpu]),
             link: Some(link),
+            crew: None,
         })
     }
 
@@ -270,6 +278,23 @@ impl Devices {
     /// This process's devices, in rank order.
     pub fn iter(&self) -> std::slice::Iter<'_, Device> {
         self.devices.iter()
+    }
+
+    /// `f(index)` for each of this process's devices, in order, returning
+    /// the results in that order. Several GPUs of one process run their
+    /// parts at once, each on a thread of its own (the caller's for the
+    /// first), so that one GPU's launches do not wait for another's.
+    pub(super) fn each<R: Send>(&self, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+        match &self.crew {
+            Some(crew) => crew.each(f),
+            None => (0..self.devices.len()).map(f).collect(),
+        }
+    }
+
+    /// Whether the set was joined by rank (a job of processes), rather
+    /// than made in one process.
+    pub(super) fn joined(&self) -> bool {
+        self.link.is_some()
     }
 
     /// Whether the set is of GPUs joined by NCCL (`false` for the CPU
@@ -414,7 +439,9 @@ impl Devices {
             return Ok(());
         };
         let Some(link) = &self.link else {
-            return gpus.iter().try_for_each(Gpu::synchronize);
+            // Each GPU's wait on its own thread: the waits return at once
+            // when the GPUs are done, not one context switch after another.
+            return self.each(|i| gpus[i].synchronize()).into_iter().collect();
         };
         for gpu in gpus {
             let mut heard = false;

@@ -60,6 +60,7 @@
 //! ```
 
 mod all_reduce;
+mod crew;
 mod devices;
 mod exchange;
 mod join;

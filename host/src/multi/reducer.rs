@@ -1,6 +1,6 @@
 //! [`Reducer`] over a set of devices: each device reduces its shard with
-//! coop's device-wide reduction, then NCCL (or coop, for user operators)
-//! combines the totals.
+//! coop's device-wide reduction, then the host (or NCCL, for totals left
+//! on the GPUs and for jobs of processes) combines the totals.
 
 use super::devices::Members;
 use super::nccl::{self, NcclOp};
@@ -19,20 +19,23 @@ use std::any::type_name;
 /// launches return before the kernel ends. The devices' totals are then
 /// combined:
 ///
-/// - built-in operators ([`sum`](Self::sum), [`min`](Self::min),
-///   [`max`](Self::max)): by an NCCL all-reduce of one element on the GPUs,
-///   where the totals lie, so that only the result crosses to the host
-///   (the `all_` variants leave it on every GPU instead);
-/// - your own kernel and operator ([`reduce_with`](Self::reduce_with)):
-///   NCCL cannot run them, so coop copies the totals to the host and
-///   combines them there, in rank order.
+/// - results returned to the host ([`sum`](Self::sum), [`min`](Self::min),
+///   [`max`](Self::max), [`reduce_with`](Self::reduce_with) with your own
+///   kernel and operator): each GPU's total is copied to page-locked host
+///   memory right after its kernel, and the host combines them in rank
+///   order once the GPUs are done; in a job of one process a GPU, built-in
+///   operators are combined by an NCCL all-reduce of one element instead
+///   (user operators through the job's rendezvous, in rank order);
+/// - results left on the GPUs (the `all_` variants): an NCCL all-reduce of
+///   one element, so that the total is on every GPU for the next kernel.
 ///
 /// On the CPU backend each emulated device reduces its shard with the same
 /// kernels, and the totals are combined in rank order. Integer results
 /// are exact and the same everywhere; so are float minima and maxima
-/// (NaN-ignoring), and float sums over one or two devices. A float sum
-/// over more than two GPUs is combined in NCCL's order, which may change
-/// its last bits against the CPU backend's.
+/// (NaN-ignoring), and float sums returned to the host by a set made in
+/// one process. A float sum combined by NCCL (the `all_` variants, jobs of
+/// more than two processes) is added in NCCL's order, which may change its
+/// last bits against the CPU backend's.
 ///
 /// ```
 /// use coop_host::multi::{Devices, Reducer};
@@ -147,7 +150,9 @@ impl<'d> Reducer<'d> {
     /// be the operator the kernel reduces with.
     ///
     /// `T` is plain data: a `Shuffle` type, for which all-zero bytes are a
-    /// valid value.
+    /// valid value. `T` and the kernel's marker type are `Send + Sync`
+    /// (plain data and `#[kernel]` markers are): each GPU of a set made in
+    /// one process queues and waits for its part on a thread of its own.
     pub fn reduce_with<T, K, O>(
         &self,
         programs: &[Program],
@@ -156,8 +161,8 @@ impl<'d> Reducer<'d> {
         input: &Shards<T>,
     ) -> Result<T, Error>
     where
-        T: coop::Shuffle + 'static,
-        K: Kernel,
+        T: coop::Shuffle + Send + Sync + 'static,
+        K: Kernel + Sync,
         K::Params: ReductionParams<T>,
         O: Operator<T>,
     {
@@ -174,19 +179,21 @@ impl<'d> Reducer<'d> {
                 ),
             });
         }
-        for ((reducer, program), shard) in self.reducers.iter().zip(programs).zip(input) {
-            // SAFETY: `queue` needs a kernel that stores its reduction and a
-            // `T` valid as all-zero bytes: `reduce_with`'s documented
-            // requirements, as for `reduce::Reducer::reduce_with` (a
-            // `Shuffle` type is plain data).
-            unsafe { reducer.queue(ProgramRef::from(program), kernel, &Input::from(shard), CALL)? };
-        }
-        self.devices.settle(CALL)?;
-        let mut total = op.identity();
-        for reducer in &self.reducers {
-            // SAFETY: as for `queue` above, of the reduction just queued.
-            total = op.combine(total, unsafe { reducer.queued_total::<T>()? });
-        }
+        let shards: Vec<&Buffer<T>> = input.iter().collect();
+        // SAFETY: `totals` needs what `queue` queues to store a valid `T`
+        // and all-zero bytes to be a valid `T`: `reduce_with`'s documented
+        // requirements, as for `reduce::Reducer::reduce_with` (a `Shuffle`
+        // type is plain data).
+        let total = unsafe {
+            self.totals(op, CALL, |reducer, i| {
+                reducer.queue(
+                    ProgramRef::from(&programs[i]),
+                    kernel,
+                    &Input::from(shards[i]),
+                    CALL,
+                )
+            })?
+        };
         self.across_processes(op, total, CALL, wire::words_of, |part| {
             wire::value_of(total, part)
         })
@@ -216,12 +223,78 @@ impl<'d> Reducer<'d> {
         })
     }
 
+    /// Queues a reduction of `T` on each device with `queue` (given the
+    /// device's reducer and index), waits for them and combines their
+    /// totals with `op` in rank order. Several GPUs of one process each
+    /// queue, wait and copy back on a thread of their own; a job's process
+    /// waits watching the other ranks.
+    ///
+    /// # Safety
+    ///
+    /// The reduction `queue` queues stores a valid `T` in its final slot,
+    /// as `reduce_grid` does, and all-zero bytes are a valid `T` (the
+    /// requirements of [`reduce::Reducer::queue`]).
+    unsafe fn totals<T, O>(
+        &self,
+        op: O,
+        call: &'static str,
+        queue: impl Fn(&reduce::Reducer, usize) -> Result<(), Error> + Sync,
+    ) -> Result<T, Error>
+    where
+        T: Copy + Send + 'static,
+        O: Operator<T>,
+    {
+        let reducers = &self.reducers;
+        let totals: Vec<T> = if self.devices.joined() {
+            all_ok(self.devices.each(|i| {
+                queue(&reducers[i], i)?;
+                // SAFETY: the reduction just queued stores a valid `T`
+                // (the caller's promise).
+                unsafe { reducers[i].land_total::<T>() }
+            }))?;
+            self.devices.settle(call)?;
+            reducers
+                .iter()
+                // SAFETY: as above; `settle` waited for the copies.
+                .map(|r| unsafe { r.landed_total::<T>() })
+                .collect::<Result<_, _>>()?
+        } else {
+            self.devices
+                .each(|i| {
+                    queue(&reducers[i], i)?;
+                    // SAFETY: as above.
+                    unsafe { reducers[i].queued_total::<T>() }
+                })
+                .into_iter()
+                .collect::<Result<_, _>>()?
+        };
+        Ok(totals
+            .into_iter()
+            .fold(op.identity(), |all, t| op.combine(all, t)))
+    }
+
     /// The combined total of the built-in reduction for `O`, on the host.
+    /// The GPUs of one process copy their totals to the host (each copy
+    /// queued after its kernel, so the host waits once a GPU) and the host
+    /// combines them in rank order: cheaper than an NCCL collective for
+    /// one element, and the same order as the CPU backend's. A job of
+    /// processes combines them with NCCL, which the ranks share.
     fn on_host<T, O>(&self, op: O, input: &Shards<T>, call: &'static str) -> Result<T, Error>
     where
         T: Builtin<O> + NcclType,
         O: NcclOp + Operator<T>,
     {
+        if !self.devices.joined() && matches!(self.devices.members(), Members::Gpus { .. }) {
+            self.devices.check(input, call)?;
+            let shards: Vec<&Buffer<T>> = input.iter().collect();
+            // SAFETY: `T::KERNEL` is a built-in kernel, which stores its
+            // reduction, and `Builtin` types are valid as zeros.
+            return unsafe {
+                self.totals(op, call, |reducer, i| {
+                    reducer.queue(ProgramRef::Own, T::KERNEL, &Input::from(shards[i]), call)
+                })
+            };
+        }
         match self.builtin(op, input, call)? {
             Some(total) => Ok(total),
             None => {
@@ -279,13 +352,15 @@ impl<'d> Reducer<'d> {
         O: NcclOp + Operator<T>,
     {
         self.devices.check(input, call)?;
-        for (reducer, shard) in self.reducers.iter().zip(input) {
+        let shards: Vec<&Buffer<T>> = input.iter().collect();
+        let reducers = &self.reducers;
+        all_ok(self.devices.each(|i| {
             // SAFETY: `queue` needs a kernel that stores its reduction and a
             // `T` valid as all-zero bytes: `T::KERNEL` is a built-in kernel
             // (it calls `reduce_grid`), and `Builtin` requires
             // `DeviceCopy` (valid as zeros).
-            unsafe { reducer.queue(ProgramRef::Own, T::KERNEL, &Input::from(shard), call)? };
-        }
+            unsafe { reducers[i].queue(ProgramRef::Own, T::KERNEL, &Input::from(shards[i]), call) }
+        }))?;
         match self.devices.members() {
             Members::Cpus(_) => {
                 let mut total = op.identity();
@@ -359,4 +434,11 @@ impl<'d> Reducer<'d> {
             })
         }?
     }
+}
+
+/// The first error of the devices' parts of a call, in rank order. The
+/// work the others queued stays queued: it ends on its own, and the next
+/// call's launches follow it.
+pub(super) fn all_ok(parts: Vec<Result<(), Error>>) -> Result<(), Error> {
+    parts.into_iter().collect()
 }

@@ -4,10 +4,11 @@
 
 use super::devices::Members;
 use super::nccl;
+use super::reducer::all_ok;
 use super::{wire, Devices, Shards};
 use crate::reduce::{self, Builtin};
 use crate::scan::{self, BuiltinScan, Front};
-use crate::{Device, Error, Input, Output, ProgramRef};
+use crate::{Buffer, Device, Error, Input, Output, ProgramRef};
 use coop::op::Operator;
 use cudarc::driver::CudaSlice;
 use cudarc::nccl::NcclType;
@@ -217,20 +218,22 @@ impl<'d> Scanner<'d> {
         }
         // The operator is part of what the ranks must agree on.
         let agreed = type_name::<(O, T)>();
-        for (reducer, shard) in self.reducers.iter().zip(input) {
+        let shards: Vec<&Buffer<T>> = input.iter().collect();
+        let reducers = &self.reducers;
+        all_ok(self.devices.each(|index| {
             // SAFETY: `queue` needs a kernel that stores its reduction and a
             // `T` valid as all-zero bytes: the built-in kernel for `O`
             // (it calls `reduce_grid`), and `Builtin` requires
             // `DeviceCopy` (valid as zeros).
             unsafe {
-                reducer.queue(
+                reducers[index].queue(
                     ProgramRef::Own,
                     <T as Builtin<O>>::KERNEL,
-                    &Input::from(shard),
+                    &Input::from(shards[index]),
                     call,
-                )?
-            };
-        }
+                )
+            }
+        }))?;
         let first = self.devices.first_rank();
         match self.devices.members() {
             Members::Cpus(_) => {
@@ -298,15 +301,24 @@ impl<'d> Scanner<'d> {
                 .map_err(|e| self.devices.failed_here(e))?;
                 // What comes before rank r: the first r totals, which the
                 // scan combines in front of its first element.
-                for (index, totals) in cache.iter().enumerate() {
+                let outs: Vec<Mutex<&mut Buffer<T>>> = output.iter_mut().map(Mutex::new).collect();
+                let (scanners, cache) = (&self.scanners, &*cache);
+                all_ok(self.devices.each(|index| {
                     let rank = first + index;
                     // SAFETY: as above; the all-gather queued before on this
                     // GPU's stream wrote them.
-                    let totals = unsafe { totals.transmute::<T>(world) }
+                    let totals = unsafe { cache[index].transmute::<T>(world) }
                         .expect("the cache holds `world` values");
                     let front = Front::Device(Input::Gpu(totals.slice(0..rank)));
-                    scan(index, front, output)?;
-                }
+                    let mut out = outs[index].lock().unwrap_or_else(|e| e.into_inner());
+                    scanners[index].builtin_after::<O, T>(
+                        exclusive,
+                        front,
+                        Input::from(shards[index]),
+                        Output::from(&mut **out),
+                        call,
+                    )
+                }))?;
             }
         }
         Ok(())

@@ -11,7 +11,7 @@ pub use crate::ptx_families::REDUCE_PTX as KERNELS_PTX;
 
 /// A type with a built-in reduction kernel for the operator `O`: `f32`,
 /// `f64`, `i32`, `u32`, `i64` and `u64` for [`Sum`], [`Min`] and [`Max`].
-pub trait Builtin<O>: DeviceCopy {
+pub trait Builtin<O>: DeviceCopy + Send + Sync {
     /// The kernel: one launch (`coop::device::reduce::reduce_grid`).
     type Kernel: Kernel<Params = (Slice<Self>, OutSlice<Self>, OutSlice<u32>)>;
     /// Its descriptor.
