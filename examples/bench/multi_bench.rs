@@ -4,7 +4,9 @@
 //! all-reduce of the same bytes as the anchor (what combining the data,
 //! rather than the totals, would cost).
 //!
-//! For several GPUs, rows that bound the sum: one GPU summing one shard
+//! For several GPUs, the sum is also timed with calls 10 ms apart (the
+//! set's launching threads asleep when each call starts), and rows bound
+//! it: one GPU summing one shard
 //! alone (what `count` GPUs cannot beat), the host's time to queue every
 //! GPU's reduction from one thread, and the same per-GPU reductions called
 //! from one spinning thread a GPU.
@@ -98,6 +100,28 @@ fn main() -> Result<(), Error> {
                     n,
                 );
                 if count > 1 {
+                    // Calls far apart: the set's threads have gone to sleep
+                    // (they spin 2 ms after a call), and each call wakes
+                    // them.
+                    let mut apart = Vec::with_capacity(rounds);
+                    let mut total = 0.0;
+                    for _ in 0..rounds {
+                        std::thread::sleep(Duration::from_millis(10));
+                        let start = Instant::now();
+                        total = reducer.sum(&shards)?;
+                        apart.push(start.elapsed());
+                    }
+                    apart.sort();
+                    row(
+                        log2,
+                        count,
+                        "coop multi::Reducer::sum, calls 10 ms apart",
+                        apart[apart.len() / 2],
+                        bytes,
+                        base,
+                        total,
+                        n,
+                    );
                     bounds(log2, count, rounds, bytes, base, &shards, &devices)?;
                     // The same work with the totals copied to the host and
                     // added there, one single-GPU reducer a GPU.
@@ -185,6 +209,24 @@ fn bounds(
         count,
         "bound: one GPU summing one shard",
         t,
+        bytes,
+        base,
+        total * count as f32,
+        n * count,
+    );
+    let mut apart = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        std::thread::sleep(Duration::from_millis(10));
+        let start = Instant::now();
+        singles[0].sum(first)?;
+        apart.push(start.elapsed());
+    }
+    apart.sort();
+    row(
+        log2,
+        count,
+        "bound: one GPU summing one shard, calls 10 ms apart",
+        apart[apart.len() / 2],
         bytes,
         base,
         total * count as f32,

@@ -7,9 +7,11 @@
 //! the thread's context, so one thread queueing several GPUs one after
 //! another starts the last one late (guide chapter 7 has the figures). The
 //! crew queues them at once: the calling thread takes rank 0, a thread of
-//! the crew each other rank, and each waits for its own GPU. Between calls
-//! the threads spin for a while, so that the next call's hand-over costs
-//! no wake-up, then sleep until woken.
+//! the crew each other rank. Between calls the threads spin for a while,
+//! so that the next call's hand-over costs no wake-up, then sleep until
+//! woken; a rank whose thread has not taken its part by the time the
+//! caller is done with rank 0 (asleep, waking up) is run by the caller,
+//! so a call is never slower than one thread doing every rank in turn.
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -48,7 +50,12 @@ struct Hand {
 struct Post {
     /// The number of the last job posted (0: none yet).
     posted: AtomicU64,
-    /// The number of the last job finished.
+    /// The number of the last job claimed, by the crew thread or by the
+    /// caller (which runs a job itself when the thread has not taken it
+    /// by the time the caller is free): exactly one of them moves it from
+    /// `n - 1` to `n`.
+    claimed: AtomicU64,
+    /// The number of the last job the crew thread finished.
     done: AtomicU64,
     /// Set when the crew is dropped: the thread ends.
     stop: AtomicBool,
@@ -80,6 +87,7 @@ impl Crew {
             .map(|rank| {
                 let post = Arc::new(Post {
                     posted: AtomicU64::new(0),
+                    claimed: AtomicU64::new(0),
                     done: AtomicU64::new(0),
                     stop: AtomicBool::new(false),
                     job: Mutex::new(None),
@@ -100,8 +108,9 @@ impl Crew {
     }
 
     /// `f(rank)` for every rank of the set at once, rank 0 on the calling
-    /// thread, the others on the crew's; returns when all have finished,
-    /// their results in rank order. A panic in `f` is resumed here once
+    /// thread, the others on the crew's (or on the calling thread, in
+    /// order, where their thread has not taken them when it is free);
+    /// returns when all have finished, their results in rank order. A panic in `f` is resumed here once
     /// every rank has finished. Where the crew could not start a thread,
     /// the calling thread runs that rank itself.
     pub(super) fn each<R: Send>(&self, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
@@ -141,19 +150,25 @@ impl Crew {
         let mine = panic::catch_unwind(AssertUnwindSafe(|| job(0)));
         let mut panicked = mine.err();
         for (i, number) in posted.into_iter().enumerate() {
-            match number {
-                Some(number) => {
-                    let post = &self.hands[i].post;
+            let taken = number.is_some_and(|number| {
+                let post = &self.hands[i].post;
+                let theirs = post
+                    .claimed
+                    .compare_exchange(number - 1, number, Ordering::AcqRel, Ordering::Acquire)
+                    .is_err();
+                if theirs {
                     wait_for(|| post.done.load(Ordering::Acquire) >= number);
                     if let Some(p) = lock(&post.panic).take() {
                         panicked.get_or_insert(p);
                     }
                 }
-                // No thread for this rank: run it here.
-                None => {
-                    if let Err(p) = panic::catch_unwind(AssertUnwindSafe(|| job(i + 1))) {
-                        panicked.get_or_insert(p);
-                    }
+                theirs
+            });
+            // The thread has not taken it (asleep), or there is no thread:
+            // run it here.
+            if !taken {
+                if let Err(p) = panic::catch_unwind(AssertUnwindSafe(|| job(i + 1))) {
+                    panicked.get_or_insert(p);
                 }
             }
         }
@@ -199,6 +214,14 @@ fn work(rank: usize, post: &Post, spin: Duration) {
             return;
         }
         seen = post.posted.load(Ordering::Acquire);
+        if post
+            .claimed
+            .compare_exchange(seen - 1, seen, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            // The caller ran it.
+            continue;
+        }
         let Some((Job(job), caller)) = lock(&post.job).take() else {
             continue;
         };
@@ -262,7 +285,13 @@ mod tests {
     #[test]
     fn the_ranks_run_on_different_threads() {
         let crew = Crew::new(3);
-        let ids = crew.each(|_| thread::current().id());
+        // Rank 0 takes long enough for the new threads to take theirs.
+        let ids = crew.each(|rank| {
+            if rank == 0 {
+                thread::sleep(Duration::from_millis(50));
+            }
+            thread::current().id()
+        });
         assert_ne!(ids[0], ids[1]);
         assert_ne!(ids[1], ids[2]);
         assert_eq!(ids[0], thread::current().id());
@@ -294,6 +323,32 @@ mod tests {
         assert_eq!(crew.each(|rank| rank), [0, 1]);
         thread::sleep(SPIN * 3);
         assert_eq!(crew.each(|rank| rank + 1), [1, 2]);
+    }
+
+    #[test]
+    fn the_caller_runs_the_ranks_of_sleeping_threads() {
+        let crew = Crew::new(3);
+        assert_eq!(crew.each(|rank| rank), [0, 1, 2]);
+        // Once the threads sleep, a call whose rank 0 is quick finds them
+        // still waking up and runs some of their ranks itself; every rank
+        // runs once either way.
+        thread::sleep(SPIN * 3);
+        let me = thread::current().id();
+        let calls = AtomicUsize::new(0);
+        let ids = crew.each(|_| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            thread::current().id()
+        });
+        assert_eq!(calls.load(Ordering::Relaxed), 3);
+        assert_eq!(ids[0], me);
+        // And when rank 0 takes long, the woken threads take their ranks.
+        let ids = crew.each(|rank| {
+            if rank == 0 {
+                thread::sleep(Duration::from_millis(50));
+            }
+            thread::current().id()
+        });
+        assert!(ids[1] != me && ids[2] != me, "{ids:?}");
     }
 
     #[test]

@@ -226,8 +226,8 @@ impl<'d> Reducer<'d> {
     /// Queues a reduction of `T` on each device with `queue` (given the
     /// device's reducer and index), waits for them and combines their
     /// totals with `op` in rank order. Several GPUs of one process each
-    /// queue, wait and copy back on a thread of their own; a job's process
-    /// waits watching the other ranks.
+    /// queue, then wait, on a thread of their own; a job's process waits
+    /// watching the other ranks.
     ///
     /// # Safety
     ///
@@ -245,13 +245,16 @@ impl<'d> Reducer<'d> {
         O: Operator<T>,
     {
         let reducers = &self.reducers;
+        // Two rounds: every device's launches first, then the waits, so
+        // that a rank run by the caller in turn (its thread asleep) does not
+        // hold back the next rank's launch by the length of its kernel.
+        all_ok(self.devices.each(|i| {
+            queue(&reducers[i], i)?;
+            // SAFETY: the reduction just queued stores a valid `T` (the
+            // caller's promise).
+            unsafe { reducers[i].land_total::<T>() }
+        }))?;
         let totals: Vec<T> = if self.devices.joined() {
-            all_ok(self.devices.each(|i| {
-                queue(&reducers[i], i)?;
-                // SAFETY: the reduction just queued stores a valid `T`
-                // (the caller's promise).
-                unsafe { reducers[i].land_total::<T>() }
-            }))?;
             self.devices.settle(call)?;
             reducers
                 .iter()
@@ -261,9 +264,9 @@ impl<'d> Reducer<'d> {
         } else {
             self.devices
                 .each(|i| {
-                    queue(&reducers[i], i)?;
-                    // SAFETY: as above.
-                    unsafe { reducers[i].queued_total::<T>() }
+                    reducers[i].device().synchronize()?;
+                    // SAFETY: as above; the device's work is done.
+                    unsafe { reducers[i].landed_total::<T>() }
                 })
                 .into_iter()
                 .collect::<Result<_, _>>()?
