@@ -22,6 +22,10 @@
 //! (`COOP_MULTI_SCANS=0` skips these rows); its `gb_per_s` counts a read
 //! and a write of every element, and the check is the last element.
 //!
+//! Then the sharded sort of `N` random `u32` keys with `multi::Sorter`
+//! against one GPU's `sort::Sorter` (`COOP_MULTI_SORTS=0` skips these
+//! rows; at most 10 rounds); its `gb_per_s` counts the keys' bytes once.
+//!
 //! ```text
 //! cargo build --release -p coop-bench --bin multi_bench
 //! NCCL_NVLS_ENABLE=0 target/release/multi_bench            # 2^28..2^32, every GPU count
@@ -35,8 +39,8 @@
 
 use coop::op::Sum;
 use coop::DeviceCopy;
-use coop_host::multi::{Devices, Join, Reducer, Scanner, Shards};
-use coop_host::{reduce, scan, Buffer, Error, Gpu};
+use coop_host::multi::{Devices, Join, Reducer, Scanner, Shards, Sorter};
+use coop_host::{reduce, scan, sort, Buffer, Error, Gpu};
 use std::time::{Duration, Instant};
 
 /// Elements copied to a GPU per transfer while filling the shards.
@@ -176,6 +180,9 @@ fn main() -> Result<(), Error> {
         if std::env::var("COOP_MULTI_SCANS").as_deref() != Ok("0") {
             scans(log2, &counts, rounds)?;
         }
+        if std::env::var("COOP_MULTI_SORTS").as_deref() != Ok("0") {
+            sorts(log2, &counts, rounds.min(10))?;
+        }
     }
     Ok(())
 }
@@ -303,6 +310,102 @@ fn bounds(
         total,
         n * count,
     );
+    Ok(())
+}
+
+/// The rows of the sharded sort of 2^`log2` random `u32` keys: one GPU's
+/// `sort::Sorter` (after a copy of the keys, as the sharded sort copies
+/// them), then `multi::Sorter` on each count of GPUs, every call waited
+/// for. The check: as many keys out as in, and each output shard's first
+/// key at or above the last of the shard before it.
+fn sorts(log2: u32, counts: &[usize], rounds: usize) -> Result<(), Error> {
+    let n = 1usize << log2;
+    let bytes = (n * 4) as f64;
+    let key = |i: usize| (i as u32).wrapping_mul(2_654_435_761).rotate_left(13) ^ 0x5bd1_e995;
+    let base = {
+        let gpu = Gpu::new(0)?;
+        let mut keys = gpu.zeros::<u32>(n)?;
+        for start in (0..n).step_by(FILL_CHUNK) {
+            let chunk: Vec<u32> = (start..(start + FILL_CHUNK).min(n)).map(key).collect();
+            gpu.stream()
+                .memcpy_htod(&chunk, &mut keys.slice_mut(start..start + chunk.len()))
+                .map_err(|e| Error::Unavailable {
+                    call: "multi_bench",
+                    reason: format!("uploading keys: {e}"),
+                })?;
+        }
+        let mut work = gpu.zeros::<u32>(n)?;
+        let device = coop_host::Device::Gpu(gpu.clone());
+        let sorter = sort::Sorter::new(&device)?;
+        let (t, _) = median(rounds, || {
+            gpu.stream()
+                .memcpy_dtod(&keys, &mut work)
+                .map_err(|e| Error::Unavailable {
+                    call: "multi_bench",
+                    reason: format!("copying keys: {e}"),
+                })?;
+            sorter.keys(&mut work)?;
+            sorter.synchronize()?;
+            Ok(n as f32)
+        })?;
+        row(
+            log2,
+            1,
+            "coop sort::Sorter one GPU (copy + sort), u32 keys",
+            t,
+            bytes,
+            t,
+            n as f32,
+            n,
+        );
+        t
+    };
+    for &count in counts {
+        let devices = Devices::gpus(&(0..count).collect::<Vec<_>>())?;
+        let share = n / count;
+        let parts: Vec<Vec<u32>> = (0..count)
+            .map(|r| (r * share..(r + 1) * share).map(key).collect())
+            .collect();
+        let buffers = devices
+            .iter()
+            .zip(&parts)
+            .map(|(d, p)| d.upload(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        drop(parts);
+        let input = devices.shards(buffers)?;
+        let sorter = Sorter::new(&devices)?;
+        let (t, value) = median(rounds, || {
+            let out = sorter.keys(&input)?;
+            devices.synchronize()?;
+            let mut ends = Vec::new();
+            for (shard, device) in out.iter().zip(devices.iter()) {
+                let (Buffer::Gpu(s), coop_host::Device::Gpu(gpu)) = (shard, device) else {
+                    unreachable!("a set of GPUs")
+                };
+                if !s.is_empty() {
+                    ends.push(gpu.download(&s.slice(0..1))?[0]);
+                    ends.push(gpu.download(&s.slice(s.len() - 1..))?[0]);
+                }
+            }
+            let ordered = ends.windows(2).all(|w| w[0] <= w[1]);
+            let total: usize = out.lens().iter().sum();
+            Ok(if ordered && total == n {
+                n as f32
+            } else {
+                -1.0
+            })
+        })?;
+        row(
+            log2,
+            count,
+            "coop multi::Sorter::keys, u32 keys",
+            t,
+            bytes,
+            base,
+            value,
+            n,
+        );
+    }
     Ok(())
 }
 

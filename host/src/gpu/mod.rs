@@ -334,6 +334,51 @@ impl Gpu {
         Ok(Landing { bytes })
     }
 
+    /// Queues copies of the elements of `buffer` at positions `at` (each in
+    /// bounds) into the start of `to`, element `k` at bytes `k * size_of::<T>()`,
+    /// without waiting; read them with [`Landing::bytes`] after a
+    /// [`synchronize`](Self::synchronize).
+    pub(crate) fn queue_reads<T: DeviceRepr>(
+        &self,
+        buffer: &CudaSlice<T>,
+        at: &[usize],
+        to: &mut Landing,
+    ) -> Result<(), Error> {
+        let size = std::mem::size_of::<T>();
+        assert!(
+            at.len() * size <= to.bytes.len(),
+            "the landing holds the reads"
+        );
+        assert!(
+            at.iter().all(|&i| i < buffer.len()),
+            "the reads are in bounds"
+        );
+        let bytes = to
+            .bytes
+            .as_mut_slice()
+            .map_err(self.error("waiting for a landing's last copy"))?;
+        let (base, _read) = buffer.device_ptr(&self.stream);
+        self.ctx
+            .bind_to_thread()
+            .map_err(self.error("copying results from the GPU"))?;
+        for (k, &i) in at.iter().enumerate() {
+            // SAFETY: the source is element `i` of `buffer` (checked in
+            // bounds), alive while borrowed here, and the stream orders the
+            // copy after the work queued on it; the destination is `size`
+            // bytes of page-locked memory the landing owns, which nothing
+            // reads before the caller waits for the stream.
+            unsafe {
+                cudarc::driver::result::memcpy_dtoh_async(
+                    &mut bytes[k * size..(k + 1) * size],
+                    base + (i * size) as u64,
+                    self.stream.cu_stream(),
+                )
+            }
+            .map_err(self.error("copying results from the GPU"))?;
+        }
+        Ok(())
+    }
+
     /// Queues the copy of `from` into `to`, of the same length, on the
     /// stream; the host does not wait. Read it with [`Landing::bytes`]
     /// after a [`synchronize`](Self::synchronize).

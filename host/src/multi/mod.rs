@@ -69,6 +69,7 @@ mod nccl;
 mod reducer;
 mod scanner;
 mod shards;
+mod sorter;
 mod wire;
 
 pub use devices::Devices;
@@ -77,3 +78,4 @@ pub use nccl::NcclOp;
 pub use reducer::Reducer;
 pub use scanner::Scanner;
 pub use shards::Shards;
+pub use sorter::Sorter;

@@ -144,6 +144,58 @@ impl Comm {
     }
 }
 
+impl Comm {
+    /// Queues the send of `send` to rank `peer`, which must queue a
+    /// [`recv`](Self::recv) of as many elements from this rank in the same
+    /// group.
+    pub fn send<T, S>(&self, send: &S, peer: usize) -> Result<(), NcclError>
+    where
+        T: NcclType,
+        S: DevicePtr<T> + DeviceSlice<T>,
+    {
+        let count = send.len();
+        let (from, _read) = send.device_ptr(&self.stream);
+        // SAFETY: `from` holds `count` elements on this communicator's GPU,
+        // kept alive by the borrow until the stream has used them.
+        unsafe {
+            result::send(
+                from as *const _,
+                count,
+                T::as_nccl_type(),
+                peer as i32,
+                self.raw,
+                self.stream.cu_stream() as _,
+            )
+        }
+        .map(drop)
+    }
+
+    /// Queues the receive of `receive.len()` elements from rank `peer`,
+    /// which must queue a [`send`](Self::send) of as many to this rank in
+    /// the same group.
+    pub fn recv<T, R>(&self, receive: &mut R, peer: usize) -> Result<(), NcclError>
+    where
+        T: NcclType,
+        R: DevicePtrMut<T> + DeviceSlice<T>,
+    {
+        let count = receive.len();
+        let (to, _write) = receive.device_ptr_mut(&self.stream);
+        // SAFETY: `to` holds `count` elements on this communicator's GPU,
+        // kept alive by the borrow until the stream has used them.
+        unsafe {
+            result::recv(
+                to as *mut _,
+                count,
+                T::as_nccl_type(),
+                peer as i32,
+                self.raw,
+                self.stream.cu_stream() as _,
+            )
+        }
+        .map(drop)
+    }
+}
+
 /// The communicators of this process's GPUs, ranked in the set's order:
 /// all the GPUs of a job in one process, or this process's one GPU of a
 /// job of several processes.
