@@ -2,7 +2,7 @@
 //! set of GPUs joined by NCCL, or emulated devices of the CPU backend),
 //! [`Shards`] (one buffer a device), and the collectives over them:
 //! [`Reducer`] for device-wide reductions of sharded arrays, [`Scanner`]
-//! for their scans, and
+//! for their scans, [`Sorter`] for their sorts, and
 //! [`Devices::all_reduce`], [`Devices::all_gather`] and
 //! [`Devices::reduce_scatter`] for the element-wise collectives.
 //!
@@ -10,11 +10,15 @@
 //!   Devices ── one Device a rank ── Shards<T>: shard i on device i
 //!      │
 //!      ├─ Reducer::sum/min/max   each GPU reduces its shard (coop's kernel),
-//!      │                         NCCL all-reduces the totals (1 element)
+//!      │                         the host adds the totals in rank order
+//!      │                         (all_sum/…: NCCL all-reduces them, 1 element)
 //!      ├─ Reducer::reduce_with   your kernel per GPU, totals combined by coop
 //!      ├─ Scanner::inclusive/exclusive  each GPU reduces its shard, NCCL
 //!      │                         all-gathers the totals, each GPU scans its
 //!      │                         shard with those before it in front
+//!      ├─ Sorter::keys           each GPU sorts its shard, splitters from
+//!      │                         samples, NCCL send/receive of the runs,
+//!      │                         each GPU sorts what it received
 //!      ├─ Devices::all_reduce    NCCL all-reduce, element by element
 //!      ├─ Devices::all_gather    every shard on every device
 //!      └─ Devices::reduce_scatter  the element-wise combination, a block a device
@@ -23,8 +27,9 @@
 //! A set is made in one of two ways:
 //!
 //! - **one process for all devices** ([`Devices::all_gpus`],
-//!   [`Devices::gpus`], [`Devices::cpu`]): coop drives every GPU from the
-//!   calling thread, NCCL's single-process mode (`ncclCommInitAll`);
+//!   [`Devices::gpus`], [`Devices::cpu`]): coop drives the GPUs from the
+//!   calling thread and a kept thread for each other GPU, so that their
+//!   launches go out at once; NCCL's single-process mode (`ncclCommInitAll`);
 //! - **one process a device** ([`Devices::join`] with a [`Join`]): each
 //!   process of a job started by a launcher (`torchrun`, `mpirun`, `srun`)
 //!   owns one GPU and joins the others by rank, world size and a
