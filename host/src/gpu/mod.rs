@@ -334,10 +334,12 @@ impl Gpu {
         Ok(Landing { bytes })
     }
 
-    /// Queues copies of the elements of `buffer` at positions `at` (each in
+    /// (For the sharded sort's splitter search.) Queues copies of the
+    /// elements of `buffer` at positions `at` (each in
     /// bounds) into the start of `to`, element `k` at bytes `k * size_of::<T>()`,
     /// without waiting; read them with [`Landing::bytes`] after a
     /// [`synchronize`](Self::synchronize).
+    #[cfg(feature = "multi")]
     pub(crate) fn queue_reads<T: DeviceRepr>(
         &self,
         buffer: &CudaSlice<T>,
