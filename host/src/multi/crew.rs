@@ -259,7 +259,9 @@ fn wait_with(spin: Duration, ready: impl Fn() -> bool) {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+/// `m` locked, whether or not a thread panicked holding it (what it
+/// guards stays consistent: each value is written whole).
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 

@@ -4,6 +4,7 @@
 //! device the run of its keys that falls between that device's
 //! splitters, and each device sorts what it received.
 
+use super::crew::lock;
 use super::devices::Members;
 use super::nccl;
 use super::reducer::all_ok;
@@ -172,21 +173,14 @@ impl<'d> Sorter<'d> {
             })
             .collect();
         // 4. The exchange, then each device sorts what it received.
-        let work: Vec<Buffer<K>> = work
-            .into_iter()
-            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
-            .collect();
+        let work: Vec<Buffer<K>> = unwrap_all(work);
         let received = self.exchange(CALL, &work, &runs, first)?;
         let out: Vec<Mutex<Buffer<K>>> = received.into_iter().map(Mutex::new).collect();
         all_ok(devices.each(|i| {
             let mut shard = lock(&out[i]);
             sorters[i].keys(Output::from(&mut *shard))
         }))?;
-        devices.shards(
-            out.into_iter()
-                .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
-                .collect(),
-        )
+        devices.shards(unwrap_all(out))
     }
 
     /// Each of this process's ranks' received keys: from every rank `r`
@@ -213,19 +207,26 @@ impl<'d> Sorter<'d> {
                         Buffer::Gpu(_) => unreachable!("`check` placed every shard in host memory"),
                     })
                     .collect();
-                let all: Vec<Vec<K>> =
-                    match devices.across(call, type_name::<K>(), wire::bytes_of(&mine.concat()))? {
-                        None => mine.iter().map(|s| s.to_vec()).collect(),
-                        Some(parts) => parts
-                            .iter()
-                            .enumerate()
-                            .map(|(r, p)| {
-                                wire::values_of::<K>(p)
-                                    .filter(|v| v.len() == runs[r][world - 1].end)
-                                    .ok_or_else(|| devices.garbled(call))
-                            })
-                            .collect::<Result<_, _>>()?,
-                    };
+                // A job's ranks send each other their whole sorted shards
+                // through the rendezvous; one process reads its own.
+                let theirs: Vec<Vec<K>>;
+                let all: Vec<&[K]> = if devices.joined() {
+                    let parts = devices
+                        .across(call, type_name::<K>(), wire::bytes_of(&mine.concat()))?
+                        .ok_or_else(|| devices.garbled(call))?;
+                    theirs = parts
+                        .iter()
+                        .enumerate()
+                        .map(|(r, p)| {
+                            wire::values_of::<K>(p)
+                                .filter(|v| v.len() == runs[r][world - 1].end)
+                                .ok_or_else(|| devices.garbled(call))
+                        })
+                        .collect::<Result<_, _>>()?;
+                    theirs.iter().map(Vec::as_slice).collect()
+                } else {
+                    mine
+                };
                 Ok((0..devices.count())
                     .map(|i| {
                         let rank = first + i;
@@ -380,6 +381,10 @@ fn lower_bounds<K: BuiltinSort>(
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+/// The values of `cells`, in order.
+fn unwrap_all<T>(cells: Vec<Mutex<T>>) -> Vec<T> {
+    cells
+        .into_iter()
+        .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
 }
