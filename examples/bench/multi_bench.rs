@@ -32,6 +32,12 @@
 //! COOP_MULTI_SIZES=28,30 COOP_MULTI_ROUNDS=10 target/release/multi_bench
 //! ```
 //!
+//! `COOP_MULTI_PHASES=1` adds rows on one GPU that say where a call's time
+//! goes: other grid settings, the GPU time of one call and of eight queued
+//! back to back between events, the host's time to queue a call, and a
+//! sum of 4096 elements host to host (`examples/bench/launch_floor.cu` is
+//! CUDA C++'s floor for the same shape of call).
+//!
 //! Each figure is the median wall-clock time of one call, from the host's
 //! call to the total back on the host (launches, NCCL, the copy back), over
 //! the rounds, after one untimed call. Prints CSV: `log2_n, gpus, what,
@@ -84,6 +90,9 @@ fn main() -> Result<(), Error> {
             total,
             n,
         );
+        if std::env::var("COOP_MULTI_PHASES").as_deref() == Ok("1") {
+            phases(log2, rounds, bytes, base, &gpu, &single)?;
+        }
         drop((single, reducer, gpu));
         for &count in &counts {
             // One process for all GPUs (scoped: the job below needs the
@@ -309,6 +318,83 @@ fn bounds(
         base,
         total,
         n * count,
+    );
+    Ok(())
+}
+
+/// Where one GPU's time goes (`COOP_MULTI_PHASES=1`): the sum with
+/// other grid settings, the GPU time of one call's launches between
+/// events, of eight calls queued back to back (the GPU's own cost a call,
+/// without the host's gaps), the host's time to queue one call, and the
+/// host-to-host time of a sum of 4096 elements (the floor of a call).
+fn phases(
+    log2: u32,
+    rounds: usize,
+    bytes: f64,
+    base: Duration,
+    gpu: &Gpu,
+    single: &coop_host::CudaSlice<f32>,
+) -> Result<(), Error> {
+    let n = single.len();
+    let device = coop_host::Device::Gpu(gpu.clone());
+    for blocks in [128, 64, 32, 16, 8, 4] {
+        let reducer = reduce::Reducer::new(&device)?.with_blocks_per_sm(blocks);
+        let (t, total) = median(rounds, || reducer.sum(single))?;
+        row(
+            log2,
+            1,
+            &format!("phase: one GPU, blocks_per_sm = {blocks}"),
+            t,
+            bytes,
+            base,
+            total,
+            n,
+        );
+    }
+    let reducer = reduce::Reducer::new(&device)?;
+    let mut timer = coop_host::Timer::new(gpu)?;
+    let mut queue = Vec::with_capacity(rounds);
+    for batch in [1usize, 8] {
+        let mut times = Vec::with_capacity(rounds);
+        let mut total = 0.0;
+        for round in 0..=rounds {
+            timer.start()?;
+            let start = Instant::now();
+            for _ in 0..batch {
+                reducer.enqueue::<Sum, f32>(single)?;
+            }
+            let queued = start.elapsed();
+            let t = timer.stop()?;
+            total = reducer.result::<f32>()?;
+            if round > 0 {
+                times.push(t / batch as u32);
+                if batch == 1 {
+                    queue.push(queued);
+                }
+            }
+        }
+        times.sort();
+        row(
+            log2,
+            1,
+            &format!("phase: GPU time a call, {batch} queued between events"),
+            times[times.len() / 2],
+            bytes,
+            base,
+            total,
+            n,
+        );
+    }
+    queue.sort();
+    println!(
+        "{log2},1,phase: host time to queue one call,{:.1},,,",
+        queue[queue.len() / 2].as_secs_f64() * 1e6
+    );
+    let small = fill(gpu, 4096, 1.0f32)?;
+    let (t, _) = median(rounds, || reducer.sum(&small))?;
+    println!(
+        "{log2},1,phase: host to host a sum of 4096,{:.1},,,",
+        t.as_secs_f64() * 1e6
     );
     Ok(())
 }
