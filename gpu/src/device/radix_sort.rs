@@ -815,29 +815,14 @@ fn run<K: RadixKey, V: Shuffle>(
 }
 
 /// The lanes of the warp whose `digit` (at most [`NO_DIGIT`]) is this
-/// lane's. On the GPU nine ballots, one a bit, as CUB's ranking finds them
-/// (chapter 7 of the guide has the figures against `match.any.sync`),
-/// each keeping the lanes whose bit equals this lane's, `!(ballot ^
-/// -bit)`, with no select; on the CPU backend, where every warp
-/// collective is a meeting of the lanes, `match_any` (the same lanes).
+/// lane's: one ballot a bit of the digit and of the bit that marks keys
+/// past the input's end, as CUB's ranking finds them (chapter 7 of the
+/// guide has the figures against `match.any.sync` and against ballots
+/// written with the compiler's own bit tests); on the CPU backend one
+/// meeting of the lanes, `match_any` of the same bits.
 #[inline(always)]
 fn lanes_with(digit: u32, site: Site) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let mut peers = u32::MAX;
-        let mut bit = 0;
-        while bit <= RADIX_BITS {
-            let set = digit >> bit & 1;
-            let ballot = Target::vote_ballot(u32::MAX, set != 0, site);
-            peers &= !(ballot ^ 0u32.wrapping_sub(set));
-            bit += 1;
-        }
-        peers
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        Target::match_any_32(u32::MAX, digit, site)
-    }
+    Target::match_low_bits::<{ RADIX_BITS + 1 }>(u32::MAX, digit, site)
 }
 
 /// A status word: `count << 32 | epoch << 2 | flag`.

@@ -119,6 +119,31 @@ impl WarpCollectives for Ptx {
     }
 
     #[inline(always)]
+    fn match_low_bits<const BITS: u32>(mask: u32, value: u32, _site: Site) -> u32 {
+        let mut peers = mask;
+        let mut bit = 0;
+        while bit < BITS.clamp(1, 32) {
+            // SAFETY: the trait's precondition (every lane of `mask` runs
+            // this ballot with the same mask); the block writes only the
+            // two registers named.
+            unsafe {
+                core::arch::asm!(
+                    "{{ .reg .pred p; .reg .b32 m; and.b32 m, {value}, {bit}; \
+                     setp.ne.u32 p, m, 0; vote.sync.ballot.b32 m, p, {mask}; \
+                     @!p not.b32 m, m; and.b32 {peers}, {peers}, m; }}",
+                    value = in(reg32) value,
+                    bit = in(reg32) 1u32 << bit,
+                    mask = in(reg32) mask,
+                    peers = inout(reg32) peers,
+                    options(nostack)
+                );
+            }
+            bit += 1;
+        }
+        peers
+    }
+
+    #[inline(always)]
     fn match_any_64(mask: u32, value: u64, _site: Site) -> u32 {
         // SAFETY: see the impl.
         unsafe { match_any_sync_i64(mask, value) }

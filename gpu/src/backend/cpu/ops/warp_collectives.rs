@@ -91,6 +91,12 @@ impl WarpCollectives for Cpu {
     }
 
     #[inline]
+    fn match_low_bits<const BITS: u32>(mask: u32, value: u32, site: Site) -> u32 {
+        let low = u32::MAX >> (32 - BITS.clamp(1, 32));
+        Self::match_any_32(mask, value & low, site)
+    }
+
+    #[inline]
     fn match_any_64(mask: u32, value: u64, site: Site) -> u32 {
         match_op(false, mask, value, true, site) as u32
     }
