@@ -45,7 +45,8 @@
 //! [`histogram`] counts). The block places its keys in shared memory in
 //! tile order by digit and stores them with consecutive threads on
 //! consecutive keys, which land at consecutive places of the output
-//! within a digit; values follow the same way.
+//! within a digit; a key's value goes to shared memory beside it, at the
+//! same place, and leaves with it.
 //!
 //! # The buffers
 //!
@@ -252,18 +253,19 @@ const fn words<T: Shuffle>() -> usize {
 
 /// Bytes of dynamic shared memory a pass with blocks of `threads` needs:
 /// 256 counters a warp, where each digit starts a tile, and the tile of
-/// keys (or values, in turn).
+/// keys and of values.
 ///
 /// ```
 /// use coop::device::radix_sort::shared_memory_bytes;
 /// assert_eq!(shared_memory_bytes::<u32, ()>(256), 4 * (8 * 256 + 256 + 256 * 24));
+/// // Keys and values of 4 bytes: 24 pairs a thread, a word of each.
+/// assert_eq!(shared_memory_bytes::<u32, u32>(256), 4 * (8 * 256 + 256 + 256 * 24 * 2));
 /// ```
 pub const fn shared_memory_bytes<K: Shuffle, V: Shuffle>(threads: u32) -> u32 {
     let warps = threads as usize / 32;
     let k = words::<K>();
     let v = words::<V>();
-    let per = if k > v { k } else { v };
-    (4 * (warps * DIGITS + DIGITS + threads as usize * items_per_thread::<K, V>() * per)) as u32
+    (4 * (warps * DIGITS + DIGITS + threads as usize * items_per_thread::<K, V>() * (k + v))) as u32
 }
 
 /// Bytes of dynamic shared memory a [`histogram`] launch needs: 256
@@ -652,10 +654,13 @@ fn run<K: RadixKey, V: Shuffle>(
     let (shift, width) = digit_bits(begin_bit, end_bit, pass);
     let warps = threads / 32;
     // The shared words: each warp's 256 counters, then where each digit
-    // goes in the output less where it starts in the tile, then the tile.
+    // goes in the output less where it starts in the tile, then the tile's
+    // keys, then its values, each in the tile's sorted order.
     let counters = 0;
     let bases = warps * DIGITS;
     let staged = bases + DIGITS;
+    let k_words = words::<K>();
+    let staged_values = staged + tile_len * k_words;
     let shared = SharedWords::bind(
         "the sort's tile",
         shared_memory_bytes::<K, V>(threads as u32) as usize,
@@ -683,7 +688,7 @@ fn run<K: RadixKey, V: Shuffle>(
             key[i] = unsafe { *keys.get_unchecked(first + e) };
         }
     });
-    let mut value = match values {
+    let value = match values {
         Some((values, _)) => {
             let mut value = [values[first]; MAX_ITEMS];
             each_item!(i < items => {
@@ -751,9 +756,9 @@ fn run<K: RadixKey, V: Shuffle>(
     // where its warp's keys of its digit start, plus those of them before
     // this item, plus the lanes below with the digit in this item. The
     // highest of those lanes moves the warp's start on by their number.
+    // The key, and its value, go to that place in the tile at once.
     let below_me = (1u32 << lane) - 1;
-    let k_words = words::<K>();
-    let mut rank = [0u32; MAX_ITEMS];
+    let v_words = words::<V>();
     each_item!(i < items => {
         let d = digit[i];
         let peers = lanes_with(d, site);
@@ -764,9 +769,11 @@ fn run<K: RadixKey, V: Shuffle>(
         }
         let start = warp.shfl_at(start, highest, site);
         let r = start + (peers & below_me).count_ones();
-        rank[i] = r;
         if d != NO_DIGIT {
             shared.store(staged + r as usize * k_words, key[i], site);
+            if let Some(value) = &value {
+                shared.store(staged_values + r as usize * v_words, value[i], site);
+            }
         }
     });
     // The keys of digit `d` in the tiles before, by look-back over their
@@ -780,38 +787,23 @@ fn run<K: RadixKey, V: Shuffle>(
         );
     }
     block.sync_named("radix sort", site);
-    // Consecutive threads store consecutive keys of the tile, each to
-    // where its digit goes in the output plus its place in the tile.
+    // Consecutive threads store consecutive keys of the tile (and their
+    // values), each to where its digit goes in the output plus its place
+    // in the tile.
+    let value_like = values.map(|(values, _)| values[first]);
     each_item!(j < items => {
         let e = j * threads + t;
         if e < valid {
             let k = shared.load(staged + e * k_words, filler, site);
             let d = k.digit(shift, width, control);
-            digit[j] = d;
             let at = shared.load(bases + d as usize, 0u32, site).wrapping_add(e as u32);
             keys_out.write(at as usize, k);
-        }
-    });
-    if let (Some((values, values_out)), Some(value)) = (values, value.as_mut()) {
-        let v_words = words::<V>();
-        let like = values[first];
-        block.sync_named("radix sort", site);
-        each_item!(i < items => {
-            let e = warp_first + i * 32 + lane;
-            if e < valid {
-                shared.store(staged + rank[i] as usize * v_words, value[i], site);
-            }
-        });
-        block.sync_named("radix sort", site);
-        each_item!(j < items => {
-            let e = j * threads + t;
-            if e < valid {
-                let v = shared.load(staged + e * v_words, like, site);
-                let at = shared.load(bases + digit[j] as usize, 0u32, site).wrapping_add(e as u32);
+            if let (Some((_, values_out)), Some(like)) = (values, value_like) {
+                let v = shared.load(staged_values + e * v_words, like, site);
                 values_out.write(at as usize, v);
             }
-        });
-    }
+        }
+    });
 }
 
 /// The lanes of the warp whose `digit` (at most [`NO_DIGIT`]) is this
