@@ -1476,6 +1476,20 @@ fn sorts_match_the_hosts_stable_sort_on_the_gpu() {
     eprintln!("sorts: {calls} checked on the GPU");
 }
 
+/// Top-k selections on the GPU, as on the CPU backend (`top_k.rs`), with
+/// selections from millions of keys besides.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn top_k_matches_the_hosts_sort_and_take_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `top_k_matches_the_hosts_sort_and_take_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let s = suite();
+    let calls = coop_tests::top_k_cases::check_all(&coop_host::Device::Gpu(s.gpu.clone()), true);
+    eprintln!("top-k: {calls} selections checked on the GPU");
+}
+
 /// Histograms on the GPU, as on the CPU backend (`histograms.rs`), with
 /// inputs of millions of samples besides.
 #[test]

@@ -84,7 +84,7 @@ macro_rules! float_keys {
 float_keys! { f32 => u32; f64 => u64; }
 
 /// Key patterns of `n` keys.
-fn patterns<K: TestKey>(n: usize, rng: &mut Rng) -> Vec<(&'static str, Vec<K>)> {
+pub fn patterns<K: TestKey>(n: usize, rng: &mut Rng) -> Vec<(&'static str, Vec<K>)> {
     let random: Vec<K> = (0..n).map(|_| K::from_bits(rng.next_u64())).collect();
     let few: Vec<K> = (0..n).map(|_| K::small(rng.next_u64() % 5)).collect();
     let equal: Vec<K> = vec![K::small(3); n];
@@ -102,7 +102,7 @@ fn patterns<K: TestKey>(n: usize, rng: &mut Rng) -> Vec<(&'static str, Vec<K>)> 
 }
 
 /// The host's stable sort of `keys` in `order`: the permutation.
-fn host_order<K: TestKey>(keys: &[K], order: Order) -> Vec<usize> {
+pub fn host_order<K: TestKey>(keys: &[K], order: Order) -> Vec<usize> {
     let mut index: Vec<usize> = (0..keys.len()).collect();
     index.sort_by(|&a, &b| match order {
         Order::Ascending => keys[a].order(&keys[b]),

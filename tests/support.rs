@@ -45,6 +45,8 @@ pub mod sort_cases;
 pub mod split_barrier_cases;
 #[path = "tensor_cases.rs"]
 pub mod tensor_cases;
+#[path = "top_k_cases.rs"]
+pub mod top_k_cases;
 #[path = "transform_cases.rs"]
 pub mod transform_cases;
 #[path = "user_shapes.rs"]

@@ -74,7 +74,7 @@ mod ptx;
 pub mod ptx_families;
 mod tensor_map;
 
-pub use algorithms::{histogram, reduce, runs, scan, segmented, select, sort};
+pub use algorithms::{histogram, reduce, runs, scan, segmented, select, sort, top_k};
 pub use args::{CpuArg, CpuArgs, GpuArg, KernelArgs};
 pub use coop_build::{convergence, BuildError, PtxBuilder};
 pub use cpu::Cpu;

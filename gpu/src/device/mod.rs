@@ -14,6 +14,7 @@
 //! | [`select`] | the elements that pass a test, compacted in order, or partitioned | `coop_host::select` |
 //! | [`runs`] | one result a run of equal keys: reduce-by-key, run-length encoding | `coop_host::runs` |
 //! | [`radix_sort`] | keys, or keys and values, sorted by their bits: one histogram, then one pass a digit | `coop_host::sort` |
+//! | [`top_k`] | the `k` largest or smallest keys, by radix selection: a counting pass a digit, then one selection | `coop_host::top_k` |
 //!
 //! The pieces they share are here too: [`vector`] (tiles loaded as 16-byte
 //! vectors) and [`look_back`] (the tiles' status words and the decoupled
@@ -31,4 +32,5 @@ pub mod scan;
 pub mod segmented;
 pub mod select;
 pub(crate) mod staging;
+pub mod top_k;
 pub mod vector;

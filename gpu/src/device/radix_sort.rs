@@ -115,6 +115,21 @@ pub trait RadixKey: Shuffle + sealed::Sealed {
     /// docs](self)), every bit flipped first when `control` has
     /// [`DESCENDING`].
     fn digit(self, shift: u32, width: u32, control: u32) -> u32;
+
+    /// All of the key's bits made to sort as its values do (see the
+    /// [module docs](self)), every bit flipped first when `control` has
+    /// [`DESCENDING`], in the low [`BITS`](Self::BITS) bits of a `u64`:
+    /// keys compare as these numbers do (the top-k selection's
+    /// comparisons).
+    ///
+    /// ```
+    /// use coop::device::radix_sort::{RadixKey, DESCENDING};
+    /// assert!((-2.5f32).ordered(0) < 1.0f32.ordered(0));
+    /// assert!((-2.5f32).ordered(DESCENDING) > 1.0f32.ordered(DESCENDING));
+    /// assert_eq!((-0.0f64).ordered(0), 0.0f64.ordered(0));
+    /// assert_eq!(u8::MAX.ordered(0), 0xff);
+    /// ```
+    fn ordered(self, control: u32) -> u64;
 }
 
 macro_rules! radix_keys {
@@ -128,6 +143,13 @@ macro_rules! radix_keys {
                 let ordered: $bits = $ordered;
                 let ordered = if control & DESCENDING != 0 { !ordered } else { ordered };
                 ((ordered >> shift) as u32) & ((1u32 << width) - 1)
+            }
+            #[inline(always)]
+            fn ordered(self, control: u32) -> u64 {
+                let $v = self;
+                let ordered: $bits = $ordered;
+                let ordered = if control & DESCENDING != 0 { !ordered } else { ordered };
+                ordered as u64
             }
         }
     )*};

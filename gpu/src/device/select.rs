@@ -418,7 +418,7 @@ impl<T: Copy + PartialEq> Test<T> for Unique {
 /// A `partials` view for the look-back over counts, which travel in their
 /// status words and never touch it.
 #[inline(always)]
-fn no_partials<'a>() -> Out<'a, u64> {
+pub(crate) fn no_partials<'a>() -> Out<'a, u64> {
     // SAFETY: an empty view: no element of it is ever read or written.
     unsafe { Out::from_abi(core::ptr::NonNull::<u64>::dangling().as_ptr(), 0) }
 }

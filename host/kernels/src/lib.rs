@@ -3,8 +3,8 @@
 //! (`coop::device::scan`), segmented reductions (`coop::device::segmented`),
 //! histograms (`coop::device::histogram`), selections
 //! (`coop::device::select`), runs of equal keys (`coop::device::runs`) and
-//! radix sorts (`coop::device::radix_sort`). One kernel per (operator or
-//! map, type).
+//! radix sorts with the top-k selections (`coop::device::radix_sort`,
+//! `coop::device::top_k`). One kernel per (operator or map, type).
 //!
 //! Each family is a cargo feature (all on by default), so that coop-host
 //! ships one PTX module per family and a program loads (and the driver
@@ -27,6 +27,8 @@ mod segmented;
 mod select;
 #[cfg(feature = "sort")]
 mod sort;
+#[cfg(feature = "sort")]
+mod top_k;
 #[cfg(feature = "transform")]
 mod transform;
 
@@ -46,5 +48,7 @@ pub use segmented::*;
 pub use select::*;
 #[cfg(feature = "sort")]
 pub use sort::*;
+#[cfg(feature = "sort")]
+pub use top_k::*;
 #[cfg(feature = "transform")]
 pub use transform::*;

@@ -12,6 +12,7 @@
 //! | [`select`] | the elements that pass a test, compacted in order or partitioned; unique |
 //! | [`runs`] | one result a run of equal keys: sums by key, run-length encoding |
 //! | [`sort`] | radix sorts of keys, or keys and values, ascending or descending, by all bits or a range |
+//! | [`top_k`] | the `k` largest or smallest keys, alone, with their indices or with values |
 //!
 //! Each is also at the crate root (`coop_host::scan`), where programs name
 //! them.
@@ -24,3 +25,4 @@ pub mod scan;
 pub mod segmented;
 pub mod select;
 pub mod sort;
+pub mod top_k;

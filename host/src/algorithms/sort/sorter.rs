@@ -233,12 +233,17 @@ impl Sorter {
         self.engine.synchronize()
     }
 
+    /// The engine its kernels (the sort family's) launch through.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A sort of keys alone.
-    pub(super) fn sort_keys<K: BuiltinSort>(
+    pub(crate) fn sort_keys<K: BuiltinSort>(
         &self,
         call: &'static str,
         keys: Output<'_, K>,
@@ -250,7 +255,7 @@ impl Sorter {
     }
 
     /// A sort of keys and values.
-    pub(super) fn sort_pairs<K: BuiltinSort, V: SortValue>(
+    pub(crate) fn sort_pairs<K: BuiltinSort, V: SortValue>(
         &self,
         call: &'static str,
         keys: Output<'_, K>,
