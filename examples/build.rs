@@ -10,5 +10,18 @@ fn main() {
         // other examples. A cap of 40 made the ring kernels spill, which
         // cost the cp.async pipeline 5 % at 2^28 floats (guide, chapter 7).
         .max_registers(&["stream_staged", "stream_pipeline", "stream_bulk"], 48)
+        // The block radix sorts of `tile_sort` hold a tile's keys and a
+        // block-wide scan of 8 words of digit counts: uncapped they take
+        // 105-139 registers; these caps spill at most 12 bytes (128 x 4)
+        // and 28 bytes (256 x 8) on sm_90.
+        .max_registers(
+            &[
+                "tile_sort_u32_128x4",
+                "tile_sort_u64_128x4",
+                "tile_sort_pairs_u32_128x4",
+            ],
+            80,
+        )
+        .max_registers(&["tile_sort_u32_256x8"], 128)
         .build_or_exit();
 }

@@ -786,6 +786,30 @@ fn split_barriers_match_the_host_and_cuda() {
     );
 }
 
+/// Block-level building blocks (`block_tiles`: tiles loaded, radix-sorted
+/// as keys and as pairs, ascending and descending, over bit ranges;
+/// flagged, differenced, scattered and ranked, in blocks of 32 to 256
+/// threads, every data pattern and partial tiles): equal to the host, and
+/// CUB's twins (`reference/block_tiles.cu`: `BlockLoad`, `BlockRadixSort`,
+/// `BlockDiscontinuity`, `BlockAdjacentDifference`, `BlockExchange`) equal
+/// the host too, on the keys without `-0.0`.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn block_tiles_match_the_host_and_cub() {
+    use coop_tests::block_cases as c;
+    let _watch = watch("the GPU test `block_tiles_...`", TEST_LIMIT);
+    let s = suite();
+    let gpu = coop_host::Device::Gpu(s.gpu.clone());
+    let coop = gpu.load(&TEST_KERNELS_PTX).unwrap();
+    let cases = c::check_all(&gpu, &coop, true, true, Some(LAUNCH_LIMIT));
+    assert_eq!(cases, 290);
+    let Some(cub) = twins("block_tiles", coop_tests::BLOCK_TILES_CU) else {
+        panic!("CUB's twins in block_tiles.cu do not compile with this nvcc");
+    };
+    let cub_cases = c::check_all(&gpu, &cub, false, false, Some(LAUNCH_LIMIT));
+    eprintln!("block tiles: coop ({cases} cases) and CUB ({cub_cases}) agree with the host");
+}
+
 /// Launch bounds and register caps (`launch_bounds` kernels): results as
 /// the host's, the bounded block refused, and the registers ptxas gave
 /// each kernel within its declared cap; the occupancy search on the

@@ -5,6 +5,8 @@
 pub mod async_cases;
 #[path = "atomics_cases.rs"]
 pub mod atomics_cases;
+#[path = "block_cases.rs"]
+pub mod block_cases;
 #[path = "cluster_cases.rs"]
 pub mod cluster_cases;
 #[path = "device_reduce_cases.rs"]
@@ -73,6 +75,11 @@ pub const MULTI_WARP_CU: &str = include_str!("reference/multi_warp.cu");
 /// CUDA twins of the split-barrier kernels (`kernels::split_barriers`),
 /// with cooperative groups' `barrier_arrive` and `barrier_wait`.
 pub const SPLIT_BARRIERS_CU: &str = include_str!("reference/split_barriers.cu");
+
+/// CUB twins of the block-level kernels (`kernels::block_tiles`), with
+/// `BlockLoad`, `BlockStore`, `BlockRadixSort`, `BlockDiscontinuity`,
+/// `BlockAdjacentDifference` and `BlockExchange`.
+pub const BLOCK_TILES_CU: &str = include_str!("reference/block_tiles.cu");
 
 /// The CUDA twin of the scans with an update (`kernels::async_copies::scan_updates`),
 /// with cooperative groups' `exclusive_scan_update` and `inclusive_scan_update`.

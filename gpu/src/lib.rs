@@ -60,8 +60,11 @@
 //   memory, op, math     shared arrays and their phases, outputs, atomics,
 //                        fences, user types; operators; math functions
 //   collectives          reductions and scans over a group, by scope
+//   block                a block's tile in registers: loads, stores,
+//                        exchanges, neighbours, radix rank and sort
 //   device               the kernel halves of device-wide algorithms
 mod backend;
+pub mod block;
 pub mod collectives;
 pub mod device;
 mod dim;

@@ -15,6 +15,7 @@ pub mod split_barrier;
 pub mod stencil;
 pub mod streaming;
 pub mod sum;
+pub mod tile_sort;
 pub mod tiles;
 pub mod transpose;
 pub mod warp_vote;

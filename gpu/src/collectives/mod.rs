@@ -14,12 +14,12 @@
 //! a multiple of 32, and are barriers: every thread of the block must call
 //! them.
 
-mod block;
+pub(crate) mod block;
 pub(crate) use block::{prefix_of_warps, reduce_into_warp0};
 pub(crate) use warp::inclusive_scan as warp_inclusive_scan;
 mod coalesced;
 mod multi_warp;
-mod warp;
+pub(crate) mod warp;
 
 mod update;
 mod votes;

@@ -17,6 +17,7 @@ use coop::{MatchKey, TileSize, ValidTileSize};
 
 pub mod async_copies;
 pub mod atomics;
+pub mod block_tiles;
 pub mod clusters;
 pub mod dynamic;
 pub mod grids;

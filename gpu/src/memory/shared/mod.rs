@@ -71,6 +71,7 @@ mod copying;
 mod ownership;
 mod phase;
 mod raw;
+mod tile_scratch;
 
 pub use crate::backend::elements::SharedElem;
 pub use array::SharedArray;
@@ -83,6 +84,7 @@ pub use copying::{CopyLanded, Copying};
 pub use ownership::{ByFunction, ByRank, ColumnMajor, Ownership, RowMajor, TileLeaders};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;
+pub use tile_scratch::TileScratch;
 
 use crate::backend::target::{SharedBase, Target};
 use crate::backend::{site, ElemShape, SharedMemory};

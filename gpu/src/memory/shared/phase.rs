@@ -479,6 +479,14 @@ impl<A: SharedArray + ?Sized, M: Ownership<A>> Owned<A, M> {
 
 impl<A: SharedArray + ?Sized> Published<A> {
     #[inline(always)]
+    pub(super) fn from_region(region: Region) -> Self {
+        Published {
+            region,
+            _array: PhantomData,
+        }
+    }
+
+    #[inline(always)]
     pub(super) fn new(region: Region) -> Self {
         Published {
             region,

@@ -82,6 +82,11 @@ impl<A: SharedArray + ?Sized> RawShared<A> {
         }
     }
 
+    #[inline(always)]
+    pub(super) fn raw_region(&self) -> Region {
+        self.region
+    }
+
     /// Reads element `index` (panics outside the array).
     ///
     /// # Safety

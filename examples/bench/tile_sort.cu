@@ -1,0 +1,64 @@
+// CUB twins of coop's tile sorts (examples/kernels/src/tile_sort.rs): the
+// same names, parameters (pointer, length pairs) and tiles, with CUB's
+// BlockLoad and BlockStore (transposed through shared memory) and
+// BlockRadixSort. nvcc makes their PTX; tile_sort_bench times the two.
+#include <cub/cub.cuh>
+#include <cstddef>
+
+template <typename K, int THREADS, int ITEMS>
+__device__ void sort_keys(const K* keys, size_t len, K* out, size_t out_len, K fill) {
+    using Load = cub::BlockLoad<K, THREADS, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
+    using Sort = cub::BlockRadixSort<K, THREADS, ITEMS>;
+    using Store = cub::BlockStore<K, THREADS, ITEMS, cub::BLOCK_STORE_TRANSPOSE>;
+    __shared__ union {
+        typename Load::TempStorage load;
+        typename Sort::TempStorage sort;
+        typename Store::TempStorage store;
+    } temp;
+    const size_t tile = (size_t)THREADS * ITEMS;
+    size_t first = (size_t)blockIdx.x * tile;
+    int valid = len - first < tile ? (int)(len - first) : (int)tile;
+    K items[ITEMS];
+    Load(temp.load).Load(keys + first, items, valid, fill);
+    __syncthreads();
+    Sort(temp.sort).Sort(items);
+    __syncthreads();
+    int out_valid = out_len - first < tile ? (int)(out_len - first) : (int)tile;
+    Store(temp.store).Store(out + first, items, out_valid);
+}
+
+extern "C" __global__ void __launch_bounds__(128) tile_sort_u32_128x4(const unsigned* keys, size_t len, unsigned* out, size_t out_len) {
+    sort_keys<unsigned, 128, 4>(keys, len, out, out_len, 0xffffffffu);
+}
+
+extern "C" __global__ void __launch_bounds__(256) tile_sort_u32_256x8(const unsigned* keys, size_t len, unsigned* out, size_t out_len) {
+    sort_keys<unsigned, 256, 8>(keys, len, out, out_len, 0xffffffffu);
+}
+
+extern "C" __global__ void __launch_bounds__(128) tile_sort_u64_128x4(const unsigned long long* keys, size_t len, unsigned long long* out, size_t out_len) {
+    sort_keys<unsigned long long, 128, 4>(keys, len, out, out_len, ~0ull);
+}
+
+extern "C" __global__ void __launch_bounds__(128) tile_sort_pairs_u32_128x4(const unsigned* keys, size_t keys_len, const unsigned* values, size_t values_len,
+                                                     unsigned* keys_out, size_t keys_out_len, unsigned* values_out, size_t values_out_len) {
+    using Load = cub::BlockLoad<unsigned, 128, 4, cub::BLOCK_LOAD_TRANSPOSE>;
+    using Sort = cub::BlockRadixSort<unsigned, 128, 4, unsigned>;
+    using Store = cub::BlockStore<unsigned, 128, 4, cub::BLOCK_STORE_TRANSPOSE>;
+    __shared__ union {
+        typename Load::TempStorage load;
+        typename Sort::TempStorage sort;
+        typename Store::TempStorage store;
+    } temp;
+    size_t first = (size_t)blockIdx.x * 512;
+    int valid = keys_len - first < 512 ? (int)(keys_len - first) : 512;
+    unsigned k[4], v[4];
+    Load(temp.load).Load(keys + first, k, valid, 0xffffffffu);
+    __syncthreads();
+    Load(temp.load).Load(values + first, v, valid, 0u);
+    __syncthreads();
+    Sort(temp.sort).Sort(k, v);
+    __syncthreads();
+    Store(temp.store).Store(keys_out + first, k, valid);
+    __syncthreads();
+    Store(temp.store).Store(values_out + first, v, valid);
+}

@@ -1,0 +1,65 @@
+//! Sorting each block's tile with `coop::block`: coalesced loads through
+//! shared memory, the block's radix sort, coalesced stores, as a kernel
+//! that sorts the runs a merge or a segmented sort starts from would.
+//! `examples/bench/tile_sort.cu` has CUB twins of the same names and
+//! parameters (`BlockLoad`, `BlockRadixSort`, `BlockStore`), and
+//! `examples/bench/tile_sort_bench.rs` times the two.
+
+use coop::block::{self, RadixSort};
+use coop::prelude::*;
+use coop::shared::Shared;
+
+/// Sorts each tile of `THREADS × ITEMS` keys of `keys` into `out`; keys
+/// past the end are `fill`, which sorts last.
+macro_rules! tile_sort_keys {
+    ($(#[$doc:meta])* $name:ident, $key:ty, $threads:literal, $items:literal, $fill:expr) => {
+        $(#[$doc])*
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            keys: &[$key],
+            out: Out<$key>,
+            tile: Shared<[$key; $threads * $items]>,
+        ) {
+            let first = block.group_index().x as usize * ($threads * $items);
+            let (items, tile) =
+                block::load_transposed::<_, _, $items>(&block, keys, first, $fill, tile);
+            let (sorted, tile) = RadixSort::ascending().keys(&block, items, tile);
+            let _ = block::store_transposed(&block, sorted, &out, first, tile);
+        }
+    };
+}
+
+tile_sort_keys!(
+    /// Tiles of 512 `u32` keys: 128 threads × 4.
+    tile_sort_u32_128x4, u32, 128, 4, u32::MAX
+);
+tile_sort_keys!(
+    /// Tiles of 2048 `u32` keys: 256 threads × 8.
+    tile_sort_u32_256x8, u32, 256, 8, u32::MAX
+);
+tile_sort_keys!(
+    /// Tiles of 512 `u64` keys: 128 threads × 4.
+    tile_sort_u64_128x4, u64, 128, 4, u64::MAX
+);
+
+/// Sorts each tile of 512 `u32` keys (128 threads × 4) with the `u32`
+/// values beside them.
+#[kernel]
+pub fn tile_sort_pairs_u32_128x4(
+    block: ThreadBlock,
+    keys: &[u32],
+    values: &[u32],
+    keys_out: Out<u32>,
+    values_out: Out<u32>,
+    key_tile: Shared<[u32; 512]>,
+    value_tile: Shared<[u32; 512]>,
+) {
+    let first = block.group_index().x as usize * 512;
+    let (k, key_tile) = block::load_transposed::<_, _, 4>(&block, keys, first, u32::MAX, key_tile);
+    let (v, value_tile) = block::load_transposed::<_, _, 4>(&block, values, first, 0, value_tile);
+    let (k, v, key_tile, value_tile) =
+        RadixSort::ascending().pairs(&block, k, v, key_tile, value_tile);
+    let _ = block::store_transposed(&block, k, &keys_out, first, key_tile);
+    let _ = block::store_transposed(&block, v, &values_out, first, value_tile);
+}

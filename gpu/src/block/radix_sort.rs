@@ -1,0 +1,444 @@
+//! A block's tile of keys, or keys and values, sorted by their bits (CUB's
+//! `BlockRadixSort` and `BlockRadixRank`).
+//!
+//! # How
+//!
+//! The tile is sorted [`RANK_BITS`] bits at a time, lowest digit first,
+//! each pass stable. A pass ranks the keys by their digit with
+//! [`radix_rank`], then moves them, and their values, to their ranks
+//! through the scratch arrays ([`scatter_to_blocked`](super::scatter_to_blocked)).
+//!
+//! The ranking counts a thread's keys of each of the 16 digits in 16-bit
+//! fields of 8 registers. One block-wide exclusive scan of those 8 words
+//! (two barriers) gives each thread the keys of each digit in the threads
+//! before it, and the block's total of each digit, whose running sum says
+//! where each digit starts. A key's rank is then the field of its digit
+//! (where the digit starts, plus its keys in the threads before) plus the
+//! keys of its digit before it in its own thread.
+//! The fields hold counts up to `2^16 - 1`, so a tile has fewer than
+//! `2^16` keys (every block of at most 1024 threads × 32 items).
+
+use super::exchange::{claim, put, shuffle_items, take, Tile};
+use super::items::for_items;
+use super::radix_key::{RadixKey, DESCENDING};
+use crate::backend::target::Target;
+use crate::backend::{site, Faults, Site};
+use crate::collectives::block::prefix_of_warps;
+use crate::collectives::warp::inclusive_scan;
+use crate::memory::shared::{Published, SharedArray, SharedElem, TileScratch};
+use crate::op::Operator;
+use crate::ThreadBlock;
+
+/// Bits of the digit one ranking sorts by: 4, sixteen digits.
+pub const RANK_BITS: u32 = 4;
+
+/// A thread's or block's counts of each of the 16 digits, in 16-bit
+/// fields: digit `d` in bits `16 (d mod 2) ..` of word `d / 2`.
+type Counts = [u32; 8];
+
+/// Field-wise sums of [`Counts`] (no field carries into the next: every
+/// count is below `2^16`).
+#[derive(Clone, Copy)]
+struct CountsSum;
+
+impl Operator<Counts> for CountsSum {
+    const COMMUTATIVE: bool = true;
+    #[inline(always)]
+    fn combine(&self, a: Counts, b: Counts) -> Counts {
+        core::array::from_fn(|k| a[k].wrapping_add(b[k]))
+    }
+    #[inline(always)]
+    fn identity(&self) -> Counts {
+        [0; 8]
+    }
+}
+
+/// Field `d` of `counts` (a select over the 8 words: an array indexed by a
+/// value that is not a constant would live in local memory).
+#[inline(always)]
+fn field(counts: &Counts, d: u32) -> u32 {
+    let mut word = 0;
+    for (k, &w) in counts.iter().enumerate() {
+        if k as u32 == d / 2 {
+            word = w;
+        }
+    }
+    (word >> (16 * (d % 2))) & 0xffff
+}
+
+/// Adds one to field `d` of `counts`.
+#[inline(always)]
+fn bump(counts: &mut Counts, d: u32) {
+    let one = 1u32 << (16 * (d % 2));
+    for (k, w) in counts.iter_mut().enumerate() {
+        if k as u32 == d / 2 {
+            *w += one;
+        }
+    }
+}
+
+const SHORT_TILE: &core::ffi::CStr =
+    c"coop::block: a radix ranking or sort takes fewer than 65536 keys a tile (threads × ITEMS)";
+const BAD_DIGIT: &core::ffi::CStr =
+    c"coop::block::radix_rank: the digit `shift .. shift + width` is not within the key's bits, or `width` is not 1 to RANK_BITS (4)";
+
+/// The rank of each key of the blocked tile in the tile stably sorted by
+/// the digit of bits `shift .. shift + width` (`width` 1 to
+/// [`RANK_BITS`]) of its bits made to sort as its values do
+/// ([`RadixKey`]), in descending order of the digit if `descending`:
+/// keys of equal digits keep their order in the tile. The ranks are a
+/// permutation of `0 .. threads × ITEMS`, for
+/// [`scatter_to_blocked`](super::scatter_to_blocked) or
+/// [`scatter_to_striped`](super::scatter_to_striped). Two barriers,
+/// through the block's own scratch; blocks are whole warps and tiles have
+/// fewer than `2^16` keys.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::block;
+///
+/// /// Ranks by the lowest 4 bits.
+/// #[kernel]
+/// pub fn ranks(block: ThreadBlock, keys: &[u32], out: Out<u32>) {
+///     let items: [u32; 2] = block::load_blocked(&block, keys, 0, 0);
+///     let r = block::radix_rank(&block, items, 0, 4, false);
+///     block::store_blocked(&block, r, &out, 0);
+/// }
+///
+/// let keys: Vec<u32> = (0..64).map(|i| 63 - i).collect();
+/// let mut out = vec![0u32; 64];
+/// coop_host::Cpu::new().launch(ranks, coop_host::LaunchConfig::new(1, 32), (&keys[..], &mut out))?;
+/// // Digits 15, 14, ..., 0 four times: the first key with digit 15 (63)
+/// // comes after the 60 keys of lower digits.
+/// assert_eq!(out[0], 60);
+/// assert_eq!(out[15], 0); // 48: digit 0, the first of four
+/// assert_eq!(out[63], 3); // 0: digit 0, the last of four
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "BlockRadixRank")]
+#[doc(alias = "RankKeys")]
+pub fn radix_rank<K: RadixKey, const ITEMS: usize>(
+    block: &ThreadBlock,
+    keys: [K; ITEMS],
+    shift: u32,
+    width: u32,
+    descending: bool,
+) -> [u32; ITEMS] {
+    let site = site!();
+    if width == 0 || width > RANK_BITS || shift >= K::BITS || width > K::BITS - shift {
+        Target::check_failed(BAD_DIGIT, site);
+    }
+    let control = if descending { DESCENDING } else { 0 };
+    rank(
+        block,
+        &keys,
+        shift,
+        width,
+        control,
+        "block::radix_rank",
+        site,
+    )
+}
+
+#[inline(always)]
+fn rank<K: RadixKey, const ITEMS: usize>(
+    block: &ThreadBlock,
+    keys: &[K; ITEMS],
+    shift: u32,
+    width: u32,
+    control: u32,
+    call: &'static str,
+    site: Site,
+) -> [u32; ITEMS] {
+    if block.num_threads() as usize * ITEMS >= 1 << 16 {
+        Target::check_failed(SHORT_TILE, site);
+    }
+    let mut counts: Counts = [0; 8];
+    for_items!(i < ITEMS => {
+        bump(&mut counts, keys[i].digit(shift, width, control));
+    });
+    let warp = block.tiled_partition_at::<32>(site);
+    let inclusive = inclusive_scan(&warp, counts, CountsSum, site);
+    // This warp's lanes before this one: its inclusive scan less its own
+    // counts (taken now, so that the counts die before the barriers).
+    let lanes_before: Counts = core::array::from_fn(|k| inclusive[k].wrapping_sub(counts[k]));
+    let (warps_before, _, total) = prefix_of_warps(
+        block,
+        &warp,
+        inclusive,
+        31,
+        CountsSum,
+        call,
+        site,
+        |_, _| [0; 8],
+    );
+    // The keys of each digit in the threads before this one, plus where
+    // each digit starts in the tile: the running sum of the block's totals
+    // of the digits below it.
+    let mut starts: Counts = core::array::from_fn(|k| warps_before[k] + lanes_before[k]);
+    let mut running = 0u32;
+    for d in 0..16u32 {
+        let k = (d / 2) as usize;
+        let s = 16 * (d % 2);
+        starts[k] += running << s;
+        running += (total[k] >> s) & 0xffff;
+    }
+    // Each key's rank: its digit's field, plus the keys of its digit
+    // before it in this thread. Up to 16 items those are counted by
+    // comparing digits pair by pair: moving the fields on key by key would
+    // repeat the counting's increments, which the compiler then keeps in
+    // registers across the barriers instead of computing them again.
+    let mut digits = [0u32; ITEMS];
+    for_items!(i < ITEMS => {
+        digits[i] = keys[i].digit(shift, width, control);
+    });
+    let mut ranks = [0u32; ITEMS];
+    if ITEMS <= 16 {
+        for_items!(i < ITEMS => {
+            let mut same = 0;
+            for_items!(j < i => {
+                same += u32::from(digits[j] == digits[i]);
+            });
+            ranks[i] = field(&starts, digits[i]) + same;
+        });
+    } else {
+        for_items!(i < ITEMS => {
+            ranks[i] = field(&starts, digits[i]);
+            bump(&mut starts, digits[i]);
+        });
+    }
+    ranks
+}
+
+/// A block radix sort's order and bits: ascending or descending, over all
+/// of a key's bits or a range `begin_bit..end_bit` of them (the keys'
+/// bits made to sort as their values do; see [`RadixKey`]). Sorts are
+/// stable: keys that are equal in the bits sorted keep their order in
+/// the tile.
+///
+/// [`keys`](Self::keys) sorts a blocked tile of keys,
+/// [`pairs`](Self::pairs) a tile of keys and the values that go with them;
+/// both return the tile blocked, thread `t` holding places `t × ITEMS ..
+/// (t + 1) × ITEMS` of the sorted tile. A pass a digit of [`RANK_BITS`]:
+/// 8 for 32-bit keys, 16 for 64-bit ones, each of three barriers. Pad a
+/// partial tile with keys that sort last (`u32::MAX` ascending, or
+/// `f32::NAN`), and they stay past the valid ones.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::block::{self, RadixSort};
+/// use coop::shared::Shared;
+///
+/// /// Sorts each block's 256 scores, highest first, with their ids.
+/// #[kernel]
+/// pub fn rank_scores(
+///     block: ThreadBlock,
+///     scores: &[f32],
+///     ids_out: Out<u32>,
+///     scores_out: Out<f32>,
+///     key_tile: Shared<[f32; 256]>,
+///     id_tile: Shared<[u32; 256]>,
+/// ) {
+///     let t = block.thread_rank();
+///     let first = block.group_index().x as usize * 256;
+///     let keys: [f32; 4] = block::load_blocked(&block, scores, first, f32::NEG_INFINITY);
+///     let base = first as u32 + 4 * t;
+///     let ids = [base, base + 1, base + 2, base + 3];
+///     let (keys, ids, _, _) = RadixSort::descending().pairs(&block, keys, ids, key_tile, id_tile);
+///     block::store_blocked(&block, keys, &scores_out, first);
+///     block::store_blocked(&block, ids, &ids_out, first);
+/// }
+///
+/// let scores: Vec<f32> = (0..256).map(|i| ((i * 73) % 256) as f32 * 0.5).collect();
+/// let (mut ids, mut sorted) = (vec![0u32; 256], vec![0f32; 256]);
+/// coop_host::Cpu::new().launch(rank_scores, coop_host::LaunchConfig::new(1, 64), (&scores[..], &mut ids, &mut sorted))?;
+/// assert_eq!(sorted[0], 127.5);
+/// assert!(sorted.windows(2).all(|w| w[0] >= w[1]));
+/// assert!(ids.iter().zip(&sorted).all(|(&i, &s)| scores[i as usize] == s));
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[doc(alias = "BlockRadixSort")]
+pub struct RadixSort {
+    control: u32,
+    bits: Option<(u32, u32)>,
+}
+
+const BAD_BITS: &core::ffi::CStr =
+    c"coop::block::RadixSort: the bit range `begin_bit..end_bit` is not within the key's bits (begin_bit <= end_bit <= the key's bits)";
+
+impl RadixSort {
+    /// Smallest key first.
+    pub const fn ascending() -> Self {
+        RadixSort {
+            control: 0,
+            bits: None,
+        }
+    }
+
+    /// Largest key first.
+    pub const fn descending() -> Self {
+        RadixSort {
+            control: DESCENDING,
+            bits: None,
+        }
+    }
+
+    /// Sorts by bits `begin_bit..end_bit` of the keys' bits made to sort
+    /// as their values do (the lowest bit 0), instead of all of them; an
+    /// empty range leaves the tile as it is. A range past the key's bits
+    /// stops the kernel when it sorts.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::block::{self, RadixSort};
+    /// use coop::shared::Shared;
+    ///
+    /// /// Orders the tile by the high byte only: equal high bytes keep
+    /// /// their order.
+    /// #[kernel]
+    /// pub fn by_high_byte(block: ThreadBlock, keys: &[u16], out: Out<u16>, tile: Shared<[u16; 64]>) {
+    ///     let items: [u16; 2] = block::load_blocked(&block, keys, 0, 0);
+    ///     let (sorted, _) = RadixSort::ascending().bits(8, 16).keys(&block, items, tile);
+    ///     block::store_blocked(&block, sorted, &out, 0);
+    /// }
+    ///
+    /// let keys: Vec<u16> = (0..64).map(|i| ((64 - i) << 8 | i) as u16).collect();
+    /// let mut out = vec![0u16; 64];
+    /// coop_host::Cpu::new().launch(by_high_byte, coop_host::LaunchConfig::new(1, 32), (&keys[..], &mut out))?;
+    /// assert_eq!(out[0], keys[63]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub const fn bits(self, begin_bit: u32, end_bit: u32) -> Self {
+        RadixSort {
+            control: self.control,
+            bits: Some((begin_bit, end_bit)),
+        }
+    }
+
+    /// The blocked tile of keys, sorted, blocked; `scratch` is a
+    /// [`TileScratch`] of at least `threads × ITEMS` keys, handed back
+    /// `Published`. See [`RadixSort`] for the order and the cost.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::block::{self, RadixSort};
+    /// use coop::shared::Shared;
+    ///
+    /// #[kernel]
+    /// pub fn sort(block: ThreadBlock, keys: &[i64], out: Out<i64>, tile: Shared<[i64; 96]>) {
+    ///     let items: [i64; 3] = block::load_blocked(&block, keys, 0, i64::MAX);
+    ///     let (sorted, _) = RadixSort::ascending().keys(&block, items, tile);
+    ///     block::store_blocked(&block, sorted, &out, 0);
+    /// }
+    ///
+    /// let keys: Vec<i64> = (0..90).map(|i| (i * 7919 % 97) - 48).collect();
+    /// let mut out = vec![0i64; 90];
+    /// coop_host::Cpu::new().launch(sort, coop_host::LaunchConfig::new(1, 32), (&keys[..], &mut out))?;
+    /// let mut expected = keys.clone();
+    /// expected.sort();
+    /// assert_eq!(out, expected);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    #[doc(alias = "SortKeys")]
+    pub fn keys<K, A, const ITEMS: usize>(
+        self,
+        block: &ThreadBlock,
+        keys: [K; ITEMS],
+        scratch: impl TileScratch<A>,
+    ) -> ([K; ITEMS], Published<A>)
+    where
+        K: RadixKey,
+        A: SharedArray<Elem = K> + ?Sized,
+    {
+        let site = site!();
+        let call = "block::RadixSort::keys";
+        let (begin, end) = self.range::<K>(site);
+        let (raw, tile) = claim::<A, ITEMS>(block, scratch, call, site);
+        let mut keys = keys;
+        let mut shift = begin;
+        while shift < end {
+            let width = (end - shift).min(RANK_BITS);
+            // The ranking's barriers also separate the previous pass's
+            // reads of the scratch from this pass's writes.
+            let ranks = rank(block, &keys, shift, width, self.control, call, site);
+            let blocked = |tile: &Tile, i| tile.blocked(ITEMS, i);
+            keys = shuffle_items(
+                block,
+                &raw,
+                &tile,
+                keys,
+                call,
+                site,
+                |_: &Tile, i| ranks[i] as usize,
+                blocked,
+            );
+            shift += width;
+        }
+        (keys, raw.handed_back())
+    }
+
+    /// The blocked tile of keys and their values (`values[i]` goes with
+    /// `keys[i]`), sorted by the keys, blocked; `key_scratch` and
+    /// `value_scratch` are [`TileScratch`]es of at least `threads × ITEMS`
+    /// elements, handed back `Published`. See [`RadixSort`] for an example,
+    /// the order and the cost.
+    #[inline(always)]
+    #[track_caller]
+    #[doc(alias = "SortPairs")]
+    #[allow(clippy::type_complexity)]
+    pub fn pairs<K, V, A, B, const ITEMS: usize>(
+        self,
+        block: &ThreadBlock,
+        keys: [K; ITEMS],
+        values: [V; ITEMS],
+        key_scratch: impl TileScratch<A>,
+        value_scratch: impl TileScratch<B>,
+    ) -> ([K; ITEMS], [V; ITEMS], Published<A>, Published<B>)
+    where
+        K: RadixKey,
+        V: SharedElem,
+        A: SharedArray<Elem = K> + ?Sized,
+        B: SharedArray<Elem = V> + ?Sized,
+    {
+        let site = site!();
+        let call = "block::RadixSort::pairs";
+        let (begin, end) = self.range::<K>(site);
+        let (key_raw, tile) = claim::<A, ITEMS>(block, key_scratch, call, site);
+        let (value_raw, _) = claim::<B, ITEMS>(block, value_scratch, call, site);
+        let mut keys = keys;
+        let mut values = values;
+        let mut shift = begin;
+        while shift < end {
+            let width = (end - shift).min(RANK_BITS);
+            let ranks = rank(block, &keys, shift, width, self.control, call, site);
+            // The values move with the keys, behind the keys' barrier.
+            // Ranks from `rank` are a permutation of the tile's places.
+            let to = |_: &Tile, i: usize| ranks[i] as usize;
+            for_items!(i < ITEMS => {
+                put(&value_raw, &tile, to(&tile, i), values[i], site);
+            });
+            let blocked = |tile: &Tile, i| tile.blocked(ITEMS, i);
+            keys = shuffle_items(block, &key_raw, &tile, keys, call, site, to, blocked);
+            for_items!(i < ITEMS => {
+                values[i] = take(&value_raw, &tile, tile.blocked(ITEMS, i), site);
+            });
+            shift += width;
+        }
+        (keys, values, key_raw.handed_back(), value_raw.handed_back())
+    }
+
+    /// The bit range to sort, checked against the key's bits.
+    #[inline(always)]
+    fn range<K: RadixKey>(&self, site: Site) -> (u32, u32) {
+        let (begin, end) = self.bits.unwrap_or((0, K::BITS));
+        if begin > end || end > K::BITS {
+            Target::check_failed(BAD_BITS, site);
+        }
+        (begin, end)
+    }
+}

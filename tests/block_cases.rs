@@ -1,0 +1,473 @@
+//! The block-level kernels of `coop-test-kernels` (`block_tiles`): inputs,
+//! host references and the runs the CPU backend (`tests/block_tiles.rs`)
+//! and the GPU suite (`tests/gpu.rs`, beside CUB's twins in
+//! `reference/block_tiles.cu`) share.
+//!
+//! A reference pads each tile with the kernel's fill value, sorts or
+//! flags the whole tile as the block does, and keeps the valid part.
+
+use crate::kernels::block_tiles::{self as k};
+use coop::block::RadixKey;
+use coop_host::{Device, Error, LaunchConfig, Program};
+
+/// Data patterns of the cases.
+#[derive(Clone, Copy, Debug)]
+pub enum Pattern {
+    /// Pseudo-random bits.
+    Random,
+    /// Every element the same.
+    Equal,
+    /// Already in ascending order.
+    Sorted,
+    /// In descending order.
+    Reversed,
+    /// Runs of equal elements of pseudo-random lengths 1 to 9.
+    Runs,
+}
+
+/// Every pattern.
+pub const PATTERNS: [Pattern; 5] = [
+    Pattern::Random,
+    Pattern::Equal,
+    Pattern::Sorted,
+    Pattern::Reversed,
+    Pattern::Runs,
+];
+
+/// `n` pseudo-random 64-bit words from `seed`.
+pub fn words(n: usize, seed: u64) -> Vec<u64> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        })
+        .collect()
+}
+
+/// `n` elements of `pattern`, made from 64-bit words by `from`, ordered
+/// by `key` for the sorted patterns.
+fn data<T: Copy, O: Ord>(
+    n: usize,
+    pattern: Pattern,
+    seed: u64,
+    from: impl Fn(u64) -> T,
+    key: impl Fn(&T) -> O,
+) -> Vec<T> {
+    let w = words(n, seed);
+    let mut v: Vec<T> = match pattern {
+        Pattern::Equal => vec![from(w.first().copied().unwrap_or(7)); n],
+        Pattern::Runs => {
+            let mut out = Vec::with_capacity(n);
+            let mut i = 0;
+            while out.len() < n {
+                let len = 1 + (w[i] % 9) as usize;
+                let value = from(w[(i * 7 + 3) % n]);
+                out.extend(std::iter::repeat_n(value, len.min(n - out.len())));
+                i += 1;
+            }
+            out
+        }
+        _ => w.iter().map(|&x| from(x)).collect(),
+    };
+    match pattern {
+        Pattern::Sorted => v.sort_by_key(&key),
+        Pattern::Reversed => {
+            v.sort_by_key(&key);
+            v.reverse();
+        }
+        _ => {}
+    }
+    v
+}
+
+/// Each tile of `tile` elements padded with `fill`, stably sorted by
+/// `key`, and cut back to its valid length.
+fn sorted_tiles<T: Copy, O: Ord>(
+    input: &[T],
+    tile: usize,
+    fill: T,
+    key: impl Fn(&T) -> O,
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(input.len());
+    for chunk in input.chunks(tile) {
+        let mut padded = chunk.to_vec();
+        padded.resize(tile, fill);
+        padded.sort_by_key(&key);
+        out.extend_from_slice(&padded[..chunk.len()]);
+    }
+    out
+}
+
+fn tiles(len: usize, tile: usize) -> u32 {
+    len.div_ceil(tile).max(1) as u32
+}
+
+/// [`k::block_sort_u32`] of `keys`.
+pub fn run_sort_u32(device: &Device, program: &Program, keys: &[u32]) -> Result<Vec<u32>, Error> {
+    let (threads, items) = k::SORT_U32;
+    let input = device.upload(keys)?;
+    let mut out = device.zeros::<u32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
+    program.launch(k::block_sort_u32, config, (&input, &mut out))?;
+    device.download(&out)
+}
+
+/// The host's [`k::block_sort_u32`].
+pub fn sort_u32_reference(keys: &[u32]) -> Vec<u32> {
+    sorted_tiles(keys, 512, u32::MAX, |&k| k)
+}
+
+/// [`k::block_sort_pairs_f32`] of `keys`: the sorted keys and their
+/// indices.
+pub fn run_pairs_f32(
+    device: &Device,
+    program: &Program,
+    keys: &[f32],
+) -> Result<(Vec<f32>, Vec<u32>), Error> {
+    let (threads, items) = k::PAIRS_F32;
+    let input = device.upload(keys)?;
+    let mut keys_out = device.zeros::<f32>(keys.len())?;
+    let mut indices = device.zeros::<u32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
+    program.launch(
+        k::block_sort_pairs_f32,
+        config,
+        (&input, &mut keys_out, &mut indices),
+    )?;
+    Ok((device.download(&keys_out)?, device.download(&indices)?))
+}
+
+/// The host's [`k::block_sort_pairs_f32`]: keys as bits (NaNs compare by
+/// them) and indices.
+pub fn pairs_f32_reference(keys: &[f32]) -> (Vec<u32>, Vec<u32>) {
+    let fill = (f32::from_bits(u32::MAX), u32::MAX);
+    let pairs: Vec<(f32, u32)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i as u32))
+        .collect();
+    let sorted = sorted_tiles(&pairs, 512, fill, |p| std::cmp::Reverse(p.0.ordered(0)));
+    (
+        sorted.iter().map(|p| p.0.to_bits()).collect(),
+        sorted.iter().map(|p| p.1).collect(),
+    )
+}
+
+/// [`k::block_sort_i64_bits`] of `keys` by bits `begin..end`.
+pub fn run_i64_bits(
+    device: &Device,
+    program: &Program,
+    keys: &[i64],
+    begin: u32,
+    end: u32,
+) -> Result<Vec<i64>, Error> {
+    let (threads, items) = k::BITS_I64;
+    let input = device.upload(keys)?;
+    let mut out = device.zeros::<i64>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads)
+        .with_shared_memory((threads as usize * items * 8) as u32);
+    program.launch(
+        k::block_sort_i64_bits,
+        config,
+        (&input, &mut out, begin, end),
+    )?;
+    device.download(&out)
+}
+
+/// The host's [`k::block_sort_i64_bits`].
+pub fn i64_bits_reference(keys: &[i64], begin: u32, end: u32) -> Vec<i64> {
+    let width = end - begin;
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    sorted_tiles(keys, 192, i64::MAX, |k| {
+        if width == 0 {
+            0
+        } else {
+            (k.ordered(0) >> begin) & mask
+        }
+    })
+}
+
+/// [`k::block_sort_u8`] of `keys`.
+pub fn run_sort_u8(device: &Device, program: &Program, keys: &[u8]) -> Result<Vec<u8>, Error> {
+    let (threads, items) = k::SORT_U8;
+    let input = device.upload(keys)?;
+    let mut out = device.zeros::<u8>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
+    program.launch(k::block_sort_u8, config, (&input, &mut out))?;
+    device.download(&out)
+}
+
+/// The host's [`k::block_sort_u8`].
+pub fn sort_u8_reference(keys: &[u8]) -> Vec<u8> {
+    sorted_tiles(keys, 512, u8::MAX, |&k| k)
+}
+
+/// [`k::block_flags_u32`] of `keys` (whole tiles): heads and tails.
+pub fn run_flags_u32(
+    device: &Device,
+    program: &Program,
+    keys: &[u32],
+) -> Result<(Vec<u32>, Vec<u32>), Error> {
+    let (threads, items) = k::FLAGS_U32;
+    let input = device.upload(keys)?;
+    let mut heads = device.zeros::<u32>(keys.len())?;
+    let mut tails = device.zeros::<u32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
+    program.launch(k::block_flags_u32, config, (&input, &mut heads, &mut tails))?;
+    Ok((device.download(&heads)?, device.download(&tails)?))
+}
+
+/// The host's [`k::block_flags_u32`]: the tiles' neighbours are the
+/// input's, so these are the whole input's heads and tails.
+pub fn flags_u32_reference(keys: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let n = keys.len();
+    let heads = (0..n)
+        .map(|i| u32::from(i == 0 || keys[i - 1] != keys[i]))
+        .collect();
+    let tails = (0..n)
+        .map(|i| u32::from(i + 1 == n || keys[i] != keys[i + 1]))
+        .collect();
+    (heads, tails)
+}
+
+/// [`k::block_differences_i32`] of `values` (whole tiles): left and right.
+pub fn run_differences_i32(
+    device: &Device,
+    program: &Program,
+    values: &[i32],
+) -> Result<(Vec<i32>, Vec<i32>), Error> {
+    let (threads, items) = k::DIFFERENCES_I32;
+    let input = device.upload(values)?;
+    let mut left = device.zeros::<i32>(values.len())?;
+    let mut right = device.zeros::<i32>(values.len())?;
+    let config = LaunchConfig::new(tiles(values.len(), threads as usize * items), threads);
+    program.launch(
+        k::block_differences_i32,
+        config,
+        (&input, &mut left, &mut right),
+    )?;
+    Ok((device.download(&left)?, device.download(&right)?))
+}
+
+/// The host's [`k::block_differences_i32`].
+pub fn differences_i32_reference(v: &[i32]) -> (Vec<i32>, Vec<i32>) {
+    let n = v.len();
+    let left = (0..n)
+        .map(|i| {
+            if i == 0 {
+                v[0]
+            } else {
+                v[i].wrapping_sub(v[i - 1])
+            }
+        })
+        .collect();
+    let right = (0..n)
+        .map(|i| {
+            if i + 1 == n {
+                v[i]
+            } else {
+                v[i].wrapping_sub(v[i + 1])
+            }
+        })
+        .collect();
+    (left, right)
+}
+
+/// [`k::block_scatter_u64`] of `values` (whole tiles).
+pub fn run_scatter_u64(
+    device: &Device,
+    program: &Program,
+    values: &[u64],
+) -> Result<Vec<u64>, Error> {
+    let (threads, items) = k::SCATTER_U64;
+    let input = device.upload(values)?;
+    let mut out = device.zeros::<u64>(values.len())?;
+    let config = LaunchConfig::new(tiles(values.len(), threads as usize * items), threads);
+    program.launch(k::block_scatter_u64, config, (&input, &mut out))?;
+    device.download(&out)
+}
+
+/// The host's [`k::block_scatter_u64`].
+pub fn scatter_u64_reference(values: &[u64]) -> Vec<u64> {
+    let mut out = vec![0; values.len()];
+    for (t, chunk) in values.chunks(224).enumerate() {
+        for (p, &v) in chunk.iter().enumerate() {
+            out[t * 224 + (5 * p + 3) % 224] = v;
+        }
+    }
+    out
+}
+
+/// [`k::block_rank_u32`] of `keys` by the digit `shift .. shift + width`.
+pub fn run_rank_u32(
+    device: &Device,
+    program: &Program,
+    keys: &[u32],
+    shift: u32,
+    width: u32,
+    descending: bool,
+) -> Result<Vec<u32>, Error> {
+    let (threads, items) = k::RANK_U32;
+    let input = device.upload(keys)?;
+    let mut out = device.zeros::<u32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
+    program.launch(
+        k::block_rank_u32,
+        config,
+        (&input, &mut out, shift, width, u32::from(descending)),
+    )?;
+    device.download(&out)
+}
+
+/// The host's [`k::block_rank_u32`].
+pub fn rank_u32_reference(keys: &[u32], shift: u32, width: u32, descending: bool) -> Vec<u32> {
+    let mut out = Vec::with_capacity(keys.len());
+    for chunk in keys.chunks(512) {
+        let mut padded = chunk.to_vec();
+        padded.resize(512, u32::MAX);
+        let digit = |k: u32| {
+            let d = (k >> shift) & ((1 << width) - 1);
+            if descending {
+                (1 << width) - 1 - d
+            } else {
+                d
+            }
+        };
+        let mut order: Vec<usize> = (0..512).collect();
+        order.sort_by_key(|&i| digit(padded[i]));
+        let mut rank = vec![0u32; 512];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i] = r as u32;
+        }
+        out.extend_from_slice(&rank[..chunk.len()]);
+    }
+    out
+}
+
+/// Float keys of `pattern`: finite values from the words, and with
+/// `specials` some infinities, NaNs of both signs and `-0.0`/`0.0`.
+pub fn f32_keys(n: usize, pattern: Pattern, seed: u64, specials: bool) -> Vec<f32> {
+    let mut v = data(
+        n,
+        pattern,
+        seed,
+        |w| ((w >> 40) as i32 - (1 << 23)) as f32 * 0.25,
+        |f: &f32| f.ordered(0),
+    );
+    if specials {
+        let extra = [
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            -0.0,
+            0.0,
+            f32::from_bits(u32::MAX),
+        ];
+        for (i, w) in words(n / 7, seed ^ 5).into_iter().enumerate() {
+            v[(w % n as u64) as usize] = extra[i % extra.len()];
+        }
+    }
+    v
+}
+
+/// Runs every case of every kernel on `device`, checking each against the
+/// host; `specials` adds float specials (`-0.0`, NaNs) to the float keys,
+/// and `ranks` runs [`k::block_rank_u32`] too (CUB's twins have no
+/// ranking kernel). Returns the number of cases. With `limit`, each case
+/// runs under a watchdog of that length.
+pub fn check_all(
+    device: &Device,
+    program: &Program,
+    specials: bool,
+    ranks: bool,
+    limit: Option<std::time::Duration>,
+) -> usize {
+    let watch = &|what: String| limit.map(|l| crate::watchdog::watch(what, l));
+    let mut cases = 0;
+    let mut case = |what: String, run: &mut dyn FnMut() -> bool| {
+        let _w = watch(what.clone());
+        assert!(run(), "{what}: differs from the host");
+        cases += 1;
+    };
+    for (p, &pattern) in PATTERNS.iter().enumerate() {
+        let seed = 11 + p as u64;
+        for n in [1, 511, 512, 513, 2000] {
+            let keys = data(n, pattern, seed, |w| (w >> 20) as u32, |&k| k);
+            case(format!("block_sort_u32 {n} {pattern:?}"), &mut || {
+                run_sort_u32(device, program, &keys).unwrap() == sort_u32_reference(&keys)
+            });
+            let keys = data(n, pattern, seed, |w| (w >> 13) as u8 % 37, |&k| k);
+            case(format!("block_sort_u8 {n} {pattern:?}"), &mut || {
+                run_sort_u8(device, program, &keys).unwrap() == sort_u8_reference(&keys)
+            });
+            let keys = f32_keys(n, pattern, seed, specials);
+            case(format!("block_sort_pairs_f32 {n} {pattern:?}"), &mut || {
+                let (k, i) = run_pairs_f32(device, program, &keys).unwrap();
+                let bits: Vec<u32> = k.iter().map(|f| f.to_bits()).collect();
+                (bits, i) == pairs_f32_reference(&keys)
+            });
+        }
+        for n in [1, 191, 192, 193, 1000] {
+            let keys = data(n, pattern, seed, |w| w as i64 >> (w % 40), |&k| k);
+            for (begin, end) in [(0, 64), (0, 13), (20, 31), (60, 64), (5, 5)] {
+                case(
+                    format!("block_sort_i64_bits {n} {pattern:?} {begin}..{end}"),
+                    &mut || {
+                        run_i64_bits(device, program, &keys, begin, end).unwrap()
+                            == i64_bits_reference(&keys, begin, end)
+                    },
+                );
+            }
+        }
+        for n in [288, 864] {
+            let keys = data(n, pattern, seed, |w| (w % 5) as u32, |&k| k);
+            case(format!("block_flags_u32 {n} {pattern:?}"), &mut || {
+                run_flags_u32(device, program, &keys).unwrap() == flags_u32_reference(&keys)
+            });
+        }
+        for n in [320, 960] {
+            let values = data(n, pattern, seed, |w| w as i32, |&k| k);
+            case(
+                format!("block_differences_i32 {n} {pattern:?}"),
+                &mut || {
+                    run_differences_i32(device, program, &values).unwrap()
+                        == differences_i32_reference(&values)
+                },
+            );
+        }
+        for n in [224, 672] {
+            let values = data(n, pattern, seed, |w| w, |&k| k);
+            case(format!("block_scatter_u64 {n} {pattern:?}"), &mut || {
+                run_scatter_u64(device, program, &values).unwrap() == scatter_u64_reference(&values)
+            });
+        }
+        for n in [1, 512, 700] {
+            if !ranks {
+                break;
+            }
+            let keys = data(n, pattern, seed, |w| (w >> 32) as u32, |&k| k);
+            for (shift, width, descending) in
+                [(0, 4, false), (28, 4, true), (5, 3, false), (31, 1, true)]
+            {
+                case(
+                    format!(
+                        "block_rank_u32 {n} {pattern:?} {shift}+{width} descending {descending}"
+                    ),
+                    &mut || {
+                        run_rank_u32(device, program, &keys, shift, width, descending).unwrap()
+                            == rank_u32_reference(&keys, shift, width, descending)
+                    },
+                );
+            }
+        }
+    }
+    cases
+}

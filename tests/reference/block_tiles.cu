@@ -1,0 +1,174 @@
+// CUDA twins of coop-test-kernels' `block_tiles` kernels, written with
+// CUB's block-level primitives, compiled by nvcc at test time
+// (tests/gpu.rs). Each entry point has the name and the parameters
+// (pointer, length pairs; scalars) of the Rust kernel it checks, and the
+// same tiles, fill values and neighbours.
+#include <cub/cub.cuh>
+#include <cstddef>
+#include <cstdint>
+
+template <typename T>
+__device__ T element_or(const T* input, size_t len, size_t at, T fill) {
+    return at < len ? input[at] : fill;
+}
+
+template <typename T, int ITEMS>
+__device__ void load_blocked(const T* input, size_t len, size_t first, T fill, T (&items)[ITEMS]) {
+    for (int i = 0; i < ITEMS; ++i) {
+        items[i] = element_or(input, len, first + threadIdx.x * ITEMS + i, fill);
+    }
+}
+
+template <typename T, int ITEMS>
+__device__ void store_blocked(T* out, size_t len, size_t first, const T (&items)[ITEMS]) {
+    for (int i = 0; i < ITEMS; ++i) {
+        size_t at = first + threadIdx.x * ITEMS + i;
+        if (at < len) out[at] = items[i];
+    }
+}
+
+extern "C" __global__ void block_sort_u32(const unsigned* keys, size_t len, unsigned* out,
+                                          size_t out_len) {
+    using Load = cub::BlockLoad<unsigned, 128, 4, cub::BLOCK_LOAD_TRANSPOSE>;
+    using Sort = cub::BlockRadixSort<unsigned, 128, 4>;
+    using Store = cub::BlockStore<unsigned, 128, 4, cub::BLOCK_STORE_TRANSPOSE>;
+    __shared__ union {
+        typename Load::TempStorage load;
+        typename Sort::TempStorage sort;
+        typename Store::TempStorage store;
+    } temp;
+    size_t first = (size_t)blockIdx.x * 512;
+    int valid = len - first < 512 ? (int)(len - first) : 512;
+    unsigned items[4];
+    Load(temp.load).Load(keys + first, items, valid, 0xffffffffu);
+    __syncthreads();
+    Sort(temp.sort).Sort(items);
+    __syncthreads();
+    int out_valid = out_len - first < 512 ? (int)(out_len - first) : 512;
+    Store(temp.store).Store(out + first, items, out_valid);
+}
+
+extern "C" __global__ void block_sort_pairs_f32(const float* keys, size_t len, float* keys_out,
+                                                size_t keys_out_len, unsigned* indices_out,
+                                                size_t indices_out_len) {
+    using Sort = cub::BlockRadixSort<float, 64, 8, unsigned>;
+    __shared__ typename Sort::TempStorage temp;
+    size_t first = (size_t)blockIdx.x * 512;
+    float items[8];
+    load_blocked(keys, len, first, __uint_as_float(0xffffffffu), items);
+    unsigned indices[8];
+    for (int i = 0; i < 8; ++i) {
+        size_t at = first + threadIdx.x * 8 + i;
+        indices[i] = at < len ? (unsigned)at : 0xffffffffu;
+    }
+    Sort(temp).SortDescending(items, indices);
+    store_blocked(keys_out, keys_out_len, first, items);
+    store_blocked(indices_out, indices_out_len, first, indices);
+}
+
+extern "C" __global__ void block_sort_i64_bits(const long long* keys, size_t len, long long* out,
+                                               size_t out_len, unsigned begin_bit,
+                                               unsigned end_bit) {
+    using Sort = cub::BlockRadixSort<long long, 64, 3>;
+    __shared__ typename Sort::TempStorage temp;
+    size_t first = (size_t)blockIdx.x * 192;
+    long long items[3];
+    load_blocked(keys, len, first, (long long)INT64_MAX, items);
+    if (begin_bit < end_bit) Sort(temp).Sort(items, begin_bit, end_bit);
+    store_blocked(out, out_len, first, items);
+}
+
+extern "C" __global__ void block_sort_u8(const unsigned char* keys, size_t len, unsigned char* out,
+                                         size_t out_len) {
+    using Load = cub::BlockLoad<unsigned char, 32, 16, cub::BLOCK_LOAD_TRANSPOSE>;
+    using Sort = cub::BlockRadixSort<unsigned char, 32, 16>;
+    using Store = cub::BlockStore<unsigned char, 32, 16, cub::BLOCK_STORE_TRANSPOSE>;
+    __shared__ union {
+        typename Load::TempStorage load;
+        typename Sort::TempStorage sort;
+        typename Store::TempStorage store;
+    } temp;
+    size_t first = (size_t)blockIdx.x * 512;
+    int valid = len - first < 512 ? (int)(len - first) : 512;
+    unsigned char items[16];
+    Load(temp.load).Load(keys + first, items, valid, (unsigned char)0xff);
+    __syncthreads();
+    Sort(temp.sort).Sort(items);
+    __syncthreads();
+    int out_valid = out_len - first < 512 ? (int)(out_len - first) : 512;
+    Store(temp.store).Store(out + first, items, out_valid);
+}
+
+struct NotEqual {
+    __device__ bool operator()(unsigned a, unsigned b) const { return a != b; }
+};
+
+extern "C" __global__ void block_flags_u32(const unsigned* keys, size_t len, unsigned* heads,
+                                           size_t heads_len, unsigned* tails, size_t tails_len) {
+    using Flags = cub::BlockDiscontinuity<unsigned, 96>;
+    __shared__ typename Flags::TempStorage temp;
+    size_t first = (size_t)blockIdx.x * 288;
+    unsigned items[3];
+    load_blocked(keys, len, first, 0u, items);
+    int h[3], t[3];
+    bool has_before = first > 0, has_after = first + 288 < len;
+    unsigned before = has_before ? keys[first - 1] : 0, after = has_after ? keys[first + 288] : 0;
+    NotEqual differ;
+    if (has_before && has_after) {
+        Flags(temp).FlagHeadsAndTails(h, before, t, after, items, differ);
+    } else if (has_before) {
+        Flags(temp).FlagHeadsAndTails(h, before, t, items, differ);
+    } else if (has_after) {
+        Flags(temp).FlagHeadsAndTails(h, t, after, items, differ);
+    } else {
+        Flags(temp).FlagHeadsAndTails(h, t, items, differ);
+    }
+    unsigned hu[3] = {(unsigned)h[0], (unsigned)h[1], (unsigned)h[2]};
+    unsigned tu[3] = {(unsigned)t[0], (unsigned)t[1], (unsigned)t[2]};
+    store_blocked(heads, heads_len, first, hu);
+    store_blocked(tails, tails_len, first, tu);
+}
+
+struct WrappingDifference {
+    __device__ int operator()(int x, int neighbour) const {
+        return (int)((unsigned)x - (unsigned)neighbour);
+    }
+};
+
+extern "C" __global__ void block_differences_i32(const int* values, size_t len, int* left,
+                                                 size_t left_len, int* right, size_t right_len) {
+    using Adjacent = cub::BlockAdjacentDifference<int, 64>;
+    __shared__ typename Adjacent::TempStorage temp;
+    size_t first = (size_t)blockIdx.x * 320;
+    int items[5], l[5], r[5];
+    load_blocked(values, len, first, 0, items);
+    if (first > 0) {
+        Adjacent(temp).SubtractLeft(items, l, WrappingDifference(), values[first - 1]);
+    } else {
+        Adjacent(temp).SubtractLeft(items, l, WrappingDifference());
+    }
+    __syncthreads();
+    if (first + 320 < len) {
+        Adjacent(temp).SubtractRight(items, r, WrappingDifference(), values[first + 320]);
+    } else {
+        Adjacent(temp).SubtractRight(items, r, WrappingDifference());
+    }
+    store_blocked(left, left_len, first, l);
+    store_blocked(right, right_len, first, r);
+}
+
+extern "C" __global__ void block_scatter_u64(const unsigned long long* values, size_t len,
+                                             unsigned long long* out, size_t out_len) {
+    using Exchange = cub::BlockExchange<unsigned long long, 32, 7>;
+    __shared__ typename Exchange::TempStorage temp;
+    size_t first = (size_t)blockIdx.x * 224;
+    unsigned long long items[7];
+    load_blocked(values, len, first, 0ull, items);
+    int ranks[7];
+    for (int i = 0; i < 7; ++i) ranks[i] = (5 * (7 * threadIdx.x + i) + 3) % 224;
+    Exchange(temp).ScatterToStriped(items, ranks);
+    for (int i = 0; i < 7; ++i) {
+        size_t at = first + i * 32 + threadIdx.x;
+        if (at < out_len) out[at] = items[i];
+    }
+}
