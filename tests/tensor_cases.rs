@@ -255,6 +255,9 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
     }
 
     cases += check_move_1d(device, program, watch);
+    cases += check_transposes(device, program, watch);
+    cases += check_reductions(device, program, watch);
+    cases += check_accumulate(device, program, watch);
     eprintln!("tensor copies: {cases} cases on {}", device.describe());
     cases
 }
@@ -520,15 +523,7 @@ fn check_moves(
             &[16, 32],
             &moves,
         );
-        if let Some(i) = (0..got.len()).find(|&i| got[i] != expected[i]) {
-            panic!(
-                "{what}: differs from the host first at row {}, column {}: {} where the host has {}",
-                i / pitch,
-                i % pitch,
-                got[i],
-                expected[i]
-            );
-        }
+        assert_same_rows(&what, &got, &expected, pitch);
         cases += 1;
     }
     cases
@@ -570,4 +565,226 @@ fn check_move_1d(
         cases += 1;
     }
     cases
+}
+
+/// Tensor stores from a shared array the threads wrote: transposes through
+/// 32 x 32 tiles, with partial tiles at the edges, padded output rows that
+/// must stay untouched past the matrix, and blocks that take several tiles
+/// (reusing the array once the copy engine has read it).
+fn check_transposes(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    let mut cases = 0;
+    for (rows, cols, blocks) in [
+        (64usize, 64usize, 4u32),
+        (70, 100, 5),
+        (37, 260, 3),
+        (128, 32, 1),
+        (4, 1, 1),
+    ] {
+        let what = format!("tensor_transpose_f32 {rows} x {cols}, {blocks} blocks");
+        let _w = watch(what.clone());
+        // The output's rows (the input's columns) are `rows` long; the copy
+        // engine stores whole 16-byte pieces, so the map is `pitch` wide and
+        // the padding columns receive the tiles' zeros.
+        let pitch = rows.next_multiple_of(4);
+        let input: Vec<f32> = (0..rows * cols).map(|i| i as f32 * 0.5 - 7.0).collect();
+        let sentinel = vec![-1.0f32; cols * pitch];
+        let got = (|| -> Result<Vec<f32>, Error> {
+            let input_buffer = device.upload(&input)?;
+            let mut out_buffer = device.upload(&sentinel)?;
+            {
+                let out =
+                    TensorMapMut::<[[f32; 32]; 32]>::new(device, &mut out_buffer, [cols, pitch])?;
+                program.launch(
+                    k::tensor_transpose_f32,
+                    LaunchConfig::new(blocks, (32, 8)),
+                    (&input_buffer, cols as u32, &out),
+                )?;
+            }
+            device.download(&out_buffer)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let mut expected = sentinel.clone();
+        for r in 0..pitch {
+            for c in 0..cols {
+                expected[c * pitch + r] = if r < rows { input[r * cols + c] } else { 0.0 };
+            }
+        }
+        assert_same_rows(&what, &got, &expected, pitch);
+        cases += 1;
+    }
+    cases
+}
+
+/// Bulk tensor reductions from shared arrays: for every operator and
+/// element type the copy engine combines, 12 blocks combine their 4 x 32
+/// tiles into a 10 x 72 array (pitched rows of 76 elements) at overlapping
+/// places, some over the far edges; the padding must stay untouched, and
+/// each thread reads its element back while the engine reads the tile.
+fn check_reductions(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    macro_rules! case {
+        ($kernel:ident, $e:ty, $combine:expr, $value:expr) => {{
+            let what = stringify!($kernel).to_string();
+            let _w = watch(what.clone());
+            let (rows, cols, pitch, blocks) = (10usize, 72usize, 76usize, 12usize);
+            let value: fn(u64) -> $e = $value;
+            let combine: fn($e, $e) -> $e = $combine;
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            let mut next = || {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x >> 11
+            };
+            let values: Vec<$e> = (0..128 * blocks).map(|_| value(next())).collect();
+            let step = (16 / core::mem::size_of::<$e>()) as u64;
+            let coords: Vec<i32> = (0..blocks)
+                .flat_map(|b| match b {
+                    0 => [0, 0],
+                    1 => [0, 0],
+                    2 => [rows as i32 - 2, 60],
+                    _ => [(next() % 9) as i32, ((next() % (cols as u64 / step)) * step) as i32],
+                })
+                .collect();
+            let start: Vec<$e> = (0..rows * pitch).map(|_| value(next())).collect();
+            let got = (|| -> Result<(Vec<$e>, Vec<$e>), Error> {
+                let values_buffer = device.upload(&values)?;
+                let coords_buffer = device.upload(&coords)?;
+                let mut out_buffer = device.upload(&start)?;
+                let mut seen = device.zeros::<$e>(128 * blocks)?;
+                {
+                    let out = TensorMapMut::<[[$e; 32]; 4]>::new(
+                        device,
+                        &mut out_buffer,
+                        TensorLayout::new([rows, cols]).strides([pitch, 1]),
+                    )?;
+                    program.launch(
+                        k::$kernel,
+                        LaunchConfig::new(blocks as u32, (32, 4)),
+                        (&values_buffer, &coords_buffer, &out, &mut seen),
+                    )?;
+                }
+                Ok((device.download(&out_buffer)?, device.download(&seen)?))
+            })()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let mut expected = start.clone();
+            for b in 0..blocks {
+                let (r0, c0) = (coords[2 * b] as usize, coords[2 * b + 1] as usize);
+                for e in 0..128 {
+                    let (r, c) = (r0 + e / 32, c0 + e % 32);
+                    if r < rows && c < cols {
+                        expected[r * pitch + c] = combine(expected[r * pitch + c], values[128 * b + e]);
+                    }
+                }
+            }
+            assert_same_rows(&what, &got.0, &expected, pitch);
+            assert!(got.1 == values, "{what}: a thread read its tile back wrong while it was stored");
+            1
+        }};
+    }
+    case!(tensor_reduce_sum_u32, u32, u32::wrapping_add, |x| x as u32)
+        + case!(tensor_reduce_sum_i32, i32, i32::wrapping_add, |x| x as i32)
+        + case!(tensor_reduce_sum_u64, u64, u64::wrapping_add, |x| x << 11
+            | x >> 42)
+        + case!(tensor_reduce_sum_f32, f32, |a, b| a + b, |x| (x % 2001)
+            as f32
+            - 1000.0)
+        + case!(tensor_reduce_min_u32, u32, u32::min, |x| x as u32)
+        + case!(tensor_reduce_min_i32, i32, i32::min, |x| x as i32)
+        + case!(tensor_reduce_max_u32, u32, u32::max, |x| x as u32)
+        + case!(tensor_reduce_max_i32, i32, i32::max, |x| x as i32)
+        + case!(tensor_reduce_and_u32, u32, |a, b| a & b, |x| (x as u32)
+            | (x >> 32) as u32)
+        + case!(tensor_reduce_or_i32, i32, |a, b| a | b, |x| (x as i32)
+            & (x >> 32) as i32)
+        + case!(tensor_reduce_xor_u64, u64, |a, b| a ^ b, |x| x << 11
+            | x >> 42)
+        + case!(tensor_reduce_and_u64, u64, |a, b| a & b, |x| !(1u64
+            << (x % 64)))
+}
+
+/// Bulk tensor reductions from pipeline stages: tiles loaded by the copy
+/// engine and added into a second array at overlapping destinations.
+fn check_accumulate(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    let what = "tensor_accumulate_2d_f32".to_string();
+    let _w = watch(what.clone());
+    let (src_rows, src_cols) = (40usize, 92usize);
+    let (rows, cols, pitch) = (50usize, 72usize, 76usize);
+    // Small integers: every order of the additions gives the same sums.
+    let src: Vec<f32> = (0..src_rows * src_cols).map(|i| (i % 17) as f32).collect();
+    let mut moves = Vec::new();
+    for k in 0..23i32 {
+        let (r, c) = ((k * 7) % 30 - 4, ((k * 12) % 80 - 8) & !3);
+        let (dr, dc) = ((k * 5) % 45, ((k * 20) % 60) & !3);
+        moves.extend([r, c, dr, dc]);
+    }
+    let start = vec![0.5f32; rows * pitch];
+    let got = (|| -> Result<Vec<f32>, Error> {
+        let src_buffer = device.upload(&src)?;
+        let mut dst_buffer = device.upload(&start)?;
+        let moves_buffer = device.upload(&moves)?;
+        {
+            let from =
+                TensorMap::<[[f32; 32]; 16]>::new(device, &src_buffer, [src_rows, src_cols])?;
+            let to = TensorMapMut::<[[f32; 32]; 16]>::new(
+                device,
+                &mut dst_buffer,
+                TensorLayout::new([rows, cols]).strides([pitch, 1]),
+            )?;
+            program.launch(
+                k::tensor_accumulate_2d_f32,
+                LaunchConfig::new(4, 128),
+                (&from, &to, &moves_buffer),
+            )?;
+        }
+        device.download(&dst_buffer)
+    })()
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let mut expected = start;
+    for m in moves.chunks(4) {
+        let tile = reference(
+            &src,
+            &[src_rows, src_cols],
+            &[src_cols, 1],
+            &[16, 32],
+            &m[..2],
+            0.0,
+        );
+        for (e, v) in tile.into_iter().enumerate() {
+            let (r, c) = (m[2] as usize + e / 32, m[3] as usize + e % 32);
+            if r < rows && c < cols {
+                expected[r * pitch + c] += v;
+            }
+        }
+    }
+    assert_same_rows(&what, &got, &expected, pitch);
+    1
+}
+
+/// Panics naming the first element (row and column of rows of `pitch`)
+/// where `got` differs from `expected`.
+fn assert_same_rows<E: PartialEq + std::fmt::Debug>(
+    what: &str,
+    got: &[E],
+    expected: &[E],
+    pitch: usize,
+) {
+    if let Some(i) = (0..got.len()).find(|&i| got[i] != expected[i]) {
+        panic!(
+            "{what}: differs from the host first at row {}, column {}: {:?} where the host has {:?}",
+            i / pitch,
+            i % pitch,
+            got[i],
+            expected[i]
+        );
+    }
 }

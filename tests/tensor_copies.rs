@@ -84,3 +84,64 @@ fn a_tensor_store_before_the_array_is_refused_naming_the_rule() {
         }
     }
 }
+
+/// A tile stored from a shared array with an element no thread wrote: the
+/// CPU backend reports the read the copy engine would make, at the store.
+#[test]
+fn a_tensor_store_of_an_unwritten_element_is_reported_at_the_store() {
+    use coop_host::{LaunchConfig, TensorMapMut};
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let mut out = device.zeros::<u32>(4 * 32).unwrap();
+    let map = TensorMapMut::<[[u32; 32]; 4]>::new(&device, &mut out, [4, 32]).unwrap();
+    let e = program
+        .launch(
+            coop_test_kernels::tensor_copies::tensor_store_unwritten,
+            LaunchConfig::new(1, (32, 4)),
+            (&map,),
+        )
+        .unwrap_err();
+    let text = e.to_string();
+    eprintln!("{text}");
+    assert!(text.contains("tensor_copies.rs"), "{text}");
+    assert!(text.contains("[0][5]") || text.contains("(0, 5)"), "{text}");
+}
+
+/// A bulk tensor reduction that starts before the array is refused at the
+/// call, naming the rule, as a store is.
+#[test]
+fn a_tensor_reduction_before_the_array_is_refused_naming_the_rule() {
+    use coop_host::{LaunchConfig, TensorMapMut};
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    for (at, refused) in [
+        ([0, 0], false),
+        ([-1, 0], true),
+        ([0, -4], true),
+        ([2, 6], true),
+    ] {
+        let values = device.upload(&vec![1u32; 128]).unwrap();
+        let coords = device.upload(&at).unwrap();
+        let mut out = device.zeros::<u32>(8 * 64).unwrap();
+        let mut seen = device.zeros::<u32>(128).unwrap();
+        let map = TensorMapMut::<[[u32; 32]; 4]>::new(&device, &mut out, [8, 64]).unwrap();
+        let result = program.launch(
+            coop_test_kernels::tensor_copies::tensor_reduce_sum_u32,
+            LaunchConfig::new(1, (32, 4)),
+            (&values, &coords, &map, &mut seen),
+        );
+        match (refused, result) {
+            (false, r) => r.unwrap_or_else(|e| panic!("{at:?}: {e}")),
+            (true, Ok(())) => panic!("{at:?}: launched"),
+            (true, Err(e)) => {
+                let text = e.to_string();
+                assert!(text.contains("reduce_tensor:"), "{at:?}: {text}");
+                assert!(
+                    text.contains("coordinates of 0 or more")
+                        || text.contains("multiple of 16 bytes"),
+                    "{at:?}: {text}"
+                );
+            }
+        }
+    }
+}

@@ -1,13 +1,15 @@
-//! Matrix transpose: a copy of the same shape, a naive transpose, and two
-//! through a shared tile (plain and padded), checked against the host and
+//! Matrix transpose: a copy of the same shape, a naive transpose, two
+//! through a shared tile (plain and padded), and one whose tiles the copy
+//! engine moves (tensor load, tensor store), checked against the host and
 //! timed on a GPU against a device-to-device copy.
 
 use super::gpu_of;
 use crate::kernels::transpose::{
-    copy_tiles, transpose_naive, transpose_padded, transpose_shared, ROWS, TILE,
+    copy_tiles, transpose_naive, transpose_padded, transpose_shared, transpose_tensor, Tile, ROWS,
+    TILE,
 };
 use crate::time_gpu;
-use coop_host::{Device, Error, LaunchConfig, Program};
+use coop_host::{Device, Error, LaunchConfig, Program, TensorMap, TensorMapMut};
 use std::time::Duration;
 
 /// The transpose of a `rows x cols` row-major matrix.
@@ -46,6 +48,7 @@ enum Kernel {
     Naive,
     Shared,
     Padded,
+    Tensor,
 }
 
 /// Runs every version over a `rows x cols` matrix of distinct values.
@@ -82,13 +85,49 @@ pub fn run_transpose(
         ("transpose_naive", Kernel::Naive),
         ("transpose_shared", Kernel::Shared),
         ("transpose_padded", Kernel::Padded),
+        ("transpose_tensor", Kernel::Tensor),
     ] {
+        // Tensor copies need sm_90 (the CPU backend has them too), and
+        // tensor stores rows of a multiple of 16 bytes.
+        if kernel == Kernel::Tensor
+            && (!rows.is_multiple_of(4) || gpu_of(device).is_some_and(|g| g.limits().sm < 90))
+        {
+            continue;
+        }
         let launch = |out: &mut coop_host::Buffer<f32>| match kernel {
             Kernel::Copy => program.launch(copy_tiles, cfg, (r, c, &input_dev, out)),
             Kernel::Naive => program.launch(transpose_naive, cfg, (r, c, &input_dev, out)),
             Kernel::Shared => program.launch(transpose_shared, cfg, (r, c, &input_dev, out)),
             Kernel::Padded => program.launch(transpose_padded, cfg, (r, c, &input_dev, out)),
+            Kernel::Tensor => unreachable!("launched below, with its maps"),
         };
+        if kernel == Kernel::Tensor {
+            // The maps are made once, outside the timing; the output's map
+            // borrows it until the download.
+            let from = TensorMap::<Tile>::new(device, &input_dev, [rows, cols])?;
+            // A block takes every `blocks`-th tile: a grid of about the
+            // blocks an H100 or H200 holds at once.
+            let tiles = rows.div_ceil(TILE) * cols.div_ceil(TILE);
+            let persistent =
+                LaunchConfig::new(tiles.min(132 * 8) as u32, (TILE as u32, ROWS as u32));
+            let time = {
+                let to = TensorMapMut::<Tile>::new(device, &mut out, [cols, rows])?;
+                program.launch(transpose_tensor, persistent, (r, c, &from, &to))?;
+                gpu_of(device).map(|gpu| {
+                    time_gpu(gpu, 21, || {
+                        program
+                            .launch(transpose_tensor, persistent, (r, c, &from, &to))
+                            .unwrap()
+                    })
+                })
+            };
+            versions.push(TransposeVersion {
+                name,
+                correct: device.download(&out)? == want,
+                time,
+            });
+            continue;
+        }
         launch(&mut out)?;
         let got = device.download(&out)?;
         let correct = if kernel == Kernel::Copy {

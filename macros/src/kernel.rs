@@ -180,7 +180,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     call_args.push(bind.clone());
                     host_args.push(bind);
                     static_bytes.push(quote_spanned! {span=>
-                        <#st as ::coop::shared::SharedParam>::BYTES.next_multiple_of(16)
+                        <#st as ::coop::shared::SharedParam>::BYTES
+                            .next_multiple_of(<#st as ::coop::shared::SharedParam>::ALIGN)
                     });
                 }
             }

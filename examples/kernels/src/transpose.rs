@@ -6,10 +6,16 @@
 //!
 //! 32 x 4 blocks keep more loads in flight per thread before the barrier
 //! than 32 x 8 blocks; chapter 7 of the guide has the figures of both.
+//!
+//! [`transpose_tensor`] moves the tiles with the copy engine instead (TMA,
+//! sm_90): a tensor load into a pipeline stage, a tensor store from a
+//! shared array.
 
 use coop::matrix::{Matrix, MatrixOut};
+use coop::memory::pipeline::Pipeline;
+use coop::memory::tensor::{TensorMap, TensorOut};
 use coop::prelude::*;
-use coop::shared::{RowMajor, Shared};
+use coop::shared::{ByFunction, RowMajor, Shared};
 
 /// Tile side.
 pub const TILE: usize = 32;
@@ -148,4 +154,95 @@ pub fn transpose_padded(
     tile: Shared<[[f32; TILE + 1]; TILE]>,
 ) {
     transpose_tiled(block, rows, cols, input, out, tile)
+}
+
+/// A tile as the copy engine moves it: 32 rows of 32 `f32`s.
+pub type Tile = [[f32; TILE]; TILE];
+
+/// Input tiles in flight a block in [`transpose_tensor`].
+pub const TENSOR_STAGES: usize = 4;
+
+/// Through the copy engine (TMA, sm_90): input tiles land in a ring of
+/// pipeline stages by tensor loads, [`TENSOR_STAGES`] in flight, the
+/// threads transpose each into a shared array, and one tensor store writes
+/// that array to the output. (Two output arrays in turn, written while
+/// the engine reads the other, measured slower on an H200: chapter 7.) No global address passes through a thread,
+/// and edges need no tests: a load fills the part of a tile past the
+/// matrix with zeros and a store leaves it out. Each block takes every
+/// `blocks`-th tile, so a grid of the blocks the GPU holds at once keeps
+/// the ring full from the first tile to the last.
+///
+/// The transposition walks diagonals, so that neither side conflicts on a
+/// bank without a padding column (which the copy engine's dense tiles do
+/// not have): at step `k` lane `l` reads `[(l + k) % 32][l]` of the stage
+/// (bank `l`) and writes `[l][(l + k) % 32]` of the array (bank
+/// `(l + k) % 32`); warp `w` of the block takes the steps `k` with
+/// `k % ROWS == w`. The array's ownership map says exactly that, so every
+/// write is checked against it on both backends.
+///
+/// Launch with blocks of `(32, ROWS)` threads, any number of them, and maps
+/// of tiles of [`Tile`]: the input `rows x cols`, the output `cols x rows`,
+/// whose rows (`rows` floats) must be a multiple of 16 bytes long, as
+/// tensor stores require.
+#[kernel]
+pub fn transpose_tensor(
+    block: ThreadBlock,
+    rows: u32,
+    cols: u32,
+    input: TensorMap<Tile>,
+    out: TensorOut<Tile>,
+    ring: Pipeline<[Tile; TENSOR_STAGES]>,
+    tile: Shared<Tile>,
+) {
+    let across = cols.div_ceil(TILE as u32);
+    let tiles = rows.div_ceil(TILE as u32) * across;
+    let blocks = this_grid().num_blocks() as u32;
+    // Where tile k starts in the input, [row, column].
+    let at = |k: u32| {
+        [
+            (k / across * TILE as u32) as i32,
+            (k % across * TILE as u32) as i32,
+        ]
+    };
+    let mut stages = ring.start(&block);
+    let mut next = this_grid().block_rank() as u32;
+    while next < tiles && !stages.is_full() {
+        stages.load_tensor(&block, &input, at(next));
+        next += blocks;
+    }
+    // Element [i][j] of the transposed tile belongs to lane i of warp
+    // ((j - i) mod 32) % ROWS; that warp's n-th is step k = warp + n ROWS.
+    let side = TILE as u32;
+    let diagonal = ByFunction::new_2d(
+        move |(i, j): (usize, usize), _threads| {
+            let k = (j as u32 + side - i as u32) % side;
+            (k % ROWS as u32) * side + i as u32
+        },
+        move |rank: u32, n: usize, _threads| {
+            let (lane, warp) = ((rank % side) as usize, (rank / side) as usize);
+            (lane, (lane + warp + n * ROWS) % TILE)
+        },
+    );
+    let t = block.thread_index();
+    let (lane, warp) = (t.x as usize, t.y as usize);
+    let mut mine = tile.own(diagonal);
+    let mut k = this_grid().block_rank() as u32;
+    while k < tiles {
+        let stage = stages.next(&block);
+        for n in 0..PER_THREAD {
+            let row = (lane + warp + n * ROWS) % TILE;
+            mine.write_nth(n, stage.at([row, lane]));
+        }
+        stage.release();
+        if next < tiles {
+            stages.load_tensor(&block, &input, at(next));
+            next += blocks;
+        }
+        let [r0, c0] = at(k);
+        let storing = mine.store_tensor(&block, &out, [c0, r0]);
+        // Thread 0 waits for the copy engine's reads of the array, then a
+        // barrier: the array is the threads' again.
+        mine = storing.wait(&block).own(&block, diagonal);
+        k += blocks;
+    }
 }

@@ -18,6 +18,7 @@
 
 use super::{SharedMemory, Site};
 use crate::kernel::TensorMapData;
+use crate::memory::tensor::{TensorElem, TensorReduce};
 
 /// Asynchronous copies and mbarriers.
 pub(crate) trait AsyncCopies: SharedMemory {
@@ -145,6 +146,31 @@ pub(crate) trait AsyncCopies: SharedMemory {
         rank: u32,
         site: Site,
     );
+
+    /// Combines the tile at byte `offset` of `src` into the array the
+    /// tensor map at `map` describes, at element coordinates `coords`
+    /// (innermost first), element by element with `op`, each element
+    /// atomically; elements of the tile outside the array are left out. The
+    /// reduction joins the calling thread's bulk group, as a store does.
+    /// PTX (sm_90): `cp.reduce.async.bulk.tensor.{rank}d.global.shared::cta.{op}.tile.bulk_group`
+    /// then `cp.async.bulk.commit_group`. Precondition: as for
+    /// [`tensor_store`](Self::tensor_store). CPU: the tile is combined now.
+    fn tensor_reduce<E: TensorElem, O: TensorReduce<E>>(
+        src: Self::Base,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        op: O,
+        site: Site,
+    );
+
+    /// After the calling thread's last write to shared memory that a tensor
+    /// store or reduction will read, before the block barrier that lets the
+    /// issuing thread start it: orders the thread's writes before the copy
+    /// engine's reads. PTX (sm_90): `fence.proxy.async.shared::cta`. CPU:
+    /// nothing (the barrier orders them).
+    fn shared_writes_to_copy_engine(site: Site);
 
     /// Waits until the calling thread's tensor stores have read their
     /// shared source (the source may then be overwritten; the global writes

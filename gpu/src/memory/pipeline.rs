@@ -86,7 +86,9 @@ use crate::backend::target::{SharedBase, Target};
 use crate::backend::ElemShape;
 use crate::backend::{site, AsyncCopies, Faults, SharedMemory, Site};
 use crate::memory::shared::{issue_copy, CopyPlan, SharedElem, SharedParam};
-use crate::memory::tensor::{TensorElem, TensorMap, TensorOut};
+use crate::memory::tensor::{
+    check_tensor_out, TensorElem, TensorMap, TensorOut, TensorOutCall, TensorReduce,
+};
 use crate::memory::tile::TileArray;
 use crate::ThreadBlock;
 use core::marker::PhantomData;
@@ -519,13 +521,9 @@ impl<A: StageArray> Stages<A> {
     }
 }
 
-/// Whether a tensor copy at `at` starts on a multiple of 16 bytes along the
-/// innermost dimension, as the copy engine requires (it faults with an
-/// illegal instruction otherwise, measured on an H200).
 #[inline(always)]
 fn inner_aligned<A: StageArray>(at: <A::Tile as TileArray>::Coords) -> bool {
-    let step = (16 / core::mem::size_of::<A::Elem>().clamp(1, 16)) as i32;
-    <A::Tile as TileArray>::inner_first(at)[0] % step == 0
+    crate::memory::tensor::inner_aligned::<A::Tile>(at)
 }
 
 /// Waits until the calling thread's groups of copies but the `keep` newest
@@ -670,27 +668,7 @@ impl<A: StageArray> Stage<'_, A> {
         A::Elem: TensorElem,
     {
         let site = site!();
-        if !Target::BULK {
-            Target::check_failed(
-                c"Stage::store_tensor: tensor copies need sm_90 or newer",
-                site,
-            );
-        }
-        if !inner_aligned::<A>(at) {
-            Target::check_failed(
-                c"Stage::store_tensor: the innermost (last) coordinate must start the tile on a multiple of 16 bytes (of 4 elements of 4 bytes, 2 of 8, 8 of 2, 16 of 1); the copy engine faults on any other",
-                site,
-            );
-        }
-        if <A::Tile as TileArray>::inner_first(at)
-            .iter()
-            .any(|&c| c < 0)
-        {
-            Target::check_failed(
-                c"Stage::store_tensor: a tensor store starts at coordinates of 0 or more (the copy engine faults on a store that starts before the array); a tile over the array's far edges is stored in part",
-                site,
-            );
-        }
+        check_tensor_out::<A::Tile>(TensorOutCall::StageStore, at, site);
         if self.stages.rank == 0 {
             if out.word.first_use() {
                 Target::tensor_map_acquire(out.word.data(), site);
@@ -701,6 +679,74 @@ impl<A: StageArray> Stage<'_, A> {
                 out.word.data(),
                 <A::Tile as TileArray>::inner_first(at),
                 <A::Tile as TileArray>::RANK as u32,
+                site,
+            );
+            self.stored = true;
+        }
+    }
+
+    /// Combines the tile into `out`'s array at element coordinates `at`
+    /// with `op`, element by element, through the copy engine (a bulk
+    /// tensor reduction, `cp.reduce.async.bulk.tensor`, sm_90): each
+    /// element of the array becomes `op(element, tile's element)`,
+    /// atomically, so tiles of several blocks may land on the same
+    /// elements. Every thread of the block calls it with the same map,
+    /// coordinates and operator; one thread issues it. The operators and
+    /// element types the copy engine combines are [`TensorReduce`]'s; the
+    /// coordinates follow [`store_tensor`](Self::store_tensor)'s rules, and
+    /// releasing the stage waits until the copy engine has read it, as
+    /// there.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::memory::pipeline::Pipeline;
+    /// use coop::memory::tensor::{TensorMap, TensorOut};
+    /// use coop_host::{Cpu, LaunchConfig, TensorMap as HostMap, TensorMapMut};
+    ///
+    /// /// Adds every 8 x 16 tile of a 32 x 64 matrix into one 8 x 16 sum.
+    /// #[kernel]
+    /// pub fn tile_total(block: ThreadBlock, src: TensorMap<[[f32; 16]; 8]>,
+    ///                   total: TensorOut<[[f32; 16]; 8]>, ring: Pipeline<[[[f32; 16]; 8]; 1]>) {
+    ///     let mut stages = ring.start(&block);
+    ///     let b = block.group_index();
+    ///     stages.load_tensor(&block, &src, [8 * b.y as i32, 16 * b.x as i32]);
+    ///     stages.next(&block).reduce_tensor(&block, &total, [0, 0], op::Sum);
+    /// }
+    ///
+    /// let input: Vec<f32> = (0..32 * 64).map(|i| (i % 5) as f32).collect();
+    /// let mut sum = vec![0f32; 8 * 16];
+    /// let src = HostMap::<[[f32; 16]; 8]>::cpu(&input, [32, 64])?;
+    /// let dst = TensorMapMut::<[[f32; 16]; 8]>::cpu(&mut sum, [8, 16])?;
+    /// Cpu::new().launch(tile_total, LaunchConfig::new((4, 4), 32), (&src, &dst))?;
+    /// drop(dst);
+    /// let expected: f32 = (0..16).map(|t| input[(t / 4 * 8) * 64 + t % 4 * 16]).sum();
+    /// assert_eq!(sum[0], expected); // element [0, 0] of each of the 16 tiles
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn reduce_tensor<O: TensorReduce<A::Elem>>(
+        mut self,
+        _block: &ThreadBlock,
+        out: &TensorOut<A::Tile>,
+        at: <A::Tile as TileArray>::Coords,
+        op: O,
+    ) where
+        A::Elem: TensorElem,
+    {
+        let site = site!();
+        check_tensor_out::<A::Tile>(TensorOutCall::StageReduce, at, site);
+        if self.stages.rank == 0 {
+            if out.word.first_use() {
+                Target::tensor_map_acquire(out.word.data(), site);
+            }
+            Target::tensor_reduce(
+                self.stages.base,
+                Stages::<A>::tile_offset(self.stage),
+                out.word.data(),
+                <A::Tile as TileArray>::inner_first(at),
+                <A::Tile as TileArray>::RANK as u32,
+                op,
                 site,
             );
             self.stored = true;

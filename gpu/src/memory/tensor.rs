@@ -49,6 +49,8 @@
 //! ```
 
 use crate::backend::elements::SharedElem;
+use crate::backend::target::Target;
+use crate::backend::{AsyncCopies, Faults, Site};
 use crate::kernel::params::{TensorTiles, TensorTilesOut};
 #[doc(hidden)]
 pub use crate::kernel::{CpuTensorLayout, TensorMapData};
@@ -59,6 +61,7 @@ use core::marker::PhantomData;
 
 mod sealed {
     pub trait SealedElem {}
+    pub trait SealedReduce {}
 }
 
 /// An element type the copy engine moves: a primitive integer or float.
@@ -94,6 +97,153 @@ tensor_elems! {
     u8 => 0, false; i8 => 0, false; u16 => 1, false; i16 => 1, false;
     u32 => 2, false; i32 => 3, false; u64 => 4, false; i64 => 5, false;
     usize => 4, false; isize => 5, false; f32 => 7, true; f64 => 8, true;
+}
+
+/// What the copy engine does to each element of the array when it
+/// combines a tile into it (`cp.reduce.async.bulk.tensor`'s operation).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BulkReduce {
+    /// `.add`
+    Add,
+    /// `.min`
+    Min,
+    /// `.max`
+    Max,
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+}
+
+/// An operator the copy engine applies when it combines a tile from shared
+/// memory into an array in global memory (a bulk tensor reduction,
+/// `cp.reduce.async.bulk.tensor`, sm_90): [`op::Sum`](crate::op::Sum) of
+/// `u32`, `i32`, `u64` and `f32`; [`op::Min`](crate::op::Min) and
+/// [`op::Max`](crate::op::Max) of `u32` and `i32`;
+/// [`op::BitAnd`](crate::op::BitAnd), [`op::BitOr`](crate::op::BitOr) and
+/// [`op::BitXor`](crate::op::BitXor) of `u32`, `i32` and `u64`. Each
+/// element is combined atomically: tiles of several blocks may combine
+/// into the same elements.
+///
+/// ```
+/// use coop::memory::tensor::TensorReduce;
+/// use coop::op;
+/// fn combines<E: coop::memory::tensor::TensorElem, O: TensorReduce<E>>(_: O) {}
+/// combines::<f32, _>(op::Sum);
+/// combines::<u32, _>(op::Max);
+/// combines::<u64, _>(op::BitXor);
+/// ```
+///
+/// Other pairs are compile errors that list these:
+///
+/// ```compile_fail,E0277
+/// use coop::memory::tensor::TensorReduce;
+/// use coop::op;
+/// fn combines<E: coop::memory::tensor::TensorElem, O: TensorReduce<E>>(_: O) {}
+/// combines::<f32, _>(op::Max); // the copy engine has no float minimum or maximum
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "the copy engine cannot combine `{E}` elements with `{Self}`",
+    label = "no bulk tensor reduction for this operator and element",
+    note = "a bulk tensor reduction (`cp.reduce.async.bulk.tensor`) takes `op::Sum` of `u32`, `i32`, `u64` or `f32`; `op::Min` or `op::Max` of `u32` or `i32`; `op::BitAnd`, `op::BitOr` or `op::BitXor` of `u32`, `i32` or `u64`",
+    note = "for anything else, combine the tile with atomics (`AtomicOut`) or store it with `store_tensor` and combine the stored tiles in a second pass"
+)]
+pub trait TensorReduce<E: TensorElem>: crate::op::Operator<E> + sealed::SealedReduce {
+    /// The copy engine's operation.
+    #[doc(hidden)]
+    const OP: BulkReduce;
+}
+
+macro_rules! tensor_reduces {
+    ($($op:ident => $kind:ident: $($t:ty),*);* $(;)?) => {$(
+        impl sealed::SealedReduce for crate::op::$op {}
+        $(impl TensorReduce<$t> for crate::op::$op {
+            const OP: BulkReduce = BulkReduce::$kind;
+        })*
+    )*};
+}
+tensor_reduces! {
+    Sum => Add: u32, i32, u64, f32;
+    Min => Min: u32, i32;
+    Max => Max: u32, i32;
+    BitAnd => And: u32, i32, u64;
+    BitOr => Or: u32, i32, u64;
+    BitXor => Xor: u32, i32, u64;
+}
+
+/// A `&'static CStr` of string literals, for the messages of a check.
+macro_rules! c_concat {
+    ($($s:expr),+) => {{
+        const M: &core::ffi::CStr =
+            match core::ffi::CStr::from_bytes_with_nul(concat!($($s),+, "\0").as_bytes()) {
+                Ok(m) => m,
+                Err(_) => panic!("a message with a nul inside"),
+            };
+        M
+    }};
+}
+
+/// The calls that write a tile into a tensor map's array, for their
+/// messages.
+#[derive(Clone, Copy)]
+pub(crate) enum TensorOutCall {
+    StageStore,
+    StageReduce,
+    ArrayStore,
+    ArrayReduce,
+}
+
+macro_rules! out_messages {
+    ($call:literal) => {
+        [
+            c_concat!($call, ": tensor copies need sm_90 or newer"),
+            c_concat!(
+                $call,
+                ": the innermost (last) coordinate must start the tile on a multiple of 16 bytes \
+                 (of 4 elements of 4 bytes, 2 of 8, 8 of 2, 16 of 1); the copy engine faults on any other"
+            ),
+            c_concat!(
+                $call,
+                ": a tile is written into a tensor's array at coordinates of 0 or more (the copy \
+                 engine faults on one that starts before the array); a tile over the array's far \
+                 edges is written in part"
+            ),
+        ]
+    };
+}
+
+/// Whether a tensor copy at `at` starts on a multiple of 16 bytes along the
+/// innermost dimension, as the copy engine requires (it faults with an
+/// illegal instruction otherwise, measured on an H200).
+#[inline(always)]
+pub(crate) fn inner_aligned<T: TileArray>(at: T::Coords) -> bool {
+    let step = (16 / core::mem::size_of::<T::Elem>().clamp(1, 16)) as i32;
+    T::inner_first(at)[0] % step == 0
+}
+
+/// Refuses, naming `call`, what the copy engine faults on when it writes
+/// the tile at `at` into a tensor's array: no copy engine (before sm_90), an
+/// innermost coordinate off 16 bytes, a negative coordinate.
+#[inline(always)]
+pub(crate) fn check_tensor_out<T: TileArray>(call: TensorOutCall, at: T::Coords, site: Site) {
+    let [sm90, inner, negative] = match call {
+        TensorOutCall::StageStore => out_messages!("Stage::store_tensor"),
+        TensorOutCall::StageReduce => out_messages!("Stage::reduce_tensor"),
+        TensorOutCall::ArrayStore => out_messages!("store_tensor"),
+        TensorOutCall::ArrayReduce => out_messages!("reduce_tensor"),
+    };
+    if !Target::BULK {
+        Target::check_failed(sm90, site);
+    }
+    if !inner_aligned::<T>(at) {
+        Target::check_failed(inner, site);
+    }
+    if T::inner_first(at).iter().any(|&c| c < 0) {
+        Target::check_failed(negative, site);
+    }
 }
 
 /// What a tensor map parameter holds in each thread: the map's address,

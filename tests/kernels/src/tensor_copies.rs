@@ -7,12 +7,15 @@
 //!
 //! Every kernel copies tile `k` (at `coords[RANK k ..]`) element by element
 //! to `out[ELEMENTS k ..]`, so that the output shows what landed,
-//! the fill included.
+//! the fill included. The kernels after `tensor_move_1d_u8` write tiles
+//! the other way: stored or combined into an array by the copy engine from
+//! a shared array the threads wrote, or from a stage.
 
 use coop::memory::pipeline::{Pipeline, StageArray, Stages};
 use coop::memory::tensor::{TensorElem, TensorMap, TensorOut};
 use coop::memory::tile::TileArray;
 use coop::prelude::*;
+use coop::shared::{ColumnMajor, RowMajor, Shared};
 
 /// The tiles of `coords` dealt to the blocks in turn, `S` loads ahead.
 #[inline(always)]
@@ -175,22 +178,38 @@ pub fn tensor_move_2d_f32(
     moves: &[i32],
     ring: Pipeline<[[[f32; 32]; 16]; 2]>,
 ) {
-    let mut stages = ring.start(&block);
+    move_tiles(&block, ring, &src, moves, |stage, to| {
+        stage.store_tensor(&block, &dst, to)
+    });
+}
+
+/// The tiles of `moves` (4 coordinates a tile: from, to) dealt to the
+/// blocks in turn, two loads ahead; `finish` writes each landed stage to
+/// its destination.
+#[inline(always)]
+fn move_tiles(
+    block: &ThreadBlock,
+    ring: Pipeline<[[[f32; 32]; 16]; 2]>,
+    src: &TensorMap<[[f32; 32]; 16]>,
+    moves: &[i32],
+    finish: impl Fn(coop::memory::pipeline::Stage<'_, [[[f32; 32]; 16]; 2]>, [i32; 2]),
+) {
+    let mut stages = ring.start(block);
     let tiles = moves.len() / 4;
     let b = block.group_index().x as usize;
     let blocks = this_grid().num_blocks() as usize;
     let mut next = b;
     while next < tiles && !stages.is_full() {
-        stages.load_tensor(&block, &src, [moves[4 * next], moves[4 * next + 1]]);
+        stages.load_tensor(block, src, [moves[4 * next], moves[4 * next + 1]]);
         next += blocks;
     }
     let mut taken = b;
     while stages.loaded() > 0 {
         let to = [moves[4 * taken + 2], moves[4 * taken + 3]];
-        stages.next(&block).store_tensor(&block, &dst, to);
+        finish(stages.next(block), to);
         taken += blocks;
         if next < tiles {
-            stages.load_tensor(&block, &src, [moves[4 * next], moves[4 * next + 1]]);
+            stages.load_tensor(block, src, [moves[4 * next], moves[4 * next + 1]]);
             next += blocks;
         }
     }
@@ -214,4 +233,114 @@ pub fn tensor_move_1d_u8(
             .store_tensor(&block, &dst, [moves[2 * k + 1]]);
         k += this_grid().num_blocks() as usize;
     }
+}
+
+/// Transposes a matrix of `f32`s with `cols` columns (row-major in `input`)
+/// into `out` (its columns become rows) through 32 x 32 tiles: each thread
+/// writes its elements of a tile transposed into a shared array, which the
+/// copy engine stores; a block takes every `blocks`-th tile and reuses the
+/// array once the engine has read it. Blocks of 32 x 8 threads.
+#[kernel]
+pub fn tensor_transpose_f32(
+    block: ThreadBlock,
+    input: &[f32],
+    cols: u32,
+    out: TensorOut<[[f32; 32]; 32]>,
+    tile: Shared<[[f32; 32]; 32]>,
+) {
+    let cols = cols as usize;
+    let rows = input.len() / cols;
+    let (across, tiles) = (cols.div_ceil(32), rows.div_ceil(32) * cols.div_ceil(32));
+    let t = block.thread_index();
+    let (x, y) = (t.x as usize, t.y as usize);
+    let mut k = block.group_index().x as usize;
+    // Thread (x, y) owns [x][y + 8 j]: column x of the input's tile.
+    let mut mine = tile.own(ColumnMajor);
+    while k < tiles {
+        let (r0, c0) = (32 * (k / across), 32 * (k % across));
+        for j in 0..4 {
+            let (r, c) = (r0 + y + 8 * j, c0 + x);
+            let v = if r < rows && c < cols {
+                input[r * cols + c]
+            } else {
+                0.0
+            };
+            mine.write((x, y + 8 * j), v);
+        }
+        let storing = mine.store_tensor(&block, &out, [c0 as i32, r0 as i32]);
+        mine = storing.wait(&block).own(&block, ColumnMajor);
+        k += this_grid().num_blocks() as usize;
+    }
+}
+
+/// One kernel a pair of operator and element type the copy engine
+/// combines: block `b` writes `values[128 b ..]` into a 4 x 32 tile and
+/// combines it into `out` at `coords[2 b ..]`, then reads its element back
+/// while the engine reads the tile, into `seen`. Blocks of 32 x 4.
+macro_rules! reduce_tiles {
+    ($($name:ident: $e:ty, $op:expr;)*) => {$(
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            values: &[$e],
+            coords: &[i32],
+            out: TensorOut<[[$e; 32]; 4]>,
+            seen: Out<$e>,
+            tile: Shared<[[$e; 32]; 4]>,
+        ) {
+            let b = block.group_index().x as usize;
+            let t = block.thread_index();
+            let e = 32 * t.y as usize + t.x as usize;
+            let mine = tile.own(RowMajor);
+            mine.set(values[128 * b + e]);
+            let storing = mine.reduce_tensor(&block, &out, [coords[2 * b], coords[2 * b + 1]], $op);
+            seen.write(128 * b + e, storing.get((t.y as usize, t.x as usize)));
+        }
+    )*};
+}
+
+reduce_tiles! {
+    tensor_reduce_sum_u32: u32, op::Sum;
+    tensor_reduce_sum_i32: i32, op::Sum;
+    tensor_reduce_sum_u64: u64, op::Sum;
+    tensor_reduce_sum_f32: f32, op::Sum;
+    tensor_reduce_min_u32: u32, op::Min;
+    tensor_reduce_min_i32: i32, op::Min;
+    tensor_reduce_max_u32: u32, op::Max;
+    tensor_reduce_max_i32: i32, op::Max;
+    tensor_reduce_and_u32: u32, op::BitAnd;
+    tensor_reduce_or_i32: i32, op::BitOr;
+    tensor_reduce_xor_u64: u64, op::BitXor;
+    tensor_reduce_and_u64: u64, op::BitAnd;
+}
+
+/// As `tensor_move_2d_f32`, each tile added into `dst` at its destination
+/// by the copy engine (`Stage::reduce_tensor`), two tiles in flight.
+#[kernel]
+pub fn tensor_accumulate_2d_f32(
+    block: ThreadBlock,
+    src: TensorMap<[[f32; 32]; 16]>,
+    dst: TensorOut<[[f32; 32]; 16]>,
+    moves: &[i32],
+    ring: Pipeline<[[[f32; 32]; 16]; 2]>,
+) {
+    move_tiles(&block, ring, &src, moves, |stage, to| {
+        stage.reduce_tensor(&block, &dst, to, op::Sum)
+    });
+}
+
+/// A tile stored with one element no thread wrote (thread (5, 0) skips
+/// `[0][5]`): the CPU backend reports the store.
+#[kernel]
+pub fn tensor_store_unwritten(
+    block: ThreadBlock,
+    out: TensorOut<[[u32; 32]; 4]>,
+    tile: Shared<[[u32; 32]; 4]>,
+) {
+    let t = block.thread_index();
+    let mine = tile.own(RowMajor);
+    if (t.x, t.y) != (5, 0) {
+        mine.set(t.x);
+    }
+    let _ = mine.store_tensor(&block, &out, [0, 0]);
 }

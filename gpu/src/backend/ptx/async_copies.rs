@@ -7,7 +7,42 @@ use super::shared_memory::SharedBase;
 use super::Ptx;
 use crate::backend::{AsyncCopies, Site};
 use crate::kernel::TensorMapData;
+use crate::memory::tensor::{BulkReduce, TensorElem, TensorReduce};
 use core::arch::asm;
+
+/// One `cp.reduce.async.bulk.tensor` of the operation `$op` (a literal such
+/// as `"add"`), for a tile of `$rank` dimensions.
+#[cfg(coop_sm90)]
+macro_rules! reduce_tile {
+    ($op:literal, $rank:expr, $m:expr, [$c0:expr, $c1:expr, $c2:expr, $c3:expr, $c4:expr], $s:expr) => {
+        match $rank {
+            1 => asm!(
+                concat!("cp.reduce.async.bulk.tensor.1d.global.shared::cta.", $op, ".tile.bulk_group [{m}, {{{c0}}}], [{s}];"),
+                m = in(reg64) $m, c0 = in(reg32) $c0, s = in(reg32) $s, options(nostack)
+            ),
+            2 => asm!(
+                concat!("cp.reduce.async.bulk.tensor.2d.global.shared::cta.", $op, ".tile.bulk_group [{m}, {{{c0}, {c1}}}], [{s}];"),
+                m = in(reg64) $m, c0 = in(reg32) $c0, c1 = in(reg32) $c1, s = in(reg32) $s,
+                options(nostack)
+            ),
+            3 => asm!(
+                concat!("cp.reduce.async.bulk.tensor.3d.global.shared::cta.", $op, ".tile.bulk_group [{m}, {{{c0}, {c1}, {c2}}}], [{s}];"),
+                m = in(reg64) $m, c0 = in(reg32) $c0, c1 = in(reg32) $c1, c2 = in(reg32) $c2,
+                s = in(reg32) $s, options(nostack)
+            ),
+            4 => asm!(
+                concat!("cp.reduce.async.bulk.tensor.4d.global.shared::cta.", $op, ".tile.bulk_group [{m}, {{{c0}, {c1}, {c2}, {c3}}}], [{s}];"),
+                m = in(reg64) $m, c0 = in(reg32) $c0, c1 = in(reg32) $c1, c2 = in(reg32) $c2,
+                c3 = in(reg32) $c3, s = in(reg32) $s, options(nostack)
+            ),
+            _ => asm!(
+                concat!("cp.reduce.async.bulk.tensor.5d.global.shared::cta.", $op, ".tile.bulk_group [{m}, {{{c0}, {c1}, {c2}, {c3}, {c4}}}], [{s}];"),
+                m = in(reg64) $m, c0 = in(reg32) $c0, c1 = in(reg32) $c1, c2 = in(reg32) $c2,
+                c3 = in(reg32) $c3, c4 = in(reg32) $c4, s = in(reg32) $s, options(nostack)
+            ),
+        }
+    };
+}
 
 impl AsyncCopies for Ptx {
     const BULK: bool = cfg!(coop_sm90);
@@ -277,6 +312,63 @@ impl AsyncCopies for Ptx {
             let _ = (src, offset, map, coords, rank);
             super::faults::fail(c"tensor copies need sm_90 or newer", site)
         }
+    }
+
+    #[inline(always)]
+    fn tensor_reduce<E: TensorElem, O: TensorReduce<E>>(
+        src: SharedBase,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        _op: O,
+        site: Site,
+    ) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            let s = src.0 + offset;
+            let c = coords;
+            // SAFETY: as for `tensor_store`; the operation is one the copy
+            // engine applies to the map's element type (`TensorReduce`).
+            unsafe {
+                match O::OP {
+                    BulkReduce::Add => {
+                        reduce_tile!("add", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
+                    }
+                    BulkReduce::Min => {
+                        reduce_tile!("min", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
+                    }
+                    BulkReduce::Max => {
+                        reduce_tile!("max", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
+                    }
+                    BulkReduce::And => {
+                        reduce_tile!("and", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
+                    }
+                    BulkReduce::Or => {
+                        reduce_tile!("or", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
+                    }
+                    BulkReduce::Xor => {
+                        reduce_tile!("xor", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
+                    }
+                }
+                asm!("cp.async.bulk.commit_group;", options(nostack));
+            }
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (src, offset, map, coords, rank);
+            super::faults::fail(c"tensor reductions need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn shared_writes_to_copy_engine(_site: Site) {
+        #[cfg(coop_sm90)]
+        // SAFETY: a fence only.
+        unsafe {
+            asm!("fence.proxy.async.shared::cta;", options(nostack))
+        };
     }
 
     #[inline(always)]

@@ -71,6 +71,7 @@ mod copying;
 mod ownership;
 mod phase;
 mod raw;
+mod storing;
 mod tile_scratch;
 
 pub use crate::backend::elements::SharedElem;
@@ -84,6 +85,7 @@ pub use copying::{CopyLanded, Copying};
 pub use ownership::{ByFunction, ByRank, ColumnMajor, Ownership, RowMajor, TileLeaders};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;
+pub use storing::{StorableArray, Storing, TensorStoreRead};
 pub use tile_scratch::TileScratch;
 
 use crate::backend::target::{SharedBase, Target};
@@ -91,7 +93,8 @@ use crate::backend::{site, ElemShape, SharedMemory};
 use core::marker::PhantomData;
 
 /// The most static shared memory a kernel's `Shared<[E; N]>` parameters may
-/// take together, in bytes (each array rounded up to 16): CUDA's 48 KiB
+/// take together, in bytes (each array rounded up to its alignment: 16
+/// bytes, or 128 for arrays of 128 bytes or more): CUDA's 48 KiB
 /// limit on a kernel's static shared memory, less the
 /// [`BLOCK_COLLECTIVE_SCRATCH_BYTES`] that coop keeps for block
 /// reductions and scans. `#[kernel]` refuses a kernel over it at compile
@@ -178,7 +181,14 @@ pub unsafe trait SharedParam: Sized {
 // alignment; the handle reaches the array's elements only.
 unsafe impl<A: SharedArray + ?Sized> SharedParam for Shared<A> {
     const BYTES: usize = A::BYTES;
-    const ALIGN: usize = if A::ALIGN > 16 { A::ALIGN } else { 16 };
+    // 128 from 128 bytes on: where the copy engine reads tensor tiles.
+    const ALIGN: usize = if A::BYTES >= 128 {
+        128
+    } else if A::ALIGN > 16 {
+        A::ALIGN
+    } else {
+        16
+    };
     #[inline(always)]
     #[track_caller]
     unsafe fn __bind_static(binding: crate::backend::target::StaticBinding) -> Self {

@@ -6,9 +6,11 @@
 use super::super::engine::async_state::AsyncError;
 use super::super::engine::lane;
 use super::super::engine::shared_state::SharedBase;
+use super::super::report::AccessKind;
 use super::super::Cpu;
 use crate::backend::{AsyncCopies, Site};
 use crate::kernel::{CpuTensorLayout, TensorMapData};
+use crate::memory::tensor::{TensorElem, TensorReduce};
 
 /// The source's `bytes` bytes.
 fn snapshot(src: *const u8, bytes: u32) -> Vec<u8> {
@@ -50,6 +52,54 @@ fn each_tile_element(
             }
         }
     }
+}
+
+/// The work of a tensor store or reduction from the tile at byte `offset`
+/// of `src` into the array of the map at `map`, at `coords`: checks the
+/// map's rank, then calls `each(tile element, global element, bytes)` for
+/// every element of the tile inside the array, after reading it from
+/// shared memory as the issuing thread (so that an element no thread
+/// wrote, or one still written, is reported at the call). `each` gets
+/// pointers to one element each, valid for `bytes` bytes: the global one
+/// in the buffer the map borrows exclusively for the launch.
+fn tile_out(
+    src: SharedBase,
+    offset: u32,
+    map: *const TensorMapData,
+    coords: [i32; 5],
+    rank: u32,
+    site: Site,
+    mut each: impl FnMut(*const u8, *mut u8, usize),
+) {
+    lane::step(site, |_| ());
+    // SAFETY: the launch passed the address of a map the host built for the
+    // CPU backend from an exclusive borrow of the array.
+    let layout = unsafe { (*map).cpu_layout() };
+    if layout.rank != rank {
+        lane::fail_at(
+            format!(
+                "coop: the tensor map passed at this launch has {} dimensions, where the \
+                 kernel's store at {site} has {rank}",
+                layout.rank
+            ),
+            site,
+        );
+    }
+    let elem = layout.elem as usize;
+    let first = offset / layout.elem;
+    // SAFETY: the source is a whole tile of the map's inside the shared
+    // array (the caller's layout), not being written.
+    let tile = unsafe { src.ptr.add(offset as usize) } as *const u8;
+    let mut e = 0usize;
+    each_tile_element(&layout, coords, |address| {
+        if let Some(a) = address {
+            lane::shared_access(src.region, first + e as u32, AccessKind::Read, site);
+            // SAFETY: `e` counts the tile's elements; the host checked that
+            // every element the sizes and strides reach lies in the buffer.
+            each(unsafe { tile.add(e * elem) }, a as usize as *mut u8, elem);
+        }
+        e += 1;
+    });
 }
 
 /// The tile at `coords` (innermost first) of the array `layout`
@@ -243,36 +293,43 @@ impl AsyncCopies for Cpu {
         rank: u32,
         site: Site,
     ) {
-        lane::step(site, |_| ());
-        // SAFETY: the launch passed the address of a map the host built
-        // for the CPU backend from an exclusive borrow of the array.
-        let layout = unsafe { (*map).cpu_layout() };
-        if layout.rank != rank {
-            lane::fail_at(
-                format!(
-                    "coop: the tensor map passed at this launch has {} dimensions, where the \
-                     kernel's store at {site} has {rank}",
-                    layout.rank
-                ),
-                site,
-            );
-        }
-        let elem = layout.elem as usize;
-        // SAFETY: the source is a whole tile of the map's inside a stage of
-        // the ring (the pipeline's layout), landed and not being written.
-        let tile = unsafe { src.ptr.add(offset as usize) } as *const u8;
-        let mut e = 0usize;
-        each_tile_element(&layout, coords, |address| {
-            if let Some(a) = address {
-                // SAFETY: the host checked that every element the sizes and
-                // strides reach lies in the buffer the map borrows
-                // exclusively; `e` counts the tile's elements.
-                unsafe {
-                    core::ptr::copy_nonoverlapping(tile.add(e * elem), a as usize as *mut u8, elem)
-                };
+        tile_out(
+            src,
+            offset,
+            map,
+            coords,
+            rank,
+            site,
+            |tile, global, elem| {
+                // SAFETY: `tile_out`'s contract.
+                unsafe { core::ptr::copy_nonoverlapping(tile, global, elem) }
+            },
+        );
+    }
+
+    fn tensor_reduce<E: TensorElem, O: TensorReduce<E>>(
+        src: SharedBase,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        op: O,
+        site: Site,
+    ) {
+        tile_out(src, offset, map, coords, rank, site, |tile, global, _| {
+            // SAFETY: `tile_out`'s contract; the map's elements are `E`s
+            // (the kernel's map type and the host's agree), and one lane
+            // runs at a time, so the read and the write are one step.
+            unsafe {
+                let (t, g) = (tile as *const E, global as *mut E);
+                g.write_unaligned(op.combine(g.read_unaligned(), t.read_unaligned()));
             }
-            e += 1;
         });
+        lane::note_modified(false);
+    }
+
+    fn shared_writes_to_copy_engine(site: Site) {
+        lane::step(site, |_| ());
     }
 
     fn tensor_stores_read(site: Site) {
