@@ -36,25 +36,49 @@ pub struct Gpu {
 /// Page-locked host bytes a small result is copied into without the host
 /// waiting ([`Gpu::landing`]).
 pub(crate) struct Landing {
-    bytes: cudarc::driver::PinnedHostSlice<u8>,
+    /// `None` only once dropped.
+    bytes: Option<cudarc::driver::PinnedHostSlice<u8>>,
+    /// The state of the GPU it belongs to: freeing the memory of a GPU
+    /// abandoned to a kernel that never ends would wait for that kernel.
+    state: Arc<State>,
+}
+
+impl Drop for Landing {
+    fn drop(&mut self) {
+        if let Some(bytes) = self.bytes.take() {
+            if self.state.abandoned.load(Ordering::Relaxed) {
+                // Freeing page-locked memory waits for the copy queued into
+                // it, behind the kernel that never ends: leave it to the
+                // process's exit, as the context is.
+                std::mem::forget(bytes);
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Landing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Landing({} bytes)", self.bytes.len())
+        write!(f, "Landing({} bytes)", self.len())
     }
 }
 
 impl Landing {
     /// How many bytes it holds.
     pub(crate) fn len(&self) -> usize {
-        self.bytes.len()
+        self.pinned().len()
+    }
+
+    /// The memory (there until the landing is dropped).
+    fn pinned(&self) -> &cudarc::driver::PinnedHostSlice<u8> {
+        self.bytes
+            .as_ref()
+            .expect("a landing holds its memory until dropped")
     }
 
     /// The bytes, once the copy queued into them has finished (this waits
     /// for it, if the stream has not been waited for already).
     pub(crate) fn bytes(&self) -> Result<&[u8], Error> {
-        self.bytes
+        self.pinned()
             .as_slice()
             .map_err(Error::driver("reading a result copied from the GPU"))
     }
@@ -331,7 +355,10 @@ impl Gpu {
             unsafe { self.ctx.alloc_pinned_with_flags::<u8>(bytes, 0) }.map_err(self.error(
                 format!("allocating {bytes} bytes of page-locked host memory"),
             ))?;
-        Ok(Landing { bytes })
+        Ok(Landing {
+            bytes: Some(bytes),
+            state: Arc::clone(&self.state),
+        })
     }
 
     /// (For the sharded sort's splitter search.) Queues copies of the
@@ -347,16 +374,15 @@ impl Gpu {
         to: &mut Landing,
     ) -> Result<(), Error> {
         let size = std::mem::size_of::<T>();
-        assert!(
-            at.len() * size <= to.bytes.len(),
-            "the landing holds the reads"
-        );
+        assert!(at.len() * size <= to.len(), "the landing holds the reads");
         assert!(
             at.iter().all(|&i| i < buffer.len()),
             "the reads are in bounds"
         );
         let bytes = to
             .bytes
+            .as_mut()
+            .expect("a landing holds its memory until dropped")
             .as_mut_slice()
             .map_err(self.error("waiting for a landing's last copy"))?;
         let (base, _read) = buffer.device_ptr(&self.stream);
@@ -390,9 +416,13 @@ impl Gpu {
         to: &mut Landing,
     ) -> Result<(), Error> {
         // The driver copies as many bytes as the landing holds.
-        assert_eq!(from.len(), to.bytes.len(), "the landing fits the copy");
+        assert_eq!(from.len(), to.len(), "the landing fits the copy");
+        let bytes = to
+            .bytes
+            .as_mut()
+            .expect("a landing holds its memory until dropped");
         self.stream
-            .memcpy_dtoh(from, &mut to.bytes)
+            .memcpy_dtoh(from, bytes)
             .map_err(self.error("copying a result from the GPU"))
     }
 
