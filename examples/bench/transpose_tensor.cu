@@ -30,20 +30,21 @@ extern "C" __global__ void transpose_padded(unsigned rows, unsigned cols, const 
         if (x < rows && y + j < cols) out[(size_t)(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
-constexpr int STAGES = 4;
+constexpr int STAGES = 2;
 
 // The copy engine's transpose, as coop's: a ring of STAGES input tiles
 // loaded by tensor loads on cuda::barriers, each block taking every
 // gridDim.x-th tile; the threads transpose a tile along diagonals into one
-// output tile, which thread 0 stores with a tensor store, waiting for the
-// engine's reads of it before the tile is written again.
+// of two output tiles in turn, and one __syncthreads a tile both publishes
+// it for thread 0's tensor store and frees the other, whose store thread 0
+// has waited to be read before the barrier.
 extern "C" __global__ void transpose_tensor(unsigned rows, unsigned cols, const CUtensorMap* in,
                                             const CUtensorMap* out) {
     using barrier = cuda::barrier<cuda::thread_scope_block>;
     namespace cde = cuda::device::experimental;
     namespace ptx = cuda::ptx;
     __shared__ alignas(128) float ring[STAGES][TILE][TILE];
-    __shared__ alignas(128) float tile[TILE][TILE];
+    __shared__ alignas(128) float tiles_out[2][TILE][TILE];
 #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ barrier full[STAGES];
     bool leader = threadIdx.x == 0 && threadIdx.y == 0;
@@ -70,25 +71,28 @@ extern "C" __global__ void transpose_tensor(unsigned rows, unsigned cols, const 
         next += gridDim.x;
     };
     for (int s = 0; s < STAGES; ++s) load(s);
-    int lane = threadIdx.x, warp = threadIdx.y, s = 0;
+    int lane = threadIdx.x, warp = threadIdx.y, s = 0, o = 0;
     for (unsigned k = blockIdx.x; k < tiles; k += gridDim.x) {
         full[s].wait(std::move(token[s]));
         for (int step = warp; step < TILE; step += ROWS) {
             int row = (lane + step) % TILE;
-            tile[lane][row] = ring[s][row][lane];
+            tiles_out[o][lane][row] = ring[s][row][lane];
         }
         cde::fence_proxy_async_shared_cta();
-        // Every thread has read stage s and written the tile.
+        // The other output tile's store (the previous tile's) has been read.
+        if (leader) cde::cp_async_bulk_wait_group_read<0>();
+        // Every thread has read stage s and written tile o; the other tile
+        // is free.
         __syncthreads();
         load(s);
         if (leader) {
             int r0 = k / across * TILE, c0 = k % across * TILE;
-            cde::cp_async_bulk_tensor_2d_shared_to_global(out, r0, c0, &tile);
+            cde::cp_async_bulk_tensor_2d_shared_to_global(out, r0, c0, &tiles_out[o]);
             cde::cp_async_bulk_commit_group();
-            cde::cp_async_bulk_wait_group_read<0>();
         }
-        // The engine has read the tile before anyone writes it again.
-        __syncthreads();
         s = (s + 1) % STAGES;
+        o ^= 1;
     }
+    // The last store has been read before the block's shared memory goes.
+    if (leader) cde::cp_async_bulk_wait_group_read<0>();
 }

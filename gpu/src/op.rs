@@ -424,22 +424,6 @@ unsafe impl<T: crate::Shuffle> crate::Shuffle for Arg<T> {
     }
 }
 
-macro_rules! arg_device_copy {
-    ($($t:ty),*) => {$(
-        // SAFETY: a 4- or 8-byte number followed by two `u32` words: no
-        // padding (the words are 4-aligned and the size is a multiple of
-        // the value's alignment), and every bit pattern is a valid value.
-        unsafe impl crate::DeviceCopy for Arg<$t> {}
-        // SAFETY: as above: plain bytes without padding.
-        #[cfg(not(target_arch = "nvptx64"))]
-        unsafe impl cudarc::driver::DeviceRepr for Arg<$t> {}
-        // SAFETY: all-zero bytes are the value 0 at index 0.
-        #[cfg(not(target_arch = "nvptx64"))]
-        unsafe impl cudarc::driver::ValidAsZeroBits for Arg<$t> {}
-    )*};
-}
-arg_device_copy!(f32, f64, i32, u32, i64, u64);
-
 /// The largest value and its index: an operator on [`Arg`]s, made by
 /// [`map::WithIndex`](crate::device::map::WithIndex).
 ///

@@ -15,7 +15,7 @@ use coop::matrix::{Matrix, MatrixOut};
 use coop::memory::pipeline::Pipeline;
 use coop::memory::tensor::{TensorMap, TensorOut};
 use coop::prelude::*;
-use coop::shared::{ByFunction, RowMajor, Shared};
+use coop::shared::{ByFunction, Owned, RowMajor, Shared};
 
 /// Tile side.
 pub const TILE: usize = 32;
@@ -160,13 +160,13 @@ pub fn transpose_padded(
 pub type Tile = [[f32; TILE]; TILE];
 
 /// Input tiles in flight a block in [`transpose_tensor`].
-pub const TENSOR_STAGES: usize = 4;
+pub const TENSOR_STAGES: usize = 2;
 
 /// Through the copy engine (TMA, sm_90): input tiles land in a ring of
 /// pipeline stages by tensor loads, [`TENSOR_STAGES`] in flight, the
 /// threads transpose each into a shared array, and one tensor store writes
-/// that array to the output. (Two output arrays in turn, written while
-/// the engine reads the other, measured slower on an H200: chapter 7.) No global address passes through a thread,
+/// that array to the output; two arrays in turn, one barrier a tile
+/// ([`Owned::store_tensor_reusing`](coop::shared::Owned::store_tensor_reusing)). No global address passes through a thread,
 /// and edges need no tests: a load fills the part of a tile past the
 /// matrix with zeros and a store leaves it out. Each block takes every
 /// `blocks`-th tile, so a grid of the blocks the GPU holds at once keeps
@@ -192,7 +192,8 @@ pub fn transpose_tensor(
     input: TensorMap<Tile>,
     out: TensorOut<Tile>,
     ring: Pipeline<[Tile; TENSOR_STAGES]>,
-    tile: Shared<Tile>,
+    first: Shared<Tile>,
+    second: Shared<Tile>,
 ) {
     let across = cols.div_ceil(TILE as u32);
     let tiles = rows.div_ceil(TILE as u32) * across;
@@ -225,9 +226,9 @@ pub fn transpose_tensor(
     );
     let t = block.thread_index();
     let (lane, warp) = (t.x as usize, t.y as usize);
-    let mut mine = tile.own(diagonal);
-    let mut k = this_grid().block_rank() as u32;
-    while k < tiles {
+    // The tile at the stage `next` hands out, transposed into `mine`, and
+    // the next load into the freed stage.
+    let mut transpose = |mine: &Owned<Tile, _>| {
         let stage = stages.next(&block);
         for n in 0..PER_THREAD {
             let row = (lane + warp + n * ROWS) % TILE;
@@ -238,11 +239,26 @@ pub fn transpose_tensor(
             stages.load_tensor(&block, &input, at(next));
             next += blocks;
         }
+    };
+    let to = |k: u32| {
         let [r0, c0] = at(k);
-        let storing = mine.store_tensor(&block, &out, [c0, r0]);
-        // Thread 0 waits for the copy engine's reads of the array, then a
-        // barrier: the array is the threads' again.
-        mine = storing.wait(&block).own(&block, diagonal);
+        [c0, r0]
+    };
+    // Two output arrays in turn: the threads write one while the copy
+    // engine reads the other, and one barrier a tile both ends the writing
+    // and hands the other array back (thread 0 has waited for its reads).
+    let mut k = this_grid().block_rank() as u32;
+    if k >= tiles {
+        return;
+    }
+    let mine = first.own(diagonal);
+    transpose(&mine);
+    let mut stored = mine.store_tensor(&block, &out, to(k));
+    let mut mine = second.own(diagonal);
+    k += blocks;
+    while k < tiles {
+        transpose(&mine);
+        (stored, mine) = mine.store_tensor_reusing(&block, &out, to(k), stored, diagonal);
         k += blocks;
     }
 }

@@ -16,9 +16,13 @@
 //! Every shared operand is an array's base and a byte offset into it; the
 //! callers keep offsets in bounds and aligned as each operation says.
 
-use super::{SharedMemory, Site};
+use super::{Rmw, SharedMemory, Site};
 use crate::kernel::TensorMapData;
-use crate::memory::tensor::{TensorElem, TensorReduce};
+
+/// How the CPU backend combines one element of a tile (`tile`) into the
+/// array's (`global`), as a bulk reduction's operation does: both point to
+/// one element of the map's type.
+pub(crate) type CombineElement = unsafe fn(global: *mut u8, tile: *const u8);
 
 /// Asynchronous copies and mbarriers.
 pub(crate) trait AsyncCopies: SharedMemory {
@@ -154,14 +158,18 @@ pub(crate) trait AsyncCopies: SharedMemory {
     /// reduction joins the calling thread's bulk group, as a store does.
     /// PTX (sm_90): `cp.reduce.async.bulk.tensor.{rank}d.global.shared::cta.{op}.tile.bulk_group`
     /// then `cp.async.bulk.commit_group`. Precondition: as for
-    /// [`tensor_store`](Self::tensor_store). CPU: the tile is combined now.
-    fn tensor_reduce<E: TensorElem, O: TensorReduce<E>>(
+    /// [`tensor_store`](Self::tensor_store); `op` is one the copy engine
+    /// has (not `Exchange`), and `combine` does it to the map's element
+    /// type. CPU: the tile is combined now, by `combine`.
+    #[allow(clippy::too_many_arguments)]
+    fn tensor_reduce(
         src: Self::Base,
         offset: u32,
         map: *const TensorMapData,
         coords: [i32; 5],
         rank: u32,
-        op: O,
+        op: Rmw,
+        combine: CombineElement,
         site: Site,
     );
 

@@ -37,7 +37,7 @@
 //! PTX backend ignores it (nothing of it remains after inlining), the CPU
 //! backend names it in its diagnostics.
 
-mod async_copies;
+pub(crate) mod async_copies;
 mod atomics;
 mod barriers;
 #[cfg(not(target_arch = "nvptx64"))]

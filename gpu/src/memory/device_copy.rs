@@ -95,3 +95,20 @@ unsafe impl DeviceCopy for bool {}
 // (an element's size is a multiple of its alignment) and is valid whenever
 // its elements are.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
+
+// `op::Arg`, a value and its index, travels between host and device.
+macro_rules! arg_device_copy {
+    ($($t:ty),*) => {$(
+        // SAFETY: a 4- or 8-byte number followed by two `u32` words: no
+        // padding (the words are 4-aligned and the size is a multiple of
+        // the value's alignment), and every bit pattern is a valid value.
+        unsafe impl crate::DeviceCopy for crate::op::Arg<$t> {}
+        // SAFETY: as above: plain bytes without padding.
+        #[cfg(not(target_arch = "nvptx64"))]
+        unsafe impl cudarc::driver::DeviceRepr for crate::op::Arg<$t> {}
+        // SAFETY: all-zero bytes are the value 0 at index 0.
+        #[cfg(not(target_arch = "nvptx64"))]
+        unsafe impl cudarc::driver::ValidAsZeroBits for crate::op::Arg<$t> {}
+    )*};
+}
+arg_device_copy!(f32, f64, i32, u32, i64, u64);

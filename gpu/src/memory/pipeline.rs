@@ -735,6 +735,8 @@ impl<A: StageArray> Stage<'_, A> {
         A::Elem: TensorElem,
     {
         let site = site!();
+        // The operator is a type: its value carries nothing.
+        let _ = op;
         check_tensor_out::<A::Tile>(TensorOutCall::StageReduce, at, site);
         if self.stages.rank == 0 {
             if out.word.first_use() {
@@ -746,7 +748,8 @@ impl<A: StageArray> Stage<'_, A> {
                 out.word.data(),
                 <A::Tile as TileArray>::inner_first(at),
                 <A::Tile as TileArray>::RANK as u32,
-                op,
+                O::OP,
+                O::combine_element,
                 site,
             );
             self.stored = true;

@@ -99,24 +99,7 @@ tensor_elems! {
     usize => 4, false; isize => 5, false; f32 => 7, true; f64 => 8, true;
 }
 
-/// What the copy engine does to each element of the array when it
-/// combines a tile into it (`cp.reduce.async.bulk.tensor`'s operation).
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BulkReduce {
-    /// `.add`
-    Add,
-    /// `.min`
-    Min,
-    /// `.max`
-    Max,
-    /// `.and`
-    And,
-    /// `.or`
-    Or,
-    /// `.xor`
-    Xor,
-}
+use crate::backend::Rmw;
 
 /// An operator the copy engine applies when it combines a tile from shared
 /// memory into an array in global memory (a bulk tensor reduction,
@@ -154,14 +137,32 @@ pub enum BulkReduce {
 pub trait TensorReduce<E: TensorElem>: crate::op::Operator<E> + sealed::SealedReduce {
     /// The copy engine's operation.
     #[doc(hidden)]
-    const OP: BulkReduce;
+    const OP: Rmw;
+    /// The CPU backend's: `*global = op(*global, *tile)`.
+    ///
+    /// # Safety
+    ///
+    /// Both point to one (possibly unaligned) `E`, `global` writable.
+    #[doc(hidden)]
+    unsafe fn combine_element(global: *mut u8, tile: *const u8);
 }
 
 macro_rules! tensor_reduces {
     ($($op:ident => $kind:ident: $($t:ty),*);* $(;)?) => {$(
         impl sealed::SealedReduce for crate::op::$op {}
         $(impl TensorReduce<$t> for crate::op::$op {
-            const OP: BulkReduce = BulkReduce::$kind;
+            const OP: Rmw = Rmw::$kind;
+            unsafe fn combine_element(global: *mut u8, tile: *const u8) {
+                let (g, t) = (global as *mut $t, tile as *const $t);
+                // SAFETY: the caller's: one `$t` each.
+                unsafe {
+                    g.write_unaligned(crate::op::Operator::<$t>::combine(
+                        &crate::op::$op,
+                        g.read_unaligned(),
+                        t.read_unaligned(),
+                    ))
+                };
+            }
         })*
     )*};
 }

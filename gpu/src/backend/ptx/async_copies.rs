@@ -5,9 +5,10 @@
 
 use super::shared_memory::SharedBase;
 use super::Ptx;
+use crate::backend::async_copies::CombineElement;
+use crate::backend::Rmw;
 use crate::backend::{AsyncCopies, Site};
 use crate::kernel::TensorMapData;
-use crate::memory::tensor::{BulkReduce, TensorElem, TensorReduce};
 use core::arch::asm;
 
 /// One `cp.reduce.async.bulk.tensor` of the operation `$op` (a literal such
@@ -315,13 +316,14 @@ impl AsyncCopies for Ptx {
     }
 
     #[inline(always)]
-    fn tensor_reduce<E: TensorElem, O: TensorReduce<E>>(
+    fn tensor_reduce(
         src: SharedBase,
         offset: u32,
         map: *const TensorMapData,
         coords: [i32; 5],
         rank: u32,
-        _op: O,
+        op: Rmw,
+        _combine: CombineElement,
         site: Site,
     ) {
         #[cfg(coop_sm90)]
@@ -332,32 +334,37 @@ impl AsyncCopies for Ptx {
             // SAFETY: as for `tensor_store`; the operation is one the copy
             // engine applies to the map's element type (`TensorReduce`).
             unsafe {
-                match O::OP {
-                    BulkReduce::Add => {
+                match op {
+                    Rmw::Add => {
                         reduce_tile!("add", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
                     }
-                    BulkReduce::Min => {
+                    Rmw::Min => {
                         reduce_tile!("min", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
                     }
-                    BulkReduce::Max => {
+                    Rmw::Max => {
                         reduce_tile!("max", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
                     }
-                    BulkReduce::And => {
+                    Rmw::And => {
                         reduce_tile!("and", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
                     }
-                    BulkReduce::Or => {
+                    Rmw::Or => {
                         reduce_tile!("or", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
                     }
-                    BulkReduce::Xor => {
+                    Rmw::Xor => {
                         reduce_tile!("xor", rank, map, [c[0], c[1], c[2], c[3], c[4]], s)
                     }
+                    // `TensorReduce` has none of these.
+                    Rmw::Exchange | Rmw::Inc | Rmw::Dec => super::faults::fail(
+                        c"tensor reductions take add, min, max, and, or and xor",
+                        site,
+                    ),
                 }
                 asm!("cp.async.bulk.commit_group;", options(nostack));
             }
         }
         #[cfg(not(coop_sm90))]
         {
-            let _ = (src, offset, map, coords, rank);
+            let _ = (src, offset, map, coords, rank, op);
             super::faults::fail(c"tensor reductions need sm_90 or newer", site)
         }
     }

@@ -165,6 +165,64 @@ impl<A: StorableArray, M: Ownership<A>> Owned<A, M> {
     }
 }
 
+impl<A: StorableArray, M: Ownership<A>> Owned<A, M> {
+    /// [`store_tensor`](Self::store_tensor), and in the same block barrier
+    /// the hand-over of `previous`, another array the copy engine is
+    /// storing, to a new writing phase under `map`: thread 0 waits for the
+    /// engine's reads of `previous` before the barrier, so the threads may
+    /// write it as soon as the call returns. Two arrays taken in turn this
+    /// way (one written while the engine reads the other) cost one barrier
+    /// a tile, where `store_tensor` then [`Storing::wait`] and
+    /// [`own`](Published::own) cost two.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::memory::tensor::TensorOut;
+    /// use coop::shared::{ByRank, Shared};
+    /// use coop_host::{Cpu, LaunchConfig, TensorMapMut};
+    ///
+    /// /// Row k of 64 holds k * 1000 + column, written through two arrays in turn.
+    /// #[kernel]
+    /// pub fn rows(block: ThreadBlock, out: TensorOut<[u32; 64]>, count: u32,
+    ///             a: Shared<[u32; 64]>, b: Shared<[u32; 64]>) {
+    ///     let t = block.thread_rank();
+    ///     let mine = a.own(ByRank::new());
+    ///     mine.set(t);
+    ///     let mut stored = mine.store_tensor(&block, &out, [0]);
+    ///     let mut mine = b.own(ByRank::new()); // untouched so far: no barrier
+    ///     for k in 1..count {
+    ///         mine.set(k * 1000 + t);
+    ///         (stored, mine) = mine.store_tensor_reusing(&block, &out, [64 * k as i32], stored, ByRank::new());
+    ///     }
+    /// }
+    ///
+    /// let mut data = vec![0u32; 5 * 64];
+    /// let map = TensorMapMut::<[u32; 64]>::cpu(&mut data, [5 * 64])?;
+    /// Cpu::new().launch(rows, LaunchConfig::new(1, 64), (&map, 5u32))?;
+    /// drop(map);
+    /// assert_eq!((data[7], data[3 * 64 + 7], data[4 * 64 + 63]), (7, 3007, 4063));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn store_tensor_reusing<B: SharedArray + ?Sized, N: Ownership<B>>(
+        self,
+        block: &ThreadBlock,
+        out: &TensorOut<A>,
+        at: <A as TileArray>::Coords,
+        previous: Storing<B>,
+        map: N,
+    ) -> (Storing<A>, Owned<B, N>) {
+        let site = site!();
+        let region = previous.region;
+        // Thread 0's wait for the engine's reads of `previous` comes before
+        // the barrier of `store_from`.
+        drop(previous);
+        let storing = store_from(self.region(), block, out, at, site);
+        (storing, Owned::new(region, map, site))
+    }
+}
+
 impl<A: StorableArray> Published<A> {
     /// [`Owned::store_tensor`] of a published array: the same fence and
     /// block barrier (the barrier that published the array came before the
@@ -282,7 +340,10 @@ fn issue_reduce<A: StorableArray, O: TensorReduce<A::E>>(
 ) {
     let map = acquired(out, site);
     let coords = <A as TileArray>::inner_first(at);
-    Target::tensor_reduce(src, 0, map, coords, <A as TileArray>::RANK as u32, op, site)
+    // The operator is a type: its value carries nothing.
+    let _ = op;
+    let rank = <A as TileArray>::RANK as u32;
+    Target::tensor_reduce(src, 0, map, coords, rank, O::OP, O::combine_element, site)
 }
 
 /// `out`'s map, acquired for the copy engine by the calling thread.

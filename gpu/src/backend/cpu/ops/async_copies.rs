@@ -8,9 +8,10 @@ use super::super::engine::lane;
 use super::super::engine::shared_state::SharedBase;
 use super::super::report::AccessKind;
 use super::super::Cpu;
+use crate::backend::async_copies::CombineElement;
+use crate::backend::Rmw;
 use crate::backend::{AsyncCopies, Site};
 use crate::kernel::{CpuTensorLayout, TensorMapData};
-use crate::memory::tensor::{TensorElem, TensorReduce};
 
 /// The source's `bytes` bytes.
 fn snapshot(src: *const u8, bytes: u32) -> Vec<u8> {
@@ -307,23 +308,22 @@ impl AsyncCopies for Cpu {
         );
     }
 
-    fn tensor_reduce<E: TensorElem, O: TensorReduce<E>>(
+    fn tensor_reduce(
         src: SharedBase,
         offset: u32,
         map: *const TensorMapData,
         coords: [i32; 5],
         rank: u32,
-        op: O,
+        _op: Rmw,
+        combine: CombineElement,
         site: Site,
     ) {
+        // One lane runs at a time, so each element's read and write are
+        // one step, as the engine's atomic combination is.
         tile_out(src, offset, map, coords, rank, site, |tile, global, _| {
-            // SAFETY: `tile_out`'s contract; the map's elements are `E`s
-            // (the kernel's map type and the host's agree), and one lane
-            // runs at a time, so the read and the write are one step.
-            unsafe {
-                let (t, g) = (tile as *const E, global as *mut E);
-                g.write_unaligned(op.combine(g.read_unaligned(), t.read_unaligned()));
-            }
+            // SAFETY: `tile_out`'s contract: one element of the map's type
+            // each, which `combine` was made for.
+            unsafe { combine(global, tile) }
         });
         lane::note_modified(false);
     }
