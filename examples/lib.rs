@@ -204,3 +204,50 @@ pub fn time_gpu_interleaved(
     }
     times
 }
+
+/// The pieces the benchmark programs of `examples/bench` share: the
+/// sides they time, how many rounds, and how a side's times are reported.
+pub mod bench {
+    use coop_host::{Gpu, Module};
+
+    /// coop's example kernels as side "coop", and, when `COOP_CUDA_PTX`
+    /// names the PTX nvcc made of the twins' `file`, those as side `twin`
+    /// (their entries have coop's kernels' names and parameters).
+    pub fn sides(gpu: &Gpu, twin: &str, file: &str) -> Vec<(String, Module)> {
+        let mut sides = vec![(
+            "coop".to_string(),
+            gpu.load(&crate::PTX).expect("coop's example kernels"),
+        )];
+        match std::env::var("COOP_CUDA_PTX") {
+            Ok(path) => {
+                let text = std::fs::read_to_string(&path).expect("the twins' PTX");
+                sides.push((twin.into(), gpu.load_ptx(file, &text).expect("it loads")));
+            }
+            Err(_) => eprintln!("COOP_CUDA_PTX not set: coop's side alone"),
+        }
+        sides
+    }
+
+    /// The timed rounds: `COOP_RUNS`, 21 by default.
+    pub fn runs() -> usize {
+        std::env::var("COOP_RUNS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(21)
+    }
+
+    /// The CSV comment line naming the GPU.
+    pub fn print_gpu(gpu: &Gpu) {
+        let limits = gpu.limits();
+        println!(
+            "# {} (sm_{}, {} SMs)",
+            limits.name, limits.sm, limits.multiprocessors
+        );
+    }
+
+    /// The median of times in milliseconds, in microseconds.
+    pub fn median_us(mut times: Vec<f32>) -> f64 {
+        times.sort_by(f32::total_cmp);
+        times[times.len() / 2] as f64 * 1e3
+    }
+}

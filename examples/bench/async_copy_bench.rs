@@ -29,11 +29,6 @@ use coop_host::{Gpu, LaunchConfig, Module, TensorMap, TensorMapMut};
 
 const THREADS: u32 = 256;
 
-fn median(mut v: Vec<f32>) -> f64 {
-    v.sort_by(f32::total_cmp);
-    v[v.len() / 2] as f64 * 1e3 // µs
-}
-
 /// The grid for `kernel`: every block the GPU holds at once, at most one
 /// a tile (a block a `THREADS` floats for the grid-stride kernel).
 fn grid<K: Kernel>(m: &Module, kernel: K, n: usize, per_block: usize) -> u32 {
@@ -66,10 +61,7 @@ fn main() {
         }
         Err(_) => eprintln!("COOP_CUDA_PTX not set: coop's side alone"),
     }
-    let runs = std::env::var("COOP_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(21);
+    let runs = coop_examples::bench::runs();
     let logs: Vec<u32> = std::env::var("COOP_LOGS")
         .unwrap_or_else(|_| "20,24,28".into())
         .split(',')
@@ -79,12 +71,7 @@ fn main() {
                 .expect("COOP_LOGS: powers of two, comma-separated")
         })
         .collect();
-    println!(
-        "# {} (sm_{}, {} SMs)",
-        gpu.limits().name,
-        gpu.limits().sm,
-        gpu.limits().multiprocessors
-    );
+    coop_examples::bench::print_gpu(&gpu);
     println!("row,side,kernel,floats,blocks,median_us,GBps");
     for log in logs {
         let n = 1usize << log;
@@ -181,7 +168,7 @@ fn main() {
             );
         }
         for ((side, kernel, blocks), t) in labels.iter().zip(times) {
-            let us = median(t);
+            let us = coop_examples::bench::median_us(t);
             println!(
                 "copy,{side},{kernel},{n},{blocks},{us:.2},{:.0}",
                 bytes / (us * 1e-6) / 1e9

@@ -17,15 +17,10 @@
 use coop_examples::kernels::tile_sort::{
     tile_sort_pairs_u32_128x4, tile_sort_u32_128x4, tile_sort_u32_256x8, tile_sort_u64_128x4,
 };
-use coop_examples::{time_gpu_interleaved, PTX};
+use coop_examples::time_gpu_interleaved;
 use coop_host::cudarc::driver::CudaSlice;
-use coop_host::{Gpu, LaunchConfig, Module};
+use coop_host::{Gpu, LaunchConfig};
 use std::cell::RefCell;
-
-fn median(mut v: Vec<f32>) -> f64 {
-    v.sort_by(f32::total_cmp);
-    v[v.len() / 2] as f64 * 1e3 // µs
-}
 
 /// Each tile of `tile` elements sorted by `key`, stably.
 fn sorted_tiles<T: Copy, O: Ord>(v: &[T], tile: usize, key: impl Fn(&T) -> O) -> Vec<T> {
@@ -54,35 +49,14 @@ fn main() {
         std::process::exit(2);
     }
     let gpu = Gpu::new(0).expect("a GPU");
-    let mut sides: Vec<(String, Module)> = vec![(
-        "coop".into(),
-        gpu.load(&PTX).expect("coop's example kernels"),
-    )];
-    match std::env::var("COOP_CUDA_PTX") {
-        Ok(path) => {
-            let text = std::fs::read_to_string(&path).expect("the CUB twins' PTX");
-            sides.push((
-                "cub".into(),
-                gpu.load_ptx("tile_sort.cu", &text).expect("it loads"),
-            ));
-        }
-        Err(_) => eprintln!("COOP_CUDA_PTX not set: coop's side alone"),
-    }
-    let runs: usize = std::env::var("COOP_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(21);
+    let sides = coop_examples::bench::sides(&gpu, "cub", "tile_sort.cu");
+    let runs = coop_examples::bench::runs();
     let logs: Vec<u32> = std::env::var("COOP_LOGS")
         .unwrap_or_else(|_| "20,24".into())
         .split(',')
         .map(|l| l.trim().parse().expect("COOP_LOGS: powers of two"))
         .collect();
-    println!(
-        "# {} (sm_{}, {} SMs)",
-        gpu.limits().name,
-        gpu.limits().sm,
-        gpu.limits().multiprocessors
-    );
+    coop_examples::bench::print_gpu(&gpu);
     println!("row,side,kernel,keys,median_us,Gkeys_per_s");
     for log in logs {
         let n = 1usize << log;
@@ -170,7 +144,7 @@ fn main() {
             assert!(ok, "{side} {name} differs from the host's sort at 2^{log}");
         }
         for ((side, name), t) in labels.iter().zip(times) {
-            let us = median(t);
+            let us = coop_examples::bench::median_us(t);
             println!(
                 "tile_sort,{side},{name},{n},{us:.2},{:.2}",
                 n as f64 / (us * 1e-6) / 1e9

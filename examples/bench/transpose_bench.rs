@@ -17,15 +17,10 @@
 //! `COOP_SIZES` lists the matrix sides (default `4096,8192,16384`).
 
 use coop_examples::kernels::transpose::{transpose_padded, transpose_tensor, Tile, ROWS, TILE};
-use coop_examples::{time_gpu_interleaved, PTX};
+use coop_examples::time_gpu_interleaved;
 use coop_host::cudarc::driver::CudaSlice;
-use coop_host::{Gpu, LaunchConfig, Module, TensorMap, TensorMapMut};
+use coop_host::{Gpu, LaunchConfig, TensorMap, TensorMapMut};
 use std::cell::RefCell;
-
-fn median(mut v: Vec<f32>) -> f64 {
-    v.sort_by(f32::total_cmp);
-    v[v.len() / 2] as f64 * 1e3 // µs
-}
 
 fn main() {
     if !Gpu::driver_present() {
@@ -33,25 +28,8 @@ fn main() {
         std::process::exit(2);
     }
     let gpu = Gpu::new(0).expect("a GPU");
-    let mut sides: Vec<(String, Module)> = vec![(
-        "coop".into(),
-        gpu.load(&PTX).expect("coop's example kernels"),
-    )];
-    match std::env::var("COOP_CUDA_PTX") {
-        Ok(path) => {
-            let text = std::fs::read_to_string(&path).expect("the CUDA twins' PTX");
-            sides.push((
-                "cuda".into(),
-                gpu.load_ptx("transpose_tensor.cu", &text)
-                    .expect("it loads"),
-            ));
-        }
-        Err(_) => eprintln!("COOP_CUDA_PTX not set: coop's side alone"),
-    }
-    let runs = std::env::var("COOP_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(21);
+    let sides = coop_examples::bench::sides(&gpu, "cuda", "transpose_tensor.cu");
+    let runs = coop_examples::bench::runs();
     let sizes: Vec<usize> = std::env::var("COOP_SIZES")
         .unwrap_or_else(|_| "4096,8192,16384".into())
         .split(',')
@@ -61,12 +39,7 @@ fn main() {
                 .expect("COOP_SIZES: matrix sides, comma-separated")
         })
         .collect();
-    println!(
-        "# {} (sm_{}, {} SMs)",
-        gpu.limits().name,
-        gpu.limits().sm,
-        gpu.limits().multiprocessors
-    );
+    coop_examples::bench::print_gpu(&gpu);
     println!("row,side,kernel,n,median_us,GBps,percent_of_copy");
     for n in sizes {
         let host: Vec<f32> = (0..n * n).map(|i| (i % 16_777_213) as f32).collect();
@@ -150,7 +123,10 @@ fn main() {
             assert!(got == want, "{side} transpose_tensor is wrong at n = {n}");
         }
         let bytes = 2.0 * 4.0 * (n * n) as f64;
-        let medians: Vec<f64> = times.into_iter().map(median).collect();
+        let medians: Vec<f64> = times
+            .into_iter()
+            .map(coop_examples::bench::median_us)
+            .collect();
         let copy = *medians.last().unwrap();
         for ((side, kernel), us) in labels.iter().zip(&medians) {
             println!(
