@@ -258,6 +258,7 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
     cases += check_transposes(device, program, watch);
     cases += check_reductions(device, program, watch);
     cases += check_accumulate(device, program, watch);
+    cases += check_multicasts(device, program, watch);
     eprintln!("tensor copies: {cases} cases on {}", device.describe());
     cases
 }
@@ -787,4 +788,113 @@ fn assert_same_rows<E: PartialEq + std::fmt::Debug>(
             expected[i]
         );
     }
+}
+
+/// Multicast loads: every block of each cluster gets every tile its
+/// cluster loads, in clusters of 1 to 4 blocks (3 among them), rings of 2
+/// and 3, with and without a lagging block.
+fn check_multicasts(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    let mut cases = 0;
+    let (rows, cols) = (72usize, 100usize);
+    let data: Vec<f32> = (0..rows * cols).map(|i| (i % 997) as f32 - 300.0).collect();
+    let tiles = coords(&[rows, cols], &[8, 32], 23, 11, 4);
+    for (blocks_a_cluster, clusters, lag) in
+        [(1, 3, 0), (2, 3, 0), (4, 2, 0), (4, 3, 3000), (3, 2, 0)]
+    {
+        let what = format!(
+            "tensor_multicast_2d_f32 clusters of {blocks_a_cluster} x {clusters}, lag {lag}"
+        );
+        let _w = watch(what.clone());
+        let got = (|| -> Result<Vec<f32>, Error> {
+            let buffer = device.upload(&data)?;
+            let at = device.upload(&tiles)?;
+            let map = TensorMap::<[[f32; 32]; 8]>::new(device, &buffer, [rows, cols])?;
+            let mut out = device.zeros(23 * blocks_a_cluster * 256)?;
+            let config = LaunchConfig::new((clusters * blocks_a_cluster) as u32, 128)
+                .with_cluster(blocks_a_cluster as u32);
+            program.launch(
+                k::tensor_multicast_2d_f32,
+                config,
+                (&map, &at, &mut out, lag),
+            )?;
+            device.download(&out)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let one = reference(&data, &[rows, cols], &[cols, 1], &[8, 32], &tiles, 0.0);
+        let expected: Vec<f32> = one
+            .chunks(256)
+            .flat_map(|tile| (0..blocks_a_cluster).flat_map(move |_| tile.iter().copied()))
+            .collect();
+        assert!(
+            got.iter()
+                .zip(&expected)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{what}: differs from the host"
+        );
+        cases += 1;
+    }
+    let n = 1000usize;
+    let bytes: Vec<u8> = (0..n).map(|i| (i * 29 + 3) as u8).collect();
+    let tiles = coords(&[n], &[128], 17, 5, 16);
+    for (blocks_a_cluster, clusters, lag) in [(2, 2, 0), (3, 1, 2000)] {
+        let what = format!(
+            "tensor_multicast_1d_u8 clusters of {blocks_a_cluster} x {clusters}, lag {lag}"
+        );
+        let _w = watch(what.clone());
+        let got = (|| -> Result<Vec<u8>, Error> {
+            let buffer = device.upload(&bytes)?;
+            let at = device.upload(&tiles)?;
+            let map = TensorMap::<[u8; 128]>::new(device, &buffer, [n])?;
+            let mut out = device.zeros(17 * blocks_a_cluster * 128)?;
+            let config = LaunchConfig::new((clusters * blocks_a_cluster) as u32, 64)
+                .with_cluster(blocks_a_cluster as u32);
+            program.launch(
+                k::tensor_multicast_1d_u8,
+                config,
+                (&map, &at, &mut out, lag),
+            )?;
+            device.download(&out)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let one = reference(&bytes, &[n], &[1], &[128], &tiles, 0u8);
+        let expected: Vec<u8> = one
+            .chunks(128)
+            .flat_map(|tile| (0..blocks_a_cluster).flat_map(move |_| tile.iter().copied()))
+            .collect();
+        assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    let input: Vec<u32> = (0..2100u32).map(|i| i.wrapping_mul(2654435761)).collect();
+    for (blocks_a_cluster, skip) in [(2usize, 0u32), (4, 52), (2, 1), (3, 4)] {
+        let what = format!("slice_multicast_u32 clusters of {blocks_a_cluster}, skip {skip}");
+        let _w = watch(what.clone());
+        let src = &input[skip as usize..];
+        let tiles = src.len().div_ceil(256);
+        let got = (|| -> Result<Vec<u32>, Error> {
+            let buffer = device.upload(&input)?;
+            let mut out = device.zeros(tiles * blocks_a_cluster * 256)?;
+            let config = LaunchConfig::new(blocks_a_cluster as u32, 96)
+                .with_cluster(blocks_a_cluster as u32);
+            program.launch(k::slice_multicast_u32, config, (&buffer, skip, &mut out))?;
+            device.download(&out)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let expected: Vec<u32> = src
+            .chunks(256)
+            .flat_map(|tile| {
+                (0..blocks_a_cluster).flat_map(move |_| {
+                    tile.iter()
+                        .copied()
+                        .chain(std::iter::repeat_n(0, 256 - tile.len()))
+                })
+            })
+            .collect();
+        assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    cases
 }

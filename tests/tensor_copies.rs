@@ -145,3 +145,54 @@ fn a_tensor_reduction_before_the_array_is_refused_naming_the_rule() {
         }
     }
 }
+
+/// A multicast load is one tile for the whole cluster: blocks that name
+/// different tiles in the same load are reported with both calls (on a GPU
+/// every block would silently get the first block's tile).
+#[test]
+fn blocks_of_a_cluster_naming_different_tiles_are_reported() {
+    use coop_host::{LaunchConfig, TensorMap};
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let data = device.upload(&vec![1.0f32; 64 * 32]).unwrap();
+    let map = TensorMap::<[[f32; 32]; 8]>::new(&device, &data, [64, 32]).unwrap();
+    let mut out = device.zeros::<f32>(2 * 256).unwrap();
+    let e = program
+        .launch(
+            coop_test_kernels::tensor_copies::tensor_multicast_own_rows,
+            LaunchConfig::new(2, 256).with_cluster(2),
+            (&map, &mut out),
+        )
+        .expect_err("blocks loading different tiles in one multicast");
+    let message = e.to_string();
+    eprintln!("{message}");
+    for part in [
+        "of the cluster loads the tile at [8, 0] where block 0 loads the one at [0, 0]",
+        "tensor_copies.rs",
+        "every block names the same source in the same load",
+    ] {
+        assert!(message.contains(part), "missing {part:?} in: {message}");
+    }
+}
+
+/// A block that skips a multicast load leaves the cluster waiting for it:
+/// the CPU backend reports the wait instead of hanging.
+#[test]
+fn a_block_skipping_a_multicast_load_is_reported_not_hung() {
+    use coop_host::{LaunchConfig, TensorMap};
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let data = device.upload(&vec![1.0f32; 64 * 32]).unwrap();
+    let map = TensorMap::<[[f32; 32]; 8]>::new(&device, &data, [64, 32]).unwrap();
+    let mut out = device.zeros::<f32>(2 * 256).unwrap();
+    let e = program
+        .launch(
+            coop_test_kernels::tensor_copies::tensor_multicast_skipped,
+            LaunchConfig::new(2, 256).with_cluster(2),
+            (&map, &mut out),
+        )
+        .expect_err("a skipped multicast load");
+    let message = e.to_string();
+    eprintln!("{message}");
+    assert!(message.contains("tensor_copies.rs"), "{message}");
+}

@@ -10,6 +10,7 @@ pub mod dot;
 pub mod grid_sync;
 pub mod histogram;
 pub mod integral_image;
+pub mod multicast;
 pub mod shared_tiles;
 pub mod split_barrier;
 pub mod stencil;

@@ -133,6 +133,89 @@ pub(crate) trait AsyncCopies: SharedMemory {
         site: Site,
     );
 
+    /// Tells the current phase of the barrier at `bar` of `bars` to expect
+    /// `bytes` more bytes, which a copy issued elsewhere (a multicast by
+    /// another block of the cluster) completes; no arrival. PTX (sm_90):
+    /// `mbarrier.expect_tx.relaxed.cta.shared::cta.b64`. Precondition: the
+    /// phase held open as for [`bulk_copy`](Self::bulk_copy). CPU: the
+    /// phase's byte count grows.
+    fn barrier_expect(bars: Self::Base, bar: u32, bytes: u32, site: Site);
+
+    /// Sets the 4-byte counter at byte `offset` of `bars` to zero. PTX:
+    /// `st.shared.u32`. Precondition: one thread, before a cluster barrier
+    /// that precedes every [`count_release`](Self::count_release) of it.
+    /// CPU: a counter at zero.
+    fn release_counter_init(bars: Self::Base, offset: u32, site: Site);
+
+    /// Adds one to the counter at byte `offset` of `bars` in block `rank`
+    /// of the cluster and returns its value before, acquiring and releasing
+    /// at cluster scope: the thread that brings the count to a multiple of
+    /// the cluster's blocks sees everything every other block's threads
+    /// did before their own block's thread counted. PTX (sm_90): `mapa`,
+    /// then `atom.acq_rel.cluster.shared::cluster.add.u32`. CPU: the count,
+    /// in that block's state.
+    fn count_release(bars: Self::Base, offset: u32, rank: u32, site: Site) -> u32;
+
+    /// As [`tensor_copy`](Self::tensor_copy), landing the tile at byte
+    /// `offset` of the same array in every block of the cluster whose bit
+    /// is set in `blocks` (bit `r` for cluster rank `r`) and completing its
+    /// bytes on the barrier at `bar` of `bars` in each of them; no barrier
+    /// is told to expect them (each block's own thread does that, with
+    /// [`barrier_expect`](Self::barrier_expect)). PTX (sm_90):
+    /// `cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster`.
+    /// Precondition: as for `tensor_copy`, in every block of `blocks`,
+    /// whose destinations no thread reads or writes until the phase
+    /// completes. CPU: the tile is gathered now and lands in each block as
+    /// a bulk copy does.
+    #[allow(clippy::too_many_arguments)]
+    fn tensor_copy_multicast(
+        dst: Self::Base,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        bytes: u32,
+        bars: Self::Base,
+        bar: u32,
+        blocks: u16,
+        site: Site,
+    );
+
+    /// As [`bulk_copy`](Self::bulk_copy), landing the bytes at byte
+    /// `offset` of the same array in every block of the cluster whose bit
+    /// is set in `blocks`, completing them on the barrier at `bar` of
+    /// `bars` in each, none of which is told to expect them here (see
+    /// [`tensor_copy_multicast`](Self::tensor_copy_multicast)). PTX (sm_90):
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster`.
+    #[allow(clippy::too_many_arguments)]
+    fn bulk_copy_multicast(
+        dst: Self::Base,
+        offset: u32,
+        src: *const u8,
+        bytes: u32,
+        bars: Self::Base,
+        bar: u32,
+        blocks: u16,
+        site: Site,
+    );
+
+    /// The calling block's part in load number `load` of a multicast
+    /// pipeline whose barriers are in `bars`, for a cluster of `blocks`
+    /// blocks: what it loads, the tile at `coords` (innermost first, `rank`
+    /// of them) of the tensor map at `source`, or with `rank` 0 the slice
+    /// at `source` of `coords[0]` bytes (`coords[1]`: whether it fills).
+    /// PTX: nothing. CPU: checks that every block of the cluster names the
+    /// same source in the same load, reporting both calls otherwise.
+    fn multicast_call(
+        bars: Self::Base,
+        load: u32,
+        source: usize,
+        coords: [i32; 5],
+        rank: u32,
+        blocks: u32,
+        site: Site,
+    );
+
     /// Starts storing the tile at byte `offset` of `src` (the map's tile
     /// size) into the array the tensor map at `map` describes, at element
     /// coordinates `coords` (innermost first); elements of the tile outside

@@ -32,6 +32,11 @@ pub(crate) trait Faults {
     /// says what was wrong and what is allowed. PTX: the report, then
     /// `trap`. CPU: a panic with the same words.
     fn check_failed(what: &'static CStr, site: Site) -> !;
+    /// Whether the calling thread is being unwound because its launch
+    /// stopped (a report, the end of a block with threads still waiting):
+    /// a handle's `Drop` that would wait or pass a barrier does nothing
+    /// then. PTX: never. CPU: while the block's end unwinds the thread.
+    fn unwinding() -> bool;
     /// The calling thread read (`reads`) or wrote `index`, which `owner`
     /// owns under the phase's ownership map.
     fn shared_element_not_owned<I: Debug>(

@@ -11,7 +11,7 @@
 //! the other way: stored or combined into an array by the copy engine from
 //! a shared array the threads wrote, or from a stage.
 
-use coop::memory::pipeline::{Pipeline, StageArray, Stages};
+use coop::memory::pipeline::{MulticastStages, Pipeline, StageArray, Stages};
 use coop::memory::tensor::{TensorElem, TensorMap, TensorOut};
 use coop::memory::tile::TileArray;
 use coop::prelude::*;
@@ -343,4 +343,201 @@ pub fn tensor_store_unwritten(
         mine.set(t.x);
     }
     let _ = mine.store_tensor(&block, &out, [0, 0]);
+}
+
+/// The tiles of `coords` dealt to the clusters in turn, `S` loads ahead,
+/// each loaded once a cluster by multicast: block `r` of an `n`-block
+/// cluster copies tile `k` element by element to `out[(k n + r) ELEMENTS
+/// ..]`, so that the output shows what landed in every block. With `lag`,
+/// the cluster's last block spins a while before each tile it takes, so
+/// that the others run ahead until the ring stops them.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn multicast_out<T: TileArray, const S: usize>(
+    cluster: &Cluster,
+    block: &ThreadBlock,
+    mut stages: MulticastStages<[T; S]>,
+    map: &TensorMap<T>,
+    coords: &[i32],
+    out: &Out<T::Elem>,
+    lag: u32,
+    at: impl Fn(&[i32]) -> T::Coords,
+) where
+    T::Elem: TensorElem,
+{
+    let tiles = coords.len() / T::RANK;
+    let n = cluster.num_blocks() as usize;
+    let r = cluster.block_rank() as usize;
+    let c = block.group_index().x as usize / n;
+    let clusters = this_grid().num_blocks() / n;
+    let t = block.thread_rank() as usize;
+    let threads = block.num_threads() as usize;
+    let mut next = c;
+    while next < tiles && !stages.is_full() {
+        stages.load_tensor(
+            cluster,
+            map,
+            at(&coords[next * T::RANK..(next + 1) * T::RANK]),
+        );
+        next += clusters;
+    }
+    let mut taken = c;
+    while stages.loaded() > 0 {
+        if lag > 0 && r + 1 == n {
+            let mut x = t as u32;
+            for _ in 0..lag {
+                x = x.wrapping_mul(1664525).wrapping_add(1013904223);
+            }
+            core::hint::black_box(x);
+        }
+        let stage = stages.next(block);
+        let mut e = t;
+        while e < T::ELEMENTS {
+            out.write((taken * n + r) * T::ELEMENTS + e, stage.get(e));
+            e += threads;
+        }
+        stage.release();
+        taken += clusters;
+        if next < tiles {
+            stages.load_tensor(
+                cluster,
+                map,
+                at(&coords[next * T::RANK..(next + 1) * T::RANK]),
+            );
+            next += clusters;
+        }
+    }
+}
+
+/// 8 x 32 tiles of `f32`s multicast to every block of the cluster, a ring
+/// of 2; see `multicast_out`.
+#[kernel]
+pub fn tensor_multicast_2d_f32(
+    cluster: Cluster,
+    block: ThreadBlock,
+    src: TensorMap<[[f32; 32]; 8]>,
+    coords: &[i32],
+    out: Out<f32>,
+    lag: u32,
+    ring: Pipeline<[[[f32; 32]; 8]; 2]>,
+) {
+    let stages = ring.start_multicast(&cluster, &block);
+    multicast_out(&cluster, &block, stages, &src, coords, &out, lag, |c| {
+        [c[0], c[1]]
+    });
+}
+
+/// 1-D tiles of 128 `u8`s multicast to every block of the cluster, a ring
+/// of 3; see `multicast_out`.
+#[kernel]
+pub fn tensor_multicast_1d_u8(
+    cluster: Cluster,
+    block: ThreadBlock,
+    src: TensorMap<[u8; 128]>,
+    coords: &[i32],
+    out: Out<u8>,
+    lag: u32,
+    ring: Pipeline<[[u8; 128]; 3]>,
+) {
+    let stages = ring.start_multicast(&cluster, &block);
+    multicast_out(
+        &cluster,
+        &block,
+        stages,
+        &src,
+        coords,
+        &out,
+        lag,
+        |c| [c[0]],
+    );
+}
+
+/// A bug for the CPU backend to name: each block of the cluster loads the
+/// tile of its own rows (`8 r`), where a multicast load is one tile for
+/// every block.
+#[kernel]
+pub fn tensor_multicast_own_rows(
+    cluster: Cluster,
+    block: ThreadBlock,
+    src: TensorMap<[[f32; 32]; 8]>,
+    out: Out<f32>,
+    ring: Pipeline<[[[f32; 32]; 8]; 1]>,
+) {
+    let mut stages = ring.start_multicast(&cluster, &block);
+    let rows = 8 * cluster.block_rank() as i32;
+    stages.load_tensor(&cluster, &src, [rows, 0]);
+    let t = block.thread_rank() as usize;
+    let tile = stages.next(&block);
+    out.write(block.group_index().x as usize * 256 + t, tile.get(t));
+}
+
+/// A bug for the CPU backend to name: the cluster's first block skips the
+/// second load, which the other blocks wait for.
+#[kernel]
+pub fn tensor_multicast_skipped(
+    cluster: Cluster,
+    block: ThreadBlock,
+    src: TensorMap<[[f32; 32]; 8]>,
+    out: Out<f32>,
+    ring: Pipeline<[[[f32; 32]; 8]; 1]>,
+) {
+    let mut stages = ring.start_multicast(&cluster, &block);
+    let t = block.thread_rank() as usize;
+    let loads = if cluster.block_rank() == 0 { 1 } else { 2 };
+    let mut sum = 0.0;
+    for k in 0..loads {
+        stages.load_tensor(&cluster, &src, [8 * k, 0]);
+        sum += stages.next(&block).get(t);
+    }
+    out.write(block.group_index().x as usize * 256 + t, sum);
+}
+
+/// Slices of `input[skip..]`, 256 `u32`s a tile (the last partial, filled
+/// with zeros), loaded once a cluster by multicast where the bulk-copy
+/// engine can move them (a `skip` that is not a multiple of 4 leaves every
+/// tile to each block's threads); block `r` of an `n`-block cluster copies
+/// tile `k` to `out[(k n + r) 256 ..]`. Ring of 3.
+#[kernel]
+pub fn slice_multicast_u32(
+    cluster: Cluster,
+    block: ThreadBlock,
+    input: &[u32],
+    skip: u32,
+    out: Out<u32>,
+    ring: Pipeline<[[u32; 256]; 3]>,
+) {
+    let mut stages = ring.start_multicast(&cluster, &block);
+    let src = &input[skip as usize..];
+    let tiles = src.len().div_ceil(256);
+    let n = cluster.num_blocks() as usize;
+    let r = cluster.block_rank() as usize;
+    let t = block.thread_rank() as usize;
+    let load = |stages: &mut MulticastStages<[[u32; 256]; 3]>, k: usize| {
+        let tile = &src[k * 256..((k + 1) * 256).min(src.len())];
+        if tile.len() == 256 {
+            stages.load(&cluster, tile);
+        } else {
+            stages.load_filled(&cluster, tile);
+        }
+    };
+    let mut next = 0;
+    while next < tiles && !stages.is_full() {
+        load(&mut stages, next);
+        next += 1;
+    }
+    let mut taken = 0;
+    while stages.loaded() > 0 {
+        let stage = stages.next(&block);
+        let mut e = t;
+        while e < 256 {
+            out.write((taken * n + r) * 256 + e, stage.get(e));
+            e += block.num_threads() as usize;
+        }
+        stage.release();
+        taken += 1;
+        if next < tiles {
+            load(&mut stages, next);
+            next += 1;
+        }
+    }
 }

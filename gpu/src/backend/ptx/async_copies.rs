@@ -261,6 +261,173 @@ impl AsyncCopies for Ptx {
     }
 
     #[inline(always)]
+    fn bulk_copy_multicast(
+        dst: SharedBase,
+        offset: u32,
+        src: *const u8,
+        bytes: u32,
+        bars: SharedBase,
+        bar: u32,
+        blocks: u16,
+        site: Site,
+    ) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            // SAFETY: as for `bulk_copy`, in every block of `blocks`: the
+            // destination and barrier at the same offsets there, which the
+            // caller keeps unread and its phase open until the bytes land.
+            unsafe {
+                asm!(
+                    "{{ .reg .b64 g; cvta.to.global.u64 g, {s};",
+                    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [g], {n}, [{b}], {k}; }}",
+                    d = in(reg32) dst.0 + offset,
+                    s = in(reg64) src,
+                    n = in(reg32) bytes,
+                    b = in(reg32) bars.0 + bar,
+                    k = in(reg16) blocks,
+                    options(nostack)
+                )
+            };
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (dst, offset, src, bytes, bars, bar, blocks);
+            super::faults::fail(c"multicast copies need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn multicast_call(
+        _bars: SharedBase,
+        _load: u32,
+        _source: usize,
+        _coords: [i32; 5],
+        _rank: u32,
+        _blocks: u32,
+        _site: Site,
+    ) {
+    }
+
+    #[inline(always)]
+    fn barrier_expect(bars: SharedBase, bar: u32, bytes: u32, site: Site) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            // SAFETY: an initialised barrier whose phase is held open (the
+            // caller's precondition).
+            unsafe {
+                asm!(
+                    "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{b}], {n};",
+                    b = in(reg32) bars.0 + bar, n = in(reg32) bytes, options(nostack)
+                )
+            };
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (bars, bar, bytes);
+            super::faults::fail(c"multicast copies need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn release_counter_init(bars: SharedBase, offset: u32, _site: Site) {
+        // SAFETY: a 4-byte aligned word of the pipeline's declaration.
+        unsafe {
+            asm!(
+                "st.shared.u32 [{a}], 0;",
+                a = in(reg32) bars.0 + offset, options(nostack)
+            )
+        };
+    }
+
+    #[inline(always)]
+    fn count_release(bars: SharedBase, offset: u32, rank: u32, site: Site) -> u32 {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            let old: u32;
+            // SAFETY: the counter of the same pipeline in a running block of
+            // the cluster (the caller's precondition); `mapa` maps the
+            // address.
+            unsafe {
+                asm!(
+                    "{{ .reg .b32 r; mapa.shared::cluster.u32 r, {a}, {k};",
+                    "atom.acq_rel.cluster.shared::cluster.add.u32 {o}, [r], 1; }}",
+                    a = in(reg32) bars.0 + offset, k = in(reg32) rank, o = out(reg32) old,
+                    options(nostack)
+                )
+            };
+            old
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (bars, offset, rank);
+            super::faults::fail(c"multicast copies need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn tensor_copy_multicast(
+        dst: SharedBase,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        bytes: u32,
+        bars: SharedBase,
+        bar: u32,
+        blocks: u16,
+        site: Site,
+    ) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = (site, bytes);
+            let (d, b) = (dst.0 + offset, bars.0 + bar);
+            let [c0, c1, c2, c3, c4] = coords;
+            // SAFETY: as for `tensor_copy`, in every block of `blocks`: the
+            // destination and barrier at the same offsets there, which the
+            // caller keeps unread and its phase open until the tile lands.
+            unsafe {
+                match rank {
+                    1 => asm!(
+                        "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c0}}}], [{b}], {k};",
+                        d = in(reg32) d, m = in(reg64) map, c0 = in(reg32) c0, b = in(reg32) b,
+                        k = in(reg16) blocks, options(nostack)
+                    ),
+                    2 => asm!(
+                        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c0}, {c1}}}], [{b}], {k};",
+                        d = in(reg32) d, m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1,
+                        b = in(reg32) b, k = in(reg16) blocks, options(nostack)
+                    ),
+                    3 => asm!(
+                        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c0}, {c1}, {c2}}}], [{b}], {k};",
+                        d = in(reg32) d, m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1,
+                        c2 = in(reg32) c2, b = in(reg32) b, k = in(reg16) blocks, options(nostack)
+                    ),
+                    4 => asm!(
+                        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c0}, {c1}, {c2}, {c3}}}], [{b}], {k};",
+                        d = in(reg32) d, m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1,
+                        c2 = in(reg32) c2, c3 = in(reg32) c3, b = in(reg32) b, k = in(reg16) blocks,
+                        options(nostack)
+                    ),
+                    _ => asm!(
+                        "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c0}, {c1}, {c2}, {c3}, {c4}}}], [{b}], {k};",
+                        d = in(reg32) d, m = in(reg64) map, c0 = in(reg32) c0, c1 = in(reg32) c1,
+                        c2 = in(reg32) c2, c3 = in(reg32) c3, c4 = in(reg32) c4, b = in(reg32) b,
+                        k = in(reg16) blocks, options(nostack)
+                    ),
+                }
+            }
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (dst, offset, map, coords, rank, bytes, bars, bar, blocks);
+            super::faults::fail(c"multicast copies need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
     fn tensor_store(
         src: SharedBase,
         offset: u32,

@@ -119,6 +119,11 @@ pub(super) fn fail(what: &'static CStr, site: Site) -> ! {
 
 impl Faults for Ptx {
     #[inline(always)]
+    fn unwinding() -> bool {
+        false
+    }
+
+    #[inline(always)]
     fn check_failed(what: &'static CStr, site: Site) -> ! {
         fail(what, site)
     }

@@ -56,6 +56,8 @@ pub(crate) struct AsyncState {
     /// Elements in flight: (region, element) to (issuing thread, site).
     in_flight: FastMap<(u32, u32), (u32, Site)>,
     barriers: FastMap<(u32, u32), Mbarrier>,
+    /// Counters of releases (a multicast pipeline's, one a stage).
+    counters: FastMap<(u32, u32), u32>,
 }
 
 /// A landed copy's destination: the region, its first byte and its bytes,
@@ -231,6 +233,47 @@ impl AsyncState {
         key: (u32, u32),
     ) -> Result<(), AsyncError> {
         self.barrier(key)?.tx += data.len() as i64;
+        self.issue(thread, region, offset, data, elem_size, site, Some(key));
+        Ok(())
+    }
+
+    /// Sets the counter at `key` to zero.
+    pub fn counter_init(&mut self, key: (u32, u32)) {
+        self.counters.insert(key, 0);
+    }
+
+    /// Adds one to the counter at `key`; its value before.
+    pub fn count(&mut self, key: (u32, u32)) -> Result<u32, AsyncError> {
+        let c = self.counters.get_mut(&key).ok_or_else(|| {
+            AsyncError::Barrier("a release counter used before it was initialised".into())
+        })?;
+        let old = *c;
+        *c = c.wrapping_add(1);
+        Ok(old)
+    }
+
+    /// `expect_tx`: the current phase of the barrier at `key` expects
+    /// `bytes` more bytes (no arrival).
+    pub fn expect(&mut self, key: (u32, u32), bytes: u32) -> Result<(), AsyncError> {
+        self.barrier(key)?.tx += bytes as i64;
+        Ok(())
+    }
+
+    /// A copy of another block's copy engine (a multicast) landing in this
+    /// block and completing its bytes on `key`, whose phase a thread of this
+    /// block told to expect them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn incoming(
+        &mut self,
+        thread: u32,
+        region: u32,
+        offset: u32,
+        data: Vec<u8>,
+        elem_size: u32,
+        site: Site,
+        key: (u32, u32),
+    ) -> Result<(), AsyncError> {
+        self.barrier(key)?;
         self.issue(thread, region, offset, data, elem_size, site, Some(key));
         Ok(())
     }

@@ -579,6 +579,45 @@ pub(crate) fn remote_add(region: u32, own: *mut u8, rank: u32, index: u32, site:
     ptr
 }
 
+/// Runs `f` on the shared memory of block `rank` of the current lane's
+/// cluster (its own block outside a cluster, or for its own rank), after
+/// the checks of [`remote_shared`]: a rank outside the cluster, or a block
+/// that has returned, stops the launch naming `site`. For the copy engine's
+/// multicasts and remote mbarrier arrivals.
+pub(crate) fn cluster_block_shared<R>(
+    rank: u32,
+    site: Site,
+    f: impl FnOnce(&mut BlockShared) -> R,
+) -> R {
+    let ctx = count_step(site);
+    let count = ctx.peer_count.max(1);
+    let thread = ctx.info.rank;
+    if rank >= count {
+        abort(Request::Stop(Box::new(Violation::PeerOutsideCluster {
+            thread,
+            rank,
+            blocks: count,
+            site,
+        })));
+    }
+    let mut owner = owner_of(ctx, rank).borrow_mut();
+    if owner.ended {
+        drop(owner);
+        abort(Request::Stop(Box::new(Violation::PeerReturned {
+            thread,
+            rank,
+            site,
+        })));
+    }
+    f(&mut owner)
+}
+
+/// Whether the current lane is being unwound by the end of its block (its
+/// launch stopped while it ran or waited).
+pub(crate) fn unwinding() -> bool {
+    current().unwinding.get() || std::thread::panicking()
+}
+
 /// Whether the launch runs in clusters of more than one block.
 pub(crate) fn in_clusters() -> bool {
     current().info.cluster_dim.volume() > 1
@@ -646,10 +685,14 @@ fn count_step(site: Site) -> &'static LaneCtx {
 /// wait nothing can end is reported.
 /// The waiting thread lets the others run at once: nothing it does can
 /// end the wait.
+/// In a launch of clusters the barrier may wait for another block of the
+/// cluster (a multicast's bytes, a remote arrival), so the poll counts as
+/// one that other blocks can end, as a read of global memory does.
 pub(crate) fn poll(region: u32, offset: u32, site: Site) {
     let ctx = current();
     let location = 1 << 63 | (region as usize) << 32 | offset as usize;
-    note_read_yielding(ctx, location, false, site, true);
+    let across_blocks = ctx.info.cluster_dim.volume() > 1;
+    note_read_yielding(ctx, location, across_blocks, site, true);
 }
 
 fn note_read(ctx: &LaneCtx, location: usize, global: bool, site: Site) {

@@ -73,6 +73,26 @@ pub(crate) struct BlockShared {
     pub remote_writes: FastMap<(u32, u32), (Dim3, u32, Site)>,
     /// The block's asynchronous copies in flight and its mbarriers.
     pub asynchronous: AsyncState,
+    /// In a cluster's first block: the multicast loads some blocks of the
+    /// cluster have reached and others not yet, by (barriers' region,
+    /// load number).
+    pub multicasts: FastMap<(u32, u32), MulticastCall>,
+}
+
+/// The first call of a multicast load by a block of the cluster, which the
+/// other blocks' calls must match.
+#[derive(Clone, Copy)]
+pub(crate) struct MulticastCall {
+    /// The tensor map's address, or the slice's.
+    pub source: usize,
+    /// The tile's coordinates, innermost first (a slice: its bytes, and
+    /// whether the load fills).
+    pub coords: [i32; 5],
+    /// The calling block's rank in the cluster.
+    pub block: u32,
+    pub site: Site,
+    /// Blocks that have called it so far.
+    pub calls: u32,
 }
 
 impl BlockShared {
@@ -91,6 +111,7 @@ impl BlockShared {
             ended: false,
             remote_writes: FastMap::default(),
             asynchronous: AsyncState::default(),
+            multicasts: FastMap::default(),
         }
     }
 

@@ -5,7 +5,7 @@
 
 use super::super::engine::async_state::AsyncError;
 use super::super::engine::lane;
-use super::super::engine::shared_state::SharedBase;
+use super::super::engine::shared_state::{MulticastCall, SharedBase};
 use super::super::report::AccessKind;
 use super::super::Cpu;
 use crate::backend::async_copies::CombineElement;
@@ -127,6 +127,69 @@ fn gather_tile(layout: &CpuTensorLayout, coords: [i32; 5]) -> Vec<u8> {
         None => data.extend_from_slice(&fill[..elem]),
     });
     data
+}
+
+/// The tile at `coords` of the map at `map`, after checking that the map
+/// has `rank` dimensions and tiles of `bytes` bytes, as the kernel's copy
+/// at `site` expects.
+fn checked_tile(
+    map: *const TensorMapData,
+    coords: [i32; 5],
+    rank: u32,
+    bytes: u32,
+    site: Site,
+) -> Vec<u8> {
+    // SAFETY: the launch passed the address of a map the host built for the
+    // CPU backend, borrowed for the launch.
+    let layout = unsafe { (*map).cpu_layout() };
+    let tile = layout.boxes.iter().map(|&b| b as u64).product::<u64>() * layout.elem as u64;
+    if layout.rank != rank || tile != bytes as u64 {
+        lane::fail_at(
+            format!(
+                "coop: the tensor map passed at this launch describes tiles of {tile} bytes in \
+                 {} dimensions, where the kernel's copy at {site} expects {bytes} bytes in {rank}",
+                layout.rank
+            ),
+            site,
+        );
+    }
+    gather_tile(&layout, coords)
+}
+
+/// Lands `data` at byte `offset` of `dst` in every block of the cluster
+/// whose bit is set in `blocks`, completing on the barrier at `bar` of
+/// `bars` there: a multicast by the calling thread's copy engine.
+fn multicast(
+    dst: SharedBase,
+    offset: u32,
+    data: Vec<u8>,
+    (bars, bar): (SharedBase, u32),
+    blocks: u16,
+    site: Site,
+) {
+    let thread = lane::step(site, |l| l.rank);
+    for r in 0..16u32 {
+        if blocks & (1 << r) == 0 {
+            continue;
+        }
+        let issued = lane::cluster_block_shared(r, site, |s| {
+            let size = s.elem_size(dst.region);
+            s.note_write();
+            s.asynchronous.incoming(
+                thread,
+                dst.region,
+                offset,
+                data.clone(),
+                size,
+                site,
+                (bars.region, bar),
+            )
+        });
+        if let Err(e) = issued {
+            fail(e, site)
+        }
+    }
+    lane::note_modified(true);
 }
 
 /// Issues the calling thread's bulk copy of `data` to byte `offset` of
@@ -268,22 +331,137 @@ impl AsyncCopies for Cpu {
         bar: u32,
         site: Site,
     ) {
-        // SAFETY: the launch passed the address of a map the host built
-        // for the CPU backend, borrowed for the launch.
-        let layout = unsafe { (*map).cpu_layout() };
-        let tile = layout.boxes.iter().map(|&b| b as u64).product::<u64>() * layout.elem as u64;
-        if layout.rank != rank || tile != bytes as u64 {
-            lane::fail_at(
-                format!(
-                    "coop: the tensor map passed at this launch describes tiles of {tile} bytes in \
-                     {} dimensions, where the kernel's copy at {site} expects {bytes} bytes in {rank}",
-                    layout.rank
-                ),
-                site,
-            );
-        }
-        let data = gather_tile(&layout, coords);
+        let data = checked_tile(map, coords, rank, bytes, site);
         issue_bulk(dst, offset, data, (bars, bar), site);
+    }
+
+    fn multicast_call(
+        bars: SharedBase,
+        load: u32,
+        source: usize,
+        coords: [i32; 5],
+        rank: u32,
+        blocks: u32,
+        site: Site,
+    ) {
+        let me = lane::info(|l| {
+            let c = l.cluster_dim;
+            let b = l.block;
+            c.linearize_u32(crate::Dim3::new(b.x % c.x, b.y % c.y, b.z % c.z))
+        });
+        let call = MulticastCall {
+            source,
+            coords,
+            block: me,
+            site,
+            calls: 1,
+        };
+        let first = lane::cluster_block_shared(0, site, |s| {
+            match s.multicasts.get_mut(&(bars.region, load)) {
+                None => {
+                    s.multicasts.insert((bars.region, load), call);
+                    None
+                }
+                Some(first) => {
+                    let before = *first;
+                    first.calls += 1;
+                    if first.calls == blocks {
+                        s.multicasts.remove(&(bars.region, load));
+                    }
+                    Some(before)
+                }
+            }
+        });
+        let Some(first) = first else { return };
+        if first.source == call.source && first.coords == call.coords {
+            return;
+        }
+        let outer_first = |c: [i32; 5]| {
+            let mut v = c[..rank as usize].to_vec();
+            v.reverse();
+            v
+        };
+        let what = if rank == 0 {
+            format!(
+                "{} bytes from {:#x} where block {} loads {} bytes from {:#x}",
+                call.coords[0], call.source, first.block, first.coords[0], first.source
+            )
+        } else if first.source != call.source {
+            format!(
+                "a tile of a different tensor map than block {} loads",
+                first.block
+            )
+        } else {
+            format!(
+                "the tile at {:?} where block {} loads the one at {:?}",
+                outer_first(call.coords),
+                first.block,
+                outer_first(first.coords)
+            )
+        };
+        lane::fail_at(
+            format!(
+                "coop: block {me} of the cluster loads {what} at {site}, in the multicast load \
+                 (number {load} of the pipeline) that block {} made at {}: a multicast load is \
+                 one copy into every block of the cluster, so every block names the same source \
+                 in the same load",
+                first.block, first.site
+            ),
+            site,
+        );
+    }
+
+    fn barrier_expect(bars: SharedBase, bar: u32, bytes: u32, site: Site) {
+        lane::step(site, |_| ());
+        if let Err(e) = lane::block_shared(|s| s.asynchronous.expect((bars.region, bar), bytes)) {
+            fail(e, site)
+        }
+    }
+
+    fn release_counter_init(bars: SharedBase, offset: u32, site: Site) {
+        lane::step(site, |_| ());
+        lane::block_shared(|s| s.asynchronous.counter_init((bars.region, offset)));
+    }
+
+    fn count_release(bars: SharedBase, offset: u32, rank: u32, site: Site) -> u32 {
+        let old = lane::cluster_block_shared(rank, site, |s| {
+            s.note_write();
+            s.asynchronous.count((bars.region, offset))
+        });
+        lane::note_modified(true);
+        match old {
+            Ok(old) => old,
+            Err(e) => fail(e, site),
+        }
+    }
+
+    fn tensor_copy_multicast(
+        dst: SharedBase,
+        offset: u32,
+        map: *const TensorMapData,
+        coords: [i32; 5],
+        rank: u32,
+        bytes: u32,
+        bars: SharedBase,
+        bar: u32,
+        blocks: u16,
+        site: Site,
+    ) {
+        let data = checked_tile(map, coords, rank, bytes, site);
+        multicast(dst, offset, data, (bars, bar), blocks, site);
+    }
+
+    fn bulk_copy_multicast(
+        dst: SharedBase,
+        offset: u32,
+        src: *const u8,
+        bytes: u32,
+        bars: SharedBase,
+        bar: u32,
+        blocks: u16,
+        site: Site,
+    ) {
+        multicast(dst, offset, snapshot(src, bytes), (bars, bar), blocks, site);
     }
 
     fn tensor_store(

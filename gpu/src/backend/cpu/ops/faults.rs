@@ -43,6 +43,10 @@ impl Faults for Cpu {
 
     #[cold]
     #[inline(never)]
+    fn unwinding() -> bool {
+        lane::unwinding()
+    }
+
     fn check_failed(what: &'static CStr, site: Site) -> ! {
         let what = what.to_str().unwrap_or("a coop check failed");
         lane::fail_at(format!("coop: {what} (at {site})"), site)

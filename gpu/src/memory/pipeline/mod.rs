@@ -5,7 +5,9 @@
 //!
 //! A kernel takes the ring as a parameter, [`Pipeline<[[E; TILE];
 //! STAGES]>`](Pipeline), which `#[kernel]` places in shared memory with two
-//! mbarriers a stage. [`Pipeline::start`] initialises the barriers (one
+//! mbarriers and a counter a stage (the counter for
+//! [`start_multicast`](Pipeline::start_multicast), see [`multicast`]).
+//! [`Pipeline::start`] initialises the barriers (one
 //! block barrier) and gives [`Stages`]:
 //!
 //! - [`Stages::load`] starts loading a slice of a kernel buffer into the
@@ -93,6 +95,9 @@ use crate::memory::tile::TileArray;
 use crate::ThreadBlock;
 use core::marker::PhantomData;
 
+mod multicast;
+pub use multicast::MulticastStages;
+
 mod sealed {
     pub trait Sealed {}
     impl<T, const S: usize> Sealed for [T; S] {}
@@ -146,10 +151,10 @@ const fn ring_bytes<A: StageArray>() -> usize {
 }
 
 // SAFETY: the declaration holds the ring and, after it, two 8-byte
-// barriers a stage, 128-byte aligned (what bulk copies and tensor copies
+// barriers and an 8-byte counter a stage, 128-byte aligned (what bulk copies and tensor copies
 // want of a shared destination); the handles stay inside it.
 unsafe impl<A: StageArray> SharedParam for Pipeline<A> {
-    const BYTES: usize = ring_bytes::<A>() + 16 * A::STAGES;
+    const BYTES: usize = ring_bytes::<A>() + 24 * A::STAGES;
     const ALIGN: usize = 128;
     #[inline(always)]
     #[track_caller]
@@ -246,6 +251,16 @@ impl<A: StageArray> Pipeline<A> {
             )
         };
         let site = site!();
+        let stages = self.init(block, engine == CopyEngine::Bulk, false, site);
+        block.sync_named("Pipeline::start", site);
+        stages
+    }
+
+    /// The block's `Stages`, after its first thread initialised each
+    /// stage's barriers (and, with `counters`, its release counter); the
+    /// caller's barrier publishes them.
+    #[inline(always)]
+    fn init(self, block: &ThreadBlock, bulk: bool, counters: bool, site: Site) -> Stages<A> {
         let threads = block.num_threads();
         let stages = Stages {
             base: self.base,
@@ -253,7 +268,7 @@ impl<A: StageArray> Pipeline<A> {
             tail: 0,
             rank: block.thread_rank(),
             threads,
-            bulk: engine == CopyEngine::Bulk,
+            bulk,
             _ring: PhantomData,
         };
         if stages.rank == 0 {
@@ -261,11 +276,13 @@ impl<A: StageArray> Pipeline<A> {
             while s < A::STAGES as u32 {
                 Target::barrier_init(self.base, Stages::<A>::full(s), threads, site);
                 Target::barrier_init(self.base, Stages::<A>::empty(s), threads, site);
+                if counters {
+                    Target::release_counter_init(self.base, Stages::<A>::releases(s), site);
+                }
                 s += 1;
             }
             Target::barriers_initialized(site);
         }
-        block.sync_named("Pipeline::start", site);
         stages
     }
 }
@@ -298,6 +315,13 @@ impl<A: StageArray> Stages<A> {
     #[inline(always)]
     const fn empty(s: u32) -> u32 {
         ring_bytes::<A>() as u32 + 8 * (A::STAGES as u32 + s)
+    }
+
+    /// Byte offset of stage `s`'s count of releases by the blocks of the
+    /// cluster (a multicast pipeline's, in its cluster's first block).
+    #[inline(always)]
+    const fn releases(s: u32) -> u32 {
+        ring_bytes::<A>() as u32 + 8 * (2 * A::STAGES as u32 + s)
     }
 
     /// Byte offset of stage `s`'s tile in the ring.
@@ -358,14 +382,7 @@ impl<A: StageArray> Stages<A> {
         self.wait(Self::empty(s), (round & 1) ^ 1, site);
         let bytes = core::mem::size_of_val(src);
         let offset = Self::tile_offset(s);
-        let bulk = Target::BULK
-            && self.bulk
-            && bytes > 0
-            && bytes.is_multiple_of(16)
-            && (src.as_ptr() as usize).is_multiple_of(16)
-            && offset.is_multiple_of(16)
-            && (!fill || src.len() == A::TILE);
-        if bulk {
+        if self.bulk && Self::bulk_able(src, fill, s) {
             // The phase cannot complete before this: it waits for every
             // thread's arrival at `next`, this thread's among them.
             if self.rank == 0 {
@@ -380,24 +397,53 @@ impl<A: StageArray> Stages<A> {
                 );
             }
         } else {
-            let first = s * A::TILE as u32;
-            let plan = CopyPlan::new(first, A::TILE, src, fill);
-            if plan.stores() {
-                // Part of the tile goes by ordinary stores (a partial
-                // tail, zeros): block barriers order them after every
-                // thread's reads of the stage's last tile, and before any
-                // thread can take this one.
-                block.sync_named("Stages::load", site);
-                issue_copy(plan, self.base, first, src, self.rank, self.threads, site);
-                block.sync_named("Stages::load", site);
-            } else {
-                issue_copy(plan, self.base, first, src, self.rank, self.threads, site);
-            }
+            self.copy_by_threads(block, src, fill, s, site);
         }
         // One group of copies a load (empty for a bulk copy), so that
         // `next` knows how many of the thread's groups may stay in flight.
         Target::commit_copies(site);
         self.head += 1;
+    }
+
+    /// Whether `src` can go to stage `s` by the bulk-copy engine: sm_90, a
+    /// non-empty source 16-byte aligned and a multiple of 16 bytes long, a
+    /// stage 16-byte aligned, and no zeros to fill.
+    #[inline(always)]
+    fn bulk_able(src: &[A::Elem], fill: bool, s: u32) -> bool {
+        let bytes = core::mem::size_of_val(src);
+        Target::BULK
+            && bytes > 0
+            && bytes.is_multiple_of(16)
+            && (src.as_ptr() as usize).is_multiple_of(16)
+            && Self::tile_offset(s).is_multiple_of(16)
+            && (!fill || src.len() == A::TILE)
+    }
+
+    /// Every thread of the block copies its chunks of `src` into stage `s`
+    /// with `cp.async` (the partial tail and the zeros of a filling copy by
+    /// ordinary stores, between block barriers).
+    #[inline(always)]
+    fn copy_by_threads(
+        &mut self,
+        block: &ThreadBlock,
+        src: &[A::Elem],
+        fill: bool,
+        s: u32,
+        site: Site,
+    ) {
+        let first = s * A::TILE as u32;
+        let plan = CopyPlan::new(first, A::TILE, src, fill);
+        if plan.stores() {
+            // Part of the tile goes by ordinary stores (a partial tail,
+            // zeros): block barriers order them after every thread's reads
+            // of the stage's last tile, and before any thread can take this
+            // one.
+            block.sync_named("Stages::load", site);
+            issue_copy(plan, self.base, first, src, self.rank, self.threads, site);
+            block.sync_named("Stages::load", site);
+        } else {
+            issue_copy(plan, self.base, first, src, self.rank, self.threads, site);
+        }
     }
 
     /// Starts loading the tile of `map`'s array at element coordinates
@@ -439,7 +485,19 @@ impl<A: StageArray> Stages<A> {
                 "a tensor copy lands on a 128-byte boundary: the stages of a ring of several must each be a multiple of 128 bytes; make the tile larger or pad its rows"
             )
         };
-        let site = site!();
+        self.load_tensor_at(map, at, site!())
+    }
+
+    /// [`load_tensor`](Self::load_tensor) of the call at `site`.
+    #[inline(always)]
+    fn load_tensor_at(
+        &mut self,
+        map: &TensorMap<A::Tile>,
+        at: <A::Tile as TileArray>::Coords,
+        site: Site,
+    ) where
+        A::Elem: TensorElem,
+    {
         if !Target::BULK {
             Target::check_failed(
                 c"Stages::load_tensor: tensor copies need sm_90 or newer",
