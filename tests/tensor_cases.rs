@@ -259,6 +259,8 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
     cases += check_reductions(device, program, watch);
     cases += check_accumulate(device, program, watch);
     cases += check_multicasts(device, program, watch);
+    cases += check_bulk_stores(device, program, watch);
+    cases += check_bulk_reductions(device, program, watch);
     eprintln!("tensor copies: {cases} cases on {}", device.describe());
     cases
 }
@@ -897,4 +899,138 @@ fn check_multicasts(
         cases += 1;
     }
     cases
+}
+
+/// Bulk stores of whole shared arrays: each block's array stored twice,
+/// at places that do not overlap (the last at the buffer's end).
+fn check_bulk_stores(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    let what = "bulk_store_u32".to_string();
+    let _w = watch(what.clone());
+    let (blocks, n) = (5usize, 1000usize);
+    let values: Vec<u32> = (0..64 * blocks as u32)
+        .map(|i| i.wrapping_mul(2654435761))
+        .collect();
+    // Block b at 64 b + 4 and, for its second store, 936 - 96 b (the last
+    // block's ends the buffer at 1000 - 64 = 936 ... its own run).
+    let at: Vec<u32> = (0..blocks as u32)
+        .flat_map(|b| [64 * b + 4, 936 - 96 * b])
+        .collect();
+    let start: Vec<u32> = (0..n as u32).map(|i| 0xeee0_0000 | i).collect();
+    let got = (|| -> Result<(Vec<u32>, Vec<u32>), Error> {
+        let values_buffer = device.upload(&values)?;
+        let at_buffer = device.upload(&at)?;
+        let mut out = device.upload(&start)?;
+        let mut seen = device.zeros::<u32>(64 * blocks)?;
+        program.launch(
+            k::bulk_store_u32,
+            LaunchConfig::new(blocks as u32, 64),
+            (&values_buffer, &at_buffer, &mut out, &mut seen),
+        )?;
+        Ok((device.download(&out)?, device.download(&seen)?))
+    })()
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let mut expected = start;
+    for b in 0..blocks {
+        for k in 0..2 {
+            let a = at[2 * b + k] as usize;
+            expected[a..a + 64].copy_from_slice(&values[64 * b..64 * b + 64]);
+        }
+    }
+    assert!(got.0 == expected, "{what}: differs from the host");
+    assert!(
+        got.1 == values,
+        "{what}: a thread read its array back wrong while it was stored"
+    );
+    1
+}
+
+/// Bulk reductions of whole shared arrays, one case a pair of operator
+/// and element type: 9 blocks whose runs overlap (two at 0, one at the
+/// buffer's end).
+fn check_bulk_reductions(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    macro_rules! case {
+        ($kernel:ident, $e:ty, $combine:expr, $value:expr) => {{
+            let what = stringify!($kernel).to_string();
+            let _w = watch(what.clone());
+            let (blocks, n) = (9usize, 200usize);
+            let value: fn(u64) -> $e = $value;
+            let combine: fn($e, $e) -> $e = $combine;
+            let mut x = 0x2545_f491_4f6c_dd1du64;
+            let mut next = || {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x >> 11
+            };
+            let values: Vec<$e> = (0..64 * blocks).map(|_| value(next())).collect();
+            let step = (16 / core::mem::size_of::<$e>()) as u64;
+            let at: Vec<u32> = (0..blocks)
+                .map(|b| match b {
+                    0 | 1 => 0,
+                    2 => (n - 64) as u32,
+                    _ => ((next() % ((n as u64 - 64) / step + 1)) * step) as u32,
+                })
+                .collect();
+            let start: Vec<$e> = (0..n).map(|_| value(next())).collect();
+            let got = (|| -> Result<(Vec<$e>, Vec<$e>), Error> {
+                let values_buffer = device.upload(&values)?;
+                let at_buffer = device.upload(&at)?;
+                let mut out = device.upload(&start)?;
+                let mut seen = device.zeros::<$e>(64 * blocks)?;
+                program.launch(
+                    k::$kernel,
+                    LaunchConfig::new(blocks as u32, 64),
+                    (&values_buffer, &at_buffer, &mut out, &mut seen),
+                )?;
+                Ok((device.download(&out)?, device.download(&seen)?))
+            })()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let mut expected = start.clone();
+            for b in 0..blocks {
+                for e in 0..64 {
+                    let i = at[b] as usize + e;
+                    expected[i] = combine(expected[i], values[64 * b + e]);
+                }
+            }
+            assert!(got.0 == expected, "{what}: differs from the host");
+            assert!(got.1 == values, "{what}: a thread read its array back wrong while it was combined");
+            1
+        }};
+    }
+    // Floats: integers small enough that every order of the additions
+    // gives the same sum.
+    case!(bulk_reduce_sum_u32, u32, u32::wrapping_add, |x| x as u32)
+        + case!(bulk_reduce_sum_i32, i32, i32::wrapping_add, |x| x as i32)
+        + case!(bulk_reduce_sum_u64, u64, u64::wrapping_add, |x| x << 11
+            | x >> 42)
+        + case!(
+            bulk_reduce_sum_i64,
+            i64,
+            i64::wrapping_add,
+            |x| (x << 11 | x >> 42) as i64
+        )
+        + case!(bulk_reduce_sum_f32, f32, |a, b| a + b, |x| (x % 2001)
+            as f32
+            - 1000.0)
+        + case!(bulk_reduce_sum_f64, f64, |a, b| a + b, |x| (x % 200001)
+            as f64
+            - 1e5)
+        + case!(bulk_reduce_min_u32, u32, u32::min, |x| x as u32)
+        + case!(bulk_reduce_min_i64, i64, i64::min, |x| (x << 11 | x >> 42)
+            as i64)
+        + case!(bulk_reduce_max_i32, i32, i32::max, |x| x as i32)
+        + case!(bulk_reduce_max_u64, u64, u64::max, |x| x << 11 | x >> 42)
+        + case!(bulk_reduce_and_u32, u32, |a, b| a & b, |x| (x as u32)
+            | (x >> 32) as u32)
+        + case!(bulk_reduce_or_i64, i64, |a, b| a | b, |x| (x & (x >> 20))
+            as i64)
+        + case!(bulk_reduce_xor_u64, u64, |a, b| a ^ b, |x| x << 11
+            | x >> 42)
+        + case!(bulk_reduce_xor_i32, i32, |a, b| a ^ b, |x| x as i32)
 }

@@ -196,3 +196,36 @@ fn a_block_skipping_a_multicast_load_is_reported_not_hung() {
     eprintln!("{message}");
     assert!(message.contains("tensor_copies.rs"), "{message}");
 }
+
+/// The bulk-copy engine needs a store's destination on a multiple of 16
+/// bytes and inside the buffer: both refused at the call, naming the rule
+/// or the buffer, on the CPU backend as on a GPU.
+#[test]
+fn a_bulk_store_off_16_bytes_or_past_the_end_is_refused() {
+    use coop_host::LaunchConfig;
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let values = device.upload(&vec![1u32; 64]).unwrap();
+    for (at, rule) in [
+        ([2u32, 64], "must lie on a multiple of 16 bytes"),
+        ([0, 100], "out"),
+    ] {
+        let at_buffer = device.upload(&at).unwrap();
+        let mut out = device.zeros::<u32>(128).unwrap();
+        let mut seen = device.zeros::<u32>(64).unwrap();
+        let e = program
+            .launch(
+                coop_test_kernels::tensor_copies::bulk_store_u32,
+                LaunchConfig::new(1, 64),
+                (&values, &at_buffer, &mut out, &mut seen),
+            )
+            .expect_err("a refused bulk store");
+        let message = e.to_string();
+        eprintln!("{message}");
+        assert!(
+            message.contains(rule),
+            "{at:?}: missing {rule:?} in: {message}"
+        );
+        assert!(message.contains("tensor_copies.rs"), "{message}");
+    }
+}

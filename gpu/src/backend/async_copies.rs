@@ -256,6 +256,49 @@ pub(crate) trait AsyncCopies: SharedMemory {
         site: Site,
     );
 
+    /// Starts storing `bytes` bytes (a multiple of 16) from byte `offset`
+    /// of `src` to element `first` onward of the kernel buffer at `buffer`,
+    /// whose elements are `elem` bytes, with the bulk-copy engine; the store
+    /// joins the calling thread's bulk group. PTX (sm_90):
+    /// `cp.async.bulk.global.shared::cta.bulk_group` then
+    /// `cp.async.bulk.commit_group`. Precondition: [`BULK`](Self::BULK);
+    /// source and destination 16-byte aligned, the destination inside the
+    /// buffer, the source's bytes ordered for the copy engine. CPU: the
+    /// bytes are written now, each element read from shared memory as the
+    /// calling thread and recorded as its write of the buffer.
+    #[allow(clippy::too_many_arguments)]
+    fn bulk_store(
+        src: Self::Base,
+        offset: u32,
+        buffer: *mut u8,
+        first: usize,
+        bytes: u32,
+        elem: u32,
+        site: Site,
+    );
+
+    /// As [`bulk_store`](Self::bulk_store), combining each element into the
+    /// buffer's with `op` atomically: the engine's `kind` is the element's
+    /// type (a [`TensorElem::DATA_TYPE`](crate::memory::tensor::TensorElem::DATA_TYPE)
+    /// code). PTX (sm_90): `cp.reduce.async.bulk.global.shared::cta.bulk_group.{op}.{type}`
+    /// then `cp.async.bulk.commit_group`. Precondition: as for
+    /// `bulk_store`; `op` and `kind` a pair the engine has (`BulkReduce`'s),
+    /// `combine` doing `op` to that type. CPU: each element combined now,
+    /// recorded as an atomic update of the buffer.
+    #[allow(clippy::too_many_arguments)]
+    fn bulk_reduce(
+        src: Self::Base,
+        offset: u32,
+        buffer: *mut u8,
+        first: usize,
+        bytes: u32,
+        elem: u32,
+        op: Rmw,
+        kind: u32,
+        combine: CombineElement,
+        site: Site,
+    );
+
     /// After the calling thread's last write to shared memory that a tensor
     /// store or reduction will read, before the block barrier that lets the
     /// issuing thread start it: orders the thread's writes before the copy

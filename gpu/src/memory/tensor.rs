@@ -147,21 +147,31 @@ pub trait TensorReduce<E: TensorElem>: crate::op::Operator<E> + sealed::SealedRe
     unsafe fn combine_element(global: *mut u8, tile: *const u8);
 }
 
+/// `*global = op(*global, *tile)`, the CPU backend's combination of one
+/// element by the copy engine's reductions (tensor and bulk).
+///
+/// # Safety
+///
+/// Both point to one (possibly unaligned) `T`, `global` writable.
+#[inline]
+pub(crate) unsafe fn combine_in_place<T: Copy, O: crate::op::Operator<T>>(
+    op: &O,
+    global: *mut u8,
+    tile: *const u8,
+) {
+    let (g, t) = (global as *mut T, tile as *const T);
+    // SAFETY: the caller's.
+    unsafe { g.write_unaligned(op.combine(g.read_unaligned(), t.read_unaligned())) };
+}
+
 macro_rules! tensor_reduces {
     ($($op:ident => $kind:ident: $($t:ty),*);* $(;)?) => {$(
         impl sealed::SealedReduce for crate::op::$op {}
         $(impl TensorReduce<$t> for crate::op::$op {
             const OP: Rmw = Rmw::$kind;
             unsafe fn combine_element(global: *mut u8, tile: *const u8) {
-                let (g, t) = (global as *mut $t, tile as *const $t);
                 // SAFETY: the caller's: one `$t` each.
-                unsafe {
-                    g.write_unaligned(crate::op::Operator::<$t>::combine(
-                        &crate::op::$op,
-                        g.read_unaligned(),
-                        t.read_unaligned(),
-                    ))
-                };
+                unsafe { combine_in_place::<$t, _>(&crate::op::$op, global, tile) }
             }
         })*
     )*};

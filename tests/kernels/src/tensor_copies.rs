@@ -15,7 +15,7 @@ use coop::memory::pipeline::{MulticastStages, Pipeline, StageArray, Stages};
 use coop::memory::tensor::{TensorElem, TensorMap, TensorOut};
 use coop::memory::tile::TileArray;
 use coop::prelude::*;
-use coop::shared::{ColumnMajor, RowMajor, Shared};
+use coop::shared::{ByRank, ColumnMajor, RowMajor, Shared};
 
 /// The tiles of `coords` dealt to the blocks in turn, `S` loads ahead.
 #[inline(always)]
@@ -540,4 +540,70 @@ pub fn slice_multicast_u32(
             next += 1;
         }
     }
+}
+
+/// Bulk stores of whole shared arrays into a buffer: block `b` writes
+/// `values[64 b ..]` into its array and stores it at `at[2 b]` of `out` by
+/// the bulk-copy engine, then again at `at[2 b + 1]` from the same
+/// `Storing` array, reading its element back meanwhile into `seen`. Blocks
+/// of 64.
+#[kernel]
+pub fn bulk_store_u32(
+    block: ThreadBlock,
+    values: &[u32],
+    at: &[u32],
+    out: Out<u32>,
+    seen: Out<u32>,
+    tile: Shared<[u32; 64]>,
+) {
+    let b = block.group_index().x as usize;
+    let t = block.thread_rank() as usize;
+    let mine = tile.own(ByRank::new());
+    mine.set(values[64 * b + t]);
+    let storing = mine.store_bulk(&block, &out, at[2 * b] as usize);
+    storing.store_bulk(&block, &out, at[2 * b + 1] as usize);
+    seen.write(64 * b + t, storing.get(t));
+}
+
+/// One kernel a pair of operator and element type the bulk-copy engine
+/// combines: block `b` writes `values[64 b ..]` into its array and
+/// combines it into `out` at `at[b]` (the blocks' runs overlap), then
+/// reads its element back while the engine reads the array, into `seen`.
+/// Blocks of 64.
+macro_rules! reduce_bulks {
+    ($($name:ident: $e:ty, $op:expr;)*) => {$(
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            values: &[$e],
+            at: &[u32],
+            out: Out<$e>,
+            seen: Out<$e>,
+            tile: Shared<[$e; 64]>,
+        ) {
+            let b = block.group_index().x as usize;
+            let t = block.thread_rank() as usize;
+            let mine = tile.own(ByRank::new());
+            mine.set(values[64 * b + t]);
+            let storing = mine.reduce_bulk(&block, &out, at[b] as usize, $op);
+            seen.write(64 * b + t, storing.get(t));
+        }
+    )*};
+}
+
+reduce_bulks! {
+    bulk_reduce_sum_u32: u32, op::Sum;
+    bulk_reduce_sum_i32: i32, op::Sum;
+    bulk_reduce_sum_u64: u64, op::Sum;
+    bulk_reduce_sum_i64: i64, op::Sum;
+    bulk_reduce_sum_f32: f32, op::Sum;
+    bulk_reduce_sum_f64: f64, op::Sum;
+    bulk_reduce_min_u32: u32, op::Min;
+    bulk_reduce_min_i64: i64, op::Min;
+    bulk_reduce_max_i32: i32, op::Max;
+    bulk_reduce_max_u64: u64, op::Max;
+    bulk_reduce_and_u32: u32, op::BitAnd;
+    bulk_reduce_or_i64: i64, op::BitOr;
+    bulk_reduce_xor_u64: u64, op::BitXor;
+    bulk_reduce_xor_i32: i32, op::BitXor;
 }

@@ -45,6 +45,20 @@ macro_rules! reduce_tile {
     };
 }
 
+/// One `cp.reduce.async.bulk` into global memory for the copy engine's
+/// operation `$op` on elements of type `$t` (literals such as `"add"`,
+/// `"u32"`).
+#[cfg(coop_sm90)]
+macro_rules! reduce_bulk {
+    ($op:literal, $t:literal, $d:expr, $s:expr, $n:expr) => {
+        asm!(
+            "{{ .reg .b64 g; cvta.to.global.u64 g, {d};",
+            concat!("cp.reduce.async.bulk.global.shared::cta.bulk_group.", $op, ".", $t, " [g], [{s}], {n}; }}"),
+            d = in(reg64) $d, s = in(reg32) $s, n = in(reg32) $n, options(nostack)
+        )
+    };
+}
+
 impl AsyncCopies for Ptx {
     const BULK: bool = cfg!(coop_sm90);
 
@@ -294,6 +308,97 @@ impl AsyncCopies for Ptx {
         {
             let _ = (dst, offset, src, bytes, bars, bar, blocks);
             super::faults::fail(c"multicast copies need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn bulk_store(
+        src: SharedBase,
+        offset: u32,
+        buffer: *mut u8,
+        first: usize,
+        bytes: u32,
+        elem: u32,
+        site: Site,
+    ) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            let d = buffer.wrapping_add(first * elem as usize);
+            // SAFETY: source and destination 16-byte aligned and in bounds,
+            // the source ordered for the copy engine (the caller's
+            // precondition); `cvta.to.global` gives the global address.
+            unsafe {
+                asm!(
+                    "{{ .reg .b64 g; cvta.to.global.u64 g, {d};",
+                    "cp.async.bulk.global.shared::cta.bulk_group [g], [{s}], {n}; }}",
+                    "cp.async.bulk.commit_group;",
+                    d = in(reg64) d, s = in(reg32) src.0 + offset, n = in(reg32) bytes,
+                    options(nostack)
+                )
+            };
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (src, offset, buffer, first, bytes, elem);
+            super::faults::fail(c"bulk stores need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn bulk_reduce(
+        src: SharedBase,
+        offset: u32,
+        buffer: *mut u8,
+        first: usize,
+        bytes: u32,
+        elem: u32,
+        op: Rmw,
+        kind: u32,
+        _combine: CombineElement,
+        site: Site,
+    ) {
+        #[cfg(coop_sm90)]
+        {
+            let d = buffer.wrapping_add(first * elem as usize);
+            let s = src.0 + offset;
+            // SAFETY: as for `bulk_store`; the pair of operation and type is
+            // one the engine has (`BulkReduce`'s impls, the caller's
+            // precondition).
+            unsafe {
+                // Element codes: u32 2, i32 3, u64 4, i64 5, f32 7, f64 8.
+                match (op, kind) {
+                    (Rmw::Add, 2) => reduce_bulk!("add", "u32", d, s, bytes),
+                    (Rmw::Add, 3) => reduce_bulk!("add", "s32", d, s, bytes),
+                    (Rmw::Add, 4 | 5) => reduce_bulk!("add", "u64", d, s, bytes),
+                    (Rmw::Add, 7) => reduce_bulk!("add", "f32", d, s, bytes),
+                    (Rmw::Add, 8) => reduce_bulk!("add", "f64", d, s, bytes),
+                    (Rmw::Min, 2) => reduce_bulk!("min", "u32", d, s, bytes),
+                    (Rmw::Min, 3) => reduce_bulk!("min", "s32", d, s, bytes),
+                    (Rmw::Min, 4) => reduce_bulk!("min", "u64", d, s, bytes),
+                    (Rmw::Min, 5) => reduce_bulk!("min", "s64", d, s, bytes),
+                    (Rmw::Max, 2) => reduce_bulk!("max", "u32", d, s, bytes),
+                    (Rmw::Max, 3) => reduce_bulk!("max", "s32", d, s, bytes),
+                    (Rmw::Max, 4) => reduce_bulk!("max", "u64", d, s, bytes),
+                    (Rmw::Max, 5) => reduce_bulk!("max", "s64", d, s, bytes),
+                    (Rmw::And, 2 | 3) => reduce_bulk!("and", "b32", d, s, bytes),
+                    (Rmw::And, _) => reduce_bulk!("and", "b64", d, s, bytes),
+                    (Rmw::Or, 2 | 3) => reduce_bulk!("or", "b32", d, s, bytes),
+                    (Rmw::Or, _) => reduce_bulk!("or", "b64", d, s, bytes),
+                    (Rmw::Xor, 2 | 3) => reduce_bulk!("xor", "b32", d, s, bytes),
+                    (Rmw::Xor, _) => reduce_bulk!("xor", "b64", d, s, bytes),
+                    _ => super::faults::fail(
+                        c"bulk_reduce: an operation the copy engine does not have",
+                        site,
+                    ),
+                }
+                asm!("cp.async.bulk.commit_group;", options(nostack));
+            }
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (src, offset, buffer, first, bytes, elem, op, kind);
+            super::faults::fail(c"bulk reductions need sm_90 or newer", site)
         }
     }
 

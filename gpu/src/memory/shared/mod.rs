@@ -66,6 +66,7 @@
 
 mod array;
 mod atomic_phase;
+mod bulk_out;
 mod cluster_phase;
 mod copying;
 mod ownership;
@@ -77,6 +78,7 @@ mod tile_scratch;
 pub use crate::backend::elements::SharedElem;
 pub use array::SharedArray;
 pub use atomic_phase::{Atomics, PlainAccess};
+pub use bulk_out::BulkReduce;
 pub use cluster_phase::{
     ClusterAtomics, ClusterShared, ClusterWrites, ReadOtherBlocks, RemoteAdd, RemoteElem,
 };

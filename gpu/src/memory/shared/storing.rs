@@ -12,7 +12,9 @@
 //! engine's reads and returns the array [`Published`], whose
 //! [`own`](Published::own) starts the next writing phase after a barrier.
 //! Dropping a [`Storing`] waits in the same way, so a block never leaves
-//! the kernel while the engine still reads its shared memory.
+//! the kernel while the engine still reads its shared memory. The plain
+//! bulk stores and reductions of a whole array into a kernel buffer
+//! (`store_bulk`, `reduce_bulk`, in `bulk_out.rs`) give the same phase.
 //!
 //! ```
 //! use coop::prelude::*;
@@ -358,12 +360,24 @@ fn acquired<A: StorableArray>(out: &TensorOut<A>, site: Site) -> *const TensorMa
 impl<A: StorableArray> Storing<A> {
     /// The phase after the barrier: thread 0 issues the engine's reads.
     #[inline(always)]
-    fn issued_by(region: Region, block: &ThreadBlock) -> Self {
+    pub(super) fn issued_by(region: Region, block: &ThreadBlock) -> Self {
         Storing {
             region,
             issuer: block.thread_rank() == 0,
             _array: PhantomData,
         }
+    }
+
+    /// Whether the calling thread issues the engine's reads.
+    #[inline(always)]
+    pub(super) fn issues(&self) -> bool {
+        self.issuer
+    }
+
+    /// The array's region.
+    #[inline(always)]
+    pub(super) fn region(&self) -> Region {
+        self.region
     }
 
     /// Stores the same tile again, into `out`'s array at `at` (another

@@ -129,6 +129,55 @@ fn gather_tile(layout: &CpuTensorLayout, coords: [i32; 5]) -> Vec<u8> {
     data
 }
 
+/// The work of a bulk store or reduction of `bytes` bytes from byte
+/// `offset` of `src` into element `first` onward of the buffer at `buffer`
+/// (elements of `elem` bytes): for each element, reads it from shared
+/// memory as the calling thread (an element no thread wrote is reported),
+/// records the buffer's element as the thread's write (or, with `atomic`,
+/// its atomic update), then calls `each(shared element, buffer element,
+/// elem)`, both valid for `elem` bytes.
+#[allow(clippy::too_many_arguments)]
+fn bulk_out(
+    src: SharedBase,
+    offset: u32,
+    buffer: *mut u8,
+    first: usize,
+    bytes: u32,
+    elem: u32,
+    atomic: bool,
+    site: Site,
+    mut each: impl FnMut(*const u8, *mut u8, usize),
+) {
+    let size = elem.max(1);
+    let first_shared = offset / size;
+    for e in 0..bytes / size {
+        lane::shared_access(src.region, first_shared + e, AccessKind::Read, site);
+        let index = first + e as usize;
+        let access = atomic.then_some(lane::AtomicAccess {
+            block_scope: false,
+            cluster_scope: false,
+            acquire: false,
+            release: false,
+            op: crate::backend::AtomicOp::Update,
+        });
+        let kind = if atomic {
+            AccessKind::Atomic
+        } else {
+            AccessKind::Write
+        };
+        lane::global_access(buffer as usize, index, kind, access, site);
+        // SAFETY: the handle checked that the elements lie inside the shared
+        // array and the buffer (which the launch lends for writing).
+        unsafe {
+            each(
+                src.ptr.add((offset + e * size) as usize),
+                buffer.add(index * size as usize),
+                size as usize,
+            )
+        };
+    }
+}
+
 /// The tile at `coords` of the map at `map`, after checking that the map
 /// has `rank` dimensions and tiles of `bytes` bytes, as the kernel's copy
 /// at `site` expects.
@@ -333,6 +382,61 @@ impl AsyncCopies for Cpu {
     ) {
         let data = checked_tile(map, coords, rank, bytes, site);
         issue_bulk(dst, offset, data, (bars, bar), site);
+    }
+
+    fn bulk_store(
+        src: SharedBase,
+        offset: u32,
+        buffer: *mut u8,
+        first: usize,
+        bytes: u32,
+        elem: u32,
+        site: Site,
+    ) {
+        bulk_out(
+            src,
+            offset,
+            buffer,
+            first,
+            bytes,
+            elem,
+            false,
+            site,
+            |s, d, n| {
+                // SAFETY: `bulk_out`'s contract.
+                unsafe { core::ptr::copy_nonoverlapping(s, d, n) }
+            },
+        );
+    }
+
+    fn bulk_reduce(
+        src: SharedBase,
+        offset: u32,
+        buffer: *mut u8,
+        first: usize,
+        bytes: u32,
+        elem: u32,
+        _op: Rmw,
+        _kind: u32,
+        combine: CombineElement,
+        site: Site,
+    ) {
+        // One lane runs at a time: each element's combination is atomic.
+        bulk_out(
+            src,
+            offset,
+            buffer,
+            first,
+            bytes,
+            elem,
+            true,
+            site,
+            |s, d, _| {
+                // SAFETY: `bulk_out`'s contract: one element each.
+                unsafe { combine(d, s) }
+            },
+        );
+        lane::note_modified(true);
     }
 
     fn multicast_call(
