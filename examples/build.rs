@@ -10,6 +10,10 @@ fn main() {
         // other examples. A cap of 40 made the ring kernels spill, which
         // cost the cp.async pipeline 5 % at 2^28 floats (guide, chapter 7).
         .max_registers(&["stream_staged", "stream_pipeline", "stream_bulk"], 48)
+        // The warp-specialized ones have 288 threads a block: at 32
+        // registers (no spill on sm_90) six blocks fit, as their 32 KiB
+        // rings allow; uncapped (35-38) only five.
+        .max_registers(&["stream_specialized", "stream_specialized_threads"], 32)
         // The block radix sorts of `tile_sort` hold a tile's keys and a
         // block-wide scan of 8 words of digit counts: uncapped they take
         // 105-139 registers; these caps spill at most 12 bytes (128 x 4)

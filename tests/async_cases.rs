@@ -335,5 +335,18 @@ fn check_pipeline_sums(
         256,
         data_u32(n).iter().map(|&x| x as u64 * 3).collect()
     );
-    6
+    // The same sums through warp-specialized pipelines (a producer tile of
+    // 32 or 64 threads).
+    case!(specialized_sum_u32_1024x4_w32, u32, 1024, data_u32(n));
+    case!(specialized_sum_u32_1024x4_w32_bulk, u32, 1024, data_u32(n));
+    case!(specialized_sum_u32_256x2_w64_bulk, u32, 256, data_u32(n));
+    case!(specialized_sum_u8_512x3_w32, u8, 512, data_u8(n));
+    case!(specialized_sum_u8_512x3_w64_bulk, u8, 512, data_u8(n));
+    case!(
+        specialized_sum_u64_256x1_w32,
+        u64,
+        256,
+        data_u32(n).iter().map(|&x| x as u64 * 3).collect()
+    );
+    12
 }

@@ -11,3 +11,49 @@ fn asynchronous_copies_and_pipelines_match_the_host_on_the_cpu() {
     let program = device.load(&TEST_KERNELS_PTX).unwrap();
     assert!(async_cases::check_all(&device, &program, None) > 100);
 }
+
+/// A consumer of a warp-specialized pipeline that takes a tile the
+/// producers never load would wait forever on a GPU: the CPU backend
+/// reports the wait, naming the kernel's line.
+#[test]
+fn a_consumer_taking_a_tile_never_loaded_is_reported_not_hung() {
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let input = device.upload(&vec![1u32; 64]).unwrap();
+    let mut out = device.zeros::<u32>(64).unwrap();
+    let e = program
+        .launch(
+            coop_test_kernels::async_copies::specialized_takes_too_many,
+            coop_host::LaunchConfig::new(1, 96),
+            (&input, &mut out),
+        )
+        .expect_err("a tile taken and never loaded");
+    let message = e.to_string();
+    eprintln!("{message}");
+    assert!(message.contains("async_copies.rs"), "{message}");
+}
+
+/// A warp-specialized pipeline needs a thread past the producers' tile:
+/// a block of exactly the tile is refused, naming the rule.
+#[test]
+fn a_specialized_pipeline_without_consumers_is_refused() {
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let input = device.upload(&vec![1u32; 300]).unwrap();
+    let mut out = device.zeros::<u32>(256).unwrap();
+    let e = program
+        .launch(
+            coop_test_kernels::async_copies::specialized_sum_u32_256x2_w64_bulk,
+            coop_host::LaunchConfig::new(1, 64),
+            (&input, 0u32, &mut out),
+        )
+        .expect_err("no consumers");
+    let message = e.to_string();
+    eprintln!("{message}");
+    assert!(
+        message.contains(
+            "Pipeline::start_specialized: the block has no thread past the producers' tile"
+        ),
+        "{message}"
+    );
+}

@@ -349,6 +349,18 @@ pub fn check_2d_f32(
                 threads
             )
             .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let specialized = run!(
+                device,
+                program,
+                k::tensor_specialized_2d_f32,
+                [[f32; 32]; 16],
+                &data,
+                layout,
+                &at,
+                blocks,
+                threads
+            )
+            .unwrap_or_else(|e| panic!("{what}, specialized: {e}"));
             let fill_value = if fill == OutOfBounds::Nan {
                 f32::NAN
             } else {
@@ -368,7 +380,13 @@ pub fn check_2d_f32(
                     .zip(&expected)
                     .all(|(a, b)| a == b || (a.is_nan() && b.is_nan()));
             assert!(same, "{what}: differs from the host");
-            cases += 1;
+            let same = specialized.len() == expected.len()
+                && specialized
+                    .iter()
+                    .zip(&expected)
+                    .all(|(a, b)| a == b || (a.is_nan() && b.is_nan()));
+            assert!(same, "{what}, specialized: differs from the host");
+            cases += 2;
         }
     }
 

@@ -121,6 +121,95 @@ extern "C" __global__ void stream_bulk(const float* in, size_t n, float* out, si
     }
 }
 
+// A warp-specialized ring: warp 0's first thread moves each tile by the
+// bulk-copy engine once the consumers released its stage (barrier
+// "empty"), the block's other threads store the tiles once landed
+// (barrier "full"), each side waiting on phase parities.
+__device__ inline void wait_parity(cuda::barrier<cuda::thread_scope_block>& b, unsigned parity) {
+    while (!cuda::ptx::mbarrier_try_wait_parity(cuda::device::barrier_native_handle(b), parity)) {}
+}
+
+extern "C" __global__ void stream_specialized(const float* in, size_t n, float* out, size_t out_len) {
+    using barrier = cuda::barrier<cuda::thread_scope_block>;
+    __shared__ alignas(128) float ring[STAGES][TILE];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ barrier full[STAGES];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ barrier empty[STAGES];
+    unsigned consumers = blockDim.x - 32;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            init(&full[s], 1);
+            init(&empty[s], consumers);
+        }
+        cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    }
+    __syncthreads();
+    size_t tiles = (n + TILE - 1) / TILE;
+    int s = 0;
+    unsigned round = 0;
+    if (threadIdx.x < 32) {
+        if (threadIdx.x != 0) return;
+        for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+            if (round > 0) wait_parity(empty[s], (round - 1) & 1);
+            size_t len = tile_len(k, n);
+            const float* src = in + k * TILE;
+            if (len == TILE) {
+                cuda::device::memcpy_async_tx(ring[s], src, cuda::aligned_size_t<16>(sizeof(float) * TILE), full[s]);
+                (void)cuda::device::barrier_arrive_tx(full[s], 1, sizeof(float) * TILE);
+            } else {
+                for (size_t i = 0; i < len; ++i) ring[s][i] = src[i];
+                (void)full[s].arrive();
+            }
+            if (++s == STAGES) { s = 0; ++round; }
+        }
+        return;
+    }
+    unsigned t = threadIdx.x - 32;
+    for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+        wait_parity(full[s], round & 1);
+        size_t len = tile_len(k, n);
+        for (size_t i = t; i < len; i += consumers) out[k * TILE + i] = ring[s][i];
+        (void)empty[s].arrive();
+        if (++s == STAGES) { s = 0; ++round; }
+    }
+}
+
+// The same roles through a partitioned cuda::pipeline: warp 0 the producer,
+// each of its threads copying its 16-byte chunks of a tile with
+// cuda::memcpy_async (cp.async), the block's other threads the consumers.
+extern "C" __global__ void stream_specialized_threads(const float* in, size_t n, float* out, size_t out_len) {
+    __shared__ alignas(128) float ring[STAGES][TILE];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> state;
+    cg::thread_block block = cg::this_thread_block();
+    bool producer = threadIdx.x < 32;
+    auto pipe = cuda::make_pipeline(block, &state,
+                                    producer ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer);
+    size_t tiles = (n + TILE - 1) / TILE;
+    int s = 0;
+    if (producer) {
+        for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+            pipe.producer_acquire();
+            size_t len = tile_len(k, n);
+            const float* src = in + k * TILE;
+            for (size_t c = threadIdx.x; 4 * c < len; c += 32)
+                cuda::memcpy_async(&ring[s][4 * c], src + 4 * c, cuda::aligned_size_t<16>(16), pipe);
+            pipe.producer_commit();
+            s = (s + 1) % STAGES;
+        }
+        return;
+    }
+    unsigned consumers = blockDim.x - 32;
+    for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+        pipe.consumer_wait();
+        size_t len = tile_len(k, n);
+        for (size_t i = threadIdx.x - 32; i < len; i += consumers) out[k * TILE + i] = ring[s][i];
+        pipe.consumer_release();
+        s = (s + 1) % STAGES;
+    }
+}
+
 // Tiles of 8 rows of 256 floats, loaded and stored by the copy engine; the
 // maps are the host's, copied into global memory (as coop passes them).
 extern "C" __global__ void stream_tensor(const CUtensorMap* in, const CUtensorMap* out, unsigned rows) {

@@ -16,12 +16,14 @@
 //! `COOP_ALT_PTX=label:path` adds a side: another build of the same
 //! kernels (other register caps, say), loaded from its PTX.
 //!
-//! Every block has 256 threads; a grid is the most blocks the GPU holds at
-//! once for the kernel, or one block a tile when there are fewer tiles.
+//! Every block has 256 threads (`stream_specialized` a warp more, its
+//! producer); a grid is the most blocks the GPU holds at once for the
+//! kernel, or one block a tile when there are fewer tiles.
 
 use coop::Kernel;
 use coop_examples::kernels::streaming::{
-    stream_bulk, stream_direct, stream_pipeline, stream_staged, stream_tensor, RowTile, ROW, TILE,
+    stream_bulk, stream_direct, stream_pipeline, stream_specialized, stream_specialized_threads,
+    stream_staged, stream_tensor, RowTile, ROW, TILE,
 };
 use coop_examples::{time_gpu_interleaved, PTX};
 use coop_host::cudarc::driver::CudaSlice;
@@ -29,10 +31,19 @@ use coop_host::{Gpu, LaunchConfig, Module, TensorMap, TensorMapMut};
 
 const THREADS: u32 = 256;
 
+/// Threads of a `stream_specialized` block: a producer warp and `THREADS`
+/// storing threads.
+const SPECIALIZED_THREADS: u32 = THREADS + 32;
+
 /// The grid for `kernel`: every block the GPU holds at once, at most one
 /// a tile (a block a `THREADS` floats for the grid-stride kernel).
 fn grid<K: Kernel>(m: &Module, kernel: K, n: usize, per_block: usize) -> u32 {
-    let resident = m.max_cooperative_blocks(kernel, THREADS, 0).unwrap();
+    grid_of(m, kernel, THREADS, n, per_block)
+}
+
+/// [`grid`] for blocks of `threads`.
+fn grid_of<K: Kernel>(m: &Module, kernel: K, threads: u32, n: usize, per_block: usize) -> u32 {
+    let resident = m.max_cooperative_blocks(kernel, threads, 0).unwrap();
     resident.min(n.div_ceil(per_block).max(1) as u32)
 }
 
@@ -88,6 +99,14 @@ fn main() {
                 ("stream_staged", grid(m, stream_staged, n, TILE)),
                 ("stream_pipeline", grid(m, stream_pipeline, n, TILE)),
                 ("stream_bulk", grid(m, stream_bulk, n, TILE)),
+                (
+                    "stream_specialized",
+                    grid_of(m, stream_specialized, SPECIALIZED_THREADS, n, TILE),
+                ),
+                (
+                    "stream_specialized_threads",
+                    grid_of(m, stream_specialized_threads, SPECIALIZED_THREADS, n, TILE),
+                ),
             ];
             for &(name, blocks) in kernels {
                 plans.push((s, name, blocks));
@@ -112,12 +131,19 @@ fn main() {
             let input = &input;
             let out = &outputs[i];
             let cfg = LaunchConfig::new(blocks, THREADS);
+            let specialized = LaunchConfig::new(blocks, SPECIALIZED_THREADS);
             launches.push(Box::new(move || {
                 let mut out = out.borrow_mut();
                 match name {
                     "stream_direct" => m.launch(stream_direct, cfg, (input, &mut *out)),
                     "stream_staged" => m.launch(stream_staged, cfg, (input, &mut *out)),
                     "stream_pipeline" => m.launch(stream_pipeline, cfg, (input, &mut *out)),
+                    "stream_specialized" => {
+                        m.launch(stream_specialized, specialized, (input, &mut *out))
+                    }
+                    "stream_specialized_threads" => {
+                        m.launch(stream_specialized_threads, specialized, (input, &mut *out))
+                    }
                     _ => m.launch(stream_bulk, cfg, (input, &mut *out)),
                 }
                 .unwrap()

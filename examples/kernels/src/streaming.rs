@@ -11,11 +11,15 @@
 //!   tiles loading while the block stores the current one;
 //! - [`stream_bulk`]: the same ring, its tiles moved by the bulk-copy
 //!   engine (sm_90);
+//! - [`stream_specialized`]: the same ring, warp-specialized: the block's
+//!   first warp moves the tiles by the bulk-copy engine, the other threads
+//!   store them ([`stream_specialized_threads`]: the warp's threads copy
+//!   the tiles' chunks with `cp.async`);
 //! - [`stream_tensor`]: the buffer as rows of 256 floats, tiles of 8 rows
 //!   loaded *and stored* by the copy engine (tensor copies, sm_90): no
 //!   element passes through a register.
 
-use coop::memory::pipeline::{CopyEngine, Pipeline};
+use coop::memory::pipeline::{CopyEngine, Pipeline, Role};
 use coop::memory::tensor::{TensorMap, TensorOut};
 use coop::prelude::*;
 use coop::shared::Shared;
@@ -92,6 +96,71 @@ pub fn stream_bulk(
     ring: Pipeline<[[f32; TILE]; 4]>,
 ) {
     through_ring(&block, input, &output, ring, CopyEngine::Bulk);
+}
+
+/// As [`stream_bulk`], warp-specialized: the block's first warp loads
+/// each tile by the bulk-copy engine once the other threads have released
+/// its stage, and those threads store the tiles (launch it with a warp more
+/// than the storing threads).
+#[kernel]
+pub fn stream_specialized(
+    block: ThreadBlock,
+    input: &[f32],
+    output: Out<f32>,
+    ring: Pipeline<[[f32; TILE]; 4]>,
+) {
+    through_roles(&block, input, &output, ring, CopyEngine::Bulk);
+}
+
+/// As [`stream_specialized`], the producer warp's 32 threads copying each
+/// tile's 16-byte chunks with `cp.async` (`CopyEngine::Threads`, the path
+/// before sm_90).
+#[kernel]
+pub fn stream_specialized_threads(
+    block: ThreadBlock,
+    input: &[f32],
+    output: Out<f32>,
+    ring: Pipeline<[[f32; TILE]; 4]>,
+) {
+    through_roles(&block, input, &output, ring, CopyEngine::Threads);
+}
+
+#[inline(always)]
+fn through_roles(
+    block: &ThreadBlock,
+    input: &[f32],
+    output: &Out<f32>,
+    ring: Pipeline<[[f32; TILE]; 4]>,
+    engine: CopyEngine,
+) {
+    let warp = block.tiled_partition::<32>();
+    let tiles = input.len().div_ceil(TILE);
+    let blocks = this_grid().num_blocks();
+    let part = |k: usize| &input[k * TILE..((k + 1) * TILE).min(input.len())];
+    let first = block.group_index().x as usize;
+    match ring.start_specialized_with(block, &warp, engine) {
+        Role::Producer(mut producer) => {
+            let mut k = first;
+            while k < tiles {
+                producer.load(&warp, part(k));
+                k += blocks;
+            }
+        }
+        Role::Consumer(mut consumer) => {
+            let (t, threads) = (consumer.rank() as usize, consumer.num_threads() as usize);
+            let mut k = first;
+            while k < tiles {
+                let stage = consumer.next(&warp);
+                let (base, len) = (k * TILE, part(k).len());
+                let mut i = t;
+                while i < len {
+                    output.write(base + i, stage.get(i));
+                    i += threads;
+                }
+                k += blocks;
+            }
+        }
+    }
 }
 
 /// Floats in a row of [`stream_tensor`]'s 2-D view of the buffer.

@@ -73,6 +73,34 @@ pub(crate) trait AsyncCopies: SharedMemory {
     /// arrivals than the barrier expects in a phase are reported.
     fn barrier_arrive(bars: Self::Base, offset: u32, site: Site);
 
+    /// An arrival of the calling thread on the barrier at `offset` of
+    /// `bars`, made once its copies issued so far have landed (one of the
+    /// arrivals the phase expects: the phase cannot complete before them).
+    /// PTX: `cp.async.mbarrier.arrive.noinc.shared.b64 [bar]`. (The form
+    /// without `.noinc`, which adds an expected arrival of its own, followed
+    /// by the thread's ordinary arrival, is what compute-sanitizer's
+    /// synccheck reports as a missing wait, `cuda::pipeline`'s producers
+    /// included; measured on an H200, chapter 11.) CPU: the arrival now; the
+    /// copies land when a test of the barrier finds the phase's arrivals
+    /// in, as a bulk copy's do.
+    fn copies_arrive(bars: Self::Base, offset: u32, site: Site);
+
+    /// Stores `value` in element `index` of the array at `base` for the
+    /// threads that wait for the barrier at `bar` of `bars`: an ordinary
+    /// store, which the calling thread's next arrival on the barrier
+    /// releases (the caller's precondition: it arrives before anyone waits
+    /// for the phase). PTX: `st.shared`. CPU: the value lands as a copy
+    /// completing on the barrier does, so the threads that waited for the
+    /// phase read it without a block barrier between.
+    fn shared_store_on_barrier<E: crate::backend::elements::SharedElem>(
+        base: Self::Base,
+        index: u32,
+        value: E,
+        bars: Self::Base,
+        bar: u32,
+        site: Site,
+    );
+
     /// Starts copying `bytes` (a multiple of 16) from global `src` to byte
     /// `offset` of `dst` with the bulk-copy engine, completing `bytes`
     /// bytes on the barrier at `bar` of `bars`, whose current phase is told

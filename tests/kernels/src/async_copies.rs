@@ -6,7 +6,7 @@
 //! chunks, plain stores). `coop_tests::async_cases` has the host
 //! references.
 
-use coop::memory::pipeline::{CopyEngine, Pipeline};
+use coop::memory::pipeline::{CopyEngine, Pipeline, Role};
 use coop::prelude::*;
 use coop::shared::Shared;
 
@@ -149,6 +149,94 @@ pipeline_sum! {
     pipeline_sum_u8_512x3: u8, 512, 3, Threads;
     pipeline_sum_u8_512x3_bulk: u8, 512, 3, Bulk;
     pipeline_sum_u64_256x1: u64, 256, 1, Threads;
+}
+
+macro_rules! specialized_sum {
+    ($($name:ident: $t:ty, $tile:literal, $stages:literal, $engine:ident, $producers:literal;)*) => {$(
+        /// `pipeline_sum_*`'s sums through a warp-specialized pipeline: the
+        /// block's first tile of threads (its size in `specialized_sum!`)
+        /// loads the block's tiles, the other threads add them up, each
+        /// its share of the tile's elements.
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            input: &[$t],
+            offset: u32,
+            out: Out<$t>,
+            ring: Pipeline<[[$t; $tile]; $stages]>,
+        ) {
+            let producers = block.tiled_partition::<$producers>();
+            let data = &input[(offset as usize).min(input.len())..];
+            let tiles = data.len().div_ceil($tile);
+            let b = block.group_index().x as usize;
+            let blocks = this_grid().num_blocks();
+            match ring.start_specialized_with(&block, &producers, CopyEngine::$engine) {
+                Role::Producer(mut producer) => {
+                    let mut k = b;
+                    while k < tiles {
+                        producer.load_filled(
+                            &producers,
+                            &data[k * $tile..((k + 1) * $tile).min(data.len())],
+                        );
+                        k += blocks;
+                    }
+                }
+                Role::Consumer(mut consumer) => {
+                    let (first, step) = (consumer.rank() as usize, consumer.num_threads() as usize);
+                    let mut acc = [0 as $t; 16]; // tiles of up to 1024, 64 consumers or more
+                    let mut k = b;
+                    while k < tiles {
+                        let stage = consumer.next(&producers);
+                        let (mut i, mut j) = (first, 0);
+                        while i < $tile {
+                            acc[j] = acc[j].wrapping_add(stage.get(i));
+                            i += step;
+                            j += 1;
+                        }
+                        k += blocks;
+                    }
+                    let (mut i, mut j) = (first, 0);
+                    while i < $tile {
+                        out.write(b * $tile + i, acc[j]);
+                        i += step;
+                        j += 1;
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+specialized_sum! {
+    specialized_sum_u32_1024x4_w32: u32, 1024, 4, Threads, 32;
+    specialized_sum_u32_1024x4_w32_bulk: u32, 1024, 4, Bulk, 32;
+    specialized_sum_u32_256x2_w64_bulk: u32, 256, 2, Bulk, 64;
+    specialized_sum_u8_512x3_w32: u8, 512, 3, Threads, 32;
+    specialized_sum_u8_512x3_w64_bulk: u8, 512, 3, Bulk, 64;
+    specialized_sum_u64_256x1_w32: u64, 256, 1, Threads, 32;
+}
+
+/// A consumer that takes one tile more than the producers load: the CPU
+/// backend reports the wait that nothing ends (a GPU would hang).
+#[kernel]
+pub fn specialized_takes_too_many(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    ring: Pipeline<[[u32; 64]; 2]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    match ring.start_specialized(&block, &warp) {
+        Role::Producer(mut producer) => {
+            producer.load(&warp, &input[..64]);
+        }
+        Role::Consumer(mut consumer) => {
+            let t = consumer.rank() as usize;
+            let first = consumer.next(&warp).get(t);
+            let second = consumer.next(&warp).get(t);
+            out.write(t, first + second);
+        }
+    }
 }
 
 /// A streaming copy through a pipeline: block `b` copies tiles `b, b +

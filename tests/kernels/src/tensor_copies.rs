@@ -11,7 +11,7 @@
 //! the other way: stored or combined into an array by the copy engine from
 //! a shared array the threads wrote, or from a stage.
 
-use coop::memory::pipeline::{MulticastStages, Pipeline, StageArray, Stages};
+use coop::memory::pipeline::{MulticastStages, Pipeline, Role, StageArray, Stages};
 use coop::memory::tensor::{TensorElem, TensorMap, TensorOut};
 use coop::memory::tile::TileArray;
 use coop::prelude::*;
@@ -83,6 +83,45 @@ pub fn tensor_tiles_2d_f32(
 ) {
     let stages = ring.start(&block);
     copy_out(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
+}
+
+/// `tensor_tiles_2d_f32`'s copy through a warp-specialized pipeline of 3
+/// stages: warp 0 loads the block's tiles, the other threads write them
+/// out.
+#[kernel]
+pub fn tensor_specialized_2d_f32(
+    block: ThreadBlock,
+    map: TensorMap<[[f32; 32]; 16]>,
+    coords: &[i32],
+    out: Out<f32>,
+    ring: Pipeline<[[[f32; 32]; 16]; 3]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let tiles = coords.len() / 2;
+    let b = block.group_index().x as usize;
+    let blocks = this_grid().num_blocks() as usize;
+    match ring.start_specialized(&block, &warp) {
+        Role::Producer(mut producer) => {
+            let mut k = b;
+            while k < tiles {
+                producer.load_tensor(&warp, &map, [coords[2 * k], coords[2 * k + 1]]);
+                k += blocks;
+            }
+        }
+        Role::Consumer(mut consumer) => {
+            let (first, step) = (consumer.rank() as usize, consumer.num_threads() as usize);
+            let mut k = b;
+            while k < tiles {
+                let stage = consumer.next(&warp);
+                let mut e = first;
+                while e < 512 {
+                    out.write(k * 512 + e, stage.get(e));
+                    e += step;
+                }
+                k += blocks;
+            }
+        }
+    }
 }
 
 /// 3-D tiles of 2 x 4 x 8 `u16`s, 3 stages.

@@ -132,6 +132,27 @@ impl AsyncCopies for Ptx {
     }
 
     #[inline(always)]
+    fn copies_arrive(bars: SharedBase, offset: u32, _site: Site) {
+        // SAFETY: an initialised barrier whose phase expects this arrival
+        // (the caller's precondition), made when the thread's copies land.
+        unsafe {
+            asm!("cp.async.mbarrier.arrive.noinc.shared.b64 [{b}];", b = in(reg32) bars.0 + offset, options(nostack))
+        };
+    }
+
+    #[inline(always)]
+    fn shared_store_on_barrier<E: crate::backend::elements::SharedElem>(
+        base: SharedBase,
+        index: u32,
+        value: E,
+        _bars: SharedBase,
+        _bar: u32,
+        site: Site,
+    ) {
+        <Ptx as crate::backend::SharedMemory>::shared_store(base, index, value, site)
+    }
+
+    #[inline(always)]
     fn bulk_copy(
         dst: SharedBase,
         offset: u32,

@@ -97,6 +97,8 @@ use core::marker::PhantomData;
 
 mod multicast;
 pub use multicast::MulticastStages;
+mod specialized;
+pub use specialized::{Consumer, Producer, Role};
 
 mod sealed {
     pub trait Sealed {}
@@ -251,16 +253,31 @@ impl<A: StageArray> Pipeline<A> {
             )
         };
         let site = site!();
-        let stages = self.init(block, engine == CopyEngine::Bulk, false, site);
+        let threads = block.num_threads();
+        let stages = self.init(
+            block,
+            (threads, threads),
+            engine == CopyEngine::Bulk,
+            false,
+            site,
+        );
         block.sync_named("Pipeline::start", site);
         stages
     }
 
     /// The block's `Stages`, after its first thread initialised each
-    /// stage's barriers (and, with `counters`, its release counter); the
-    /// caller's barrier publishes them.
+    /// stage's barriers (and, with `counters`, its release counter): its
+    /// "full" barrier for `fills` arrivals a phase, its "empty" one for
+    /// `releases`; the caller's barrier publishes them.
     #[inline(always)]
-    fn init(self, block: &ThreadBlock, bulk: bool, counters: bool, site: Site) -> Stages<A> {
+    fn init(
+        self,
+        block: &ThreadBlock,
+        (fills, releases): (u32, u32),
+        bulk: bool,
+        counters: bool,
+        site: Site,
+    ) -> Stages<A> {
         let threads = block.num_threads();
         let stages = Stages {
             base: self.base,
@@ -274,8 +291,8 @@ impl<A: StageArray> Pipeline<A> {
         if stages.rank == 0 {
             let mut s = 0;
             while s < A::STAGES as u32 {
-                Target::barrier_init(self.base, Stages::<A>::full(s), threads, site);
-                Target::barrier_init(self.base, Stages::<A>::empty(s), threads, site);
+                Target::barrier_init(self.base, Stages::<A>::full(s), fills, site);
+                Target::barrier_init(self.base, Stages::<A>::empty(s), releases, site);
                 if counters {
                     Target::release_counter_init(self.base, Stages::<A>::releases(s), site);
                 }
@@ -375,11 +392,7 @@ impl<A: StageArray> Stages<A> {
                 site,
             );
         }
-        let k = self.head;
-        let (s, round) = (k % Self::STAGES, k / Self::STAGES);
-        // The stage's previous tile was released (for the first round the
-        // parity names the phase before the barrier's first: done).
-        self.wait(Self::empty(s), (round & 1) ^ 1, site);
+        let s = self.wait_to_refill(site);
         let bytes = core::mem::size_of_val(src);
         let offset = Self::tile_offset(s);
         if self.bulk && Self::bulk_able(src, fill, s) {
@@ -433,16 +446,25 @@ impl<A: StageArray> Stages<A> {
     ) {
         let first = s * A::TILE as u32;
         let plan = CopyPlan::new(first, A::TILE, src, fill);
-        if plan.stores() {
-            // Part of the tile goes by ordinary stores (a partial tail,
-            // zeros): block barriers order them after every thread's reads
-            // of the stage's last tile, and before any thread can take this
-            // one.
+        // Part of the tile may go by ordinary stores (a partial tail,
+        // zeros): block barriers order them after every thread's reads of
+        // the stage's last tile, and before any thread can take this one.
+        let stores = plan.stores();
+        if stores {
             block.sync_named("Stages::load", site);
-            issue_copy(plan, self.base, first, src, self.rank, self.threads, site);
+        }
+        issue_copy(
+            plan,
+            self.base,
+            first,
+            src,
+            self.rank,
+            self.threads,
+            None,
+            site,
+        );
+        if stores {
             block.sync_named("Stages::load", site);
-        } else {
-            issue_copy(plan, self.base, first, src, self.rank, self.threads, site);
         }
     }
 
@@ -479,12 +501,6 @@ impl<A: StageArray> Stages<A> {
     ) where
         A::Elem: TensorElem,
     {
-        const {
-            assert!(
-                A::STAGES == 1 || (A::TILE * core::mem::size_of::<A::Elem>()).is_multiple_of(128),
-                "a tensor copy lands on a 128-byte boundary: the stages of a ring of several must each be a multiple of 128 bytes; make the tile larger or pad its rows"
-            )
-        };
         self.load_tensor_at(map, at, site!())
     }
 
@@ -498,45 +514,17 @@ impl<A: StageArray> Stages<A> {
     ) where
         A::Elem: TensorElem,
     {
-        if !Target::BULK {
-            Target::check_failed(
-                c"Stages::load_tensor: tensor copies need sm_90 or newer",
-                site,
-            );
-        }
-        if !inner_aligned::<A>(at) {
-            Target::check_failed(
-                c"Stages::load_tensor: the innermost (last) coordinate must start the tile on a multiple of 16 bytes (of 4 elements of 4 bytes, 2 of 8, 8 of 2, 16 of 1); the copy engine faults on any other",
-                site,
-            );
-        }
+        check_tensor_load::<A>(TensorLoadCall::Stages, at, site);
         if self.is_full() {
             Target::check_failed(
                 c"Stages::load_tensor: every stage holds a tile that `next` has not taken; a load now would wait forever for a stage to be released",
                 site,
             );
         }
-        let k = self.head;
-        let (s, round) = (k % Self::STAGES, k / Self::STAGES);
-        self.wait(Self::empty(s), (round & 1) ^ 1, site);
-        if self.rank == 0 {
-            if map.word.first_use() {
-                Target::tensor_map_acquire(map.word.data(), site);
-            }
-            // The phase cannot complete before this: it waits for every
-            // thread's arrival at `next`, this thread's among them.
-            Target::tensor_copy(
-                self.base,
-                Self::tile_offset(s),
-                map.word.data(),
-                <A::Tile as TileArray>::inner_first(at),
-                <A::Tile as TileArray>::RANK as u32,
-                <A::Tile as TileArray>::BYTES as u32,
-                self.base,
-                Self::full(s),
-                site,
-            );
-        }
+        let s = self.wait_to_refill(site);
+        // The phase cannot complete before this: it waits for every
+        // thread's arrival at `next`, this thread's among them.
+        self.issue_tensor(s, map, at, site);
         // An empty group of copies, as a bulk load makes: `next` counts one
         // group a load.
         Target::commit_copies(site);
@@ -566,10 +554,49 @@ impl<A: StageArray> Stages<A> {
         wait_copies_keeping(self.loaded() - 1, site);
         Target::barrier_arrive(self.base, Self::full(s), site);
         self.wait(Self::full(s), round & 1, site);
-        Stage {
-            stage: s,
-            stored: false,
-            stages: self,
+        Stage::lend(self.base, s, self.rank == 0, &mut self.tail)
+    }
+
+    /// Waits until the stage the next load fills has been released (for
+    /// the first round the parity names the phase before the barrier's
+    /// first: done); that stage.
+    #[inline(always)]
+    fn wait_to_refill(&self, site: Site) -> u32 {
+        let k = self.head;
+        let (s, round) = (k % Self::STAGES, k / Self::STAGES);
+        self.wait(Self::empty(s), (round & 1) ^ 1, site);
+        s
+    }
+
+    /// The first thread's tensor copy of `map`'s tile at `at` into stage
+    /// `s`, completing on its "full" barrier (acquiring the map at its
+    /// first use). Precondition: the barrier's phase cannot complete before
+    /// the call.
+    #[inline(always)]
+    fn issue_tensor(
+        &self,
+        s: u32,
+        map: &TensorMap<A::Tile>,
+        at: <A::Tile as TileArray>::Coords,
+        site: Site,
+    ) where
+        A::Elem: TensorElem,
+    {
+        if self.rank == 0 {
+            if map.word.first_use() {
+                Target::tensor_map_acquire(map.word.data(), site);
+            }
+            Target::tensor_copy(
+                self.base,
+                Self::tile_offset(s),
+                map.word.data(),
+                <A::Tile as TileArray>::inner_first(at),
+                <A::Tile as TileArray>::RANK as u32,
+                <A::Tile as TileArray>::BYTES as u32,
+                self.base,
+                Self::full(s),
+                site,
+            );
         }
     }
 
@@ -579,9 +606,54 @@ impl<A: StageArray> Stages<A> {
     }
 }
 
+/// The pipeline call that loads a tensor tile, whose name opens the
+/// messages of [`check_tensor_load`].
+#[derive(Clone, Copy)]
+enum TensorLoadCall {
+    Stages,
+    Multicast,
+    Producer,
+}
+
+/// The rules of a tensor load into a ring of `A` that every pipeline
+/// shares: stages on 128-byte boundaries (at compile time), a GPU with the
+/// copy engine, the innermost coordinate `at` on a multiple of 16 bytes.
 #[inline(always)]
-fn inner_aligned<A: StageArray>(at: <A::Tile as TileArray>::Coords) -> bool {
-    crate::memory::tensor::inner_aligned::<A::Tile>(at)
+fn check_tensor_load<A: StageArray>(
+    call: TensorLoadCall,
+    at: <A::Tile as TileArray>::Coords,
+    site: Site,
+) {
+    const {
+        assert!(
+            A::STAGES == 1 || (A::TILE * core::mem::size_of::<A::Elem>()).is_multiple_of(128),
+            "a tensor copy lands on a 128-byte boundary: the stages of a ring of several must each be a multiple of 128 bytes; make the tile larger or pad its rows"
+        )
+    };
+    if !Target::BULK {
+        Target::check_failed(
+            match call {
+                TensorLoadCall::Stages => c"Stages::load_tensor: tensor copies need sm_90 or newer",
+                TensorLoadCall::Multicast => {
+                    c"MulticastStages::load_tensor: tensor copies need sm_90 or newer"
+                }
+                TensorLoadCall::Producer => {
+                    c"Producer::load_tensor: tensor copies need sm_90 or newer"
+                }
+            },
+            site,
+        );
+    }
+    if !crate::memory::tensor::inner_aligned::<A::Tile>(at) {
+        Target::check_failed(
+            match call {
+                TensorLoadCall::Stages => c"Stages::load_tensor: the innermost (last) coordinate must start the tile on a multiple of 16 bytes (of 4 elements of 4 bytes, 2 of 8, 8 of 2, 16 of 1); the copy engine faults on any other",
+                TensorLoadCall::Multicast => c"MulticastStages::load_tensor: the innermost (last) coordinate must start the tile on a multiple of 16 bytes (of 4 elements of 4 bytes, 2 of 8, 8 of 2, 16 of 1); the copy engine faults on any other",
+                TensorLoadCall::Producer => c"Producer::load_tensor: the innermost (last) coordinate must start the tile on a multiple of 16 bytes (of 4 elements of 4 bytes, 2 of 8, 8 of 2, 16 of 1); the copy engine faults on any other",
+            },
+            site,
+        );
+    }
 }
 
 /// Waits until the calling thread's groups of copies but the `keep` newest
@@ -605,11 +677,35 @@ fn wait_copies_keeping(keep: u32, site: Site) {
 /// reads it; dropping it (or [`release`](Self::release)) gives the stage
 /// back to the pipeline.
 pub struct Stage<'p, A: StageArray> {
-    stages: &'p mut Stages<A>,
+    base: SharedBase,
+    /// The count of tiles taken and released of the ring the stage is
+    /// lent from (which the lend borrows, so nothing loads or takes a tile
+    /// meanwhile); one more once the stage is released.
+    tail: &'p mut u32,
     stage: u32,
+    /// Whether this thread issues the stage's tensor stores.
+    issuer: bool,
     /// Whether this thread issued a tensor store from the stage, which
     /// must have read it before the stage is released.
     stored: bool,
+    _ring: PhantomData<*const A>,
+}
+
+impl<'p, A: StageArray> Stage<'p, A> {
+    /// Stage `stage` of the ring at `base`, landed and lent out until it is
+    /// released, which arrives on its "empty" barrier and counts one more
+    /// in `tail`.
+    #[inline(always)]
+    fn lend(base: SharedBase, stage: u32, issuer: bool, tail: &'p mut u32) -> Self {
+        Stage {
+            base,
+            tail,
+            stage,
+            issuer,
+            stored: false,
+            _ring: PhantomData,
+        }
+    }
 }
 
 impl<A: StageArray> Stage<'_, A> {
@@ -621,11 +717,7 @@ impl<A: StageArray> Stage<'_, A> {
         if index >= A::TILE {
             Target::index_out_of_bounds(c"Stage::get", core::ptr::null(), index, A::TILE, site);
         }
-        Target::shared_load(
-            self.stages.base,
-            self.stage * A::TILE as u32 + index as u32,
-            site,
-        )
+        Target::shared_load(self.base, self.stage * A::TILE as u32 + index as u32, site)
     }
 
     /// The element at `index` of the tile, outermost first (`[row,
@@ -660,11 +752,7 @@ impl<A: StageArray> Stage<'_, A> {
     pub fn at(&self, index: <A::Tile as TileArray>::Index) -> A::Elem {
         let site = site!();
         match <A::Tile as TileArray>::flat(index) {
-            Some(i) => Target::shared_load(
-                self.stages.base,
-                self.stage * A::TILE as u32 + i as u32,
-                site,
-            ),
+            Some(i) => Target::shared_load(self.base, self.stage * A::TILE as u32 + i as u32, site),
             None => {
                 let cols = match <A::Tile as TileArray>::RANK {
                     1 => 0,
@@ -727,12 +815,12 @@ impl<A: StageArray> Stage<'_, A> {
     {
         let site = site!();
         check_tensor_out::<A::Tile>(TensorOutCall::StageStore, at, site);
-        if self.stages.rank == 0 {
+        if self.issuer {
             if out.word.first_use() {
                 Target::tensor_map_acquire(out.word.data(), site);
             }
             Target::tensor_store(
-                self.stages.base,
+                self.base,
                 Stages::<A>::tile_offset(self.stage),
                 out.word.data(),
                 <A::Tile as TileArray>::inner_first(at),
@@ -796,12 +884,12 @@ impl<A: StageArray> Stage<'_, A> {
         // The operator is a type: its value carries nothing.
         let _ = op;
         check_tensor_out::<A::Tile>(TensorOutCall::StageReduce, at, site);
-        if self.stages.rank == 0 {
+        if self.issuer {
             if out.word.first_use() {
                 Target::tensor_map_acquire(out.word.data(), site);
             }
             Target::tensor_reduce(
-                self.stages.base,
+                self.base,
                 Stages::<A>::tile_offset(self.stage),
                 out.word.data(),
                 <A::Tile as TileArray>::inner_first(at),
@@ -844,7 +932,7 @@ impl<A: StageArray> Drop for Stage<'_, A> {
         }
         // Every thread's reads of the stage are done when the barrier's
         // phase completes (the arrival releases them).
-        Target::barrier_arrive(self.stages.base, Stages::<A>::empty(self.stage), site!());
-        self.stages.tail += 1;
+        Target::barrier_arrive(self.base, Stages::<A>::empty(self.stage), site!());
+        *self.tail += 1;
     }
 }

@@ -74,7 +74,7 @@
 //! # Ok::<(), coop_host::Error>(())
 //! ```
 
-use super::{inner_aligned, Pipeline, Stage, StageArray, Stages};
+use super::{check_tensor_load, Pipeline, Stage, StageArray, Stages, TensorLoadCall};
 use crate::backend::target::Target;
 use crate::backend::{site, AsyncCopies, Faults, Site};
 use crate::groups::cluster::Cluster;
@@ -100,7 +100,8 @@ impl<A: StageArray> Pipeline<A> {
         };
         let site = site!();
         let blocks = cluster.num_blocks();
-        let stages = self.init(block, true, true, site);
+        let threads = block.num_threads();
+        let stages = self.init(block, (threads, threads), true, true, site);
         cluster.sync_named("Pipeline::start_multicast", site);
         MulticastStages {
             stages,
@@ -166,29 +167,12 @@ impl<A: StageArray> MulticastStages<A> {
     ) where
         A::Elem: TensorElem,
     {
-        const {
-            assert!(
-                A::STAGES == 1 || (A::TILE * core::mem::size_of::<A::Elem>()).is_multiple_of(128),
-                "a tensor copy lands on a 128-byte boundary: the stages of a ring of several must each be a multiple of 128 bytes; make the tile larger or pad its rows"
-            )
-        };
         let site = site!();
         if self.blocks == 1 {
             self.stages.load_tensor_at(map, at, site);
             return;
         }
-        if !Target::BULK {
-            Target::check_failed(
-                c"MulticastStages::load_tensor: tensor copies need sm_90 or newer",
-                site,
-            );
-        }
-        if !inner_aligned::<A>(at) {
-            Target::check_failed(
-                c"MulticastStages::load_tensor: the innermost (last) coordinate must start the tile on a multiple of 16 bytes (of 4 elements of 4 bytes, 2 of 8, 8 of 2, 16 of 1); the copy engine faults on any other",
-                site,
-            );
-        }
+        check_tensor_load::<A>(TensorLoadCall::Multicast, at, site);
         if self.is_full() {
             Target::check_failed(
                 c"MulticastStages::load_tensor: every stage holds a tile that `next` has not taken; a load now would wait forever for a stage to be released",

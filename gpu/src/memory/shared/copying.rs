@@ -245,6 +245,7 @@ fn start<A: SharedArray + ?Sized>(
         src,
         block.thread_rank(),
         block.num_threads(),
+        None,
         site,
     );
     let group = Target::commit_copies(site);
@@ -321,7 +322,10 @@ impl CopyPlan {
 /// The calling thread's share (`rank` of `threads`) of copying `src` into
 /// the array at `base` from element `first` as `plan` says: its chunks
 /// (dealt to the threads in turn) by `cp.async` into its open group, and
-/// its elements of the rest by ordinary stores.
+/// its elements of the rest by ordinary stores. With `landing` (an
+/// mbarrier's array and byte offset), the stores are published by the
+/// thread's next arrival on that barrier (which the caller makes, with the
+/// arrival that waits for the chunks) instead of a block barrier.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn issue<E: SharedElem>(
@@ -331,6 +335,7 @@ pub(crate) fn issue<E: SharedElem>(
     src: &[E],
     rank: u32,
     threads: u32,
+    landing: Option<(SharedBase, u32)>,
     site: Site,
 ) {
     let start = first as usize * core::mem::size_of::<E>();
@@ -356,7 +361,12 @@ pub(crate) fn issue<E: SharedElem>(
             // SAFETY: every bit pattern of a `SharedElem` is a value.
             unsafe { core::mem::zeroed() }
         };
-        Target::shared_store(base, first + i as u32, value, site);
+        match landing {
+            Some((bars, bar)) => {
+                Target::shared_store_on_barrier(base, first + i as u32, value, bars, bar, site)
+            }
+            None => Target::shared_store(base, first + i as u32, value, site),
+        }
         i += threads as usize;
     }
 }

@@ -173,6 +173,7 @@ impl<A: SharedArray + ?Sized> RawShared<A> {
             src,
             block.thread_rank(),
             block.num_threads(),
+            None,
             site,
         );
         Target::commit_copies(site);

@@ -237,6 +237,21 @@ impl AsyncState {
         Ok(())
     }
 
+    /// `thread`'s copies in flight that complete on no barrier now
+    /// complete on `key`: they land (and their bytes count) as a bulk
+    /// copy's do.
+    pub fn attach(&mut self, thread: u32, key: (u32, u32)) -> Result<(), AsyncError> {
+        let mut bytes = 0i64;
+        for p in &mut self.pending {
+            if p.thread == thread && p.barrier.is_none() {
+                p.barrier = Some(key);
+                bytes += p.data.len() as i64;
+            }
+        }
+        self.barrier(key)?.tx += bytes;
+        Ok(())
+    }
+
     /// Sets the counter at `key` to zero.
     pub fn counter_init(&mut self, key: (u32, u32)) {
         self.counters.insert(key, 0);

@@ -330,6 +330,31 @@ impl AsyncCopies for Cpu {
         lane::note_modified(false);
     }
 
+    fn copies_arrive(bars: SharedBase, offset: u32, site: Site) {
+        let thread = lane::step(site, |l| l.rank);
+        let key = (bars.region, offset);
+        if let Err(e) = lane::block_shared(|s| {
+            s.asynchronous.attach(thread, key)?;
+            s.asynchronous.arrive(key, 0)
+        }) {
+            fail(e, site)
+        }
+        lane::note_modified(false);
+    }
+
+    fn shared_store_on_barrier<E: crate::backend::elements::SharedElem>(
+        base: SharedBase,
+        index: u32,
+        value: E,
+        bars: SharedBase,
+        bar: u32,
+        site: Site,
+    ) {
+        let size = core::mem::size_of::<E>();
+        let data = snapshot(&value as *const E as *const u8, size as u32);
+        issue_bulk(base, index * size as u32, data, (bars, bar), site);
+    }
+
     fn bulk_copy(
         dst: SharedBase,
         offset: u32,
