@@ -86,7 +86,7 @@
 
 use crate::backend::target::{SharedBase, Target};
 use crate::backend::ElemShape;
-use crate::backend::{site, AsyncCopies, Faults, SharedMemory, Site};
+use crate::backend::{site, AsyncCopies, Faults, Naming, SharedMemory, Site};
 use crate::memory::shared::{issue_copy, CopyPlan, SharedElem, SharedParam};
 use crate::memory::tensor::{
     check_tensor_out, TensorElem, TensorMap, TensorOut, TensorOutCall, TensorReduce,
@@ -380,6 +380,7 @@ impl<A: StageArray> Stages<A> {
 
     #[inline(always)]
     fn start_load(&mut self, block: &ThreadBlock, src: &[A::Elem], fill: bool, site: Site) {
+        Target::entering("Stages::load", site);
         if src.len() > A::TILE {
             Target::check_failed(
                 c"Stages::load: the source slice is longer than a stage's tile",
@@ -514,6 +515,7 @@ impl<A: StageArray> Stages<A> {
     ) where
         A::Elem: TensorElem,
     {
+        Target::entering("Stages::load_tensor", site);
         check_tensor_load::<A>(TensorLoadCall::Stages, at, site);
         if self.is_full() {
             Target::check_failed(
@@ -538,7 +540,13 @@ impl<A: StageArray> Stages<A> {
     #[inline(always)]
     #[track_caller]
     pub fn next(&mut self, _block: &ThreadBlock) -> Stage<'_, A> {
-        let site = site!();
+        self.next_at("Stages::next", site!())
+    }
+
+    /// [`next`](Self::next), called as `call` at `site`.
+    #[inline(always)]
+    fn next_at(&mut self, call: &'static str, site: Site) -> Stage<'_, A> {
+        Target::entering(call, site);
         if self.loaded() == 0 {
             Target::check_failed(
                 c"Stages::next: no tile is loaded and not yet taken; `load` one first (waiting now would wait forever)",

@@ -384,8 +384,8 @@ impl<A: StageArray> MulticastStages<A> {
     /// block; the stage is refilled once every block has released it).
     #[inline(always)]
     #[track_caller]
-    pub fn next(&mut self, block: &ThreadBlock) -> Stage<'_, A> {
-        self.stages.next(block)
+    pub fn next(&mut self, _block: &ThreadBlock) -> Stage<'_, A> {
+        self.stages.next_at("MulticastStages::next", site!())
     }
 }
 

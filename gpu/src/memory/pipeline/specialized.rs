@@ -89,7 +89,7 @@
 
 use super::{check_tensor_load, CopyEngine, Pipeline, Stage, StageArray, Stages, TensorLoadCall};
 use crate::backend::target::Target;
-use crate::backend::{site, AsyncCopies, Faults, Site};
+use crate::backend::{site, AsyncCopies, Faults, Naming, Site};
 use crate::groups::tile::{AnyTileSize, TileSize};
 use crate::memory::shared::{issue_copy, CopyPlan};
 use crate::memory::tensor::{TensorElem, TensorMap};
@@ -269,6 +269,7 @@ where
 
     #[inline(always)]
     fn load_at(&mut self, src: &[A::Elem], fill: bool, site: Site) {
+        Target::entering("Producer::load", site);
         if src.len() > A::TILE {
             Target::check_failed(
                 c"Producer::load: the source slice is longer than a stage's tile",
@@ -368,6 +369,7 @@ where
         A::Elem: TensorElem,
     {
         let site = site!();
+        Target::entering("Producer::load_tensor", site);
         check_tensor_load::<A>(TensorLoadCall::Producer, at, site);
         let s = self.stages.wait_to_refill(site);
         // The phase cannot complete before the copy: it waits for this
@@ -461,6 +463,7 @@ where
     #[track_caller]
     pub fn next(&mut self, _tile: &TiledPartition<N>) -> Stage<'_, A> {
         let site = site!();
+        Target::entering("Consumer::next", site);
         let k = self.stages.tail;
         let (s, round) = (k % Stages::<A>::STAGES, k / Stages::<A>::STAGES);
         self.stages.wait(Stages::<A>::full(s), round & 1, site);

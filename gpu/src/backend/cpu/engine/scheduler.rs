@@ -492,7 +492,7 @@ impl Block<'_> {
                 match ctx.state.get() {
                     State::Spinning { site, reads: r, .. } => {
                         reads = reads.max(r);
-                        add_arrival(&mut spinning, SPINNING, Some(site), i)
+                        add_arrival(&mut spinning, spinning_name(ctx, site), Some(site), i)
                     }
                     State::Waiting { op, site } => add_arrival(
                         &mut others,
@@ -894,7 +894,9 @@ impl Block<'_> {
                     add_arrival(&mut arrivals, name, Some(site), i)
                 }
                 State::Done => exited.push(i as u32),
-                State::Spinning { site, .. } => add_arrival(&mut arrivals, SPINNING, Some(site), i),
+                State::Spinning { site, .. } => {
+                    add_arrival(&mut arrivals, spinning_name(ctx, site), Some(site), i)
+                }
                 State::Ready(_) => unreachable!("barriers resolve when no thread runs"),
             }
         }
@@ -1024,9 +1026,12 @@ impl Block<'_> {
                 Some(State::Done) => {
                     add_arrival(&mut arrivals, "returned from the kernel", None, m)
                 }
-                Some(State::Spinning { site, .. }) => {
-                    add_arrival(&mut arrivals, SPINNING, Some(site), m)
-                }
+                Some(State::Spinning { site, .. }) => add_arrival(
+                    &mut arrivals,
+                    spinning_name(&self.ctxs[m], site),
+                    Some(site),
+                    m,
+                ),
                 Some(State::Ready(_)) => unreachable!("resolve runs when no thread is ready"),
             }
         }
@@ -1075,6 +1080,17 @@ fn add_arrival(arrivals: &mut Vec<Arrival>, call: &'static str, site: Option<Sit
 
 /// How a spinning thread's place is named in a diagnostic.
 const SPINNING: &str = "a read in a loop";
+
+/// The name of the place where the thread of `ctx` spins at `site`: the
+/// call the kernel wrote there when that call waits in a loop (a
+/// pipeline's `next` or `load`, which wait on an mbarrier), a read in a
+/// loop otherwise.
+fn spinning_name(ctx: &LaneCtx, site: Site) -> &'static str {
+    match ctx.named.get() {
+        Some((s, call)) if same_site(s, site) => call,
+        _ => SPINNING,
+    }
+}
 
 /// Whether two call sites are one: the same `Location` (almost always the
 /// same static), or equal ones.
