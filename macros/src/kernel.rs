@@ -286,7 +286,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         #body_fn
 
         #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
+        #[unsafe(no_mangle)]
         #[allow(improper_ctypes_definitions, non_snake_case, clippy::too_many_arguments)]
         #(#docs)*
         #vis unsafe extern "ptx-kernel" fn #name(#(#abi_params),*) {
@@ -341,7 +341,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 fn exported_marker(marker: &syn::Ident) -> TokenStream {
     quote! {
         #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
+        #[unsafe(no_mangle)]
         #[used]
         #[allow(non_upper_case_globals)]
         static #marker: u8 = 0;
