@@ -466,9 +466,9 @@ fn asynchronous_copies_and_pipelines_match_the_host_reference_on_the_gpu() {
 /// Tensor copies (TMA) of 1- to 5-D tiles of 1-, 2-, 4- and 8-byte
 /// elements into rings of 1 to 3 stages, at coordinates inside the array,
 /// over its edges and outside it, zero and NaN fill, against the host
-/// reference (`coop_tests::tensor_cases`); the 2-D cases also against
-/// CUDA's twin (`cuda::barrier` and `cp_async_bulk_tensor_2d_global_to_shared`
-/// on the same tensor maps). Needs sm_90; each launch under a watchdog.
+/// reference (`coop_tests::tensor_cases`); the 2-D cases, plain and
+/// swizzled over 128 bytes, also against CUDA's twin (`cuda::barrier` and
+/// `cp_async_bulk_tensor_2d_global_to_shared` on the same tensor maps). Needs sm_90; each launch under a watchdog.
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn tensor_copies_match_the_host_and_cuda_on_the_gpu() {
@@ -495,7 +495,11 @@ fn tensor_copies_match_the_host_and_cuda_on_the_gpu() {
         coop_tests::tensor_cases::check_2d_f32(&device, &cuda, watch, 200),
         24
     );
-    eprintln!("tensor copies: CUDA's twin passes the 2-D checks");
+    assert_eq!(
+        coop_tests::tensor_cases::check_swizzled_128_f32(&device, &cuda, watch, 200),
+        1
+    );
+    eprintln!("tensor copies: CUDA's twin passes the 2-D checks and the 128-byte swizzle");
     let program = device.load(&TEST_KERNELS_PTX).unwrap();
     assert!(coop_tests::tensor_cases::check_all(&device, &program, Some(LAUNCH_LIMIT)) >= 30);
 }

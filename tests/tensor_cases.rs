@@ -102,6 +102,7 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
     let tiles_per_case = if full { 200 } else { 24 };
 
     cases += check_2d_f32(device, program, watch, tiles_per_case);
+    cases += check_swizzled(device, program, watch, tiles_per_case);
 
     // 3-D u16.
     for dims in [[3usize, 9, 24], [2, 4, 8], [5, 1, 40]] {
@@ -528,6 +529,200 @@ fn check_moves(
                 program.launch(
                     k::tensor_move_2d_f32,
                     LaunchConfig::new(blocks, 128),
+                    (&from, &to, &moves_buffer),
+                )?;
+            }
+            device.download(&dst_buffer)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let expected = moved(
+            &src,
+            &[src_rows, src_cols],
+            &[src_cols, 1],
+            sentinel,
+            &[rows, cols],
+            &[pitch, 1],
+            &[16, 32],
+            &moves,
+        );
+        assert_same_rows(&what, &got, &expected, pitch);
+        cases += 1;
+    }
+    cases
+}
+
+/// `tensor_swizzled_128_f32`: 2-D tiles of 16 x 32 `f32`s swizzled over
+/// 128 bytes, inside the array, over its edges and outside it; run by the
+/// GPU suite against CUDA's twin too. Returns the number of cases.
+pub fn check_swizzled_128_f32(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+    tiles_per_case: usize,
+) -> usize {
+    let mut cases = 0;
+    {
+        let (rows, cols, pitch) = (70usize, 100usize, 104usize);
+        let what = format!("tensor_swizzled_128_f32 {rows} x {cols} pitch {pitch}");
+        let _w = watch(what.clone());
+        let data: Vec<f32> = (0..rows * pitch).map(|i| i as f32 * 0.25 - 7.0).collect();
+        let mut at = vec![0, 0, 16, 32, 54, 68];
+        at.extend(coords(&[rows, cols], &[16, 32], tiles_per_case, 128, 4));
+        let layout = TensorLayout::new([rows, cols]).strides([pitch, 1]);
+        let got = run!(
+            device,
+            program,
+            k::tensor_swizzled_128_f32,
+            k::Swizzled128,
+            &data,
+            layout,
+            &at,
+            3,
+            96
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let expected = reference(&data, &[rows, cols], &[pitch, 1], &[16, 32], &at, 0.0);
+        assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    cases
+}
+
+/// Swizzled tiles (`Swizzled<T, SPAN>` of 32, 64 and 128 bytes): loaded
+/// into rings whose stages start on and off the pattern's period, read by
+/// `Stage::get` and `Stage::at`, and stored back through the swizzle; each
+/// against the host's reference of the plain tiles.
+fn check_swizzled(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+    tiles_per_case: usize,
+) -> usize {
+    let mut cases = check_swizzled_128_f32(device, program, watch, tiles_per_case);
+    {
+        let (rows, cols) = (37usize, 72usize);
+        let what = format!("tensor_swizzled_64_u16 {rows} x {cols}");
+        let _w = watch(what.clone());
+        let data: Vec<u16> = (0..rows * cols).map(|i| (i * 5 + 3) as u16).collect();
+        let mut at = vec![0, 0, 8, 32, 33, 64];
+        at.extend(coords(&[rows, cols], &[8, 32], tiles_per_case, 64, 8));
+        let got = run!(
+            device,
+            program,
+            k::tensor_swizzled_64_u16,
+            k::Swizzled64,
+            &data,
+            [rows, cols],
+            &at,
+            2,
+            64
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let expected = reference(&data, &[rows, cols], &[cols, 1], &[8, 32], &at, 0);
+        assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    {
+        let (rows, cols) = (50usize, 10usize);
+        let what = format!("tensor_swizzled_32_u64 {rows} x {cols}");
+        let _w = watch(what.clone());
+        let data: Vec<u64> = (0..rows * cols).map(|i| (i as u64) << 35 | 9).collect();
+        let mut at = vec![0, 0, 12, 4, 44, 8];
+        at.extend(coords(&[rows, cols], &[12, 4], tiles_per_case, 32, 2));
+        let got = run!(
+            device,
+            program,
+            k::tensor_swizzled_32_u64,
+            k::Swizzled32,
+            &data,
+            [rows, cols],
+            &at,
+            2,
+            32
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let expected = reference(&data, &[rows, cols], &[cols, 1], &[12, 4], &at, 0);
+        assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    {
+        let dims = [3usize, 7, 304];
+        let what = format!("tensor_swizzled_3d_u8 {dims:?}");
+        let _w = watch(what.clone());
+        let n: usize = dims.iter().product();
+        let data: Vec<u8> = (0..n).map(|i| (i * 31 + i / 304) as u8).collect();
+        let mut at = vec![0, 0, 0, 1, 4, 176];
+        at.extend(coords(&dims, &[2, 4, 128], tiles_per_case, 3, 16));
+        let got = run!(
+            device,
+            program,
+            k::tensor_swizzled_3d_u8,
+            k::Swizzled3d,
+            &data,
+            dims,
+            &at,
+            2,
+            128
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let expected = reference(&data, &dims, &[7 * 304, 304, 1], &[2, 4, 128], &at, 0);
+        assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    {
+        let rows = 64usize;
+        let what = format!("tensor_row_sums_swizzled {rows} x 32");
+        let _w = watch(what.clone());
+        let data: Vec<f32> = (0..rows * 32).map(|i| ((i * 7) % 23) as f32).collect();
+        let got = (|| -> Result<Vec<f32>, Error> {
+            let buffer = device.upload(&data)?;
+            let map = TensorMap::<coop::memory::tile::Swizzled<[[f32; 32]; 32], 128>>::new(
+                device,
+                &buffer,
+                [rows, 32],
+            )?;
+            let mut sums = device.zeros(rows)?;
+            program.launch(
+                k::tensor_row_sums_swizzled,
+                LaunchConfig::new(2, 32),
+                (&map, &mut sums),
+            )?;
+            device.download(&sums)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let expected: Vec<f32> = data.chunks(32).map(|r| r.iter().sum()).collect();
+        assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    {
+        let (rows, cols, pitch) = (45usize, 80usize, 84usize);
+        let what = format!("tensor_move_swizzled_f32 {rows} x {cols} pitch {pitch}");
+        let _w = watch(what.clone());
+        let (src_rows, src_cols) = (40usize, 92usize);
+        let src: Vec<f32> = (0..src_rows * src_cols).map(|i| i as f32 + 0.5).collect();
+        let mut moves = Vec::new();
+        for i in 0..rows.div_ceil(16) as i32 {
+            for j in 0..cols.div_ceil(32) as i32 {
+                moves.extend([(5 * i + 3 * j) % 30 - 4, (12 * j + 8 * i) % 76 - 8]);
+                moves.extend([16 * i, 32 * j]);
+            }
+        }
+        let sentinel = vec![-1.0f32; rows * pitch];
+        let got = (|| -> Result<Vec<f32>, Error> {
+            let src_buffer = device.upload(&src)?;
+            let mut dst_buffer = device.upload(&sentinel)?;
+            let moves_buffer = device.upload(&moves)?;
+            {
+                let from =
+                    TensorMap::<k::Swizzled128>::new(device, &src_buffer, [src_rows, src_cols])?;
+                let to = TensorMapMut::<k::Swizzled128>::new(
+                    device,
+                    &mut dst_buffer,
+                    TensorLayout::new([rows, cols]).strides([pitch, 1]),
+                )?;
+                program.launch(
+                    k::tensor_move_swizzled_f32,
+                    LaunchConfig::new(3, 128),
                     (&from, &to, &moves_buffer),
                 )?;
             }

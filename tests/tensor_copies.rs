@@ -229,3 +229,45 @@ fn a_bulk_store_off_16_bytes_or_past_the_end_is_refused() {
         assert!(message.contains("tensor_copies.rs"), "{message}");
     }
 }
+
+/// A stage's reads down a column of 32 x 32 `f32` tiles: 32 bank
+/// transactions a request on rows laid out one after another, 4 when the
+/// copy engine swizzled them over 128 bytes, with the same sums.
+#[test]
+fn swizzled_tiles_read_down_a_column_in_four_transactions() {
+    use coop::memory::tile::Swizzled;
+    use coop_host::{Cpu, LaunchConfig, TensorMap};
+    use coop_test_kernels::tensor_copies as k;
+    let data: Vec<f32> = (0..64 * 32).map(|i| (i % 29) as f32).collect();
+    let expected: Vec<f32> = data.chunks(32).map(|r| r.iter().sum()).collect();
+    let line = include_str!("kernels/src/tensor_copies.rs")
+        .lines()
+        .position(|l| l.contains("// row-sum-read"))
+        .unwrap() as u32
+        + 1;
+    let cpu = Cpu::new();
+    let plain = TensorMap::<[[f32; 32]; 32]>::cpu(&data, [64, 32]).unwrap();
+    let mut sums = vec![0f32; 64];
+    let report = cpu
+        .launch(
+            k::tensor_row_sums_plain,
+            LaunchConfig::new(2, 32),
+            (&plain, &mut sums),
+        )
+        .unwrap();
+    assert_eq!(sums, expected);
+    let site = report.shared_at_line(line)[0];
+    assert_eq!((site.requests, site.transactions), (64, 64 * 32));
+    let swizzled = TensorMap::<Swizzled<[[f32; 32]; 32], 128>>::cpu(&data, [64, 32]).unwrap();
+    let mut sums = vec![0f32; 64];
+    let report = cpu
+        .launch(
+            k::tensor_row_sums_swizzled,
+            LaunchConfig::new(2, 32),
+            (&swizzled, &mut sums),
+        )
+        .unwrap();
+    assert_eq!(sums, expected);
+    let site = report.shared_at_line(line)[0];
+    assert_eq!((site.requests, site.transactions), (64, 64 * 4));
+}

@@ -384,9 +384,26 @@ pub struct CpuTensorLayout {
     pub boxes: [u32; 5],
     /// 1 where elements outside the array land as NaN, 0 for zeros.
     pub nan_fill: u32,
+    /// The span of the tiles' swizzle in shared memory (32, 64 or 128
+    /// bytes), 0 for none.
+    pub swizzle: u32,
 }
 
 const _: () = assert!(core::mem::size_of::<CpuTensorLayout>() <= 128);
+
+/// Where the copy engine's swizzle of `span` bytes (0: none) puts the byte
+/// at `offset` of a region aligned to the swizzle's period: the bits of the
+/// offset's 16-byte chunk within a row of `span` bytes flip with bits 7
+/// and up (the number of its 128-byte line).
+#[inline(always)]
+pub(crate) const fn swizzle_offset(offset: u32, span: u32) -> u32 {
+    if span == 0 {
+        offset
+    } else {
+        let mask = (span / 16 - 1) << 4;
+        offset ^ ((offset >> 3) & mask)
+    }
+}
 
 impl TensorMapData {
     /// The CPU backend's map of `layout`.

@@ -275,7 +275,12 @@ where
                 layout.boxes.as_ptr(),
                 element_strides.as_ptr(),
                 sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-                sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+                match T::SWIZZLE {
+                    32 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+                    64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+                    128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+                    _ => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+                },
                 sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                 fill,
             )
@@ -339,6 +344,7 @@ where
             strides: [0; 5],
             boxes: T::BOX,
             nan_fill: 0,
+            swizzle: T::SWIZZLE,
         };
         for (k, &d) in dims.iter().enumerate() {
             if d == 0 || d as u64 > 1 << 32 {

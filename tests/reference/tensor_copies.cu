@@ -49,6 +49,43 @@ extern "C" __global__ void tensor_tiles_2d_f32(const CUtensorMap* map, const int
     }
 }
 
+// Twin of `tensor_copies::tensor_swizzled_128_f32`: the same tiles from a map
+// encoded with CU_TENSOR_MAP_SWIZZLE_128B, into a 1024-byte aligned stage, read
+// back with the programming guide's index relation for that mode: 16-byte chunk
+// x of 128-byte row y lies at chunk y % 8 ^ x.
+extern "C" __global__ void tensor_swizzled_128_f32(const CUtensorMap* map, const int* coords,
+                                                   size_t coords_len, float* out,
+                                                   size_t out_len) {
+    __shared__ alignas(1024) float tile[16][32];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ block_barrier bar;
+    if (threadIdx.x == 0) {
+        init(&bar, blockDim.x);
+        cde::fence_proxy_async_shared_cta();
+        ptx::fence_proxy_tensormap_generic(ptx::sem_acquire, ptx::scope_sys, map,
+                                           ptx::n32_t<128>());
+    }
+    __syncthreads();
+    size_t tiles = coords_len / 2;
+    for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+        block_barrier::arrival_token token;
+        if (threadIdx.x == 0) {
+            cde::cp_async_bulk_tensor_2d_global_to_shared(&tile, map, coords[2 * k + 1],
+                                                          coords[2 * k], bar);
+            token = cuda::device::barrier_arrive_tx(bar, 1, sizeof(tile));
+        } else {
+            token = bar.arrive();
+        }
+        bar.wait(std::move(token));
+        for (int e = threadIdx.x; e < 16 * 32; e += blockDim.x) {
+            int y = e / 32, x = e % 32 / 4;
+            size_t i = k * 512 + e;
+            if (i < out_len) out[i] = tile[y][((y % 8) ^ x) * 4 + e % 4];
+        }
+        __syncthreads();
+    }
+}
+
 // Twin of `tensor_copies::tensor_specialized_2d_f32`: the same tiles through
 // a warp-specialized ring of three stages. Warp 0's first thread loads a
 // stage once the consumers released it ("empty" barrier, the consumers'

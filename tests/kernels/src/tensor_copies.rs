@@ -13,7 +13,7 @@
 
 use coop::memory::pipeline::{MulticastStages, Pipeline, Role, StageArray, Stages};
 use coop::memory::tensor::{TensorElem, TensorMap, TensorOut};
-use coop::memory::tile::TileArray;
+use coop::memory::tile::{Swizzled, TileArray};
 use coop::prelude::*;
 use coop::shared::{ByRank, ColumnMajor, RowMajor, Shared};
 
@@ -173,6 +173,156 @@ pub fn tensor_tiles_5d_u64(
     });
 }
 
+/// A tile of 16 rows of 32 `f32`s swizzled over 128 bytes (2 KiB).
+pub type Swizzled128 = Swizzled<[[f32; 32]; 16], 128>;
+/// A tile of 8 rows of 32 `u16`s swizzled over 64 bytes (512 bytes).
+pub type Swizzled64 = Swizzled<[[u16; 32]; 8], 64>;
+/// A tile of 12 rows of 4 `u64`s swizzled over 32 bytes (384 bytes: the
+/// second stage starts one and a half periods of the pattern into the
+/// ring).
+pub type Swizzled32 = Swizzled<[[u64; 4]; 12], 32>;
+/// A 3-D tile of 2 x 4 rows of 128 `u8`s swizzled over 128 bytes (1 KiB).
+pub type Swizzled3d = Swizzled<[[[u8; 128]; 4]; 2], 128>;
+
+/// `tensor_tiles_2d_f32` with tiles swizzled over 128 bytes, 2 stages:
+/// `Stage::get` reads each element where the copy engine put it.
+#[kernel]
+pub fn tensor_swizzled_128_f32(
+    block: ThreadBlock,
+    map: TensorMap<Swizzled128>,
+    coords: &[i32],
+    out: Out<f32>,
+    ring: Pipeline<[Swizzled128; 2]>,
+) {
+    let stages = ring.start(&block);
+    copy_out(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
+}
+
+/// Tiles of 8 x 32 `u16`s swizzled over 64 bytes, 3 stages.
+#[kernel]
+pub fn tensor_swizzled_64_u16(
+    block: ThreadBlock,
+    map: TensorMap<Swizzled64>,
+    coords: &[i32],
+    out: Out<u16>,
+    ring: Pipeline<[Swizzled64; 3]>,
+) {
+    let stages = ring.start(&block);
+    copy_out(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
+}
+
+/// Tiles of 12 x 4 `u64`s swizzled over 32 bytes, 2 stages.
+#[kernel]
+pub fn tensor_swizzled_32_u64(
+    block: ThreadBlock,
+    map: TensorMap<Swizzled32>,
+    coords: &[i32],
+    out: Out<u64>,
+    ring: Pipeline<[Swizzled32; 2]>,
+) {
+    let stages = ring.start(&block);
+    copy_out(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
+}
+
+/// 3-D tiles of 2 x 4 x 128 `u8`s swizzled over 128 bytes, one stage,
+/// read by `Stage::at`: `out` gets each tile's elements in row-major order.
+#[kernel]
+pub fn tensor_swizzled_3d_u8(
+    block: ThreadBlock,
+    map: TensorMap<Swizzled3d>,
+    coords: &[i32],
+    out: Out<u8>,
+    ring: Pipeline<[Swizzled3d; 1]>,
+) {
+    let mut stages = ring.start(&block);
+    let t = block.thread_rank() as usize;
+    let threads = block.num_threads() as usize;
+    let mut k = block.group_index().x as usize;
+    while k < coords.len() / 3 {
+        stages.load_tensor(
+            &block,
+            &map,
+            [coords[3 * k], coords[3 * k + 1], coords[3 * k + 2]],
+        );
+        let stage = stages.next(&block);
+        let mut e = t;
+        while e < 1024 {
+            out.write(k * 1024 + e, stage.at([e / 512, e / 128 % 4, e % 128]));
+            e += threads;
+        }
+        stage.release();
+        k += this_grid().num_blocks() as usize;
+    }
+}
+
+/// The row sums of the 32 x 32 tiles of a matrix of `f32`s with 32
+/// columns, through a stage of tiles of type `T`: thread `lane` of a
+/// one-warp block adds up row `lane` of tile `k` into `sums[32 k + lane]`.
+/// Each read of the loop is one warp-wide request down a column of the
+/// tile (thread `r` reads row `r`): 32 transactions on rows of 128 bytes
+/// laid out one after another, 4 when the copy engine swizzled them.
+#[inline(always)]
+fn row_sums<T: TileArray<Elem = f32, Index = [usize; 2], Coords = [i32; 2]>>(
+    block: &ThreadBlock,
+    map: &TensorMap<T>,
+    sums: &Out<f32>,
+    ring: Pipeline<[T; 1]>,
+) {
+    let mut stages = ring.start(block);
+    let lane = block.thread_rank() as usize;
+    let mut k = block.group_index().x as usize;
+    while k < sums.len() / 32 {
+        stages.load_tensor(block, map, [32 * k as i32, 0]);
+        let stage = stages.next(block);
+        let mut total = 0.0f32;
+        for c in 0..32 {
+            total += stage.at([lane, c]); // row-sum-read
+        }
+        sums.write(32 * k + lane, total);
+        stage.release();
+        k += this_grid().num_blocks() as usize;
+    }
+}
+
+/// `row_sums` through tiles laid out row after row.
+#[kernel]
+pub fn tensor_row_sums_plain(
+    block: ThreadBlock,
+    map: TensorMap<[[f32; 32]; 32]>,
+    sums: Out<f32>,
+    ring: Pipeline<[[[f32; 32]; 32]; 1]>,
+) {
+    row_sums(&block, &map, &sums, ring);
+}
+
+/// `row_sums` through tiles swizzled over 128 bytes.
+#[kernel]
+pub fn tensor_row_sums_swizzled(
+    block: ThreadBlock,
+    map: TensorMap<Swizzled<[[f32; 32]; 32], 128>>,
+    sums: Out<f32>,
+    ring: Pipeline<[Swizzled<[[f32; 32]; 32], 128>; 1]>,
+) {
+    row_sums(&block, &map, &sums, ring);
+}
+
+/// Tile `k` of 16 rows of 32 `f32`s swizzled over 128 bytes, loaded from
+/// `src` at `moves[4 k .. 4 k + 2]` and stored into `dst` at `moves[4 k +
+/// 2 .. 4 k + 4]` by the copy engine, which swizzles it into the stage and
+/// back out of it; two tiles in flight.
+#[kernel]
+pub fn tensor_move_swizzled_f32(
+    block: ThreadBlock,
+    src: TensorMap<Swizzled128>,
+    dst: TensorOut<Swizzled128>,
+    moves: &[i32],
+    ring: Pipeline<[Swizzled128; 2]>,
+) {
+    move_tiles(&block, ring, &src, moves, |stage, to| {
+        stage.store_tensor(&block, &dst, to)
+    });
+}
+
 /// Sums each 2-D tile of 8 rows of 64 `f64`s (`[row, column]` read with
 /// `Stage::at`): `sums[k]` is tile `k`'s sum, NaN where a NaN fill landed.
 #[kernel]
@@ -226,13 +376,15 @@ pub fn tensor_move_2d_f32(
 /// blocks in turn, two loads ahead; `finish` writes each landed stage to
 /// its destination.
 #[inline(always)]
-fn move_tiles(
+fn move_tiles<T: TileArray<Coords = [i32; 2]>>(
     block: &ThreadBlock,
-    ring: Pipeline<[[[f32; 32]; 16]; 2]>,
-    src: &TensorMap<[[f32; 32]; 16]>,
+    ring: Pipeline<[T; 2]>,
+    src: &TensorMap<T>,
     moves: &[i32],
-    finish: impl Fn(coop::memory::pipeline::Stage<'_, [[[f32; 32]; 16]; 2]>, [i32; 2]),
-) {
+    finish: impl Fn(coop::memory::pipeline::Stage<'_, [T; 2]>, [i32; 2]),
+) where
+    T::Elem: TensorElem,
+{
     let mut stages = ring.start(block);
     let tiles = moves.len() / 4;
     let b = block.group_index().x as usize;

@@ -91,7 +91,7 @@ use crate::memory::shared::{issue_copy, CopyPlan, SharedElem, SharedParam};
 use crate::memory::tensor::{
     check_tensor_out, TensorElem, TensorMap, TensorOut, TensorOutCall, TensorReduce,
 };
-use crate::memory::tile::TileArray;
+use crate::memory::tile::{swizzled_element, PlainTile, TileArray};
 use crate::ThreadBlock;
 use core::marker::PhantomData;
 
@@ -154,10 +154,15 @@ const fn ring_bytes<A: StageArray>() -> usize {
 
 // SAFETY: the declaration holds the ring and, after it, two 8-byte
 // barriers and an 8-byte counter a stage, 128-byte aligned (what bulk copies and tensor copies
-// want of a shared destination); the handles stay inside it.
+// want of a shared destination), or aligned to the period of a swizzled tile's pattern (8 rows
+// of its span), from which the stages' element numbers are swizzled; the handles stay inside it.
 unsafe impl<A: StageArray> SharedParam for Pipeline<A> {
     const BYTES: usize = ring_bytes::<A>() + 24 * A::STAGES;
-    const ALIGN: usize = 128;
+    const ALIGN: usize = if <A::Tile as TileArray>::SWIZZLE != 0 {
+        8 * <A::Tile as TileArray>::SWIZZLE as usize
+    } else {
+        128
+    };
     #[inline(always)]
     #[track_caller]
     unsafe fn __bind_static(binding: crate::backend::target::StaticBinding) -> Self {
@@ -366,7 +371,10 @@ impl<A: StageArray> Stages<A> {
     /// `src.len()` are unspecified (see [`load_filled`](Self::load_filled)).
     #[inline(always)]
     #[track_caller]
-    pub fn load(&mut self, block: &ThreadBlock, src: &[A::Elem]) {
+    pub fn load(&mut self, block: &ThreadBlock, src: &[A::Elem])
+    where
+        A::Tile: PlainTile,
+    {
         self.start_load(block, src, false, site!())
     }
 
@@ -374,7 +382,10 @@ impl<A: StageArray> Stages<A> {
     /// set to zero (a partial last tile).
     #[inline(always)]
     #[track_caller]
-    pub fn load_filled(&mut self, block: &ThreadBlock, src: &[A::Elem]) {
+    pub fn load_filled(&mut self, block: &ThreadBlock, src: &[A::Elem])
+    where
+        A::Tile: PlainTile,
+    {
         self.start_load(block, src, true, site!())
     }
 
@@ -725,7 +736,15 @@ impl<A: StageArray> Stage<'_, A> {
         if index >= A::TILE {
             Target::index_out_of_bounds(c"Stage::get", core::ptr::null(), index, A::TILE, site);
         }
-        Target::shared_load(self.base, self.stage * A::TILE as u32 + index as u32, site)
+        self.load_element(index as u32, site)
+    }
+
+    /// Element `e` (row-major) of the tile, from where the copy engine put
+    /// it (swizzled, for a [`Swizzled`](crate::memory::tile::Swizzled) tile).
+    #[inline(always)]
+    fn load_element(&self, e: u32, site: Site) -> A::Elem {
+        let at = swizzled_element::<A::Tile>(self.stage * A::TILE as u32 + e);
+        Target::shared_load(self.base, at, site)
     }
 
     /// The element at `index` of the tile, outermost first (`[row,
@@ -760,7 +779,7 @@ impl<A: StageArray> Stage<'_, A> {
     pub fn at(&self, index: <A::Tile as TileArray>::Index) -> A::Elem {
         let site = site!();
         match <A::Tile as TileArray>::flat(index) {
-            Some(i) => Target::shared_load(self.base, self.stage * A::TILE as u32 + i as u32, site),
+            Some(i) => self.load_element(i as u32, site),
             None => {
                 let cols = match <A::Tile as TileArray>::RANK {
                     1 => 0,

@@ -79,7 +79,7 @@ use crate::backend::target::Target;
 use crate::backend::{site, AsyncCopies, Faults, Site};
 use crate::groups::cluster::Cluster;
 use crate::memory::tensor::{TensorElem, TensorMap};
-use crate::memory::tile::TileArray;
+use crate::memory::tile::{PlainTile, TileArray};
 use crate::{this_thread_block, ThreadBlock};
 
 impl<A: StageArray> Pipeline<A> {
@@ -275,7 +275,10 @@ impl<A: StageArray> MulticastStages<A> {
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn load(&mut self, cluster: &Cluster, src: &[A::Elem]) {
+    pub fn load(&mut self, cluster: &Cluster, src: &[A::Elem])
+    where
+        A::Tile: PlainTile,
+    {
         self.start_load(cluster, src, false, site!())
     }
 
@@ -284,7 +287,10 @@ impl<A: StageArray> MulticastStages<A> {
     /// threads, not by multicast.
     #[inline(always)]
     #[track_caller]
-    pub fn load_filled(&mut self, cluster: &Cluster, src: &[A::Elem]) {
+    pub fn load_filled(&mut self, cluster: &Cluster, src: &[A::Elem])
+    where
+        A::Tile: PlainTile,
+    {
         self.start_load(cluster, src, true, site!())
     }
 

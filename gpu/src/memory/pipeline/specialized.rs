@@ -93,7 +93,7 @@ use crate::backend::{site, AsyncCopies, Faults, Naming, Site};
 use crate::groups::tile::{AnyTileSize, TileSize};
 use crate::memory::shared::{issue_copy, CopyPlan};
 use crate::memory::tensor::{TensorElem, TensorMap};
-use crate::memory::tile::TileArray;
+use crate::memory::tile::{PlainTile, TileArray};
 use crate::{ThreadBlock, TiledPartition};
 
 impl<A: StageArray> Pipeline<A> {
@@ -255,7 +255,10 @@ where
     /// [`load_filled`](Self::load_filled)).
     #[inline(always)]
     #[track_caller]
-    pub fn load(&mut self, _tile: &TiledPartition<N>, src: &[A::Elem]) {
+    pub fn load(&mut self, _tile: &TiledPartition<N>, src: &[A::Elem])
+    where
+        A::Tile: PlainTile,
+    {
         self.load_at(src, false, site!())
     }
 
@@ -263,7 +266,10 @@ where
     /// set to zero (a partial last tile).
     #[inline(always)]
     #[track_caller]
-    pub fn load_filled(&mut self, _tile: &TiledPartition<N>, src: &[A::Elem]) {
+    pub fn load_filled(&mut self, _tile: &TiledPartition<N>, src: &[A::Elem])
+    where
+        A::Tile: PlainTile,
+    {
         self.load_at(src, true, site!())
     }
 

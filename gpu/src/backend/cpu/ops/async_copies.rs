@@ -11,7 +11,7 @@ use super::super::Cpu;
 use crate::backend::async_copies::CombineElement;
 use crate::backend::Rmw;
 use crate::backend::{AsyncCopies, Site};
-use crate::kernel::{CpuTensorLayout, TensorMapData};
+use crate::kernel::{swizzle_offset, CpuTensorLayout, TensorMapData};
 
 /// The source's `bytes` bytes.
 fn snapshot(src: *const u8, bytes: u32) -> Vec<u8> {
@@ -94,10 +94,14 @@ fn tile_out(
     let mut e = 0usize;
     each_tile_element(&layout, coords, |address| {
         if let Some(a) = address {
-            lane::shared_access(src.region, first + e as u32, AccessKind::Read, site);
-            // SAFETY: `e` counts the tile's elements; the host checked that
-            // every element the sizes and strides reach lies in the buffer.
-            each(unsafe { tile.add(e * elem) }, a as usize as *mut u8, elem);
+            // Where the element lies in a swizzled stage.
+            let at = swizzle_offset(offset + (e * elem) as u32, layout.swizzle) - offset;
+            let at = at as usize / elem;
+            lane::shared_access(src.region, first + at as u32, AccessKind::Read, site);
+            // SAFETY: `at` numbers one of the tile's elements; the host
+            // checked that every element the sizes and strides reach lies
+            // in the buffer.
+            each(unsafe { tile.add(at * elem) }, a as usize as *mut u8, elem);
         }
         e += 1;
     });
@@ -178,7 +182,24 @@ fn bulk_out(
     }
 }
 
-/// The tile at `coords` of the map at `map`, after checking that the map
+/// The tile's bytes `data` (row-major) as the copy engine's swizzle of
+/// `span` bytes (0: none) lays them out at byte `offset` of a region
+/// aligned to the swizzle's period: 16-byte chunks trade places within
+/// their row.
+fn swizzle_tile(data: Vec<u8>, offset: u32, span: u32) -> Vec<u8> {
+    if span == 0 {
+        return data;
+    }
+    let mut out = vec![0u8; data.len()];
+    for (c, chunk) in data.chunks(16).enumerate() {
+        let at = (swizzle_offset(offset + 16 * c as u32, span) - offset) as usize;
+        out[at..at + chunk.len()].copy_from_slice(chunk);
+    }
+    out
+}
+
+/// The tile at `coords` of the map at `map`, as it lands at byte `offset`
+/// of a ring (swizzled where the map says), after checking that the map
 /// has `rank` dimensions and tiles of `bytes` bytes, as the kernel's copy
 /// at `site` expects.
 fn checked_tile(
@@ -186,6 +207,7 @@ fn checked_tile(
     coords: [i32; 5],
     rank: u32,
     bytes: u32,
+    offset: u32,
     site: Site,
 ) -> Vec<u8> {
     // SAFETY: the launch passed the address of a map the host built for the
@@ -202,7 +224,7 @@ fn checked_tile(
             site,
         );
     }
-    gather_tile(&layout, coords)
+    swizzle_tile(gather_tile(&layout, coords), offset, layout.swizzle)
 }
 
 /// Lands `data` at byte `offset` of `dst` in every block of the cluster
@@ -405,7 +427,7 @@ impl AsyncCopies for Cpu {
         bar: u32,
         site: Site,
     ) {
-        let data = checked_tile(map, coords, rank, bytes, site);
+        let data = checked_tile(map, coords, rank, bytes, offset, site);
         issue_bulk(dst, offset, data, (bars, bar), site);
     }
 
@@ -576,7 +598,7 @@ impl AsyncCopies for Cpu {
         blocks: u16,
         site: Site,
     ) {
-        let data = checked_tile(map, coords, rank, bytes, site);
+        let data = checked_tile(map, coords, rank, bytes, offset, site);
         multicast(dst, offset, data, (bars, bar), blocks, site);
     }
 
