@@ -255,3 +255,65 @@ extern "C" __global__ void stream_tensor(const CUtensorMap* in, const CUtensorMa
         s = (s + 1) % STAGES;
     }
 }
+
+// The smoothing stencil b[k] = (a[k-1] + 2 a[k] + a[k+1]) / 4 (zeros outside
+// the array), twins of coop's `stencil::smooth_global` (the tutorial's global
+// memory version, a thread an output) and `streaming::stencil_bulk` (tiles
+// through stream_bulk's ring of bulk copies, the two halo inputs of a tile
+// read from global memory).
+extern "C" __global__ void smooth_global(const float* a, size_t n, float* b, size_t b_len) {
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) {
+        float left = k > 0 ? a[k - 1] : 0.0f;
+        float right = k + 1 < n ? a[k + 1] : 0.0f;
+        b[k] = (left + 2.0f * a[k] + right) * 0.25f;
+    }
+}
+
+extern "C" __global__ void stencil_bulk(const float* in, size_t n, float* out, size_t out_len) {
+    using barrier = cuda::barrier<cuda::thread_scope_block>;
+    __shared__ alignas(128) float ring[STAGES][TILE];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ barrier full[STAGES];
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) init(&full[s], blockDim.x);
+        cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    }
+    __syncthreads();
+    size_t tiles = (n + TILE - 1) / TILE;
+    size_t next_load = blockIdx.x;
+    barrier::arrival_token token[STAGES];
+    auto load = [&](int s) {
+        if (next_load < tiles) {
+            size_t len = tile_len(next_load, n);
+            const float* src = in + next_load * TILE;
+            if (len == TILE) {
+                if (threadIdx.x == 0) {
+                    cuda::device::memcpy_async_tx(ring[s], src, cuda::aligned_size_t<16>(sizeof(float) * TILE), full[s]);
+                    token[s] = cuda::device::barrier_arrive_tx(full[s], 1, sizeof(float) * TILE);
+                } else {
+                    token[s] = full[s].arrive();
+                }
+            } else {
+                for (size_t i = threadIdx.x; i < len; i += blockDim.x) ring[s][i] = src[i];
+                __syncthreads();
+                token[s] = full[s].arrive();
+            }
+        }
+        next_load += gridDim.x;
+    };
+    for (int s = 0; s < STAGES; ++s) load(s);
+    int s = 0;
+    for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+        full[s].wait(cuda::std::move(token[s]));
+        size_t base = k * TILE, len = tile_len(k, n);
+        for (size_t i = threadIdx.x; i < len; i += blockDim.x) {
+            float left = i > 0 ? ring[s][i - 1] : (base > 0 ? in[base - 1] : 0.0f);
+            float right = i + 1 < len ? ring[s][i + 1] : (base + i + 1 < n ? in[base + i + 1] : 0.0f);
+            out[base + i] = (left + 2.0f * ring[s][i] + right) * 0.25f;
+        }
+        __syncthreads();
+        load(s);
+        s = (s + 1) % STAGES;
+    }
+}

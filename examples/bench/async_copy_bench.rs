@@ -13,6 +13,13 @@
 //! copy,<side>,<kernel>,<floats>,<blocks>,<median µs>,<GB/s read+write>
 //! ```
 //!
+//! and `stencil,...` rows for the smoothing stencil: the tutorial's
+//! global-memory kernel (`smooth_global`, a thread an output) and
+//! `stencil_bulk` (tiles through the bulk-copy ring), each beside its CUDA
+//! twin, every output checked against the host's stencil; their GB/s count
+//! the same bytes as a copy's (the input read and the output written once),
+//! so they read directly against the driver's copy.
+//!
 //! `COOP_ALT_PTX=label:path` adds a side: another build of the same
 //! kernels (other register caps, say), loaded from its PTX.
 //!
@@ -21,9 +28,11 @@
 //! kernel, or one block a tile when there are fewer tiles.
 
 use coop::Kernel;
+use coop_examples::checks::stencil::smooth_host;
+use coop_examples::kernels::stencil::{smooth_global, BLOCK};
 use coop_examples::kernels::streaming::{
-    stream_bulk, stream_direct, stream_pipeline, stream_specialized, stream_specialized_threads,
-    stream_staged, stream_tensor, RowTile, ROW, TILE,
+    stencil_bulk, stream_bulk, stream_direct, stream_pipeline, stream_specialized,
+    stream_specialized_threads, stream_staged, stream_tensor, RowTile, ROW, TILE,
 };
 use coop_examples::{time_gpu_interleaved, PTX};
 use coop_host::cudarc::driver::CudaSlice;
@@ -114,6 +123,18 @@ fn main() {
                 outputs.push(std::cell::RefCell::new(gpu.zeros::<f32>(n).unwrap()));
             }
         }
+        // The stencils' outputs, checked against the host's stencil.
+        let mut stencil_outs: Vec<(String, String, std::cell::RefCell<CudaSlice<f32>>)> =
+            Vec::new();
+        for (side, _) in &sides {
+            for kernel in ["smooth_global", "stencil_bulk"] {
+                stencil_outs.push((
+                    side.clone(),
+                    kernel.into(),
+                    std::cell::RefCell::new(gpu.zeros::<f32>(n).unwrap()),
+                ));
+            }
+        }
         let mut dtod_out = gpu.zeros::<f32>(n).unwrap();
         // The tensor kernels' outputs, and the maps of input and outputs
         // (rows of ROW floats), made before the timing.
@@ -147,6 +168,25 @@ fn main() {
                     _ => m.launch(stream_bulk, cfg, (input, &mut *out)),
                 }
                 .unwrap()
+            }));
+        }
+        for (side, kernel, out) in &stencil_outs {
+            let m = &sides.iter().find(|(s, _)| s == side).unwrap().1;
+            let input = &input;
+            let (blocks, threads) = match kernel.as_str() {
+                "smooth_global" => (n.div_ceil(BLOCK) as u32, BLOCK as u32),
+                _ => (grid(m, stencil_bulk, n, TILE), THREADS),
+            };
+            labels.push((format!("stencil:{side}"), kernel.clone(), blocks));
+            let cfg = LaunchConfig::new(blocks, threads);
+            let global = kernel == "smooth_global";
+            launches.push(Box::new(move || {
+                let mut out = out.borrow_mut();
+                if global {
+                    m.launch(smooth_global, cfg, (input, &mut *out)).unwrap()
+                } else {
+                    m.launch(stencil_bulk, cfg, (input, &mut *out)).unwrap()
+                }
             }));
         }
         for (s, (side, m)) in sides.iter().enumerate() {
@@ -193,10 +233,22 @@ fn main() {
                 labels[i].1
             );
         }
+        let smoothed = smooth_host(&host);
+        for (side, kernel, out) in &stencil_outs {
+            let got = gpu.download(&*out.borrow()).unwrap();
+            assert!(
+                got == smoothed,
+                "{side} {kernel} differs from the host's stencil at 2^{log}"
+            );
+        }
         for ((side, kernel, blocks), t) in labels.iter().zip(times) {
             let us = coop_examples::bench::median_us(t);
+            let (row, side) = match side.strip_prefix("stencil:") {
+                Some(side) => ("stencil", side),
+                None => ("copy", side.as_str()),
+            };
             println!(
-                "copy,{side},{kernel},{n},{blocks},{us:.2},{:.0}",
+                "{row},{side},{kernel},{n},{blocks},{us:.2},{:.0}",
                 bytes / (us * 1e-6) / 1e9
             );
         }

@@ -1,8 +1,10 @@
 //! The smoothing-stencil tutorial's 3-point stencil: host, global-memory
-//! and shared-memory versions.
+//! and shared-memory versions, and one whose tiles arrive by the bulk-copy
+//! engine through a ring of stages.
 
 use super::{gpu_of, relative_error};
 use crate::kernels::stencil::{smooth_global, smooth_shared, BLOCK};
+use crate::kernels::streaming::{stencil_bulk, TILE};
 use crate::time_gpu;
 use coop_host::{Device, Error, LaunchConfig, Program};
 use std::time::{Duration, Instant};
@@ -78,5 +80,21 @@ pub fn run_stencil(
         let time = gpu_of(device).map(|gpu| time_gpu(gpu, 51, || launch(&mut b).unwrap()));
         versions.push(StencilVersion { name, error, time });
     }
+    // Tiles through a ring of stages: every block the device holds at once,
+    // at most one a tile.
+    let threads = 256;
+    let blocks = program
+        .max_cooperative_blocks(stencil_bulk, threads, 0)?
+        .min(n.div_ceil(TILE).max(1) as u32);
+    let cfg = LaunchConfig::new(blocks, threads);
+    let launch = |b: &mut coop_host::Buffer<f32>| program.launch(stencil_bulk, cfg, (&a_dev, b));
+    launch(&mut b)?;
+    let error = relative_error(&device.download(&b)?, &want);
+    let time = gpu_of(device).map(|gpu| time_gpu(gpu, 51, || launch(&mut b).unwrap()));
+    versions.push(StencilVersion {
+        name: "bulk-copy ring",
+        error,
+        time,
+    });
     Ok(versions)
 }

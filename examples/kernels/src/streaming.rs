@@ -17,7 +17,10 @@
 //!   the tiles' chunks with `cp.async`);
 //! - [`stream_tensor`]: the buffer as rows of 256 floats, tiles of 8 rows
 //!   loaded *and stored* by the copy engine (tensor copies, sm_90): no
-//!   element passes through a register.
+//!   element passes through a register;
+//! - [`stencil_bulk`]: not a copy but the smoothing-stencil tutorial's
+//!   3-point stencil through [`stream_bulk`]'s ring, each output from its
+//!   tile's stage and the two halo inputs from global memory.
 
 use coop::memory::pipeline::{CopyEngine, Pipeline, Role};
 use coop::memory::tensor::{TensorMap, TensorOut};
@@ -236,6 +239,64 @@ fn through_ring(
         current += blocks;
         if next_load < tiles {
             stages.load(block, part(next_load));
+            next_load += blocks;
+        }
+    }
+}
+
+/// The smoothing stencil `output[k] = (input[k-1] + 2 input[k] +
+/// input[k+1]) / 4` (zeros outside the array) through a ring of four
+/// stages of [`TILE`] floats moved by the bulk-copy engine, as in
+/// [`stream_bulk`]: each thread computes its outputs of the tile from the
+/// stage, and the two inputs just outside the tile (its halo), which every
+/// thread reads before waiting for the tile, come from global memory,
+/// where the neighbouring tiles' loads bring them into the cache. The host's version is
+/// `coop_examples::checks::stencil::smooth_host`. Launch it with blocks of
+/// 256 threads: its bounds keep it at 40 registers, which fits six blocks
+/// on an sm_90 multiprocessor where 42 fit five.
+#[kernel(max_threads = 256, min_blocks = 6)]
+pub fn stencil_bulk(
+    block: ThreadBlock,
+    input: &[f32],
+    output: Out<f32>,
+    ring: Pipeline<[[f32; TILE]; 4]>,
+) {
+    let mut stages = ring.start(&block);
+    let n = input.len();
+    let tiles = n.div_ceil(TILE);
+    let blocks = this_grid().num_blocks() as usize;
+    let part = |k: usize| &input[k * TILE..((k + 1) * TILE).min(n)];
+    let mut next_load = block.group_index().x as usize;
+    while next_load < tiles && !stages.is_full() {
+        stages.load(&block, part(next_load));
+        next_load += blocks;
+    }
+    let t = block.thread_rank() as usize;
+    let threads = block.num_threads() as usize;
+    let mut current = block.group_index().x as usize;
+    while stages.loaded() > 0 {
+        let base = current * TILE;
+        let len = (n - base).min(TILE);
+        // The tile's halo: one input on either side (every thread reads the
+        // same two, from the cache), before the wait for the tile.
+        let before = if base > 0 { input[base - 1] } else { 0.0 };
+        let after = if base + len < n {
+            input[base + len]
+        } else {
+            0.0
+        };
+        let stage = stages.next(&block);
+        let mut i = t;
+        while i < len {
+            let left = if i > 0 { stage.get(i - 1) } else { before };
+            let right = if i + 1 < len { stage.get(i + 1) } else { after };
+            output.write(base + i, (left + 2.0 * stage.get(i) + right) * 0.25);
+            i += threads;
+        }
+        stage.release();
+        current += blocks;
+        if next_load < tiles {
+            stages.load(&block, part(next_load));
             next_load += blocks;
         }
     }
