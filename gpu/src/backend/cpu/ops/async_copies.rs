@@ -290,6 +290,49 @@ fn issue_bulk(
     lane::note_modified(false);
 }
 
+/// `combine(global, tile)` as one atomic step, as the copy engine's
+/// reductions combine each element: blocks that run on other host threads
+/// may combine into the same element at the same time, so a 4- or 8-byte
+/// element is combined into a copy and swapped in if nothing changed it
+/// meanwhile (the engine has no reductions of narrower elements).
+///
+/// # Safety
+///
+/// `global` points to one element of `bytes` bytes that other threads
+/// change only through this function or atomics, aligned to its size;
+/// `tile` to one element of the same type; `combine` combines that type.
+unsafe fn combine_atomically(
+    global: *mut u8,
+    tile: *const u8,
+    bytes: usize,
+    combine: CombineElement,
+) {
+    use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+    macro_rules! swap_in {
+        ($atomic:ty) => {{
+            // SAFETY: the caller's: an aligned element of this width.
+            let element = unsafe { &*(global as *const $atomic) };
+            let mut old = element.load(Ordering::Relaxed);
+            loop {
+                let mut new = old;
+                // SAFETY: `new` is a copy of the element; `tile` the
+                // caller's.
+                unsafe { combine(&mut new as *mut _ as *mut u8, tile) };
+                match element.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Relaxed) {
+                    Ok(_) => break,
+                    Err(now) => old = now,
+                }
+            }
+        }};
+    }
+    match bytes {
+        4 => swap_in!(AtomicU32),
+        8 => swap_in!(AtomicU64),
+        // SAFETY: the caller's.
+        _ => unsafe { combine(global, tile) },
+    }
+}
+
 fn fail(e: AsyncError, site: Site) -> ! {
     match e {
         AsyncError::Barrier(what) => lane::fail_at(format!("coop: {what} (at {site})"), site),
@@ -468,7 +511,6 @@ impl AsyncCopies for Cpu {
         combine: CombineElement,
         site: Site,
     ) {
-        // One lane runs at a time: each element's combination is atomic.
         bulk_out(
             src,
             offset,
@@ -478,9 +520,9 @@ impl AsyncCopies for Cpu {
             elem,
             true,
             site,
-            |s, d, _| {
+            |s, d, size| {
                 // SAFETY: `bulk_out`'s contract: one element each.
-                unsafe { combine(d, s) }
+                unsafe { combine_atomically(d, s, size, combine) }
             },
         );
         lane::note_modified(true);
@@ -647,13 +689,19 @@ impl AsyncCopies for Cpu {
         combine: CombineElement,
         site: Site,
     ) {
-        // One lane runs at a time, so each element's read and write are
-        // one step, as the engine's atomic combination is.
-        tile_out(src, offset, map, coords, rank, site, |tile, global, _| {
-            // SAFETY: `tile_out`'s contract: one element of the map's type
-            // each, which `combine` was made for.
-            unsafe { combine(global, tile) }
-        });
+        tile_out(
+            src,
+            offset,
+            map,
+            coords,
+            rank,
+            site,
+            |tile, global, size| {
+                // SAFETY: `tile_out`'s contract: one element of the map's type
+                // each, which `combine` was made for.
+                unsafe { combine_atomically(global, tile, size, combine) }
+            },
+        );
         lane::note_modified(false);
     }
 
