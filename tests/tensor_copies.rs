@@ -245,29 +245,26 @@ fn swizzled_tiles_read_down_a_column_in_four_transactions() {
         .position(|l| l.contains("// row-sum-read"))
         .unwrap() as u32
         + 1;
-    let cpu = Cpu::new();
-    let plain = TensorMap::<[[f32; 32]; 32]>::cpu(&data, [64, 32]).unwrap();
-    let mut sums = vec![0f32; 64];
-    let report = cpu
-        .launch(
-            k::tensor_row_sums_plain,
-            LaunchConfig::new(2, 32),
-            (&plain, &mut sums),
-        )
-        .unwrap();
-    assert_eq!(sums, expected);
-    let site = report.shared_at_line(line)[0];
-    assert_eq!((site.requests, site.transactions), (64, 64 * 32));
-    let swizzled = TensorMap::<Swizzled<[[f32; 32]; 32], 128>>::cpu(&data, [64, 32]).unwrap();
-    let mut sums = vec![0f32; 64];
-    let report = cpu
-        .launch(
-            k::tensor_row_sums_swizzled,
-            LaunchConfig::new(2, 32),
-            (&swizzled, &mut sums),
-        )
-        .unwrap();
-    assert_eq!(sums, expected);
-    let site = report.shared_at_line(line)[0];
-    assert_eq!((site.requests, site.transactions), (64, 64 * 4));
+    // The row sums through tiles of `$tile`, and the transactions of the
+    // column reads' requests.
+    macro_rules! row_sums {
+        ($kernel:expr, $tile:ty) => {{
+            let map = TensorMap::<$tile>::cpu(&data, [64, 32]).unwrap();
+            let mut sums = vec![0f32; 64];
+            let report = Cpu::new()
+                .launch($kernel, LaunchConfig::new(2, 32), (&map, &mut sums))
+                .unwrap();
+            assert_eq!(sums, expected);
+            let site = report.shared_at_line(line)[0];
+            (site.requests, site.transactions)
+        }};
+    }
+    assert_eq!(
+        row_sums!(k::tensor_row_sums_plain, [[f32; 32]; 32]),
+        (64, 64 * 32)
+    );
+    assert_eq!(
+        row_sums!(k::tensor_row_sums_swizzled, Swizzled<[[f32; 32]; 32], 128>),
+        (64, 64 * 4)
+    );
 }
