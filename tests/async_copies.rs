@@ -62,3 +62,82 @@ fn a_specialized_pipeline_without_consumers_is_refused() {
         "{message}"
     );
 }
+
+/// Inboxes: whole arrays sent into, and combined into, other blocks'
+/// shared memory, every case of `coop_tests::inbox_cases`.
+#[test]
+fn inboxes_match_the_host_on_the_cpu() {
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    assert!(coop_tests::inbox_cases::check_all(&device, &program, None) >= 20);
+}
+
+/// The errors of a round of inboxes, each reported naming the kernel's
+/// line where a GPU would hang or end with either array: an inbox that
+/// expects more arrays than are sent (or fewer), two arrays sent into a
+/// copy inbox in one round, a rank outside the cluster, two arrays into the
+/// block's own inbox in one round.
+#[test]
+fn inbox_rounds_that_cannot_end_or_would_race_are_reported() {
+    use coop_host::LaunchConfig;
+    use coop_test_kernels::inboxes::{inbox_misused, misuse};
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let config = LaunchConfig::new(4, 64).with_cluster(4);
+    let mut out = device.zeros::<u32>(256).unwrap();
+    // The shapes done right: block 0, then block 3, expecting all four.
+    for (case, n, at) in [
+        (misuse::EXPECTS, 4u32, 5usize),
+        (misuse::INTO_RANK, 3, 3 * 64),
+    ] {
+        program
+            .launch(inbox_misused, config, (case, n, &mut out))
+            .unwrap();
+        assert_eq!(device.download(&out).unwrap()[at], 28);
+    }
+    for (case, n, parts) in [
+        (
+            misuse::EXPECTS,
+            5,
+            &[
+                "`Exchange::wait` (tests/kernels/src/inboxes.rs",
+                "never written",
+            ][..],
+        ),
+        (misuse::EXPECTS, 3, &["bytes more", "inboxes.rs"]),
+        (
+            misuse::TWO_COPIES,
+            0,
+            &[
+                "two arrays sent into the same inbox in one round: block ",
+                "inboxes.rs",
+                "open_reduce",
+            ],
+        ),
+        (
+            misuse::INTO_RANK,
+            4,
+            &[
+                "Exchange::reduce: the block rank is outside the cluster",
+                "inboxes.rs",
+            ],
+        ),
+        (
+            misuse::OWN_TWICE,
+            0,
+            &["at most one array into its own inbox a round", "inboxes.rs"],
+        ),
+    ] {
+        let e = program
+            .launch(inbox_misused, config, (case, n, &mut out))
+            .expect_err("a misused inbox");
+        let text = e.to_string();
+        eprintln!("{text}");
+        for part in parts {
+            assert!(
+                text.contains(part),
+                "case {case}, {n}: missing {part:?} in: {text}"
+            );
+        }
+    }
+}

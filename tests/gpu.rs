@@ -463,6 +463,29 @@ fn asynchronous_copies_and_pipelines_match_the_host_reference_on_the_gpu() {
     }
 }
 
+/// Inboxes: whole shared arrays sent into other blocks' shared memory
+/// (`cp.async.bulk.shared::cluster.shared::cta`) and combined into it
+/// (`cp.reduce.async.bulk.shared::cluster`) in rounds, on clusters of 1 to
+/// 8 blocks, every operator and element the engine has, against the host
+/// reference (`coop_tests::inbox_cases`); each launch under a watchdog.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn inboxes_match_the_host_reference_on_the_gpu() {
+    let _watch = watch("the GPU test `inboxes_...`", TEST_LIMIT);
+    let s = suite();
+    let device = coop_host::Device::Gpu(s.gpu.clone());
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    assert!(coop_tests::inbox_cases::check_all(&device, &program, Some(LAUNCH_LIMIT)) >= 40);
+    let watch = &|what: String| Some(coop_tests::watchdog::watch(what, LAUNCH_LIMIT));
+    if let Some(cuda) = twins("inboxes", coop_tests::INBOXES_CU) {
+        assert_eq!(
+            coop_tests::inbox_cases::check_twins(&device, &cuda, watch),
+            8
+        );
+        eprintln!("inboxes: coop and CUDA's twins pass the same checks");
+    }
+}
+
 /// Tensor copies (TMA) of 1- to 5-D tiles of 1-, 2-, 4- and 8-byte
 /// elements into rings of 1 to 3 stages, at coordinates inside the array,
 /// over its edges and outside it, zero and NaN fill, against the host

@@ -19,6 +19,8 @@ pub mod dynamic_cases;
 pub mod grid_cases;
 #[path = "histogram_cases.rs"]
 pub mod histogram_cases;
+#[path = "inbox_cases.rs"]
+pub mod inbox_cases;
 #[path = "launch_bounds_cases.rs"]
 pub mod launch_bounds_cases;
 #[path = "loop_shapes.rs"]
@@ -87,6 +89,9 @@ pub const SCAN_UPDATES_CU: &str = include_str!("reference/scan_updates.cu");
 /// CUDA C++ twin of `tensor_copies::tensor_tiles_2d_f32` (compiled by nvcc
 /// at test time).
 pub const TENSOR_COPIES_CU: &str = include_str!("reference/tensor_copies.cu");
+/// CUDA C++ twins of `inboxes::inbox_reduce_sum_u32` and
+/// `inboxes::inbox_pass_2d_f32` (compiled by nvcc at test time).
+pub const INBOXES_CU: &str = include_str!("reference/inboxes.cu");
 
 /// Every PTX the workspace builds: `(name, sm, text)`.
 pub fn all_ptx() -> Vec<(&'static str, u32, &'static str)> {

@@ -575,12 +575,13 @@ fn check_signature(func: &ItemFn) -> syn::Result<()> {
 /// `ThreadBlock`, `Grid` and `CooperativeGrid` (by their last path
 /// segment) are handles;
 /// `Shared<A>` is a shared array, `Pipeline<A>` a ring of stages in
-/// shared memory.
+/// shared memory, `Inbox<A>` an array other blocks of the cluster send
+/// into.
 fn classify(ty: &Type) -> Param {
     if let Type::Path(tp) = ty {
         if tp.qself.is_none() {
             if let Some(last) = tp.path.segments.last() {
-                if last.ident == "Shared" || last.ident == "Pipeline" {
+                if last.ident == "Shared" || last.ident == "Pipeline" || last.ident == "Inbox" {
                     if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
                         if let Some(syn::GenericArgument::Type(array)) = args.args.first() {
                             return Param::Shared {

@@ -24,6 +24,17 @@ use crate::kernel::TensorMapData;
 /// one element of the map's type.
 pub(crate) type CombineElement = unsafe fn(global: *mut u8, tile: *const u8);
 
+/// A bulk reduction's operation: the engine's (`op` on the element type
+/// `kind`, a [`TensorElem::DATA_TYPE`](crate::memory::tensor::TensorElem::DATA_TYPE)
+/// code) and the CPU backend's (`combine`).
+#[derive(Clone, Copy)]
+#[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))] // the CPU backend combines only
+pub(crate) struct BulkCombine {
+    pub op: Rmw,
+    pub kind: u32,
+    pub combine: CombineElement,
+}
+
 /// Asynchronous copies and mbarriers.
 pub(crate) trait AsyncCopies: SharedMemory {
     /// Whether whole tiles move with the bulk-copy engine, one thread
@@ -168,6 +179,15 @@ pub(crate) trait AsyncCopies: SharedMemory {
     /// phase held open as for [`bulk_copy`](Self::bulk_copy). CPU: the
     /// phase's byte count grows.
     fn barrier_expect(bars: Self::Base, bar: u32, bytes: u32, site: Site);
+
+    /// Completes `bytes` of the bytes the current phase of the barrier at
+    /// `bar` of `bars` expects, as a copy landing would (no arrival): for
+    /// bytes the block's threads wrote themselves, after a block barrier
+    /// that follows their writes. PTX (sm_90):
+    /// `mbarrier.complete_tx.relaxed.cta.shared::cta.b64`. Precondition: the
+    /// phase expects at least `bytes` more. CPU: the phase's byte count
+    /// falls by `bytes` (below zero is reported).
+    fn barrier_complete(bars: Self::Base, bar: u32, bytes: u32, site: Site);
 
     /// Sets the 4-byte counter at byte `offset` of `bars` to zero. PTX:
     /// `st.shared.u32`. Precondition: one thread, before a cluster barrier
@@ -324,6 +344,38 @@ pub(crate) trait AsyncCopies: SharedMemory {
         op: Rmw,
         kind: u32,
         combine: CombineElement,
+        site: Site,
+    );
+
+    /// Starts copying `bytes` (a multiple of 16) from the array at `src` to
+    /// the array at `dst` in block `rank` of the cluster (`dst`, `bars`:
+    /// this block's addresses of arrays every block has at the same
+    /// offsets), completing the bytes on the barrier at `bar` of `bars`
+    /// there, whose phase a thread of that block told to expect them. With
+    /// `reduce`, each element is combined into the destination's with the
+    /// engine's operation instead of replacing it. PTX (sm_90): `mapa` of
+    /// both addresses, then
+    /// `cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes`
+    /// (`cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.{op}.{type}`).
+    /// Precondition: [`BULK`](Self::BULK); both arrays 16-byte aligned and
+    /// at least `bytes` long; `src`'s bytes ordered for the copy engine
+    /// (`fence.proxy.async`) and left unwritten until the destination's
+    /// phase completes; `rank` a block of the cluster; with `reduce`, a
+    /// pair of operation and element type the engine has for shared
+    /// destinations (`ClusterReduce`'s), the destination's elements
+    /// written before through the copy engine or ordered for it. CPU: the
+    /// source's elements are read now, as the calling thread's reads, and
+    /// land (or combine, by `reduce`'s function) in that block when a test
+    /// of its barrier finds the phase's arrivals in.
+    #[allow(clippy::too_many_arguments)]
+    fn bulk_to_block(
+        dst: Self::Base,
+        rank: u32,
+        src: Self::Base,
+        bytes: u32,
+        bars: Self::Base,
+        bar: u32,
+        reduce: Option<BulkCombine>,
         site: Site,
     );
 

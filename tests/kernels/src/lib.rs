@@ -21,6 +21,7 @@ pub mod block_tiles;
 pub mod clusters;
 pub mod dynamic;
 pub mod grids;
+pub mod inboxes;
 pub mod launch_bounds;
 pub mod litmus;
 pub mod loop_shapes;

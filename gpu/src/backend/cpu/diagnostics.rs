@@ -1324,8 +1324,9 @@ impl Violation {
                 f.write_str(". What the loop waits for is never written")?;
                 if *cooperative {
                     f.write_str(
-                        " (every block of this cooperative launch runs at once, and every \
-                         other block has returned, waits at a grid sync, or spins too)",
+                        " (the blocks of a cooperative launch, and those of a cluster, run at \
+                         once, and every other block has returned, waits at a barrier, or \
+                         spins too)",
                     )?;
                 } else if *global {
                     f.write_str(

@@ -5,7 +5,7 @@
 
 use super::shared_memory::SharedBase;
 use super::Ptx;
-use crate::backend::async_copies::CombineElement;
+use crate::backend::async_copies::{BulkCombine, CombineElement};
 use crate::backend::Rmw;
 use crate::backend::{AsyncCopies, Site};
 use crate::kernel::TensorMapData;
@@ -55,6 +55,19 @@ macro_rules! reduce_bulk {
             "{{ .reg .b64 g; cvta.to.global.u64 g, {d};",
             concat!("cp.reduce.async.bulk.global.shared::cta.bulk_group.", $op, ".", $t, " [g], [{s}], {n}; }}"),
             d = in(reg64) $d, s = in(reg32) $s, n = in(reg32) $n, options(nostack)
+        )
+    };
+}
+
+/// One `cp.reduce.async.bulk` of `$op` on `$t` elements from this block's
+/// shared memory into another's (`$d`, `$b`: addresses in the cluster's
+/// window, made by `mapa`).
+#[cfg(coop_sm90)]
+macro_rules! reduce_to_block {
+    ($op:literal, $t:literal, $d:expr, $s:expr, $n:expr, $b:expr) => {
+        asm!(
+            concat!("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.", $op, ".", $t, " [{d}], [{s}], {n}, [{b}];"),
+            d = in(reg32) $d, s = in(reg32) $s, n = in(reg32) $n, b = in(reg32) $b, options(nostack)
         )
     };
 }
@@ -420,6 +433,94 @@ impl AsyncCopies for Ptx {
         {
             let _ = (src, offset, buffer, first, bytes, elem, op, kind);
             super::faults::fail(c"bulk reductions need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn barrier_complete(bars: SharedBase, bar: u32, bytes: u32, site: Site) {
+        #[cfg(coop_sm90)]
+        {
+            let _ = site;
+            // SAFETY: an initialised barrier whose phase expects the bytes
+            // (the caller's precondition).
+            unsafe {
+                asm!(
+                    "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [{b}], {n};",
+                    b = in(reg32) bars.0 + bar, n = in(reg32) bytes, options(nostack)
+                )
+            };
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (bars, bar, bytes);
+            super::faults::fail(c"mbarrier transaction counts need sm_90 or newer", site)
+        }
+    }
+
+    #[inline(always)]
+    fn bulk_to_block(
+        dst: SharedBase,
+        rank: u32,
+        src: SharedBase,
+        bytes: u32,
+        bars: SharedBase,
+        bar: u32,
+        reduce: Option<BulkCombine>,
+        site: Site,
+    ) {
+        #[cfg(coop_sm90)]
+        {
+            let (d, b): (u32, u32);
+            // SAFETY: `mapa` only computes addresses: those of the same
+            // array and barrier in block `rank` of the cluster, a running
+            // block (the caller's precondition).
+            unsafe {
+                asm!(
+                    "mapa.shared::cluster.u32 {d}, {l}, {k};",
+                    "mapa.shared::cluster.u32 {b}, {m}, {k};",
+                    l = in(reg32) dst.0, m = in(reg32) bars.0 + bar, k = in(reg32) rank,
+                    d = out(reg32) d, b = out(reg32) b,
+                    options(nostack, pure, nomem)
+                )
+            };
+            let s = src.0;
+            // SAFETY: both arrays 16-byte aligned and `bytes` long, the
+            // source ordered for the engine and left unwritten, the
+            // destination's barrier expecting the bytes, and the pair of
+            // operation and type one the engine has (the caller's
+            // precondition: `ClusterReduce`'s impls).
+            unsafe {
+                match reduce.map(|r| (r.op, r.kind)) {
+                    None => asm!(
+                        "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [{d}], [{s}], {n}, [{b}];",
+                        d = in(reg32) d, s = in(reg32) s, n = in(reg32) bytes, b = in(reg32) b,
+                        options(nostack)
+                    ),
+                    // Element codes: u32 2, i32 3, u64 4, i64 5.
+                    Some((Rmw::Add, 2)) => reduce_to_block!("add", "u32", d, s, bytes, b),
+                    Some((Rmw::Add, 3)) => reduce_to_block!("add", "s32", d, s, bytes, b),
+                    Some((Rmw::Add, 4 | 5)) => reduce_to_block!("add", "u64", d, s, bytes, b),
+                    Some((Rmw::Min, 2)) => reduce_to_block!("min", "u32", d, s, bytes, b),
+                    Some((Rmw::Min, 3)) => reduce_to_block!("min", "s32", d, s, bytes, b),
+                    Some((Rmw::Max, 2)) => reduce_to_block!("max", "u32", d, s, bytes, b),
+                    Some((Rmw::Max, 3)) => reduce_to_block!("max", "s32", d, s, bytes, b),
+                    Some((Rmw::And, 2 | 3)) => reduce_to_block!("and", "b32", d, s, bytes, b),
+                    Some((Rmw::Or, 2 | 3)) => reduce_to_block!("or", "b32", d, s, bytes, b),
+                    Some((Rmw::Xor, 2 | 3)) => reduce_to_block!("xor", "b32", d, s, bytes, b),
+                    _ => super::faults::fail(
+                        c"bulk_to_block: an operation the copy engine does not have for shared memory",
+                        site,
+                    ),
+                }
+            }
+        }
+        #[cfg(not(coop_sm90))]
+        {
+            let _ = (dst, rank, src, bytes, bars, bar, reduce);
+            super::faults::fail(
+                c"copies into another block's shared memory need sm_90 or newer",
+                site,
+            )
         }
     }
 

@@ -69,6 +69,7 @@ mod atomic_phase;
 mod bulk_out;
 mod cluster_phase;
 mod copying;
+mod inbox;
 mod ownership;
 mod phase;
 mod raw;
@@ -84,6 +85,7 @@ pub use cluster_phase::{
 };
 pub(crate) use copying::{issue as issue_copy, CopyPlan};
 pub use copying::{CopyLanded, Copying};
+pub use inbox::{ClusterReduce, Copies, Exchange, Inbox, InboxLanded, Received};
 pub use ownership::{ByFunction, ByRank, ColumnMajor, Ownership, RowMajor, TileLeaders};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;
@@ -153,8 +155,8 @@ pub struct Shared<A: SharedArray + ?Sized> {
 
 /// A kernel parameter that lives in the block's shared memory, which
 /// `#[kernel]` declares (a module-level `.shared` array on the GPU) and
-/// binds for each thread: [`Shared<A>`](Shared) and
-/// [`Pipeline<A>`](crate::memory::pipeline::Pipeline).
+/// binds for each thread: [`Shared<A>`](Shared),
+/// [`Pipeline<A>`](crate::memory::pipeline::Pipeline) and [`Inbox<A>`].
 ///
 /// # Safety
 ///

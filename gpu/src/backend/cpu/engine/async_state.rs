@@ -13,6 +13,7 @@
 //! succeeds.
 
 use super::fast_hash::FastMap;
+use crate::backend::async_copies::CombineElement;
 use crate::backend::Site;
 
 /// A copy issued and not landed.
@@ -30,6 +31,11 @@ struct Pending {
     site: Site,
     /// The barrier it completes on (a bulk copy).
     barrier: Option<(u32, u32)>,
+    /// How it combines each element into the destination's (a bulk
+    /// reduction into shared memory); `None` replaces them.
+    combine: Option<CombineElement>,
+    /// The cluster rank of the block whose thread issued it.
+    from_block: u32,
 }
 
 /// One mbarrier.
@@ -66,6 +72,8 @@ pub(crate) struct Landed {
     pub region: u32,
     pub offset: u32,
     pub data: Vec<u8>,
+    /// Combines each element into the array's instead of replacing it.
+    pub combine: Option<CombineElement>,
 }
 
 impl AsyncState {
@@ -116,6 +124,8 @@ impl AsyncState {
             elem_size: size,
             site,
             barrier,
+            combine: None,
+            from_block: 0,
         });
     }
 
@@ -170,6 +180,7 @@ impl AsyncState {
                     region: p.region,
                     offset: p.offset,
                     data: p.data,
+                    combine: p.combine,
                 });
             } else {
                 keep.push(p);
@@ -274,6 +285,22 @@ impl AsyncState {
         Ok(())
     }
 
+    /// `complete_tx`: `bytes` of the phase's expected bytes came in by the
+    /// threads' own stores.
+    pub fn complete_bytes(&mut self, key: (u32, u32), bytes: u32) -> Result<(), AsyncError> {
+        let b = self.barrier(key)?;
+        b.tx -= bytes as i64;
+        if b.tx < 0 {
+            return Err(AsyncError::Barrier(format!(
+                "{} bytes more completed on an mbarrier than its phase expected (more \
+                 arrays sent into an inbox than it was opened for?)",
+                -b.tx
+            )));
+        }
+        complete(b);
+        Ok(())
+    }
+
     /// A copy of another block's copy engine (a multicast) landing in this
     /// block and completing its bytes on `key`, whose phase a thread of this
     /// block told to expect them.
@@ -293,6 +320,46 @@ impl AsyncState {
         Ok(())
     }
 
+    /// As [`incoming`](Self::incoming), for a copy from another block's
+    /// shared memory (a send into this block's inbox): with `combine`, its
+    /// elements combine into the array's when it lands. Two copies that
+    /// replace the same elements in one phase are refused, naming both
+    /// (on a GPU the array would end as either).
+    #[allow(clippy::too_many_arguments)]
+    pub fn incoming_from_block(
+        &mut self,
+        (thread, from_block): (u32, u32),
+        region: u32,
+        data: Vec<u8>,
+        elem_size: u32,
+        site: Site,
+        key: (u32, u32),
+        combine: Option<CombineElement>,
+    ) -> Result<(), AsyncError> {
+        self.barrier(key)?;
+        if combine.is_none() {
+            if let Some(other) = self
+                .pending
+                .iter()
+                .find(|p| p.barrier == Some(key) && p.region == region)
+            {
+                return Err(AsyncError::Barrier(format!(
+                    "two arrays sent into the same inbox in one round: block {from_block} of \
+                     the cluster sends at {site} where block {} sent at {}, and whole arrays \
+                     land over each other. A copy inbox takes one array a round; combine \
+                     several with `open_reduce`",
+                    other.from_block, other.site
+                )));
+            }
+        }
+        self.issue(thread, region, 0, data, elem_size, site, Some(key));
+        if let Some(p) = self.pending.last_mut() {
+            p.combine = combine;
+            p.from_block = from_block;
+        }
+        Ok(())
+    }
+
     /// Lands the bulk copies that complete on `key` once the phase's
     /// arrivals are in (their bytes count), then tests the phase of parity
     /// `parity`.
@@ -307,6 +374,13 @@ impl AsyncState {
             let bytes: i64 = landed.iter().map(|l| l.data.len() as i64).sum();
             let b = self.barrier(key)?;
             b.tx -= bytes;
+            if b.tx < 0 {
+                return Err(AsyncError::Barrier(format!(
+                    "{} bytes more landed on an mbarrier than its phase expected (more \
+                     arrays sent into an inbox than it was opened for?)",
+                    -b.tx
+                )));
+            }
             complete(b);
             landed
         } else {

@@ -128,17 +128,29 @@ impl BlockShared {
         for l in landed {
             let r = &mut self.regions[l.region as usize];
             let memory = r.memory.as_mut_ptr() as *mut u8;
-            // SAFETY: the copy's bytes lie inside the region (the handles
-            // that issue copies check their ranges), whose storage holds
-            // `bytes` rounded up to 16.
-            unsafe {
-                core::ptr::copy_nonoverlapping(
-                    l.data.as_ptr(),
-                    memory.add(l.offset as usize),
-                    l.data.len(),
-                )
-            };
             let size = r.shape.size.max(1);
+            match l.combine {
+                // SAFETY: the copy's bytes lie inside the region (the
+                // handles that issue copies check their ranges), whose
+                // storage holds `bytes` rounded up to 16.
+                None => unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        l.data.as_ptr(),
+                        memory.add(l.offset as usize),
+                        l.data.len(),
+                    )
+                },
+                Some(combine) => {
+                    for at in (0..l.data.len()).step_by(size as usize) {
+                        // SAFETY: as above, one element of the array's
+                        // type each (a reduction's source is an array of
+                        // the same type).
+                        unsafe {
+                            combine(memory.add(l.offset as usize + at), l.data.as_ptr().add(at))
+                        };
+                    }
+                }
+            }
             let first = l.offset / size;
             let last = (l.offset + l.data.len() as u32).div_ceil(size);
             for e in first..last.min(r.elems.len() as u32) {

@@ -8,7 +8,7 @@ use super::super::engine::lane;
 use super::super::engine::shared_state::{MulticastCall, SharedBase};
 use super::super::report::AccessKind;
 use super::super::Cpu;
-use crate::backend::async_copies::CombineElement;
+use crate::backend::async_copies::{BulkCombine, CombineElement};
 use crate::backend::Rmw;
 use crate::backend::{AsyncCopies, Site};
 use crate::kernel::{swizzle_offset, CpuTensorLayout, TensorMapData};
@@ -655,6 +655,57 @@ impl AsyncCopies for Cpu {
         site: Site,
     ) {
         multicast(dst, offset, snapshot(src, bytes), (bars, bar), blocks, site);
+    }
+
+    fn barrier_complete(bars: SharedBase, bar: u32, bytes: u32, site: Site) {
+        lane::step(site, |_| ());
+        if let Err(e) =
+            lane::block_shared(|s| s.asynchronous.complete_bytes((bars.region, bar), bytes))
+        {
+            fail(e, site)
+        }
+        lane::note_modified(false);
+    }
+
+    fn bulk_to_block(
+        dst: SharedBase,
+        rank: u32,
+        src: SharedBase,
+        bytes: u32,
+        bars: SharedBase,
+        bar: u32,
+        reduce: Option<BulkCombine>,
+        site: Site,
+    ) {
+        let thread = lane::step(site, |l| l.rank);
+        let size = lane::block_shared(|s| s.elem_size(src.region)).max(1);
+        for e in 0..bytes / size {
+            lane::shared_access(src.region, e, AccessKind::Read, site);
+        }
+        let data = snapshot(src.ptr, bytes);
+        let combine = reduce.map(|r| r.combine);
+        let me = lane::info(|l| {
+            let c = l.cluster_dim;
+            let b = l.block;
+            c.linearize_u32(crate::Dim3::new(b.x % c.x, b.y % c.y, b.z % c.z))
+        });
+        let issued = lane::cluster_block_shared(rank, site, |s| {
+            let size = s.elem_size(dst.region);
+            s.note_write();
+            s.asynchronous.incoming_from_block(
+                (thread, me),
+                dst.region,
+                data,
+                size,
+                site,
+                (bars.region, bar),
+                combine,
+            )
+        });
+        if let Err(e) = issued {
+            fail(e, site)
+        }
+        lane::note_modified(true);
     }
 
     fn tensor_store(
