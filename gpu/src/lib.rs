@@ -92,8 +92,8 @@ pub use device::scan as device_scan;
 pub use device::segmented;
 
 pub use collectives::{
-    exclusive_scan, exclusive_scan_update, inclusive_scan, inclusive_scan_update, reduce,
-    reduce_store_async, reduce_update_async, AtomicUpdate, Group,
+    AtomicUpdate, Group, exclusive_scan, exclusive_scan_update, inclusive_scan,
+    inclusive_scan_update, reduce, reduce_store_async, reduce_update_async,
 };
 /// Turns a function into a kernel: a PTX entry point on the GPU, and on the
 /// host a unit struct of the same name implementing [`Kernel`], which
@@ -136,17 +136,17 @@ pub use coop_macros::kernel;
 /// ```
 pub use coop_macros::{DeviceCopy, Shuffle};
 pub use dim::Dim3;
-pub use groups::cluster::{this_cluster, Cluster};
-pub use groups::coalesced::{coalesced_threads, CoalescedGroup};
+pub use groups::cluster::{Cluster, this_cluster};
+pub use groups::coalesced::{CoalescedGroup, coalesced_threads};
 pub use groups::cooperative_grid::{CooperativeGrid, NeedsCooperativeKernel};
-pub use groups::grid::{this_grid, Grid};
+pub use groups::grid::{Grid, this_grid};
 pub use groups::match_key::MatchKey;
 pub use groups::ragged::RaggedTile;
 pub use groups::shuffle::Shuffle;
 pub use groups::split_barrier::ArrivalToken;
 #[doc(hidden)]
 pub use groups::thread_block::warp_only;
-pub use groups::thread_block::{this_thread_block, ThreadBlock, WarpOnly};
+pub use groups::thread_block::{ThreadBlock, WarpOnly, this_thread_block};
 pub use groups::thread_group::{SyncGroup, ThreadGroup};
 pub use groups::tile::{
     AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
@@ -187,10 +187,10 @@ pub mod guide {
 /// Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::backend::target::{
-        coop_bind_static_shared, coop_declare_static_shared, StaticBinding,
-    };
     pub use crate::backend::Redux;
+    pub use crate::backend::target::{
+        StaticBinding, coop_bind_static_shared, coop_declare_static_shared,
+    };
     pub use crate::groups::shuffle::words_of;
     pub use crate::memory::device_copy::sealed_host;
     pub use core;

@@ -343,7 +343,9 @@ macro_rules! ordered_ints {
         }
     )*};
 }
-ordered_ints!(u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize);
+ordered_ints!(
+    u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize
+);
 
 macro_rules! ordered_floats {
     ($($t:ty),*) => {$(
@@ -477,11 +479,7 @@ impl<T: Ordered> Operator<Arg<T>> for ArgMax {
     const COMMUTATIVE: bool = true;
     #[inline(always)]
     fn combine(&self, a: Arg<T>, b: Arg<T>) -> Arg<T> {
-        if arg_wins(a, b, true) {
-            a
-        } else {
-            b
-        }
+        if arg_wins(a, b, true) { a } else { b }
     }
     #[inline(always)]
     fn identity(&self) -> Arg<T> {
@@ -496,11 +494,7 @@ impl<T: Ordered> Operator<Arg<T>> for ArgMin {
     const COMMUTATIVE: bool = true;
     #[inline(always)]
     fn combine(&self, a: Arg<T>, b: Arg<T>) -> Arg<T> {
-        if arg_wins(a, b, false) {
-            a
-        } else {
-            b
-        }
+        if arg_wins(a, b, false) { a } else { b }
     }
     #[inline(always)]
     fn identity(&self) -> Arg<T> {

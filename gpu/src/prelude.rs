@@ -23,8 +23,8 @@ pub use crate::memory::shared::{
     Atomics, ByRank, ColumnMajor, Owned, Published, RowMajor, Shared, TileLeaders,
 };
 pub use crate::{
-    coalesced_threads, exclusive_scan, exclusive_scan_update, inclusive_scan,
-    inclusive_scan_update, kernel, op, reduce, reduce_store_async, reduce_update_async,
-    this_cluster, this_grid, this_thread_block, Cluster, CoalescedGroup, CooperativeGrid,
-    DeviceCopy, Dim3, Grid, InOut, MatchKey, Out, RaggedTile, Shuffle, ThreadBlock, TiledPartition,
+    Cluster, CoalescedGroup, CooperativeGrid, DeviceCopy, Dim3, Grid, InOut, MatchKey, Out,
+    RaggedTile, Shuffle, ThreadBlock, TiledPartition, coalesced_threads, exclusive_scan,
+    exclusive_scan_update, inclusive_scan, inclusive_scan_update, kernel, op, reduce,
+    reduce_store_async, reduce_update_async, this_cluster, this_grid, this_thread_block,
 };

@@ -66,7 +66,7 @@ pub(crate) use float_units::{FloatUnits, ToInteger};
 pub(crate) use global_memory::{AtomicOp, GlobalAccess, GlobalMemory};
 pub(crate) use naming::Naming;
 pub(crate) use registers::Registers;
-pub(crate) use scratch::{Scratch, BLOCK_SCRATCH_BYTES};
+pub(crate) use scratch::{BLOCK_SCRATCH_BYTES, Scratch};
 pub(crate) use shared_memory::{ElemShape, SharedMemory};
 pub use warp_collectives::Redux;
 pub(crate) use warp_collectives::WarpCollectives;

@@ -10,10 +10,10 @@
 //! power-of-two `ITEMS`.
 
 use super::items::for_items;
-use crate::backend::target::Target;
-use crate::backend::{site, Faults, SharedMemory, Site};
-use crate::memory::shared::{Published, RawShared, SharedArray, SharedElem, TileScratch};
 use crate::ThreadBlock;
+use crate::backend::target::Target;
+use crate::backend::{Faults, SharedMemory, Site, site};
+use crate::memory::shared::{Published, RawShared, SharedArray, SharedElem, TileScratch};
 
 /// What a too-short scratch array is told.
 const SHORT_SCRATCH: &core::ffi::CStr =

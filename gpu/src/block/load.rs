@@ -4,8 +4,8 @@
 
 use super::exchange::striped_to_blocked;
 use super::items::for_items;
-use crate::memory::shared::{Published, SharedArray, SharedElem, TileScratch};
 use crate::ThreadBlock;
+use crate::memory::shared::{Published, SharedArray, SharedElem, TileScratch};
 
 /// Element `first + at` of `input`, or `fill` past its end.
 #[inline(always)]

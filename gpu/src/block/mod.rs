@@ -88,6 +88,6 @@ pub use exchange::{
     blocked_to_striped, scatter_to_blocked, scatter_to_striped, striped_to_blocked,
 };
 pub use load::{load_blocked, load_striped, load_transposed};
-pub use radix_key::{RadixKey, DESCENDING};
-pub use radix_sort::{radix_rank, RadixSort, RANK_BITS};
+pub use radix_key::{DESCENDING, RadixKey};
+pub use radix_sort::{RANK_BITS, RadixSort, radix_rank};
 pub use store::{store_blocked, store_striped, store_transposed};

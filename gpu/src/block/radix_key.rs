@@ -7,8 +7,8 @@
 //! is set (as CUB's sorts do). For a descending sort every bit is then
 //! flipped, so the order reverses while equal keys keep theirs.
 
-use crate::shared::SharedElem;
 use crate::Shuffle;
+use crate::shared::SharedElem;
 
 /// The control word of a descending sort; 0 sorts ascending.
 pub const DESCENDING: u32 = 1;
@@ -92,11 +92,7 @@ macro_rules! ordered_float {
         let b = $v.to_bits();
         let sign: $bits = 1 << (<$bits>::BITS - 1);
         let b = if b == sign { 0 } else { b };
-        if b & sign != 0 {
-            !b
-        } else {
-            b | sign
-        }
+        if b & sign != 0 { !b } else { b | sign }
     }};
 }
 

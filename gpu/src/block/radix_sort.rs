@@ -18,16 +18,16 @@
 //! The fields hold counts up to `2^16 - 1`, so a tile has fewer than
 //! `2^16` keys (every block of at most 1024 threads × 32 items).
 
-use super::exchange::{claim, put, shuffle_items, take, Tile};
+use super::exchange::{Tile, claim, put, shuffle_items, take};
 use super::items::for_items;
-use super::radix_key::{RadixKey, DESCENDING};
+use super::radix_key::{DESCENDING, RadixKey};
+use crate::ThreadBlock;
 use crate::backend::target::Target;
-use crate::backend::{site, Faults, Site};
+use crate::backend::{Faults, Site, site};
 use crate::collectives::block::prefix_of_warps;
 use crate::collectives::warp::inclusive_scan;
 use crate::memory::shared::{Published, SharedArray, SharedElem, TileScratch};
 use crate::op::Operator;
-use crate::ThreadBlock;
 
 /// Bits of the digit one ranking sorts by: 4, sixteen digits.
 pub const RANK_BITS: u32 = 4;

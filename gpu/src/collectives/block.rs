@@ -133,11 +133,7 @@ pub(crate) fn reduce_into_warp0<T: Shuffle, O: Operator<T>>(
             // or butterfly (the runs variant above keeps its branch; both
             // choices are measured in chapter 7 of the guide).
             let v = load(stride, lane, value, site);
-            if lane < warps {
-                v
-            } else {
-                op.identity()
-            }
+            if lane < warps { v } else { op.identity() }
         };
         Some(super::warp::reduce(&warp, mine, op, site))
     } else {

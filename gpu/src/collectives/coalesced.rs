@@ -1,11 +1,11 @@
 //! Reductions and scans within a coalesced group: shuffles between ranks,
 //! each lane's partner found among the group's lanes.
 
+use crate::Shuffle;
 use crate::backend::target::Target;
 use crate::backend::{Site, WarpCollectives};
 use crate::groups::coalesced::CoalescedGroup;
 use crate::op::Operator;
-use crate::Shuffle;
 
 /// Rank `r` combines with rank `r + d` for `d` = 1, 2, 4, ... while in
 /// the group, so rank 0 ends with every rank's value in rank order; then

@@ -2,9 +2,9 @@
 //! barrier that also reduces a predicate, built on the block reduction.
 
 use super::Group;
-use crate::backend::target::Target;
-use crate::backend::Naming;
 use crate::ThreadBlock;
+use crate::backend::Naming;
+use crate::backend::target::Target;
 
 impl ThreadBlock {
     /// A block barrier ([`sync`](Self::sync)) that also counts the threads

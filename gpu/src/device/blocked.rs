@@ -6,8 +6,8 @@
 //! the run out item by item, and [`load_run`] moves a run from global
 //! memory 16 bytes a load.
 
-use crate::device::staging::Words16;
 use crate::Shuffle;
+use crate::device::staging::Words16;
 
 /// Most items a thread's run holds.
 pub(crate) const MAX_ITEMS: usize = 32;
@@ -37,11 +37,7 @@ pub(crate) const fn items_within(size: usize, most: usize, bytes: usize) -> usiz
         return most;
     }
     let items = bytes / size;
-    if items == 0 {
-        1
-    } else {
-        items
-    }
+    if items == 0 { 1 } else { items }
 }
 
 /// Whether runs of `items` elements of `T` load 16 bytes at a time with

@@ -16,7 +16,7 @@
 
 use crate::memory::atomic::Ordering;
 use crate::op::{Flip, Operator};
-use crate::{reduce, Out, Shuffle, TiledPartition};
+use crate::{Out, Shuffle, TiledPartition, reduce};
 
 /// The flag of a tile that has published its aggregate (a status word is
 /// `value word << 32 | epoch << 2 | flag`).

@@ -28,8 +28,8 @@
 //! assert_eq!(scaled.apply(3, 0.5), 1.5);
 //! ```
 
-use crate::op::{Arg, Ordered};
 use crate::Shuffle;
+use crate::op::{Arg, Ordered};
 
 /// What an element of an input becomes before it is reduced: a function of
 /// its index in the input and its value.

@@ -65,12 +65,12 @@ use crate::backend::target::Target;
 use crate::backend::{Faults, Site, WarpCollectives};
 use crate::collectives::Group;
 use crate::device::arguments::holds;
-use crate::device::blocked::{each_item, items_within, MAX_ITEMS};
+use crate::device::blocked::{MAX_ITEMS, each_item, items_within};
 use crate::device::look_back::{AGGREGATE, INCLUSIVE};
 use crate::device::staging::SharedWords;
 use crate::memory::atomic::Ordering;
 use crate::op::Sum;
-use crate::{this_grid, Out, Shuffle, ThreadBlock};
+use crate::{Out, Shuffle, ThreadBlock, this_grid};
 
 /// Bits of a key a pass sorts by: 8, a digit of 256 values.
 pub const RADIX_BITS: u32 = 8;
@@ -81,7 +81,7 @@ pub const DIGITS: usize = 1 << RADIX_BITS;
 /// Fewest threads a block of a sort has: one a digit.
 pub const MIN_BLOCK_THREADS: u32 = DIGITS as u32;
 
-pub use crate::block::radix_key::{RadixKey, DESCENDING};
+pub use crate::block::radix_key::{DESCENDING, RadixKey};
 
 /// Passes a sort of bits `begin_bit..end_bit` takes: one a digit of
 /// [`RADIX_BITS`], the last maybe narrower (0 for an empty range).
@@ -138,11 +138,7 @@ const THREAD_BYTES: usize = 192;
 pub const fn tiles<K, V>(len: usize, threads: u32) -> usize {
     let tile = threads as usize * items_per_thread::<K, V>();
     let n = len.div_ceil(tile);
-    if n == 0 {
-        1
-    } else {
-        n
-    }
+    if n == 0 { 1 } else { n }
 }
 
 /// `u64` status words a pass over `len` keys by blocks of `threads` needs:

@@ -42,7 +42,7 @@ use crate::collectives::reduce_into_warp0;
 use crate::device::map::{Identity, Map};
 use crate::memory::fence_device;
 use crate::op::{Max, Operator};
-use crate::{reduce, this_grid, Out, Shuffle, ThreadBlock};
+use crate::{Out, Shuffle, ThreadBlock, reduce, this_grid};
 use core::sync::atomic::{AtomicU32, Ordering};
 
 /// Reduces this block's share of `input` with `op` and writes it to
@@ -322,9 +322,9 @@ fn finish_in_last_block<T: Shuffle, O: Operator<T>>(
         return;
     }
     fence_device(); // every block's partial, from every thread
-                    // SAFETY: `partials` has `blocks + 1` elements (checked above); every
-                    // block wrote its partial before taking a ticket, and none writes the
-                    // first `blocks` any more.
+    // SAFETY: `partials` has `blocks + 1` elements (checked above); every
+    // block wrote its partial before taking a ticket, and none writes the
+    // first `blocks` any more.
     let parts = unsafe { core::slice::from_raw_parts(partials.as_mut_ptr() as *const T, blocks) };
     let (t, bt) = (block.thread_rank() as usize, block.num_threads() as usize);
     store_block_result(

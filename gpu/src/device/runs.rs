@@ -79,11 +79,11 @@
 use crate::backend::Site;
 use crate::collectives;
 use crate::device::arguments::holds;
-use crate::device::blocked::{each_item, items_within, load_run, loads_by_chunks, MAX_ITEMS};
+use crate::device::blocked::{MAX_ITEMS, each_item, items_within, load_run, loads_by_chunks};
 use crate::device::look_back::{look_back_packing, packed_status_words};
 use crate::device::staging::SharedWords;
 use crate::op::Operator;
-use crate::{this_grid, Out, Shuffle, ThreadBlock};
+use crate::{Out, Shuffle, ThreadBlock, this_grid};
 
 /// Most words of a [`RunTotal`] that travel in its tile's status words.
 const PACK: usize = 4;
@@ -120,11 +120,7 @@ pub const fn items_per_thread<K, V>() -> usize {
 /// ```
 pub const fn tiles<K, V>(len: usize, threads: u32) -> usize {
     let n = len.div_ceil(threads as usize * items_per_thread::<K, V>());
-    if n == 0 {
-        1
-    } else {
-        n
-    }
+    if n == 0 { 1 } else { n }
 }
 
 /// `u64` status words a call over `len` keys of `K` (values of `V`) by

@@ -56,7 +56,7 @@ use crate::device::vector::Align16;
 use crate::memory::atomic::Ordering;
 use crate::memory::fence_device;
 use crate::op::{BitOr, Max, Operator};
-use crate::{reduce, this_grid, Out, Shuffle, ThreadBlock, TiledPartition};
+use crate::{Out, Shuffle, ThreadBlock, TiledPartition, reduce, this_grid};
 
 /// The first phase: warps reduce the segments of at most [`WARP_MAX`]
 /// elements and list the others.

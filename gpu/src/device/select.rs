@@ -71,12 +71,12 @@
 use crate::backend::Site;
 use crate::collectives;
 use crate::device::arguments::holds;
-use crate::device::blocked::{each_item, items_within, load_run, MAX_ITEMS};
+use crate::device::blocked::{MAX_ITEMS, each_item, items_within, load_run};
 use crate::device::look_back::{look_back, status_words};
-use crate::device::staging::{bytes_per_thread, Staging};
+use crate::device::staging::{Staging, bytes_per_thread};
 use crate::kernel::KernelParam;
 use crate::op::Sum;
-use crate::{this_grid, Out, Shuffle, ThreadBlock};
+use crate::{Out, Shuffle, ThreadBlock, this_grid};
 
 /// The control word of a partition: kept elements first in their order,
 /// the others after them in reverse order; 0 selects.
@@ -122,11 +122,7 @@ pub const fn items_per_thread<T>() -> usize {
 pub const fn tiles<T>(len: usize, threads: u32) -> usize {
     let tile = threads as usize * items_per_thread::<T>();
     let n = len.div_ceil(tile);
-    if n == 0 {
-        1
-    } else {
-        n
-    }
+    if n == 0 { 1 } else { n }
 }
 
 /// Bytes of dynamic shared memory a selection's launch over elements of

@@ -50,13 +50,13 @@ use crate::backend::target::Target;
 use crate::backend::{Faults, Site};
 use crate::collectives::{self, Group};
 use crate::device::arguments::holds;
-use crate::device::blocked::{each_item, items_within, load_run, loads_by_chunks, MAX_ITEMS};
+use crate::device::blocked::{MAX_ITEMS, each_item, items_within, load_run, loads_by_chunks};
 use crate::device::look_back::{look_back, status_words};
-use crate::device::radix_sort::{RadixKey, HISTOGRAM_ITEMS};
+use crate::device::radix_sort::{HISTOGRAM_ITEMS, RadixKey};
 use crate::device::select::no_partials;
 use crate::device::staging::SharedWords;
 use crate::op::Sum;
-use crate::{this_grid, Out, Shuffle, ThreadBlock};
+use crate::{Out, Shuffle, ThreadBlock, this_grid};
 
 /// Bits of a key a pass counts: 11, a digit of 2048 values.
 pub const DIGIT_BITS: u32 = 11;
@@ -134,11 +134,7 @@ pub const fn items_per_thread<K>() -> usize {
 /// ```
 pub const fn tiles<K>(len: usize, threads: u32) -> usize {
     let n = len.div_ceil(threads as usize * items_per_thread::<K>());
-    if n == 0 {
-        1
-    } else {
-        n
-    }
+    if n == 0 { 1 } else { n }
 }
 
 /// `u64` status words the selection of `len` keys by blocks of `threads`

@@ -3,9 +3,9 @@
 //! (`ld.global.v4.u32` and the like). The device-wide reductions fold
 //! chunks with it, and the scans load and store their rows with it.
 
+use crate::Shuffle;
 use crate::device::map::Map;
 use crate::op::Operator;
-use crate::Shuffle;
 
 /// 16 bytes of `A`, aligned to 16 so that one load instruction moves them
 /// (`ld.global.v4.f32` and the like).

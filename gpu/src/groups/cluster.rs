@@ -2,9 +2,9 @@
 //! the GPU runs at once on neighbouring multiprocessors (sm_90 and later),
 //! with a barrier for all their threads.
 
-use crate::backend::target::Target;
-use crate::backend::{site, Barriers, Naming, Registers};
 use crate::Dim3;
+use crate::backend::target::Target;
+use crate::backend::{Barriers, Naming, Registers, site};
 
 /// The blocks of the calling block's cluster (CUDA's `cluster_group`).
 ///

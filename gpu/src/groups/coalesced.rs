@@ -4,7 +4,7 @@
 //! lane mask, with ranks counted among the group's lanes.
 
 use crate::backend::target::Target;
-use crate::backend::{site, Barriers, Registers, Site, WarpCollectives};
+use crate::backend::{Barriers, Registers, Site, WarpCollectives, site};
 use crate::groups::match_key::MatchKey;
 use crate::groups::shuffle::Shuffle;
 use crate::{AnyTileSize, TileSize, TiledPartition, ValidTileSize};

@@ -13,7 +13,7 @@
 //! (`Module::max_cooperative_blocks`).
 
 use crate::backend::target::Target;
-use crate::backend::{site, Barriers};
+use crate::backend::{Barriers, site};
 use crate::{Dim3, Grid};
 
 /// Every thread of a cooperative launch (CUDA's `grid_group`): the

@@ -1,8 +1,8 @@
 //! The grid: every thread of a launch, for indexing (`Grid`, `this_grid`).
 
-use crate::backend::target::Target;
-use crate::backend::{site, Registers};
 use crate::Dim3;
+use crate::backend::target::Target;
+use crate::backend::{Registers, site};
 
 /// All threads of a launch, for indexing (CUDA's `grid_group`, without
 /// `sync`, which needs a cooperative launch).

@@ -42,15 +42,15 @@ pub(crate) mod thread_block;
 pub(crate) mod thread_group;
 pub(crate) mod tile;
 
-pub use cluster::{this_cluster, Cluster};
-pub use coalesced::{coalesced_threads, CoalescedGroup};
+pub use cluster::{Cluster, this_cluster};
+pub use coalesced::{CoalescedGroup, coalesced_threads};
 pub use cooperative_grid::{CooperativeGrid, NeedsCooperativeKernel};
-pub use grid::{this_grid, Grid};
+pub use grid::{Grid, this_grid};
 pub use match_key::MatchKey;
 pub use ragged::RaggedTile;
 pub use shuffle::Shuffle;
 pub use split_barrier::ArrivalToken;
-pub use thread_block::{this_thread_block, ThreadBlock, WarpOnly};
+pub use thread_block::{ThreadBlock, WarpOnly, this_thread_block};
 pub use thread_group::{SyncGroup, ThreadGroup};
 pub use tile::{
     AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,

@@ -7,7 +7,7 @@
 
 use super::tile::TiledPartition;
 use crate::backend::target::Target;
-use crate::backend::{site, Registers, Site, WarpCollectives};
+use crate::backend::{Registers, Site, WarpCollectives, site};
 use crate::groups::match_key::MatchKey;
 use crate::groups::shuffle::Shuffle;
 use crate::{CoalescedGroup, ThreadBlock, TileSize, ValidTileSize};

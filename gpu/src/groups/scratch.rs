@@ -6,9 +6,9 @@
 //! slots touch consecutive banks. Ordering between threads comes from the
 //! barriers around the accesses, which the callers place.
 
+use crate::Shuffle;
 use crate::backend::target::Target;
 use crate::backend::{Scratch, Site};
-use crate::Shuffle;
 
 /// Stores `value` in slot `i` (words `stride` apart) with `st.shared`, one
 /// 32-bit word at a time, in the threads where `pred` holds (predicated

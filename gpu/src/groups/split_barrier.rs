@@ -54,7 +54,7 @@
 //! ```
 
 use crate::backend::target::Target;
-use crate::backend::{site, Barriers};
+use crate::backend::{Barriers, site};
 use crate::{Cluster, CooperativeGrid, ThreadBlock};
 use core::marker::PhantomData;
 

@@ -2,10 +2,10 @@
 //! from it, and the `WarpOnly` methods that exist only to explain why a
 //! block cannot shuffle.
 
-use crate::backend::target::Target;
-use crate::backend::{site, Barriers, Registers};
-use crate::groups::tile::{AnyTileSize, TileSize, TiledPartition};
 use crate::Dim3;
+use crate::backend::target::Target;
+use crate::backend::{Barriers, Registers, site};
+use crate::groups::tile::{AnyTileSize, TileSize, TiledPartition};
 
 /// The threads of one block, as CUDA's `cooperative_groups::thread_block`.
 ///

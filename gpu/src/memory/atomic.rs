@@ -60,12 +60,12 @@
 //! For shared memory, a `Shared` array has an atomic phase:
 //! [`Owned::atomics`](crate::memory::shared::Owned::atomics).
 
+use crate::Out;
 use crate::backend::target::Target;
 use crate::backend::{
-    site, AtomicOp, Atomics, Faults, GlobalAccess, GlobalMemory, Rmw, Site, Word,
+    AtomicOp, Atomics, Faults, GlobalAccess, GlobalMemory, Rmw, Site, Word, site,
 };
 pub use crate::backend::{Ordering, Scope};
-use crate::Out;
 use core::marker::PhantomData;
 
 mod sealed {

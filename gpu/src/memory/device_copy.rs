@@ -85,7 +85,9 @@ macro_rules! device_copy {
     )*};
 }
 
-device_copy!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+device_copy!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64
+);
 
 // SAFETY: a `bool` from device memory is one a kernel stored (safe code
 // stores only 0 or 1) or zeroed memory (false); it has no padding.

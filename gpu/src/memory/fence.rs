@@ -45,7 +45,7 @@
 //! block comes from barriers, which the race detector checks.
 
 use crate::backend::target::Target;
-use crate::backend::{site, FenceScope, Fences};
+use crate::backend::{FenceScope, Fences, site};
 
 /// Orders the calling thread's writes as seen by the threads of its block
 /// (`membar.cta`; CUDA's `__threadfence_block`). See the [module](self).

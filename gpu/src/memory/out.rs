@@ -3,8 +3,8 @@
 //! kernel parameter.
 
 use crate::backend::target::Target;
-use crate::backend::{site, Faults, GlobalAccess, GlobalMemory};
-use crate::kernel::{params, KernelParam};
+use crate::backend::{Faults, GlobalAccess, GlobalMemory, site};
+use crate::kernel::{KernelParam, params};
 use core::marker::PhantomData;
 
 /// A writable device buffer shared by every thread of a launch.

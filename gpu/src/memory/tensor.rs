@@ -275,7 +275,7 @@ impl MapWord {
         #[cfg(target_arch = "nvptx64")]
         {
             use crate::backend::target::Target;
-            use crate::backend::{site, AsyncCopies, Registers};
+            use crate::backend::{AsyncCopies, Registers, site};
             let t = Target::thread_index(site!());
             if Target::BULK && t.x == 0 && t.y == 0 && t.z == 0 {
                 Target::tensor_map_acquire(data, site!());

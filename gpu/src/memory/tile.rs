@@ -146,14 +146,8 @@ impl<E: SharedElem, const D: usize, const C: usize, const B: usize, const A: usi
     }
 }
 
-impl<
-        E: SharedElem,
-        const F: usize,
-        const D: usize,
-        const C: usize,
-        const B: usize,
-        const A: usize,
-    > TileArray for [[[[[E; F]; D]; C]; B]; A]
+impl<E: SharedElem, const F: usize, const D: usize, const C: usize, const B: usize, const A: usize>
+    TileArray for [[[[[E; F]; D]; C]; B]; A]
 {
     type Elem = E;
     type Coords = [i32; 5];
@@ -190,14 +184,8 @@ impl<E: SharedElem, const D: usize, const C: usize, const B: usize, const A: usi
     for [[[[E; D]; C]; B]; A]
 {
 }
-impl<
-        E: SharedElem,
-        const F: usize,
-        const D: usize,
-        const C: usize,
-        const B: usize,
-        const A: usize,
-    > PlainTile for [[[[[E; F]; D]; C]; B]; A]
+impl<E: SharedElem, const F: usize, const D: usize, const C: usize, const B: usize, const A: usize>
+    PlainTile for [[[[[E; F]; D]; C]; B]; A]
 {
 }
 

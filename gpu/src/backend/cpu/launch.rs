@@ -15,8 +15,8 @@ use crate::kernel::params::ParamList;
 use crate::{Dim3, Kernel};
 use core::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Settings of the CPU backend.
 ///

@@ -3,10 +3,10 @@
 //! none of the `asm!` blocks is `pure` or `nomem`, so that the compiler
 //! keeps shared loads after the waits and stores before the copies.
 
-use super::shared_memory::SharedBase;
 use super::Ptx;
-use crate::backend::async_copies::{BulkCombine, CombineElement};
+use super::shared_memory::SharedBase;
 use crate::backend::Rmw;
+use crate::backend::async_copies::{BulkCombine, CombineElement};
 use crate::backend::{AsyncCopies, Site};
 use crate::kernel::TensorMapData;
 use core::arch::asm;

@@ -6,7 +6,7 @@ use crate::backend::{Barriers, Registers, Site};
 use core::arch::asm;
 
 #[allow(improper_ctypes)]
-extern "C" {
+unsafe extern "C" {
     #[link_name = "llvm.nvvm.barrier.cta.sync.all"]
     fn barrier_cta_sync_all(id: u32);
     #[link_name = "llvm.nvvm.barrier.cta.sync.count"]

@@ -12,8 +12,8 @@
 //! prints the full message for the same panic.
 
 use super::Ptx;
-use crate::backend::{Faults, Registers, Site};
 use crate::Dim3;
+use crate::backend::{Faults, Registers, Site};
 use core::arch::nvptx as arch;
 use core::ffi::CStr;
 use core::fmt::Debug;
@@ -25,7 +25,7 @@ fn trap() -> ! {
 }
 
 #[allow(improper_ctypes)]
-extern "C" {
+unsafe extern "C" {
     /// CUDA's device-side `printf`: the driver copies what it prints to the
     /// host's standard output when the host next waits for the GPU.
     fn vprintf(format: *const u8, args: *const u8) -> i32;

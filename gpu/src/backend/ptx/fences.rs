@@ -4,7 +4,7 @@ use super::Ptx;
 use crate::backend::{FenceScope, Fences, Site};
 
 #[allow(improper_ctypes)]
-extern "C" {
+unsafe extern "C" {
     #[link_name = "llvm.nvvm.membar.cta"]
     fn membar_cta();
     #[link_name = "llvm.nvvm.membar.gl"]

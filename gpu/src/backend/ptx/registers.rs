@@ -1,12 +1,12 @@
 //! Special registers: `%tid`, `%ntid`, `%ctaid`, `%nctaid`, `%laneid`.
 
 use super::Ptx;
-use crate::backend::{Registers, Site};
 use crate::Dim3;
+use crate::backend::{Registers, Site};
 use core::arch::nvptx as arch;
 
 #[allow(improper_ctypes)]
-extern "C" {
+unsafe extern "C" {
     #[link_name = "llvm.nvvm.read.ptx.sreg.laneid"]
     fn sreg_laneid() -> i32;
 }

@@ -3,7 +3,7 @@
 //! on its shared-window address.
 
 use super::Ptx;
-use crate::backend::{Scratch, Site, BLOCK_SCRATCH_BYTES};
+use crate::backend::{BLOCK_SCRATCH_BYTES, Scratch, Site};
 
 core::arch::global_asm!(
     ".shared .align 16 .b8 coop_block_scratch[{bytes}];",

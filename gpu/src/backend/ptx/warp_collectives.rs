@@ -5,7 +5,7 @@ use super::Ptx;
 use crate::backend::{Redux, Site, WarpCollectives};
 
 #[allow(improper_ctypes)]
-extern "C" {
+unsafe extern "C" {
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
     fn shfl_sync_idx(mask: u32, value: u32, src: u32, clamp: u32) -> u32;
     #[link_name = "llvm.nvvm.shfl.sync.up.i32"]

@@ -58,13 +58,13 @@ mod binning;
 pub use binning::{Binning, Even, FromFn, Levels, Sample};
 
 use crate::backend::target::Target;
-use crate::backend::{site, Faults};
+use crate::backend::{Faults, site};
 use crate::collectives::reduce;
 use crate::device::arguments::holds;
 use crate::groups::coalesced_threads;
 use crate::op::Sum;
 use crate::shared::{ByRank, Shared};
-use crate::{this_grid, Out, ThreadBlock};
+use crate::{Out, ThreadBlock, this_grid};
 
 /// Most channels a pixel has.
 pub const MAX_CHANNELS: usize = 4;
@@ -276,11 +276,7 @@ pub fn shared_memory_bytes<T: Sample>(bins: &[u32], sets: usize) -> u32 {
 /// Counters a block keeps for a channel of `bins` bins.
 #[inline(always)]
 const fn counters_of<T: Sample>(bins: u32) -> u32 {
-    if T::VALUES != 0 {
-        T::VALUES
-    } else {
-        bins
-    }
+    if T::VALUES != 0 { T::VALUES } else { bins }
 }
 
 /// Words from one set's start to the next's: one more than the counters
@@ -288,11 +284,7 @@ const fn counters_of<T: Sample>(bins: u32) -> u32 {
 /// `(k + s) mod 32`.
 #[inline(always)]
 const fn set_stride(counters: usize, sets: usize) -> usize {
-    if sets > 1 {
-        counters + 1
-    } else {
-        counters
-    }
+    if sets > 1 { counters + 1 } else { counters }
 }
 
 /// The sets that `words` of shared memory hold for `counters` counters: a

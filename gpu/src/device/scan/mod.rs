@@ -147,16 +147,16 @@
 use crate::device::look_back::look_back_over;
 pub use crate::device::look_back::status_words;
 #[doc(hidden)]
-pub use crate::device::look_back::{look_back, AGGREGATE, INCLUSIVE};
+pub use crate::device::look_back::{AGGREGATE, INCLUSIVE, look_back};
 
 use crate::collectives;
 use crate::device::arguments::holds;
-use crate::device::staging::{bytes_per_thread, Staging};
+use crate::device::staging::{Staging, bytes_per_thread};
 
 mod rows;
 use crate::device::vector::Vectorized;
 use crate::op::Operator;
-use crate::{this_grid, Out, Shuffle, ThreadBlock, TiledPartition};
+use crate::{Out, Shuffle, ThreadBlock, TiledPartition, this_grid};
 
 /// The pass of a single-pass scan (decoupled look-back).
 pub const SINGLE_PASS: u32 = 0;
@@ -229,11 +229,7 @@ pub const fn items_per_row<T>() -> usize {
         ROW_BYTES / size
     };
     let items = items_unrounded::<T>();
-    if row > items {
-        items
-    } else {
-        row
-    }
+    if row > items { items } else { row }
 }
 
 const fn items_unrounded<T>() -> usize {
@@ -286,11 +282,7 @@ pub const fn items_per_thread<T>() -> usize {
 pub const fn tiles<T>(len: usize, threads: u32) -> usize {
     let tile = threads as usize * items_per_thread::<T>();
     let n = len.div_ceil(tile);
-    if n == 0 {
-        1
-    } else {
-        n
-    }
+    if n == 0 { 1 } else { n }
 }
 
 /// Bytes of dynamic shared memory a launch of a scan kernel over elements

@@ -13,7 +13,7 @@
 //! chapter 7 of the guide has the figures that chose it for these scans
 //! alone.
 
-use super::{items_per_row, items_per_thread, MAX_ITEMS};
+use super::{MAX_ITEMS, items_per_row, items_per_thread};
 use crate::collectives;
 use crate::device::staging::Words16;
 use crate::op::Operator;

@@ -9,7 +9,7 @@
 pub(crate) mod multi_warp;
 
 use crate::backend::target::Target;
-use crate::backend::{site, Barriers, Naming, Registers, Site, WarpCollectives};
+use crate::backend::{Barriers, Naming, Registers, Site, WarpCollectives, site};
 use crate::groups::match_key::MatchKey;
 use crate::groups::shuffle::Shuffle;
 
@@ -822,11 +822,7 @@ where
         let in_tile = lane_mask & (N - 1);
         let shuffled =
             value.map_words(|w| Target::shfl_bfly(mask, w, in_tile, Self::CLAMP_HIGH, site));
-        if lane_mask & 31 < N {
-            shuffled
-        } else {
-            value
-        }
+        if lane_mask & 31 < N { shuffled } else { value }
     }
 
     /// Whether `predicate` holds in any thread of the tile.

@@ -84,15 +84,15 @@
 //! # Ok::<(), coop_host::Error>(())
 //! ```
 
-use crate::backend::target::{SharedBase, Target};
-use crate::backend::ElemShape;
-use crate::backend::{site, AsyncCopies, Faults, Naming, SharedMemory, Site};
-use crate::memory::shared::{issue_copy, CopyPlan, SharedElem, SharedParam};
-use crate::memory::tensor::{
-    check_tensor_out, TensorElem, TensorMap, TensorOut, TensorOutCall, TensorReduce,
-};
-use crate::memory::tile::{swizzled_element, PlainTile, TileArray};
 use crate::ThreadBlock;
+use crate::backend::ElemShape;
+use crate::backend::target::{SharedBase, Target};
+use crate::backend::{AsyncCopies, Faults, Naming, SharedMemory, Site, site};
+use crate::memory::shared::{CopyPlan, SharedElem, SharedParam, issue_copy};
+use crate::memory::tensor::{
+    TensorElem, TensorMap, TensorOut, TensorOutCall, TensorReduce, check_tensor_out,
+};
+use crate::memory::tile::{PlainTile, TileArray, swizzled_element};
 use core::marker::PhantomData;
 
 mod multicast;

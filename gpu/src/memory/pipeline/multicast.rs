@@ -74,13 +74,13 @@
 //! # Ok::<(), coop_host::Error>(())
 //! ```
 
-use super::{check_tensor_load, Pipeline, Stage, StageArray, Stages, TensorLoadCall};
+use super::{Pipeline, Stage, StageArray, Stages, TensorLoadCall, check_tensor_load};
 use crate::backend::target::Target;
-use crate::backend::{site, AsyncCopies, Faults, Site};
+use crate::backend::{AsyncCopies, Faults, Site, site};
 use crate::groups::cluster::Cluster;
 use crate::memory::tensor::{TensorElem, TensorMap};
 use crate::memory::tile::{PlainTile, TileArray};
-use crate::{this_thread_block, ThreadBlock};
+use crate::{ThreadBlock, this_thread_block};
 
 impl<A: StageArray> Pipeline<A> {
     /// Starts the ring as a multicast pipeline of the calling block's

@@ -87,11 +87,11 @@
 //! # Ok::<(), coop_host::Error>(())
 //! ```
 
-use super::{check_tensor_load, CopyEngine, Pipeline, Stage, StageArray, Stages, TensorLoadCall};
+use super::{CopyEngine, Pipeline, Stage, StageArray, Stages, TensorLoadCall, check_tensor_load};
 use crate::backend::target::Target;
-use crate::backend::{site, AsyncCopies, Faults, Naming, Site};
+use crate::backend::{AsyncCopies, Faults, Naming, Site, site};
 use crate::groups::tile::{AnyTileSize, TileSize};
-use crate::memory::shared::{issue_copy, CopyPlan};
+use crate::memory::shared::{CopyPlan, issue_copy};
 use crate::memory::tensor::{TensorElem, TensorMap};
 use crate::memory::tile::{PlainTile, TileArray};
 use crate::{ThreadBlock, TiledPartition};

@@ -3,10 +3,10 @@
 
 use super::phase::element;
 use super::{Owned, Ownership, Published, RawShared, Region, SharedArray};
-use crate::backend::target::Target;
-use crate::backend::{site, Rmw, SharedMemory, Site};
-use crate::memory::atomic::{AtomicElem, AtomicInteger, AtomicWrapping};
 use crate::ThreadBlock;
+use crate::backend::target::Target;
+use crate::backend::{Rmw, SharedMemory, Site, site};
+use crate::memory::atomic::{AtomicElem, AtomicInteger, AtomicWrapping};
 use core::marker::PhantomData;
 
 /// A shared array in its atomic phase: every thread may update any element

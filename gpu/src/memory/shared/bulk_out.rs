@@ -53,11 +53,11 @@
 use super::phase::{Owned, Published};
 use super::storing::{StorableArray, Storing};
 use super::{Ownership, Region, SharedArray};
-use crate::backend::target::Target;
-use crate::backend::{site, AsyncCopies, Faults, Rmw, Site};
-use crate::memory::out::Out;
-use crate::memory::tensor::{combine_in_place, TensorElem};
 use crate::ThreadBlock;
+use crate::backend::target::Target;
+use crate::backend::{AsyncCopies, Faults, Rmw, Site, site};
+use crate::memory::out::Out;
+use crate::memory::tensor::{TensorElem, combine_in_place};
 use core::ffi::CStr;
 
 mod sealed {

@@ -8,10 +8,10 @@
 
 use super::phase::element;
 use super::{Owned, Ownership, Published, Region, SharedArray};
+use crate::Cluster;
 use crate::backend::elements::SharedElem;
 use crate::backend::target::Target;
-use crate::backend::{site, SharedMemory, Word};
-use crate::Cluster;
+use crate::backend::{SharedMemory, Word, site};
 use core::marker::PhantomData;
 
 mod sealed {

@@ -23,9 +23,9 @@
 
 use super::phase::Published;
 use super::{Region, Shared, SharedArray, SharedElem};
-use crate::backend::target::{SharedBase, Target};
-use crate::backend::{site, AsyncCopies, Faults, SharedMemory, Site};
 use crate::ThreadBlock;
+use crate::backend::target::{SharedBase, Target};
+use crate::backend::{AsyncCopies, Faults, SharedMemory, Site, site};
 use core::marker::PhantomData;
 
 /// A shared array an asynchronous copy is filling; see the

@@ -83,8 +83,8 @@ pub use bulk_out::BulkReduce;
 pub use cluster_phase::{
     ClusterAtomics, ClusterShared, ClusterWrites, ReadOtherBlocks, RemoteAdd, RemoteElem,
 };
-pub(crate) use copying::{issue as issue_copy, CopyPlan};
 pub use copying::{CopyLanded, Copying};
+pub(crate) use copying::{CopyPlan, issue as issue_copy};
 pub use inbox::{ClusterReduce, Copies, Exchange, Inbox, InboxLanded, Received};
 pub use ownership::{ByFunction, ByRank, ColumnMajor, Ownership, RowMajor, TileLeaders};
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
@@ -93,7 +93,7 @@ pub use storing::{StorableArray, Storing, TensorStoreRead};
 pub use tile_scratch::TileScratch;
 
 use crate::backend::target::{SharedBase, Target};
-use crate::backend::{site, ElemShape, SharedMemory};
+use crate::backend::{ElemShape, SharedMemory, site};
 use core::marker::PhantomData;
 
 /// The most static shared memory a kernel's `Shared<[E; N]>` parameters may

@@ -6,7 +6,7 @@
 
 use super::{Ownership, RawShared, Region, SharedArray};
 use crate::backend::target::Target;
-use crate::backend::{site, Faults, Registers, SharedMemory, Site};
+use crate::backend::{Faults, Registers, SharedMemory, Site, site};
 use crate::{Dim3, ThreadBlock};
 use core::marker::PhantomData;
 

@@ -1,11 +1,11 @@
 //! The escape hatch: shared-memory access without phase checks.
 
-use super::copying::{issue, CopyPlan};
+use super::copying::{CopyPlan, issue};
 use super::phase::element;
 use super::{Region, SharedArray};
-use crate::backend::target::Target;
-use crate::backend::{site, AsyncCopies, Faults, SharedMemory};
 use crate::ThreadBlock;
+use crate::backend::target::Target;
+use crate::backend::{AsyncCopies, Faults, SharedMemory, site};
 use core::marker::PhantomData;
 
 /// A shared array without phase checks: any thread may read or write any

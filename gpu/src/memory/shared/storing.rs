@@ -53,12 +53,12 @@
 
 use super::phase::{Owned, Published};
 use super::{Ownership, Region, SharedArray};
-use crate::backend::target::{SharedBase, Target};
-use crate::backend::{site, AsyncCopies, Site};
-use crate::kernel::TensorMapData;
-use crate::memory::tensor::{check_tensor_out, TensorElem, TensorOut, TensorOutCall, TensorReduce};
-use crate::memory::tile::TileArray;
 use crate::ThreadBlock;
+use crate::backend::target::{SharedBase, Target};
+use crate::backend::{AsyncCopies, Site, site};
+use crate::kernel::TensorMapData;
+use crate::memory::tensor::{TensorElem, TensorOut, TensorOutCall, TensorReduce, check_tensor_out};
+use crate::memory::tile::TileArray;
 use core::marker::PhantomData;
 
 /// A shared array the copy engine is reading for a tensor store or

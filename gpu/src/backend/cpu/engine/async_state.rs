@@ -13,8 +13,8 @@
 //! succeeds.
 
 use super::fast_hash::FastMap;
-use crate::backend::async_copies::CombineElement;
 use crate::backend::Site;
+use crate::backend::async_copies::CombineElement;
 
 /// A copy issued and not landed.
 struct Pending {
@@ -337,20 +337,19 @@ impl AsyncState {
         combine: Option<CombineElement>,
     ) -> Result<(), AsyncError> {
         self.barrier(key)?;
-        if combine.is_none() {
-            if let Some(other) = self
+        if combine.is_none()
+            && let Some(other) = self
                 .pending
                 .iter()
                 .find(|p| p.barrier == Some(key) && p.region == region)
-            {
-                return Err(AsyncError::Barrier(format!(
-                    "two arrays sent into the same inbox in one round: block {from_block} of \
+        {
+            return Err(AsyncError::Barrier(format!(
+                "two arrays sent into the same inbox in one round: block {from_block} of \
                      the cluster sends at {site} where block {} sent at {}, and whole arrays \
                      land over each other. A copy inbox takes one array a round; combine \
                      several with `open_reduce`",
-                    other.from_block, other.site
-                )));
-            }
+                other.from_block, other.site
+            )));
         }
         self.issue(thread, region, 0, data, elem_size, site, Some(key));
         if let Some(p) = self.pending.last_mut() {

@@ -10,8 +10,8 @@
 //! standard library's `Backtrace` does, which loads all of the program's
 //! debug information on its first use in a process.
 
-use crate::backend::cpu::PanicLocation;
 use crate::backend::Site;
+use crate::backend::cpu::PanicLocation;
 
 /// Where the function holding `site` was called from, innermost first: the
 /// frames of the running thread's stack in the kernel's crate (not coop's,
@@ -138,12 +138,11 @@ fn std_frames() -> impl Iterator<Item = (String, Option<PanicLocation>)> {
 /// to, so that a call chain has one style.
 fn in_site_style(file: &str, site_file: &str, frame_file: &str) -> String {
     if file.starts_with('/') {
-        if !site_file.starts_with('/') {
-            if let Some(root) = frame_file.strip_suffix(site_file) {
-                if let Some(rest) = file.strip_prefix(root) {
-                    return rest.to_string();
-                }
-            }
+        if !site_file.starts_with('/')
+            && let Some(root) = frame_file.strip_suffix(site_file)
+            && let Some(rest) = file.strip_prefix(root)
+        {
+            return rest.to_string();
         }
         return file.to_string();
     }

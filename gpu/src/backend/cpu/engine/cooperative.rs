@@ -16,13 +16,13 @@
 //! different clusters, which no sync orders, are checked in a record of the
 //! whole launch.
 
-use super::global_state::{unrank, LaunchGlobal, Touched};
+use super::global_state::{LaunchGlobal, Touched, unrank};
 use super::lane::LaunchShared;
-use super::scheduler::{close_block, Block, BlockRun, Counts, Geometry, Pause, Stacks};
+use super::scheduler::{Block, BlockRun, Counts, Geometry, Pause, Stacks, close_block};
 use super::shared_state::BlockShared;
-use crate::backend::cpu::diagnostics::{BlockArrival, Violation};
-use crate::backend::Site;
 use crate::Dim3;
+use crate::backend::Site;
+use crate::backend::cpu::diagnostics::{BlockArrival, Violation};
 use core::cell::{Cell, RefCell};
 use core::sync::atomic::Ordering;
 

@@ -21,13 +21,13 @@
 //! reported is the same however the host ran the blocks.
 
 use super::fast_hash::FastMap;
-use super::happens_before::{epoch_in, Shared, SyncView};
+use super::happens_before::{Shared, SyncView, epoch_in};
 use super::races::{Checked, Clocks, ElemState, Rec};
+use crate::Dim3;
+use crate::backend::Site;
 use crate::backend::cpu::diagnostics::{GlobalAccess, SyncGap, Violation};
 use crate::backend::cpu::report::AccessKind;
-use crate::backend::Site;
 use crate::kernel::params::BufferWords;
-use crate::Dim3;
 
 /// A buffer parameter of the launch.
 #[derive(Clone, Copy, Debug)]

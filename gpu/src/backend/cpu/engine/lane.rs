@@ -3,10 +3,10 @@
 use super::global_state::{self, Buffers};
 use super::happens_before::{self, FlagAccess, Flags, Shared, SyncView, Writer};
 use super::shared_state::BlockShared;
+use crate::Dim3;
 use crate::backend::cpu::diagnostics::{AfterArrival, Violation};
 use crate::backend::cpu::report::AccessKind;
 use crate::backend::{AtomicOp, Ordering as AtomicOrdering, Redux, Scope, Site};
-use crate::Dim3;
 use core::cell::Cell;
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicU64, Ordering};

@@ -19,8 +19,8 @@
 //! readers, so a conflict is found whichever of the two threads the
 //! scheduler ran first.
 
-use crate::backend::cpu::report::AccessKind;
 use crate::backend::Site;
+use crate::backend::cpu::report::AccessKind;
 
 /// One access, as the race detector remembers it.
 #[derive(Clone, Copy, Debug)]
@@ -324,10 +324,10 @@ impl Clocks {
         }
         match now.kind {
             AccessKind::Read => {
-                if !state.reads.iter().flatten().any(|x| x.thread == now.thread) {
-                    if let Some(slot) = state.reads.iter_mut().find(|x| x.is_none()) {
-                        *slot = Some(now);
-                    }
+                if !state.reads.iter().flatten().any(|x| x.thread == now.thread)
+                    && let Some(slot) = state.reads.iter_mut().find(|x| x.is_none())
+                {
+                    *slot = Some(now);
                 }
             }
             AccessKind::Atomic => {

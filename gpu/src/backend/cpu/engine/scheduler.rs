@@ -10,14 +10,14 @@ use super::lane::{self, LaneCtx, LaneInfo, LaunchShared, Op, Request, State, Vot
 use super::panics::Capture;
 use super::semantics::{lanes_where, shfl_source};
 use super::shared_state::{BlockShared, SiteTotals};
-use crate::backend::cpu::diagnostics::{AfterArrival, Arrival, Threads, Violation};
-use crate::backend::Site;
 use crate::Dim3;
+use crate::backend::Site;
+use crate::backend::cpu::diagnostics::{AfterArrival, Arrival, Threads, Violation};
 use core::cell::{Cell, RefCell};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
 use std::any::Any;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 /// A thread's coroutine: resumed with a collective's result, suspends with
 /// a request, returns the payload of its panic if it panicked (caught
@@ -685,10 +685,9 @@ impl Block<'_> {
                         op: Op::ActiveMask,
                         site: s,
                     } = self.ctxs[l].state.get()
+                        && same_site(s, site)
                     {
-                        if same_site(s, site) {
-                            group |= 1 << (l - warp_base);
-                        }
+                        group |= 1 << (l - warp_base);
                     }
                 }
                 if self.rng != 0 && group.count_ones() > 1 {

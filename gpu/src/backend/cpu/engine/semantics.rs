@@ -29,11 +29,7 @@ pub(crate) fn shfl_source(mode: ShflMode, lane: u32, b: u32, c: u32) -> u32 {
             (j, j <= max_lane as i32)
         }
     };
-    if in_range {
-        j as u32
-    } else {
-        lane
-    }
+    if in_range { j as u32 } else { lane }
 }
 
 /// Bit `l` of the result is set for each lane `l` of `mask` for which
@@ -64,7 +60,7 @@ mod tests {
         assert_eq!(shfl_source(ShflMode::Down, 13, 3, c(8, false)), 13); // above the tile
         assert_eq!(shfl_source(ShflMode::Bfly, 13, 1, c(8, false)), 12);
         assert_eq!(shfl_source(ShflMode::Bfly, 13, 16, c(8, false)), 13); // partner above: own
-                                                                          // The hardware reads the low five bits of b.
+        // The hardware reads the low five bits of b.
         assert_eq!(shfl_source(ShflMode::Down, 3, 33, c(32, false)), 4);
         assert_eq!(shfl_source(ShflMode::Bfly, 2, 38, c(32, false)), 2 ^ 6);
     }

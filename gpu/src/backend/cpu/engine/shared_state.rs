@@ -9,11 +9,11 @@ use super::fast_hash::FastMap;
 use super::global_state::{Access, BlockGlobal, Conflict, Touched};
 use super::happens_before::SyncView;
 use super::races::{Arrived, Checked, Clocks, ElemState, Rec};
-use crate::backend::cpu::diagnostics::{AfterArrival, Violation};
-use crate::backend::cpu::report::{AccessKind, SharedAccess, SharedSite};
+use crate::Dim3;
 use crate::backend::ElemShape;
 use crate::backend::Site;
-use crate::Dim3;
+use crate::backend::cpu::diagnostics::{AfterArrival, Violation};
+use crate::backend::cpu::report::{AccessKind, SharedAccess, SharedSite};
 
 /// Where the CPU backend keeps an array: its memory and its index in the
 /// block's table.
@@ -281,7 +281,7 @@ impl BlockShared {
                     arrive,
                     group: "ThreadBlock",
                     then: AfterArrival::Arrived(site),
-                })
+                });
             }
         }
         // What a waiting thread waits for.
@@ -392,19 +392,19 @@ impl BlockShared {
     ) -> Result<(), Violation> {
         let now = self.clocks.now(thread, kind, site);
         let r = region as usize;
-        if self.asynchronous.any_in_flight() {
-            if let Some((copier, copy_site)) = self.asynchronous.in_flight(region, index) {
-                return Err(Violation::AsyncCopyInFlight {
-                    array: self.regions[r].name,
-                    element: self.element_name(r, index),
-                    access: access_of(&now),
-                    copy: SharedAccess {
-                        thread: copier,
-                        kind: AccessKind::Write,
-                        site: copy_site,
-                    },
-                });
-            }
+        if self.asynchronous.any_in_flight()
+            && let Some((copier, copy_site)) = self.asynchronous.in_flight(region, index)
+        {
+            return Err(Violation::AsyncCopyInFlight {
+                array: self.regions[r].name,
+                element: self.element_name(r, index),
+                access: access_of(&now),
+                copy: SharedAccess {
+                    thread: copier,
+                    kind: AccessKind::Write,
+                    site: copy_site,
+                },
+            });
         }
         if kind == AccessKind::Write {
             self.progress += 1;

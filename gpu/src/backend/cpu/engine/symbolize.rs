@@ -24,7 +24,7 @@ pub(crate) fn return_addresses() -> Vec<usize> {
     struct UnwindContext {
         _opaque: [u8; 0],
     }
-    extern "C" {
+    unsafe extern "C" {
         fn _Unwind_Backtrace(
             trace: extern "C" fn(*mut UnwindContext, *mut c_void) -> c_int,
             data: *mut c_void,
@@ -39,11 +39,7 @@ pub(crate) fn return_addresses() -> Vec<usize> {
         // SAFETY: `context` is the unwinder's, valid during this call.
         frames.push(unsafe { _Unwind_GetIP(context) });
         // _URC_NO_REASON goes on; _URC_END_OF_STACK stops the walk.
-        if frames.len() < LIMIT {
-            0
-        } else {
-            5
-        }
+        if frames.len() < LIMIT { 0 } else { 5 }
     }
     let mut frames: Vec<usize> = Vec::with_capacity(LIMIT);
     // SAFETY: the walk calls `push` with the pointer given here, which
@@ -243,11 +239,12 @@ impl Program {
         let mut before: Option<(u64, u64, u64, u64)> = None;
         let mut found = None;
         while let Some((_, row)) = rows.next_row().ok()? {
-            if let Some((start, file, line, column)) = before {
-                if start <= target && target < row.address() {
-                    found = Some((file, line, column));
-                    break;
-                }
+            if let Some((start, file, line, column)) = before
+                && start <= target
+                && target < row.address()
+            {
+                found = Some((file, line, column));
+                break;
             }
             before = (!row.end_sequence()).then(|| {
                 let column = match row.column() {
@@ -416,10 +413,10 @@ fn file_path(
         .comp_dir
         .map(|d| String::from_utf8_lossy(d.slice()).into_owned())
         .unwrap_or_default();
-    if header.version() >= 5 || entry.directory_index() != 0 {
-        if let Some(dir) = entry.directory(header).and_then(text) {
-            join(&mut path, &dir);
-        }
+    if (header.version() >= 5 || entry.directory_index() != 0)
+        && let Some(dir) = entry.directory(header).and_then(text)
+    {
+        join(&mut path, &dir);
     }
     join(&mut path, &text(entry.path_name())?);
     Some(path)
@@ -474,7 +471,7 @@ fn load_bias() -> Option<usize> {
         phdr: *const c_void,
         phnum: u16,
     }
-    extern "C" {
+    unsafe extern "C" {
         fn dl_iterate_phdr(
             callback: extern "C" fn(*mut PhdrInfo, usize, *mut c_void) -> c_int,
             data: *mut c_void,
@@ -512,7 +509,7 @@ fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{return_addresses, Program};
+    use super::{Program, return_addresses};
 
     /// The frames of this test's own calls, two lines apart.
     fn two_calls() -> [(Vec<usize>, u32); 2] {

@@ -3,15 +3,15 @@
 //! thread's wait for its group, or a test of the barrier it completes on);
 //! until then the destination is in flight, and touching it is reported.
 
+use super::super::Cpu;
 use super::super::engine::async_state::AsyncError;
 use super::super::engine::lane;
 use super::super::engine::shared_state::{MulticastCall, SharedBase};
 use super::super::report::AccessKind;
-use super::super::Cpu;
-use crate::backend::async_copies::{BulkCombine, CombineElement};
 use crate::backend::Rmw;
+use crate::backend::async_copies::{BulkCombine, CombineElement};
 use crate::backend::{AsyncCopies, Site};
-use crate::kernel::{swizzle_offset, CpuTensorLayout, TensorMapData};
+use crate::kernel::{CpuTensorLayout, TensorMapData, swizzle_offset};
 
 /// The source's `bytes` bytes.
 fn snapshot(src: *const u8, bytes: u32) -> Vec<u8> {

@@ -3,8 +3,8 @@
 //! still go through `core`'s atomics, so that they are atomic whatever
 //! else touches the memory.
 
-use super::super::engine::lane;
 use super::super::Cpu;
+use super::super::engine::lane;
 use crate::backend::{AtomicOp, Atomics, Ordering, Rmw, Scope, Site, Word};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 

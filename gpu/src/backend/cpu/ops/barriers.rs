@@ -1,8 +1,8 @@
 //! Barriers as collectives the scheduler completes, and the whole-tile
 //! check.
 
-use super::super::engine::lane::{self, Op, Request};
 use super::super::Cpu;
+use super::super::engine::lane::{self, Op, Request};
 use crate::backend::{Barriers, Site};
 
 impl Barriers for Cpu {

@@ -2,10 +2,10 @@
 //! length, located at the kernel's call (the same words the GPU prints);
 //! an `Out` or atomic past its end names the parameter too.
 
-use super::super::engine::lane;
 use super::super::Cpu;
-use crate::backend::{Faults, Site};
+use super::super::engine::lane;
 use crate::Dim3;
+use crate::backend::{Faults, Site};
 use core::ffi::CStr;
 use core::fmt::Debug;
 
@@ -32,7 +32,9 @@ impl Faults for Cpu {
     fn shared_index_out_of_bounds<I: Debug>(index: I, len: usize, cols: usize, site: Site) -> ! {
         let message = match len.checked_div(cols) {
             None => {
-                format!("coop: index {index:?} is outside a shared array of {len} elements (at {site})")
+                format!(
+                    "coop: index {index:?} is outside a shared array of {len} elements (at {site})"
+                )
             }
             Some(rows) => format!(
                 "coop: index {index:?} is outside a shared array of {rows} rows of {cols} elements (at {site})"

@@ -9,8 +9,8 @@
 //! element from another cluster race anyway, unless device-scope atomics
 //! carry them), and as the block's without clusters.
 
-use super::super::engine::lane;
 use super::super::Cpu;
+use super::super::engine::lane;
 use crate::backend::{FenceScope, Fences, Site};
 
 impl Fences for Cpu {

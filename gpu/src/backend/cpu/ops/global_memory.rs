@@ -1,7 +1,7 @@
 //! Global accesses on the CPU: the race check sees them first.
 
-use super::super::engine::lane;
 use super::super::Cpu;
+use super::super::engine::lane;
 use crate::backend::cpu::AccessKind;
 use crate::backend::{GlobalAccess, GlobalMemory, Site};
 
@@ -9,10 +9,10 @@ impl GlobalMemory for Cpu {
     fn global_access(base: *const u8, index: usize, access: GlobalAccess, site: Site) {
         let atomic = match access {
             GlobalAccess::Read => {
-                return lane::global_access(base as usize, index, AccessKind::Read, None, site)
+                return lane::global_access(base as usize, index, AccessKind::Read, None, site);
             }
             GlobalAccess::Write => {
-                return lane::global_access(base as usize, index, AccessKind::Write, None, site)
+                return lane::global_access(base as usize, index, AccessKind::Write, None, site);
             }
             GlobalAccess::Atomic {
                 block_scope,

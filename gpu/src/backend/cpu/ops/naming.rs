@@ -1,7 +1,7 @@
 //! The collective a thread entered, kept for the scheduler's reports.
 
-use super::super::engine::lane;
 use super::super::Cpu;
+use super::super::engine::lane;
 use crate::backend::{Naming, Site};
 
 impl Naming for Cpu {

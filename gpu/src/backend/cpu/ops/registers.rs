@@ -1,9 +1,9 @@
 //! The launch geometry, read from the running thread's context.
 
-use super::super::engine::lane;
 use super::super::Cpu;
-use crate::backend::{Registers, Site};
+use super::super::engine::lane;
 use crate::Dim3;
+use crate::backend::{Registers, Site};
 
 impl Registers for Cpu {
     #[inline]

@@ -1,8 +1,8 @@
 //! The block's scratch: a buffer of the running block that its emulated
 //! threads share.
 
-use super::super::engine::lane;
 use super::super::Cpu;
+use super::super::engine::lane;
 use crate::backend::{Scratch, Site};
 
 /// This block's scratch, after counting the caller's step.

@@ -2,10 +2,10 @@
 //! name, and loads and stores that the race detector and the bank model see
 //! first.
 
+use super::super::Cpu;
 use super::super::engine::lane;
 use super::super::engine::shared_state::SharedBase;
 use super::super::report::AccessKind;
-use super::super::Cpu;
 use super::atomics;
 use crate::backend::elements::SharedElem;
 use crate::backend::{ElemShape, Rmw, SharedMemory, Site, Word};

@@ -1,8 +1,8 @@
 //! Warp collectives as requests the scheduler completes with the values the
 //! hardware gives (`engine::semantics`).
 
-use super::super::engine::lane::{self, Op, ShflMode, VoteKind};
 use super::super::Cpu;
+use super::super::engine::lane::{self, Op, ShflMode, VoteKind};
 use crate::backend::{Redux, Site, WarpCollectives};
 
 #[inline]
