@@ -288,17 +288,7 @@ impl AsyncState {
     /// `complete_tx`: `bytes` of the phase's expected bytes came in by the
     /// threads' own stores.
     pub fn complete_bytes(&mut self, key: (u32, u32), bytes: u32) -> Result<(), AsyncError> {
-        let b = self.barrier(key)?;
-        b.tx -= bytes as i64;
-        if b.tx < 0 {
-            return Err(AsyncError::Barrier(format!(
-                "{} bytes more completed on an mbarrier than its phase expected (more \
-                 arrays sent into an inbox than it was opened for?)",
-                -b.tx
-            )));
-        }
-        complete(b);
-        Ok(())
+        take_bytes(self.barrier(key)?, bytes as i64, "completed")
     }
 
     /// A copy of another block's copy engine (a multicast) landing in this
@@ -371,16 +361,7 @@ impl AsyncState {
         let landed = if b.pending == 0 {
             let landed = self.land(|p| p.barrier == Some(key));
             let bytes: i64 = landed.iter().map(|l| l.data.len() as i64).sum();
-            let b = self.barrier(key)?;
-            b.tx -= bytes;
-            if b.tx < 0 {
-                return Err(AsyncError::Barrier(format!(
-                    "{} bytes more landed on an mbarrier than its phase expected (more \
-                     arrays sent into an inbox than it was opened for?)",
-                    -b.tx
-                )));
-            }
-            complete(b);
+            take_bytes(self.barrier(key)?, bytes, "landed")?;
             landed
         } else {
             Vec::new()
@@ -388,6 +369,22 @@ impl AsyncState {
         let b = self.barrier(key)?;
         Ok(((b.phase + 1) & 1 == parity, landed))
     }
+}
+
+/// `bytes` of the phase's expected bytes have `how` ("landed",
+/// "completed"): more than it expects is refused; the phase completes if
+/// nothing else is pending.
+fn take_bytes(b: &mut Mbarrier, bytes: i64, how: &str) -> Result<(), AsyncError> {
+    b.tx -= bytes;
+    if b.tx < 0 {
+        return Err(AsyncError::Barrier(format!(
+            "{} bytes more {how} on an mbarrier than its phase expected (more arrays sent \
+             into an inbox than it was opened for?)",
+            -b.tx
+        )));
+    }
+    complete(b);
+    Ok(())
 }
 
 /// Completes the barrier's phase while nothing is pending.
