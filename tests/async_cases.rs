@@ -123,6 +123,44 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
             cases += 1;
         }
     }
+    for &n in pick(&[1, 999, 1000, 1003, 7001, 40_002], &[1, 1003, 7001]) {
+        let shapes: &[(usize, usize)] = if full {
+            &[(0, 0), (0, 4), (0, 1), (1, 0), (4, 2), (3, 3)]
+        } else {
+            &[(0, 0), (0, 1), (1, 0)]
+        };
+        for &(offset, shift) in shapes {
+            for engine in [1u32, 0] {
+                for &(blocks, threads) in if full {
+                    &[(1u32, 32u32), (3, 128), (7, 96)][..]
+                } else {
+                    &[(2, 32)][..]
+                } {
+                    let what = format!(
+                        "pipeline_store n {n} offset {offset} shift {shift} engine {engine} blocks {blocks} threads {threads}"
+                    );
+                    let _w = watch(what.clone());
+                    let input = data_u32(n);
+                    let body = &input[offset.min(n)..];
+                    let got = (|| -> Result<Vec<u32>, Error> {
+                        let data = device.upload(&input)?;
+                        let mut out = device.zeros::<u32>(shift + body.len())?;
+                        program.launch(
+                            k::pipeline_store,
+                            LaunchConfig::new(blocks, threads),
+                            (&data, offset as u32, shift as u32, engine, &mut out),
+                        )?;
+                        device.download(&out)
+                    })()
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let mut expected = vec![0u32; shift];
+                    expected.extend_from_slice(body);
+                    assert!(got == expected, "{what}: differs from the host");
+                    cases += 1;
+                }
+            }
+        }
+    }
     for &n in pick(&[1, 127, 128, 1000, 100_003], &[1, 1000]) {
         for &threads in &[128u32, 256] {
             let what = format!("async_reductions n {n} threads {threads}");

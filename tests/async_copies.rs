@@ -141,3 +141,42 @@ fn inbox_rounds_that_cannot_end_or_would_race_are_reported() {
         }
     }
 }
+
+/// `Stage::store` checks its run: past the end of the buffer, and longer
+/// than a stage, are refused at the call, naming it and the parameter.
+#[test]
+fn a_stage_store_outside_its_buffer_or_tile_is_refused() {
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let input = device.upload(&(0..3000u32).collect::<Vec<_>>()).unwrap();
+    let mut short = device.zeros::<u32>(2999).unwrap();
+    let e = program
+        .launch(
+            coop_test_kernels::async_copies::pipeline_store,
+            coop_host::LaunchConfig::new(1, 32),
+            (&input, 0u32, 0u32, 1u32, &mut short),
+        )
+        .expect_err("a run past the end");
+    let message = e.to_string();
+    eprintln!("{message}");
+    for part in [
+        "Stage::store: index 2999 is out of bounds for a buffer of 2999 elements (the kernel's parameter `out`)",
+        "tests/kernels/src/async_copies.rs",
+    ] {
+        assert!(message.contains(part), "missing {part:?} in: {message}");
+    }
+    let mut out = device.zeros::<u32>(100).unwrap();
+    let e = program
+        .launch(
+            coop_test_kernels::async_copies::stage_store_too_long,
+            coop_host::LaunchConfig::new(1, 32),
+            (&input, &mut out),
+        )
+        .expect_err("65 elements from a stage of 64");
+    let message = e.to_string();
+    eprintln!("{message}");
+    assert!(
+        message.contains("Stage::store: `len` is larger than the stage's tile"),
+        "{message}"
+    );
+}

@@ -121,6 +121,67 @@ extern "C" __global__ void stream_bulk(const float* in, size_t n, float* out, si
     }
 }
 
+// Both ways by the bulk-copy engine, as coop's stream_engine: tiles of 4 KiB,
+// a ring of four, each stage stored from shared memory by the engine
+// (cp.async.bulk shared -> global, one bulk group a tile) and refilled once
+// the engine has read it (cp.async.bulk.wait_group.read 0). One warp a
+// block, its first thread issuing; a partial last tile by the warp's stores.
+constexpr int ENGINE_TILE = 1024;
+
+extern "C" __global__ void stream_engine(const float* in, size_t n, float* out, size_t out_len) {
+    using barrier = cuda::barrier<cuda::thread_scope_block>;
+    __shared__ alignas(128) float ring[STAGES][ENGINE_TILE];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ barrier full[STAGES];
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) init(&full[s], blockDim.x);
+        cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    }
+    __syncthreads();
+    size_t tiles = (n + ENGINE_TILE - 1) / ENGINE_TILE;
+    auto len_of = [&](size_t k) { return k * ENGINE_TILE + ENGINE_TILE <= n ? (size_t)ENGINE_TILE : n - k * ENGINE_TILE; };
+    size_t next_load = blockIdx.x;
+    barrier::arrival_token token[STAGES];
+    auto load = [&](int s) {
+        if (next_load < tiles) {
+            size_t len = len_of(next_load);
+            const float* src = in + next_load * ENGINE_TILE;
+            if (len == ENGINE_TILE) {
+                if (threadIdx.x == 0) {
+                    cuda::device::memcpy_async_tx(ring[s], src, cuda::aligned_size_t<16>(sizeof(float) * ENGINE_TILE), full[s]);
+                    token[s] = cuda::device::barrier_arrive_tx(full[s], 1, sizeof(float) * ENGINE_TILE);
+                } else {
+                    token[s] = full[s].arrive();
+                }
+            } else {
+                for (size_t i = threadIdx.x; i < len; i += blockDim.x) ring[s][i] = src[i];
+                __syncthreads();
+                token[s] = full[s].arrive();
+            }
+        }
+        next_load += gridDim.x;
+    };
+    for (int s = 0; s < STAGES; ++s) load(s);
+    int s = 0;
+    for (size_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+        full[s].wait(cuda::std::move(token[s]));
+        size_t len = len_of(k);
+        if (len == ENGINE_TILE) {
+            if (threadIdx.x == 0) {
+                cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, out + k * ENGINE_TILE, ring[s],
+                                         sizeof(float) * ENGINE_TILE);
+                cuda::ptx::cp_async_bulk_commit_group();
+                cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>());
+            }
+        } else {
+            for (size_t i = threadIdx.x; i < len; i += blockDim.x) out[k * ENGINE_TILE + i] = ring[s][i];
+        }
+        __syncthreads();
+        load(s);
+        s = (s + 1) % STAGES;
+    }
+}
+
 // A warp-specialized ring: warp 0's first thread moves each tile by the
 // bulk-copy engine once the consumers released its stage (barrier
 // "empty"), the block's other threads store the tiles once landed

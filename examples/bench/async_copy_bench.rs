@@ -24,15 +24,17 @@
 //! kernels (other register caps, say), loaded from its PTX.
 //!
 //! Every block has 256 threads (`stream_specialized` a warp more, its
-//! producer); a grid is the most blocks the GPU holds at once for the
-//! kernel, or one block a tile when there are fewer tiles.
+//! producer; `stream_engine` one warp); a grid is the most blocks the GPU
+//! holds at once for the kernel, or one block a tile when there are fewer
+//! tiles (`stream_engine`: two blocks a multiprocessor, or
+//! `COOP_ENGINE_BLOCKS` a multiprocessor).
 
 use coop::Kernel;
 use coop_examples::checks::stencil::smooth_host;
 use coop_examples::kernels::stencil::{smooth_global, BLOCK};
 use coop_examples::kernels::streaming::{
-    stencil_bulk, stream_bulk, stream_direct, stream_pipeline, stream_specialized,
-    stream_specialized_threads, stream_staged, stream_tensor, RowTile, ROW, TILE,
+    stencil_bulk, stream_bulk, stream_direct, stream_engine, stream_pipeline, stream_specialized,
+    stream_specialized_threads, stream_staged, stream_tensor, RowTile, ENGINE_TILE, ROW, TILE,
 };
 use coop_examples::{time_gpu_interleaved, PTX};
 use coop_host::cudarc::driver::CudaSlice;
@@ -43,6 +45,10 @@ const THREADS: u32 = 256;
 /// Threads of a `stream_specialized` block: a producer warp and `THREADS`
 /// storing threads.
 const SPECIALIZED_THREADS: u32 = THREADS + 32;
+
+/// Threads of a `stream_engine` block: one warp, whose first thread issues
+/// every copy.
+const ENGINE_THREADS: u32 = 32;
 
 /// The grid for `kernel`: every block the GPU holds at once, at most one
 /// a tile (a block a `THREADS` floats for the grid-stride kernel).
@@ -91,6 +97,12 @@ fn main() {
                 .expect("COOP_LOGS: powers of two, comma-separated")
         })
         .collect();
+    let engine_blocks: u32 = std::env::var("COOP_ENGINE_BLOCKS")
+        .map(|b| {
+            b.parse()
+                .expect("COOP_ENGINE_BLOCKS: blocks a multiprocessor")
+        })
+        .unwrap_or(2);
     coop_examples::bench::print_gpu(&gpu);
     println!("row,side,kernel,floats,blocks,median_us,GBps");
     for log in logs {
@@ -115,6 +127,11 @@ fn main() {
                 (
                     "stream_specialized_threads",
                     grid_of(m, stream_specialized_threads, SPECIALIZED_THREADS, n, TILE),
+                ),
+                (
+                    "stream_engine",
+                    grid_of(m, stream_engine, ENGINE_THREADS, n, ENGINE_TILE)
+                        .min(engine_blocks * gpu.limits().multiprocessors),
                 ),
             ];
             for &(name, blocks) in kernels {
@@ -153,6 +170,7 @@ fn main() {
             let out = &outputs[i];
             let cfg = LaunchConfig::new(blocks, THREADS);
             let specialized = LaunchConfig::new(blocks, SPECIALIZED_THREADS);
+            let engine = LaunchConfig::new(blocks, ENGINE_THREADS);
             launches.push(Box::new(move || {
                 let mut out = out.borrow_mut();
                 match name {
@@ -165,6 +183,7 @@ fn main() {
                     "stream_specialized_threads" => {
                         m.launch(stream_specialized_threads, specialized, (input, &mut *out))
                     }
+                    "stream_engine" => m.launch(stream_engine, engine, (input, &mut *out)),
                     _ => m.launch(stream_bulk, cfg, (input, &mut *out)),
                 }
                 .unwrap()

@@ -11,6 +11,10 @@
 //!   tiles loading while the block stores the current one;
 //! - [`stream_bulk`]: the same ring, its tiles moved by the bulk-copy
 //!   engine (sm_90);
+//! - [`stream_engine`]: a ring of four stages of 4 KiB in blocks of one
+//!   warp, each tile loaded and stored by the bulk-copy engine (sm_90,
+//!   [`Stage::store`](coop::memory::pipeline::Stage::store)): no element
+//!   passes through a register;
 //! - [`stream_specialized`]: the same ring, warp-specialized: the block's
 //!   first warp moves the tiles by the bulk-copy engine, the other threads
 //!   store them ([`stream_specialized_threads`]: the warp's threads copy
@@ -87,6 +91,44 @@ pub fn stream_pipeline(
     ring: Pipeline<[[f32; TILE]; 4]>,
 ) {
     through_ring(&block, input, &output, ring, CopyEngine::Threads);
+}
+
+/// Floats in a tile of [`stream_engine`] (4 KiB).
+pub const ENGINE_TILE: usize = 1024;
+
+/// `output[i] = input[i]` through a ring of four stages of
+/// [`ENGINE_TILE`] floats, each tile loaded into its stage and stored from
+/// there by the bulk-copy engine (sm_90): the block's threads only wait.
+/// Launch it with blocks of one warp, two a multiprocessor: on an H200
+/// that streams faster than more blocks or larger tiles (chapter 7).
+#[kernel]
+pub fn stream_engine(
+    block: ThreadBlock,
+    input: &[f32],
+    output: Out<f32>,
+    ring: Pipeline<[[f32; ENGINE_TILE]; 4]>,
+) {
+    let mut stages = ring.start(&block);
+    let tiles = input.len().div_ceil(ENGINE_TILE);
+    let blocks = this_grid().num_blocks() as usize;
+    let part = |k: usize| &input[k * ENGINE_TILE..((k + 1) * ENGINE_TILE).min(input.len())];
+    let mut next_load = block.group_index().x as usize;
+    while next_load < tiles && !stages.is_full() {
+        stages.load(&block, part(next_load));
+        next_load += blocks;
+    }
+    let mut current = block.group_index().x as usize;
+    while stages.loaded() > 0 {
+        let len = part(current).len();
+        stages
+            .next(&block)
+            .store(&block, &output, current * ENGINE_TILE, len);
+        current += blocks;
+        if next_load < tiles {
+            stages.load(&block, part(next_load));
+            next_load += blocks;
+        }
+    }
 }
 
 /// As [`stream_pipeline`], each tile moved by the bulk-copy engine

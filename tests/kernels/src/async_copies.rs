@@ -280,6 +280,65 @@ pub fn pipeline_copy(
     }
 }
 
+/// `Stage::store`: block `b` copies tiles `b, b + blocks, ...` of 1000
+/// elements of `input[offset..]` to `out[shift..]` through three stages,
+/// loaded by the bulk-copy engine where it can (`engine` 1) or by the
+/// threads (`engine` 0), each stored from its stage. The loads of an odd
+/// `offset` go by the threads; the stores to an odd `shift` too; a
+/// partial last tile's length not a multiple of 4 leaves a few elements
+/// after the engine's chunks to the threads.
+#[kernel]
+pub fn pipeline_store(
+    block: ThreadBlock,
+    input: &[u32],
+    offset: u32,
+    shift: u32,
+    engine: u32,
+    out: Out<u32>,
+    ring: Pipeline<[[u32; 1000]; 3]>,
+) {
+    let engine = if engine == 1 {
+        CopyEngine::Bulk
+    } else {
+        CopyEngine::Threads
+    };
+    let mut stages = ring.start_with(&block, engine);
+    let body = &input[(offset as usize).min(input.len())..];
+    let tiles = body.len().div_ceil(1000);
+    let blocks = this_grid().num_blocks();
+    let tile = |k: usize| &body[k * 1000..((k + 1) * 1000).min(body.len())];
+    let mut next_load = block.group_index().x as usize;
+    while next_load < tiles && !stages.is_full() {
+        stages.load(&block, tile(next_load));
+        next_load += blocks;
+    }
+    let mut current = block.group_index().x as usize;
+    while stages.loaded() > 0 {
+        let at = shift as usize + current * 1000;
+        let len = tile(current).len();
+        stages.next(&block).store(&block, &out, at, len);
+        current += blocks;
+        if next_load < tiles {
+            stages.load(&block, tile(next_load));
+            next_load += blocks;
+        }
+    }
+}
+
+/// A `Stage::store` of more elements than a stage holds (refused, naming
+/// the call and the rule).
+#[kernel]
+pub fn stage_store_too_long(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    ring: Pipeline<[[u32; 64]; 1]>,
+) {
+    let mut stages = ring.start(&block);
+    stages.load(&block, &input[..64]);
+    stages.next(&block).store(&block, &out, 0, 65);
+}
+
 /// The asynchronous reductions: every warp adds its sum to `sums[0]`,
 /// every block combines its maximum into `maxima[0]` and every 128-thread
 /// tile its bits (`1 << (x % 32)`) into `bits[0]`, with

@@ -88,6 +88,7 @@ use crate::ThreadBlock;
 use crate::backend::ElemShape;
 use crate::backend::target::{SharedBase, Target};
 use crate::backend::{AsyncCopies, Faults, Naming, SharedMemory, Site, site};
+use crate::memory::out::Out;
 use crate::memory::shared::{CopyPlan, SharedElem, SharedParam, issue_copy};
 use crate::memory::tensor::{
     TensorElem, TensorMap, TensorOut, TensorOutCall, TensorReduce, check_tensor_out,
@@ -291,6 +292,7 @@ impl<A: StageArray> Pipeline<A> {
             rank: block.thread_rank(),
             threads,
             bulk,
+            engine_landed: 0,
             _ring: PhantomData,
         };
         if stages.rank == 0 {
@@ -321,6 +323,10 @@ pub struct Stages<A: StageArray> {
     threads: u32,
     /// Whether tiles go by the bulk-copy engine where they can.
     bulk: bool,
+    /// Bit `s` (of the first 64 stages): stage `s`'s tile was written by
+    /// the copy engine alone, so the engine may read it back for a store
+    /// without a fence of the threads' writes.
+    engine_landed: u64,
     _ring: PhantomData<*const A>,
 }
 
@@ -407,7 +413,9 @@ impl<A: StageArray> Stages<A> {
         let s = self.wait_to_refill(site);
         let bytes = core::mem::size_of_val(src);
         let offset = Self::tile_offset(s);
-        if self.bulk && Self::bulk_able(src, fill, s) {
+        let by_engine = self.bulk && Self::bulk_able(src, fill, s);
+        self.mark_engine_landed(s, by_engine);
+        if by_engine {
             // The phase cannot complete before this: it waits for every
             // thread's arrival at `next`, this thread's among them.
             if self.rank == 0 {
@@ -428,6 +436,26 @@ impl<A: StageArray> Stages<A> {
         // `next` knows how many of the thread's groups may stay in flight.
         Target::commit_copies(site);
         self.head += 1;
+    }
+
+    /// Records whether stage `s`'s next tile is written by the copy engine
+    /// alone (stages past the 64th never are, for this record).
+    #[inline(always)]
+    fn mark_engine_landed(&mut self, s: u32, by_engine: bool) {
+        if s < 64 {
+            let bit = 1u64 << s;
+            self.engine_landed = if by_engine {
+                self.engine_landed | bit
+            } else {
+                self.engine_landed & !bit
+            };
+        }
+    }
+
+    /// Whether stage `s`'s tile was written by the copy engine alone.
+    #[inline(always)]
+    fn engine_landed(&self, s: u32) -> bool {
+        s < 64 && self.engine_landed & (1u64 << s) != 0
     }
 
     /// Whether `src` can go to stage `s` by the bulk-copy engine: sm_90, a
@@ -535,6 +563,7 @@ impl<A: StageArray> Stages<A> {
             );
         }
         let s = self.wait_to_refill(site);
+        self.mark_engine_landed(s, true);
         // The phase cannot complete before this: it waits for every
         // thread's arrival at `next`, this thread's among them.
         self.issue_tensor(s, map, at, site);
@@ -573,7 +602,14 @@ impl<A: StageArray> Stages<A> {
         wait_copies_keeping(self.loaded() - 1, site);
         Target::barrier_arrive(self.base, Self::full(s), site);
         self.wait(Self::full(s), round & 1, site);
-        Stage::lend(self.base, s, self.rank == 0, &mut self.tail)
+        let engine = self.engine_landed(s);
+        Stage::lend(
+            self.base,
+            s,
+            (self.rank, self.threads),
+            engine,
+            &mut self.tail,
+        )
     }
 
     /// Waits until the stage the next load fills has been released (for
@@ -704,6 +740,13 @@ pub struct Stage<'p, A: StageArray> {
     stage: u32,
     /// Whether this thread issues the stage's tensor stores.
     issuer: bool,
+    /// The calling thread's rank among the threads the stage is lent to,
+    /// and their number.
+    rank: u32,
+    threads: u32,
+    /// Whether the copy engine alone wrote the tile (so it may read it
+    /// back for [`Stage::store`] without a fence of the threads' writes).
+    engine: bool,
     /// Whether this thread issued a tensor store from the stage, which
     /// must have read it before the stage is released.
     stored: bool,
@@ -713,14 +756,24 @@ pub struct Stage<'p, A: StageArray> {
 impl<'p, A: StageArray> Stage<'p, A> {
     /// Stage `stage` of the ring at `base`, landed and lent out until it is
     /// released, which arrives on its "empty" barrier and counts one more
-    /// in `tail`.
+    /// in `tail`, to `threads` threads (the caller of rank `rank` among
+    /// them); `engine` if the copy engine alone wrote its tile.
     #[inline(always)]
-    fn lend(base: SharedBase, stage: u32, issuer: bool, tail: &'p mut u32) -> Self {
+    fn lend(
+        base: SharedBase,
+        stage: u32,
+        (rank, threads): (u32, u32),
+        engine: bool,
+        tail: &'p mut u32,
+    ) -> Self {
         Stage {
             base,
             tail,
             stage,
-            issuer,
+            issuer: rank == 0,
+            rank,
+            threads,
+            engine,
             stored: false,
             _ring: PhantomData,
         }
@@ -787,6 +840,113 @@ impl<A: StageArray> Stage<'_, A> {
                 };
                 Target::shared_index_out_of_bounds(index, A::TILE, cols, site)
             }
+        }
+    }
+
+    /// Stores the tile's first `len` elements into `out[at .. at + len]`:
+    /// every thread the stage is lent to calls it with the same buffer,
+    /// `at` and `len`, and the stage is released once the store has read
+    /// it. On sm_90, when the tile was landed by the copy engine (a bulk
+    /// or tensor load) and `out[at]` lies on 16 bytes, one thread hands the
+    /// run's whole 16-byte chunks to the bulk-copy engine
+    /// (`cp.async.bulk.global.shared::cta`), so they go from shared to
+    /// global memory without passing through a register, and the threads
+    /// store the few elements after the last chunk; otherwise (a tile the
+    /// threads copied, `CopyEngine::Threads`, a warp-specialized
+    /// pipeline's consumers, a GPU before sm_90) the threads store every
+    /// element. Either way the writes land by the end of the launch.
+    /// `len` larger than the tile, or a run past the end of `out`, is
+    /// refused at the call, naming it.
+    ///
+    /// On an H200, a copy whose tiles of 4 KiB go both ways by the engine
+    /// streams at 0.96 of the driver's device-to-device copy (chapter 7 of
+    /// the guide).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::memory::pipeline::Pipeline;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// Copies `input` to `output` in tiles of 256, two in flight, the
+    /// /// last tile partial.
+    /// #[kernel]
+    /// pub fn relay(block: ThreadBlock, input: &[u32], output: Out<u32>,
+    ///              ring: Pipeline<[[u32; 256]; 2]>) {
+    ///     let mut stages = ring.start(&block);
+    ///     let part = |k: usize| &input[k * 256..((k + 1) * 256).min(input.len())];
+    ///     let tiles = input.len().div_ceil(256);
+    ///     let mut loaded = 0;
+    ///     for k in 0..tiles {
+    ///         while loaded < tiles && !stages.is_full() {
+    ///             stages.load(&block, part(loaded));
+    ///             loaded += 1;
+    ///         }
+    ///         stages.next(&block).store(&block, &output, k * 256, part(k).len());
+    ///     }
+    /// }
+    ///
+    /// let input: Vec<u32> = (0..1001).map(|i| i * 3).collect();
+    /// let mut output = vec![0u32; 1001];
+    /// Cpu::new().launch(relay, LaunchConfig::new(1, 64), (&input[..], &mut output))?;
+    /// assert_eq!(output, input);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn store(mut self, _block: &ThreadBlock, out: &Out<A::Elem>, at: usize, len: usize)
+    where
+        A::Tile: PlainTile,
+    {
+        let site = site!();
+        let elem = core::mem::size_of::<A::Elem>();
+        if len > A::TILE {
+            Target::check_failed(
+                c"Stage::store: `len` is larger than the stage's tile; a stage holds TILE elements",
+                site,
+            );
+        }
+        if at > out.len() || out.len() - at < len {
+            Target::index_out_of_bounds(
+                c"Stage::store",
+                out.as_mut_ptr() as *const u8,
+                at.saturating_add(len.max(1) - 1),
+                out.len(),
+                site,
+            );
+        }
+        let offset = Stages::<A>::tile_offset(self.stage);
+        // The engine's part: whole 16-byte chunks from an engine-landed
+        // tile to a 16-byte boundary of the buffer.
+        #[cfg(target_arch = "nvptx64")]
+        let aligned = (out.as_mut_ptr().wrapping_add(at) as usize).is_multiple_of(16);
+        #[cfg(not(target_arch = "nvptx64"))]
+        let aligned = (at * elem).is_multiple_of(16);
+        let chunks = if Target::BULK
+            && self.engine
+            && aligned
+            && offset.is_multiple_of(16)
+            && 16usize.is_multiple_of(elem)
+        {
+            (len * elem) / 16 * 16
+        } else {
+            0
+        };
+        if chunks > 0 && self.issuer {
+            Target::bulk_store(
+                self.base,
+                offset,
+                out.as_mut_ptr() as *mut u8,
+                at,
+                chunks as u32,
+                elem as u32,
+                site,
+            );
+            self.stored = true;
+        }
+        let mut i = chunks / elem + self.rank as usize;
+        while i < len {
+            out.write(at + i, self.load_element(i as u32, site));
+            i += self.threads as usize;
         }
     }
 

@@ -181,6 +181,7 @@ impl<A: StageArray> MulticastStages<A> {
         }
         let k = self.stages.head;
         let s = k % Stages::<A>::STAGES;
+        self.stages.mark_engine_landed(s, true);
         let coords = <A::Tile as TileArray>::inner_first(at);
         let base = self.stages.base;
         if self.stages.rank == 0 {
@@ -318,6 +319,7 @@ impl<A: StageArray> MulticastStages<A> {
         let base = self.stages.base;
         let bytes = core::mem::size_of_val(src) as u32;
         let bulk = Stages::<A>::bulk_able(src, fill, s);
+        self.stages.mark_engine_landed(s, bulk);
         if self.stages.rank == 0 {
             let what = [bytes as i32, fill as i32, 0, 0, 0];
             let issues = self.take_turn(src.as_ptr() as usize, what, 0, site);

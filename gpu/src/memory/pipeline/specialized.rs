@@ -473,10 +473,13 @@ where
         let k = self.stages.tail;
         let (s, round) = (k % Stages::<A>::STAGES, k / Stages::<A>::STAGES);
         self.stages.wait(Stages::<A>::full(s), round & 1, site);
+        // The producers' loads are not seen here: the tile counts as written
+        // by threads (a `Stage::store` goes by the consumers' stores).
         Stage::lend(
             self.stages.base,
             s,
-            self.stages.rank == 0,
+            (self.stages.rank, self.stages.threads),
+            false,
             &mut self.stages.tail,
         )
     }
