@@ -10,6 +10,9 @@ fn main() {
         // other examples. A cap of 40 made the ring kernels spill, which
         // cost the cp.async pipeline 5 % at 2^28 floats (guide, chapter 7).
         .max_registers(&["stream_staged", "stream_pipeline", "stream_bulk"], 48)
+        // The engine-only stream has one warp a block and two blocks a
+        // multiprocessor: registers never bound it (48 on sm_90 uncapped).
+        .max_registers(&["stream_engine"], 48)
         // The warp-specialized ones have 288 threads a block: at 32
         // registers (no spill on sm_90) six blocks fit, as their 32 KiB
         // rings allow; uncapped (35-38) only five.

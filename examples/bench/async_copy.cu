@@ -77,6 +77,31 @@ extern "C" __global__ void stream_pipeline(const float* in, size_t n, float* out
     }
 }
 
+using block_barrier = cuda::barrier<cuda::thread_scope_block>;
+
+// Tile k (of Tile floats) of `in` into `stage`, completing on `full`: a
+// whole tile by the bulk-copy engine, thread 0 issuing it and arriving with
+// its byte count; the partial last tile by the block's loads. Returns the
+// calling thread's arrival token. stream_bulk, stream_engine and
+// stencil_bulk load their rings through it.
+template <int Tile>
+__device__ inline block_barrier::arrival_token bulk_load(float* stage, block_barrier& full, const float* in, size_t n,
+                                                         size_t k) {
+    size_t start = k * Tile;
+    size_t len = start + Tile <= n ? Tile : n - start;
+    const float* src = in + start;
+    if (len == Tile) {
+        if (threadIdx.x == 0) {
+            cuda::device::memcpy_async_tx(stage, src, cuda::aligned_size_t<16>(sizeof(float) * Tile), full);
+            return cuda::device::barrier_arrive_tx(full, 1, sizeof(float) * Tile);
+        }
+        return full.arrive();
+    }
+    for (size_t i = threadIdx.x; i < len; i += blockDim.x) stage[i] = src[i];
+    __syncthreads();
+    return full.arrive();
+}
+
 extern "C" __global__ void stream_bulk(const float* in, size_t n, float* out, size_t out_len) {
     using barrier = cuda::barrier<cuda::thread_scope_block>;
     __shared__ alignas(128) float ring[STAGES][TILE];
@@ -91,22 +116,7 @@ extern "C" __global__ void stream_bulk(const float* in, size_t n, float* out, si
     size_t next_load = blockIdx.x;
     barrier::arrival_token token[STAGES];
     auto load = [&](int s) {
-        if (next_load < tiles) {
-            size_t len = tile_len(next_load, n);
-            const float* src = in + next_load * TILE;
-            if (len == TILE) {
-                if (threadIdx.x == 0) {
-                    cuda::device::memcpy_async_tx(ring[s], src, cuda::aligned_size_t<16>(sizeof(float) * TILE), full[s]);
-                    token[s] = cuda::device::barrier_arrive_tx(full[s], 1, sizeof(float) * TILE);
-                } else {
-                    token[s] = full[s].arrive();
-                }
-            } else {
-                for (size_t i = threadIdx.x; i < len; i += blockDim.x) ring[s][i] = src[i];
-                __syncthreads();
-                token[s] = full[s].arrive();
-            }
-        }
+        if (next_load < tiles) token[s] = bulk_load<TILE>(ring[s], full[s], in, n, next_load);
         next_load += gridDim.x;
     };
     for (int s = 0; s < STAGES; ++s) load(s);
@@ -143,22 +153,7 @@ extern "C" __global__ void stream_engine(const float* in, size_t n, float* out, 
     size_t next_load = blockIdx.x;
     barrier::arrival_token token[STAGES];
     auto load = [&](int s) {
-        if (next_load < tiles) {
-            size_t len = len_of(next_load);
-            const float* src = in + next_load * ENGINE_TILE;
-            if (len == ENGINE_TILE) {
-                if (threadIdx.x == 0) {
-                    cuda::device::memcpy_async_tx(ring[s], src, cuda::aligned_size_t<16>(sizeof(float) * ENGINE_TILE), full[s]);
-                    token[s] = cuda::device::barrier_arrive_tx(full[s], 1, sizeof(float) * ENGINE_TILE);
-                } else {
-                    token[s] = full[s].arrive();
-                }
-            } else {
-                for (size_t i = threadIdx.x; i < len; i += blockDim.x) ring[s][i] = src[i];
-                __syncthreads();
-                token[s] = full[s].arrive();
-            }
-        }
+        if (next_load < tiles) token[s] = bulk_load<ENGINE_TILE>(ring[s], full[s], in, n, next_load);
         next_load += gridDim.x;
     };
     for (int s = 0; s < STAGES; ++s) load(s);
@@ -345,22 +340,7 @@ extern "C" __global__ void stencil_bulk(const float* in, size_t n, float* out, s
     size_t next_load = blockIdx.x;
     barrier::arrival_token token[STAGES];
     auto load = [&](int s) {
-        if (next_load < tiles) {
-            size_t len = tile_len(next_load, n);
-            const float* src = in + next_load * TILE;
-            if (len == TILE) {
-                if (threadIdx.x == 0) {
-                    cuda::device::memcpy_async_tx(ring[s], src, cuda::aligned_size_t<16>(sizeof(float) * TILE), full[s]);
-                    token[s] = cuda::device::barrier_arrive_tx(full[s], 1, sizeof(float) * TILE);
-                } else {
-                    token[s] = full[s].arrive();
-                }
-            } else {
-                for (size_t i = threadIdx.x; i < len; i += blockDim.x) ring[s][i] = src[i];
-                __syncthreads();
-                token[s] = full[s].arrive();
-            }
-        }
+        if (next_load < tiles) token[s] = bulk_load<TILE>(ring[s], full[s], in, n, next_load);
         next_load += gridDim.x;
     };
     for (int s = 0; s < STAGES; ++s) load(s);
