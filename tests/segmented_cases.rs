@@ -38,6 +38,12 @@ pub fn layouts(rng: &mut Rng) -> Vec<(&'static str, Vec<usize>)> {
         ("a warp each", vec![2048; 40]),
         ("block-sized", vec![65_536, 3, 30_000]),
         ("many blocks", vec![300_001, 0, 5]),
+        // Long segments side by side: blocks' shares that end inside one,
+        // hold the end of one and the start of the next, or lie inside one.
+        (
+            "long ones in a row",
+            vec![70_000, 200_000, 65_537, 400_000, 90_001, 3],
+        ),
         ("power law", power_law),
     ]
 }

@@ -11,7 +11,7 @@
 //! |---|---|---|---|
 //! | [`SMALL`] | up to [`WARP_MAX`] elements | a warp, with 31 others | each warp takes 32 consecutive segments, whose elements lie one after another: it walks their range 32 elements a step (one coalesced load, the next step's already in flight), finds where segments start in the step (a `redux.sync.or` of the lanes' start bits), scans the step segment by segment with five shuffles, and each lane takes its segment's part of the step with one more. Segments of 1 element and of 200 cost the same per element. Longer segments are listed for the next phases with an atomic |
 //! | [`MEDIUM`] | up to [`BLOCK_MAX`] elements | a warp | each warp takes listed segments in turn, four loads in flight a lane, and combines its lanes |
-//! | [`LARGE`] | longer | many blocks | the listed segments are cut into chunks of [`BLOCK_MAX`] elements; blocks take chunks in turn, store each chunk's result, and the block that finishes a segment's last chunk (a ticket per segment) combines its chunks in order |
+//! | [`LARGE`] | longer | many blocks | the listed segments, end to end, are cut into one even share a block (at least 4096 elements); a block reduces the piece of each segment in its share, one block reduction a piece, and the block that finishes a segment's last piece (a ticket per segment) combines its pieces in order |
 //!
 //! Values combine in input order within a segment, so an operator that is
 //! not commutative gives the ordered result. An empty segment gives the
@@ -64,21 +64,21 @@ pub const SMALL: u32 = 0;
 /// The second phase: a warp reduces each listed segment of at most
 /// [`BLOCK_MAX`] elements.
 pub const MEDIUM: u32 = 1;
-/// The third phase: blocks reduce chunks of the listed longer segments.
+/// The third phase: blocks reduce even shares of the listed longer
+/// segments.
 pub const LARGE: u32 = 2;
 
 /// The longest segment the first phase reduces, a warp walking through 32
 /// segments at once.
 pub const WARP_MAX: usize = 256;
-/// The longest segment a warp reduces alone, and the chunk of a longer one
-/// that a block takes.
+/// The longest segment a warp reduces alone.
 pub const BLOCK_MAX: usize = 65_536;
 
 /// `work[0]`: segments listed for [`MEDIUM`].
 const MEDIUM_COUNT: usize = 0;
 /// `work[1]`: segments listed for [`LARGE`] (upper 24 bits) and their
-/// chunks (lower 40), taken together by one atomic add so that the list is
-/// in order of first chunk.
+/// elements (lower 40), taken together by one atomic add so that the list
+/// is in order of first element.
 const LARGE_COUNT: usize = 1;
 /// `work[2]`: `u64::MAX - s` for the first segment `s` with offsets out of
 /// order, 0 for none.
@@ -142,11 +142,11 @@ pub const fn cleared_len(len: usize, segments: usize) -> usize {
     LISTS + large
 }
 
-/// Elements of `partials` the same reduction needs: one per chunk of the
-/// long segments (at least 1).
+/// Elements of `partials` the same reduction needs: one per piece of a
+/// long segment that a block of the third phase reduces (at least 1).
 pub const fn partials_len(len: usize, segments: usize) -> usize {
     let (_, large) = capacities(len, segments);
-    len / BLOCK_MAX + large + 1
+    len / MIN_SHARE + large + 2
 }
 
 /// An offset type: `u32` or `u64`.
@@ -302,7 +302,7 @@ impl Lists<'_, '_> {
     fn large_segment(&self, e: usize) -> usize {
         LISTS + self.large_cap + self.medium_cap + e
     }
-    fn large_first_chunk(&self, e: usize) -> usize {
+    fn large_first_element(&self, e: usize) -> usize {
         LISTS + 2 * self.large_cap + self.medium_cap + e
     }
 }
@@ -350,13 +350,13 @@ fn small<T: Shuffle, O: Operator<T>>(
         let listed = len > WARP_MAX;
         if listed {
             if len > BLOCK_MAX {
-                let chunks = len.div_ceil(BLOCK_MAX) as u64;
-                let packed = atomics.fetch_add(LARGE_COUNT, 1 << CHUNK_BITS | chunks);
+                let packed = atomics.fetch_add(LARGE_COUNT, 1 << CHUNK_BITS | len as u64);
                 let e = (packed >> CHUNK_BITS) as usize;
                 lists.work.write(lists.large_segment(e), s as u64);
-                lists
-                    .work
-                    .write(lists.large_first_chunk(e), packed & ((1 << CHUNK_BITS) - 1));
+                lists.work.write(
+                    lists.large_first_element(e),
+                    packed & ((1 << CHUNK_BITS) - 1),
+                );
             } else {
                 let i = atomics.fetch_add(MEDIUM_COUNT, 1) as usize;
                 lists.work.write(lists.medium(i), s as u64);
@@ -614,8 +614,12 @@ fn medium<T: Shuffle, O: Operator<T>>(
     }
 }
 
-/// The third phase: blocks take chunks of the listed long segments in
-/// turn; the block that finishes a segment's last chunk combines them.
+/// The third phase: the listed long segments, laid end to end in list
+/// order, are cut into one even share a block; a block reduces the piece
+/// of each segment its share holds (a block barrier a piece, two or three
+/// a block where segments are long), and the block that finishes a
+/// segment's last piece (a ticket per segment) combines its pieces in
+/// order.
 #[inline(always)]
 #[track_caller]
 fn large<T: Shuffle, O: Operator<T>>(
@@ -630,49 +634,117 @@ fn large<T: Shuffle, O: Operator<T>>(
     let grid = this_grid();
     let packed = lists.work.read(LARGE_COUNT);
     let entries = (packed >> CHUNK_BITS) as usize;
-    let chunks = (packed & ((1 << CHUNK_BITS) - 1)) as usize;
+    let total = (packed & ((1 << CHUNK_BITS) - 1)) as usize;
+    if entries == 0 {
+        return;
+    }
+    let blocks = large_blocks(grid.num_blocks(), total);
+    let b = grid.block_rank();
+    if b >= blocks {
+        return;
+    }
+    let share = |b: usize| share_start(total, blocks, b);
+    let (start, end) = (share(b), share(b + 1));
     let (t, bt) = (block.thread_rank() as usize, block.num_threads() as usize);
     let tickets = lists.work.atomic();
-    let mut k = grid.block_rank();
-    while k < chunks {
-        // The entry whose chunks hold chunk k: the last with a first chunk
-        // at or below k (the list is in order of first chunk).
-        let (mut lo_e, mut hi_e) = (0, entries);
-        while hi_e - lo_e > 1 {
-            let mid = (lo_e + hi_e) / 2;
-            if lists.work.read(lists.large_first_chunk(mid)) as usize <= k {
-                lo_e = mid;
-            } else {
-                hi_e = mid;
-            }
+    // The entry holding the share's first element: the last whose first
+    // element is at or below it (the list is in order of first element).
+    let (mut e, mut hi_e) = (0, entries);
+    while hi_e - e > 1 {
+        let mid = (e + hi_e) / 2;
+        if lists.work.read(lists.large_first_element(mid)) as usize <= start {
+            e = mid;
+        } else {
+            hi_e = mid;
         }
-        let e = lo_e;
-        let s = lists.work.read(lists.large_segment(e)) as usize;
-        let first = lists.work.read(lists.large_first_chunk(e)) as usize;
-        let (seg_lo, seg_hi) = (offsets.get(s), offsets.get(s + 1));
-        let own = seg_hi.saturating_sub(seg_lo).div_ceil(BLOCK_MAX);
-        let lo = seg_lo + (k - first) * BLOCK_MAX;
-        let hi = (lo + BLOCK_MAX).min(seg_hi);
-        let total = reduce(block, fold_range(input, lo, hi, t, bt, op), op);
-        let mut last = false;
-        if t == 0 {
-            partials.write(k, total);
-            fence_device(); // the chunk's result is visible before its ticket
-            last = tickets.fetch_add(lists.large_ticket(e), 1) as usize == own - 1;
-        }
-        if reduce(block, last as u32, Max) != 0 {
-            fence_device(); // every chunk's result, from every thread
-            let parts = partials_view(partials, first, own);
-            let sum = reduce(block, fold_range(parts, 0, own, t, bt, op), op);
-            if t == 0 {
-                output.write(s, sum);
-                tickets
-                    .with_ordering(Ordering::Relaxed)
-                    .store(lists.large_ticket(e), 0); // ready for the next call
-            }
-        }
-        k += grid.num_blocks();
     }
+    loop {
+        let s = lists.work.read(lists.large_segment(e)) as usize;
+        let first = lists.work.read(lists.large_first_element(e)) as usize;
+        let (seg_lo, seg_hi) = (offsets.get(s), offsets.get(s + 1));
+        let len = seg_hi - seg_lo;
+        let (from, to) = (start.max(first), end.min(first + len));
+        let piece = reduce(
+            block,
+            fold_range(
+                input,
+                seg_lo + (from - first),
+                seg_lo + (to - first),
+                t,
+                bt,
+                op,
+            ),
+            op,
+        );
+        // The blocks whose shares hold the segment's first and last
+        // elements; each of them, and every block between, holds a piece.
+        let (b0, b1) = (
+            share_owner(total, blocks, first),
+            share_owner(total, blocks, first + len - 1),
+        );
+        if b0 == b1 {
+            if t == 0 {
+                output.write(s, piece);
+            }
+        } else {
+            // Segment e's pieces lie in partials[e + b0 ..= e + b1]:
+            // segment e + 1's start at e + 1 + b1 or later.
+            let mut last = false;
+            if t == 0 {
+                partials.write(e + b, piece);
+                fence_device(); // the piece's result is visible before its ticket
+                last = tickets.fetch_add(lists.large_ticket(e), 1) as usize == b1 - b0;
+            }
+            if reduce(block, last as u32, Max) != 0 {
+                fence_device(); // every piece's result, from every thread
+                let count = b1 - b0 + 1;
+                let parts = partials_view(partials, e + b0, count);
+                let sum = reduce(block, fold_range(parts, 0, count, t, bt, op), op);
+                if t == 0 {
+                    output.write(s, sum);
+                    tickets
+                        .with_ordering(Ordering::Relaxed)
+                        .store(lists.large_ticket(e), 0); // ready for the next call
+                }
+            }
+        }
+        if first + len >= end || e + 1 >= entries {
+            break;
+        }
+        e += 1;
+    }
+}
+
+/// The fewest elements of long segments a block of the third phase
+/// takes.
+const MIN_SHARE: usize = 4096;
+
+/// The blocks the third phase spreads `total` elements over: the grid's,
+/// but at least [`MIN_SHARE`] elements each (and at most 2^22 blocks, so
+/// that `total * blocks` fits 64 bits: `total` is below 2^40).
+#[inline(always)]
+fn large_blocks(grid_blocks: usize, total: usize) -> usize {
+    grid_blocks.min(total.div_ceil(MIN_SHARE)).clamp(1, 1 << 22)
+}
+
+/// The first element of block `b`'s share of `total` elements over
+/// `blocks` blocks.
+#[inline(always)]
+fn share_start(total: usize, blocks: usize, b: usize) -> usize {
+    ((total as u64 * b as u64) / blocks as u64) as usize
+}
+
+/// The block whose share holds element `x` (below `total`).
+#[inline(always)]
+fn share_owner(total: usize, blocks: usize, x: usize) -> usize {
+    let mut b = ((x as u64 * blocks as u64) / total as u64) as usize;
+    while b + 1 < blocks && share_start(total, blocks, b + 1) <= x {
+        b += 1;
+    }
+    while b > 0 && share_start(total, blocks, b) > x {
+        b -= 1;
+    }
+    b
 }
 
 /// `partials[first..first + count]` as a slice, to fold.
@@ -682,8 +754,8 @@ fn partials_view<'a, T: Copy>(partials: &'a Out<'_, T>, first: usize, count: usi
         first + count <= partials.len(),
         "segmented_reduce: partials too short"
     );
-    // SAFETY: in bounds (checked above); every chunk's block wrote its result
+    // SAFETY: in bounds (checked above); every piece's block wrote its result
     // before taking its ticket, the fences order those writes before this
-    // read, and no block writes these chunks any more in this launch.
+    // read, and no block writes these pieces any more in this launch.
     unsafe { core::slice::from_raw_parts(partials.as_mut_ptr().add(first) as *const T, count) }
 }

@@ -242,7 +242,7 @@ impl SegmentedReducer {
             4096,
         )?;
         // SAFETY: `typed` needs the values read through the view to be
-        // valid `T`s: the kernels read a chunk's partial only after its
+        // valid `T`s: the kernels read a piece's partial only after its
         // block stored it (the tickets say so); the host never reads them.
         let mut partials = unsafe { partials.typed::<T>() };
         engine.clear(
