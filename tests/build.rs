@@ -17,6 +17,7 @@ fn main() {
         "select",
         "runs",
         "sort",
+        "segmented_sort",
     ] {
         let mut builder = coop_build::PtxBuilder::new("../host/kernels")
             .features(&[family])

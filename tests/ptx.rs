@@ -506,7 +506,8 @@ fn coop_hosts_shipped_ptx_is_what_its_kernel_sources_give() {
         "histogram",
         "select",
         "runs",
-        "sort"
+        "sort",
+        "segmented_sort"
     );
     let shipped_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/ptx");
     let bless = std::env::var_os("COOP_BLESS").is_some_and(|v| v == "1");

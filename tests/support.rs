@@ -41,6 +41,8 @@ pub mod runs_cases;
 pub mod scan_cases;
 #[path = "segmented_cases.rs"]
 pub mod segmented_cases;
+#[path = "segmented_sort_cases.rs"]
+pub mod segmented_sort_cases;
 #[path = "select_cases.rs"]
 pub mod select_cases;
 #[path = "sort_cases.rs"]

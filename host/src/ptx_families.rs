@@ -86,8 +86,15 @@ family!(
     SORT_PTX = "sort"
 );
 
+family!(
+    /// The segmented sorts, which
+    /// [`sort::SegmentedSorter::new`](crate::sort::SegmentedSorter::new)
+    /// loads.
+    SEGMENTED_SORT_PTX = "segmented_sort"
+);
+
 /// The families, by the feature of `coop-host-kernels` that holds each.
-pub const FAMILIES: [(&str, &PtxSet); 9] = [
+pub const FAMILIES: [(&str, &PtxSet); 10] = [
     ("reduce", &REDUCE_PTX),
     ("transform", &TRANSFORM_PTX),
     ("arg", &ARG_PTX),
@@ -97,4 +104,5 @@ pub const FAMILIES: [(&str, &PtxSet); 9] = [
     ("select", &SELECT_PTX),
     ("runs", &RUNS_PTX),
     ("sort", &SORT_PTX),
+    ("segmented_sort", &SEGMENTED_SORT_PTX),
 ];

@@ -76,6 +76,7 @@ mod discontinuity;
 mod exchange;
 pub(crate) mod items;
 mod load;
+pub(crate) mod merge_sort;
 mod neighbours;
 pub(crate) mod radix_key;
 mod radix_sort;

@@ -60,12 +60,90 @@ pub trait RadixKey: Shuffle + SharedElem + sealed::Sealed {
     /// assert_eq!(u8::MAX.ordered(0), 0xff);
     /// ```
     fn ordered(self, control: u32) -> u64;
+
+    /// The unsigned integer of the key's width, which holds its bits.
+    #[doc(hidden)]
+    type Bits: KeyBits;
+    /// How its bits are made to sort: [`KeyBits::UNSIGNED`],
+    /// [`KeyBits::SIGNED`] or [`KeyBits::FLOAT`].
+    #[doc(hidden)]
+    const KIND: u32;
 }
 
+/// The unsigned integers that hold a key's bits (`u8`, `u16`, `u32`,
+/// `u64`), where the merging sorts compare keys of every type of their
+/// width: [`encode`](Self::encode) makes a key's bits sort as its value
+/// does, one to one, so that [`decode`](Self::decode) gives them back.
+#[doc(hidden)]
+pub trait KeyBits: RadixKey + PartialOrd + PartialEq + Copy + sealed::Sealed {
+    /// Bits of an unsigned integer, sorted as they are.
+    const UNSIGNED: u32 = 0;
+    /// Bits of a signed integer: the sign bit flipped.
+    const SIGNED: u32 = 1;
+    /// Bits of a float: the sign bit set for a positive one, every bit
+    /// flipped for a negative one. `-0.0` and `0.0` become two neighbours,
+    /// `SIGN - 1` and `SIGN`, which [`less`](Self::less) holds equal.
+    const FLOAT: u32 = 2;
+    /// The sign bit.
+    const SIGN: Self;
+
+    /// The bits of a key of kind `kind`, made to sort as its value does,
+    /// every bit flipped when `descending`.
+    fn encode(self, kind: u32, descending: bool) -> Self;
+    /// The key's bits back from [`encode`](Self::encode)'s.
+    fn decode(self, kind: u32, descending: bool) -> Self;
+    /// Whether encoded `self` sorts before encoded `other`; `zeros` (keys
+    /// of kind [`FLOAT`](Self::FLOAT)) holds `-0.0` and `0.0` equal.
+    #[inline(always)]
+    fn less(self, other: Self, zeros: bool) -> bool {
+        self < other && !(zeros && other == Self::SIGN && self.is_below_sign())
+    }
+    /// Whether it is `SIGN - 1`.
+    fn is_below_sign(self) -> bool;
+}
+
+macro_rules! key_bits {
+    ($($t:ty),*) => {$(
+        impl KeyBits for $t {
+            const SIGN: Self = 1 << (<$t>::BITS - 1);
+            #[inline(always)]
+            fn encode(self, kind: u32, descending: bool) -> Self {
+                let v = if kind == Self::FLOAT {
+                    if self & Self::SIGN != 0 { !self } else { self | Self::SIGN }
+                } else if kind == Self::SIGNED {
+                    self ^ Self::SIGN
+                } else {
+                    self
+                };
+                if descending { !v } else { v }
+            }
+            #[inline(always)]
+            fn decode(self, kind: u32, descending: bool) -> Self {
+                let v = if descending { !self } else { self };
+                if kind == Self::FLOAT {
+                    if v & Self::SIGN != 0 { v & !Self::SIGN } else { !v }
+                } else if kind == Self::SIGNED {
+                    v ^ Self::SIGN
+                } else {
+                    v
+                }
+            }
+            #[inline(always)]
+            fn is_below_sign(self) -> bool {
+                self == Self::SIGN - 1
+            }
+        }
+    )*};
+}
+
+key_bits!(u8, u16, u32, u64);
+
 macro_rules! radix_keys {
-    ($($t:ty => $bits:ty, |$v:ident| $ordered:expr;)*) => {$(
+    ($($t:ty => $bits:ty, $kind:ident, |$v:ident| $ordered:expr;)*) => {$(
         impl sealed::Sealed for $t {}
         impl RadixKey for $t {
+            type Bits = $bits;
+            const KIND: u32 = <$bits as KeyBits>::$kind;
             const BITS: u32 = <$bits>::BITS;
             #[inline(always)]
             fn digit(self, shift: u32, width: u32, control: u32) -> u32 {
@@ -97,14 +175,14 @@ macro_rules! ordered_float {
 }
 
 radix_keys! {
-    u8 => u8, |v| v;
-    i8 => u8, |v| (v as u8) ^ 0x80;
-    u16 => u16, |v| v;
-    i16 => u16, |v| (v as u16) ^ 0x8000;
-    u32 => u32, |v| v;
-    i32 => u32, |v| (v as u32) ^ 0x8000_0000;
-    f32 => u32, |v| ordered_float!(v, u32);
-    u64 => u64, |v| v;
-    i64 => u64, |v| (v as u64) ^ 0x8000_0000_0000_0000;
-    f64 => u64, |v| ordered_float!(v, u64);
+    u8 => u8, UNSIGNED, |v| v;
+    i8 => u8, SIGNED, |v| (v as u8) ^ 0x80;
+    u16 => u16, UNSIGNED, |v| v;
+    i16 => u16, SIGNED, |v| (v as u16) ^ 0x8000;
+    u32 => u32, UNSIGNED, |v| v;
+    i32 => u32, SIGNED, |v| (v as u32) ^ 0x8000_0000;
+    f32 => u32, FLOAT, |v| ordered_float!(v, u32);
+    u64 => u64, UNSIGNED, |v| v;
+    i64 => u64, SIGNED, |v| (v as u64) ^ 0x8000_0000_0000_0000;
+    f64 => u64, FLOAT, |v| ordered_float!(v, u64);
 }

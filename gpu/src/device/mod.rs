@@ -10,6 +10,7 @@
 //! | [`map`] | what each element becomes inside a transform-reduction | `coop_host::reduce::Reducer::transform_reduce_with` |
 //! | [`scan`] | inclusive and exclusive scans: one pass with decoupled look-back, or three fixed passes | `coop_host::scan` |
 //! | [`segmented`] | one reduction per segment, any lengths in one call | `coop_host::segmented` |
+//! | [`segmented_sort`] | each segment's keys, or keys and values, sorted: threads, warps and blocks merge by the segment's length | `coop_host::sort::SegmentedSorter` |
 //! | [`histogram`] | counts of samples in bins, for one channel or interleaved pixels | `coop_host::histogram` |
 //! | [`select`] | the elements that pass a test, compacted in order, or partitioned | `coop_host::select` |
 //! | [`runs`] | one result a run of equal keys: reduce-by-key, run-length encoding | `coop_host::runs` |
@@ -30,6 +31,7 @@ pub mod reduce;
 pub mod runs;
 pub mod scan;
 pub mod segmented;
+pub mod segmented_sort;
 pub mod select;
 pub(crate) mod staging;
 pub mod top_k;

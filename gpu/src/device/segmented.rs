@@ -208,6 +208,12 @@ impl<'a> Offsets<'a> {
         Offsets { words, wide, len }
     }
 
+    /// Offsets it holds.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     /// Offset `i`.
     #[inline(always)]
     pub fn get(&self, i: usize) -> usize {

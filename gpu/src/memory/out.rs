@@ -453,6 +453,24 @@ impl<T: Copy> Out<'_, T> {
     }
 }
 
+impl<'a, T> Out<'a, T> {
+    /// The same elements as values of `U`, a type of `T`'s size and
+    /// alignment (a key's bits as the unsigned integer of its width).
+    ///
+    /// # Safety
+    ///
+    /// `U` has `T`'s size and alignment, and every bit pattern is a valid
+    /// `U` and a valid `T`.
+    #[inline(always)]
+    pub(crate) unsafe fn cast<U>(&self) -> Out<'a, U> {
+        Out {
+            ptr: self.ptr as *mut U,
+            len: self.len,
+            _buffer: PhantomData,
+        }
+    }
+}
+
 // SAFETY: `OutSlice<T>` pushes a device pointer and an element count,
 // which `from_abi` reads back as the same two words.
 unsafe impl<T: Copy> KernelParam for Out<'_, T> {

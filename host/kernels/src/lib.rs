@@ -2,9 +2,11 @@
 //! (`coop::device::reduce`: plain, through a map, and deterministic), scans
 //! (`coop::device::scan`), segmented reductions (`coop::device::segmented`),
 //! histograms (`coop::device::histogram`), selections
-//! (`coop::device::select`), runs of equal keys (`coop::device::runs`) and
+//! (`coop::device::select`), runs of equal keys (`coop::device::runs`),
 //! radix sorts with the top-k selections (`coop::device::radix_sort`,
-//! `coop::device::top_k`). One kernel per (operator or map, type).
+//! `coop::device::top_k`) and segmented sorts
+//! (`coop::device::segmented_sort`). One kernel per (operator or map,
+//! type).
 //!
 //! Each family is a cargo feature (all on by default), so that coop-host
 //! ships one PTX module per family and a program loads (and the driver
@@ -23,6 +25,8 @@ mod runs;
 mod scan;
 #[cfg(feature = "segmented")]
 mod segmented;
+#[cfg(feature = "segmented_sort")]
+mod segmented_sort;
 #[cfg(feature = "select")]
 mod select;
 #[cfg(feature = "sort")]
@@ -44,6 +48,8 @@ pub use runs::*;
 pub use scan::*;
 #[cfg(feature = "segmented")]
 pub use segmented::*;
+#[cfg(feature = "segmented_sort")]
+pub use segmented_sort::*;
 #[cfg(feature = "select")]
 pub use select::*;
 #[cfg(feature = "sort")]

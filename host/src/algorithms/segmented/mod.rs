@@ -34,6 +34,7 @@ mod builtin;
 mod reducer;
 
 pub use builtin::BuiltinSegmented;
+pub(crate) use reducer::offset_words;
 pub use reducer::SegmentedReducer;
 
 use crate::{Device, Error, Input, LaunchConfig, Launcher, Output};

@@ -317,7 +317,7 @@ fn bad_segment(call: &'static str, s: usize) -> Error {
 
 /// The offsets as 32-bit words, as the built-in kernels take them (a `u64`
 /// offset is two words).
-fn offset_words<'a, Off: Offset>(offsets: &Input<'a, Off>) -> Input<'a, u32> {
+pub(crate) fn offset_words<'a, Off: Offset>(offsets: &Input<'a, Off>) -> Input<'a, u32> {
     let words = offsets.len() * std::mem::size_of::<Off>() / 4;
     match offsets {
         Input::Gpu(view) => {

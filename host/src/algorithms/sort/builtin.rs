@@ -2,7 +2,7 @@
 //! `coop-host-kernels`, and from value type to the 4- or 8-byte words its
 //! values move as.
 
-use super::{HistogramParams, KeysParams, PairsParams};
+use super::{HistogramParams, KeysParams, PairsParams, SegmentedKeysParams, SegmentedPairsParams};
 use coop::device::radix_sort::RadixKey;
 use coop::{DeviceCopy, Kernel};
 
@@ -30,10 +30,24 @@ pub trait BuiltinSort: DeviceCopy + RadixKey {
     type Pairs64: Kernel<Params = PairsParams<Self, u64>>;
     /// Its descriptor.
     const PAIRS64: Self::Pairs64;
+    /// A phase of a segmented sort of keys, given as their bits (one kernel
+    /// a key width: `coop::device::segmented_sort::segmented_sort_words`).
+    type SegmentedKeys: Kernel<Params = SegmentedKeysParams<Self::Bits>>;
+    /// Its descriptor.
+    const SEGMENTED_KEYS: Self::SegmentedKeys;
+    /// A phase of a segmented sort of keys with 4-byte values.
+    type SegmentedPairs32: Kernel<Params = SegmentedPairsParams<Self::Bits, u32>>;
+    /// Its descriptor.
+    const SEGMENTED_PAIRS32: Self::SegmentedPairs32;
+    /// A phase of a segmented sort of keys with 8-byte values.
+    type SegmentedPairs64: Kernel<Params = SegmentedPairsParams<Self::Bits, u64>>;
+    /// Its descriptor.
+    const SEGMENTED_PAIRS64: Self::SegmentedPairs64;
 }
 
 macro_rules! builtins {
-    ($($k:ty => $histogram:ident, $keys:ident, $pairs32:ident, $pairs64:ident;)*) => {$(
+    ($($k:ty => $histogram:ident, $keys:ident, $pairs32:ident, $pairs64:ident,
+        $skeys:ident, $spairs32:ident, $spairs64:ident;)*) => {$(
         impl BuiltinSort for $k {
             type Histogram = coop_host_kernels::$histogram;
             const HISTOGRAM: Self::Histogram = coop_host_kernels::$histogram;
@@ -43,21 +57,37 @@ macro_rules! builtins {
             const PAIRS32: Self::Pairs32 = coop_host_kernels::$pairs32;
             type Pairs64 = coop_host_kernels::$pairs64;
             const PAIRS64: Self::Pairs64 = coop_host_kernels::$pairs64;
+            type SegmentedKeys = coop_host_kernels::$skeys;
+            const SEGMENTED_KEYS: Self::SegmentedKeys = coop_host_kernels::$skeys;
+            type SegmentedPairs32 = coop_host_kernels::$spairs32;
+            const SEGMENTED_PAIRS32: Self::SegmentedPairs32 = coop_host_kernels::$spairs32;
+            type SegmentedPairs64 = coop_host_kernels::$spairs64;
+            const SEGMENTED_PAIRS64: Self::SegmentedPairs64 = coop_host_kernels::$spairs64;
         }
     )*};
 }
 
 builtins! {
-    u8 => sort_histogram_u8, sort_keys_u8, sort_pairs_u8_b32, sort_pairs_u8_b64;
-    i8 => sort_histogram_i8, sort_keys_i8, sort_pairs_i8_b32, sort_pairs_i8_b64;
-    u16 => sort_histogram_u16, sort_keys_u16, sort_pairs_u16_b32, sort_pairs_u16_b64;
-    i16 => sort_histogram_i16, sort_keys_i16, sort_pairs_i16_b32, sort_pairs_i16_b64;
-    u32 => sort_histogram_u32, sort_keys_u32, sort_pairs_u32_b32, sort_pairs_u32_b64;
-    i32 => sort_histogram_i32, sort_keys_i32, sort_pairs_i32_b32, sort_pairs_i32_b64;
-    f32 => sort_histogram_f32, sort_keys_f32, sort_pairs_f32_b32, sort_pairs_f32_b64;
-    u64 => sort_histogram_u64, sort_keys_u64, sort_pairs_u64_b32, sort_pairs_u64_b64;
-    i64 => sort_histogram_i64, sort_keys_i64, sort_pairs_i64_b32, sort_pairs_i64_b64;
-    f64 => sort_histogram_f64, sort_keys_f64, sort_pairs_f64_b32, sort_pairs_f64_b64;
+    u8 => sort_histogram_u8, sort_keys_u8, sort_pairs_u8_b32, sort_pairs_u8_b64,
+        segmented_sort_keys_k8, segmented_sort_pairs_k8_v32, segmented_sort_pairs_k8_v64;
+    i8 => sort_histogram_i8, sort_keys_i8, sort_pairs_i8_b32, sort_pairs_i8_b64,
+        segmented_sort_keys_k8, segmented_sort_pairs_k8_v32, segmented_sort_pairs_k8_v64;
+    u16 => sort_histogram_u16, sort_keys_u16, sort_pairs_u16_b32, sort_pairs_u16_b64,
+        segmented_sort_keys_k16, segmented_sort_pairs_k16_v32, segmented_sort_pairs_k16_v64;
+    i16 => sort_histogram_i16, sort_keys_i16, sort_pairs_i16_b32, sort_pairs_i16_b64,
+        segmented_sort_keys_k16, segmented_sort_pairs_k16_v32, segmented_sort_pairs_k16_v64;
+    u32 => sort_histogram_u32, sort_keys_u32, sort_pairs_u32_b32, sort_pairs_u32_b64,
+        segmented_sort_keys_k32, segmented_sort_pairs_k32_v32, segmented_sort_pairs_k32_v64;
+    i32 => sort_histogram_i32, sort_keys_i32, sort_pairs_i32_b32, sort_pairs_i32_b64,
+        segmented_sort_keys_k32, segmented_sort_pairs_k32_v32, segmented_sort_pairs_k32_v64;
+    f32 => sort_histogram_f32, sort_keys_f32, sort_pairs_f32_b32, sort_pairs_f32_b64,
+        segmented_sort_keys_k32, segmented_sort_pairs_k32_v32, segmented_sort_pairs_k32_v64;
+    u64 => sort_histogram_u64, sort_keys_u64, sort_pairs_u64_b32, sort_pairs_u64_b64,
+        segmented_sort_keys_k64, segmented_sort_pairs_k64_v32, segmented_sort_pairs_k64_v64;
+    i64 => sort_histogram_i64, sort_keys_i64, sort_pairs_i64_b32, sort_pairs_i64_b64,
+        segmented_sort_keys_k64, segmented_sort_pairs_k64_v32, segmented_sort_pairs_k64_v64;
+    f64 => sort_histogram_f64, sort_keys_f64, sort_pairs_f64_b32, sort_pairs_f64_b64,
+        segmented_sort_keys_k64, segmented_sort_pairs_k64_v32, segmented_sort_pairs_k64_v64;
 }
 
 mod sealed {

@@ -33,16 +33,24 @@
 //! second buffer as long as the keys that the [`Sorter`] keeps between
 //! calls (`coop::device::radix_sort` describes the kernels). Sorts take
 //! at most `2^32 - 1` keys.
+//!
+//! [`segmented_keys`] and [`segmented_pairs`] (and [`SegmentedSorter`])
+//! sort each segment of a buffer on its own, the segments given by
+//! offsets as for the segmented reductions: many small segments (the rows
+//! of a sparse matrix, each query's hits) or a few long ones, in one call.
 
 mod builtin;
+mod segmented;
 mod sorter;
 
 pub use builtin::{BuiltinSort, SortValue};
+pub use segmented::{SegmentedSorter, SEGMENTED_BLOCK_THREADS};
 pub use sorter::Sorter;
 
 use crate::{Device, Error, Input, LaunchConfig, Launcher, Output};
+use coop::device::segmented::Offset;
 use coop::kernel::params::{OutSlice, Slice, Value};
-use coop::Shuffle;
+use coop::{DeviceCopy, Shuffle};
 
 /// The order of a sort.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -99,6 +107,36 @@ pub type PairsParams<K, V> = (
     Value<u32>,
 );
 
+/// The parameters of a phase of a segmented sort of keys: `(keys:
+/// InOut<K>, keys_alt: InOut<K>, offsets: &[u32], wide: u32, phase: u32,
+/// control: u32, work: Out<u64>)`, offsets as `u32` words (two a `u64`
+/// offset when `wide` is 1), a kernel that calls
+/// `coop::device::segmented_sort::segmented_sort_view` with them.
+pub type SegmentedKeysParams<K> = (
+    OutSlice<K>,
+    OutSlice<K>,
+    Slice<u32>,
+    Value<u32>,
+    Value<u32>,
+    Value<u32>,
+    OutSlice<u64>,
+);
+
+/// The parameters of a phase of a segmented sort of keys and values: as
+/// [`SegmentedKeysParams`] with `values: InOut<V>, values_alt: InOut<V>`
+/// after `keys_alt`.
+pub type SegmentedPairsParams<K, V> = (
+    OutSlice<K>,
+    OutSlice<K>,
+    OutSlice<V>,
+    OutSlice<V>,
+    Slice<u32>,
+    Value<u32>,
+    Value<u32>,
+    Value<u32>,
+    OutSlice<u64>,
+);
+
 /// What a pass's launch takes besides the keys and values.
 pub(crate) struct Pass<'a, 'b, 's> {
     pub(crate) launcher: Launcher<'a>,
@@ -136,6 +174,20 @@ pub trait Word: Shuffle + sealed::Sealed + Sized {
         from: &Input<'_, Self>,
         to: &mut Output<'_, Self>,
     ) -> Result<(), Error>;
+
+    /// Launches a phase of the segmented sort of `K` for this payload:
+    /// `numbers` are `wide`, `phase` and `control`.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_segmented<K: BuiltinSort>(
+        launcher: Launcher<'_>,
+        config: LaunchConfig,
+        keys: &mut Output<'_, K::Bits>,
+        keys_alt: &mut Output<'_, K::Bits>,
+        values: Option<(&mut Output<'_, Self>, &mut Output<'_, Self>)>,
+        offsets: &Input<'_, u32>,
+        numbers: [u32; 3],
+        work: &mut Output<'_, u64>,
+    ) -> Result<(), Error>;
 }
 
 #[allow(private_interfaces)]
@@ -146,6 +198,23 @@ impl Word for () {
         _: &mut Output<'_, ()>,
     ) -> Result<(), Error> {
         Ok(())
+    }
+
+    fn launch_segmented<K: BuiltinSort>(
+        launcher: Launcher<'_>,
+        config: LaunchConfig,
+        keys: &mut Output<'_, K::Bits>,
+        keys_alt: &mut Output<'_, K::Bits>,
+        _: Option<(&mut Output<'_, ()>, &mut Output<'_, ()>)>,
+        offsets: &Input<'_, u32>,
+        [wide, phase, control]: [u32; 3],
+        work: &mut Output<'_, u64>,
+    ) -> Result<(), Error> {
+        launcher.launch(
+            K::SEGMENTED_KEYS,
+            config,
+            (keys, keys_alt, offsets, wide, phase, control, work),
+        )
     }
 
     fn launch_pass<K: BuiltinSort>(
@@ -174,7 +243,7 @@ impl Word for () {
 }
 
 macro_rules! words {
-    ($($w:ty => $kernel:ident;)*) => {$(
+    ($($w:ty => $kernel:ident, $segmented:ident;)*) => {$(
         #[allow(private_interfaces)]
         impl Word for $w {
             fn copy(
@@ -183,6 +252,29 @@ macro_rules! words {
                 to: &mut Output<'_, $w>,
             ) -> Result<(), Error> {
                 engine.copy(from, to, "the sorted values")
+            }
+
+            fn launch_segmented<K: BuiltinSort>(
+                launcher: Launcher<'_>,
+                config: LaunchConfig,
+                keys: &mut Output<'_, K::Bits>,
+                keys_alt: &mut Output<'_, K::Bits>,
+                values: Option<(&mut Output<'_, $w>, &mut Output<'_, $w>)>,
+                offsets: &Input<'_, u32>,
+                [wide, phase, control]: [u32; 3],
+                work: &mut Output<'_, u64>,
+            ) -> Result<(), Error> {
+                let Some((values, values_alt)) = values else {
+                    return Err(Error::InvalidArgument {
+                        call: "SegmentedSorter",
+                        problem: "a sort of keys and values was given no values".into(),
+                    });
+                };
+                launcher.launch(
+                    K::$segmented,
+                    config,
+                    (keys, keys_alt, values, values_alt, offsets, wide, phase, control, work),
+                )
             }
 
             fn launch_pass<K: BuiltinSort>(
@@ -212,8 +304,8 @@ macro_rules! words {
 }
 
 words! {
-    u32 => PAIRS32;
-    u64 => PAIRS64;
+    u32 => PAIRS32, SEGMENTED_PAIRS32;
+    u64 => PAIRS64, SEGMENTED_PAIRS64;
 }
 
 /// Sorts `keys` in place in ascending order on `device`. See the [module
@@ -268,6 +360,140 @@ pub fn pairs_descending<'k, 'v, K: BuiltinSort, V: SortValue>(
         None,
         Order::Descending,
     )
+}
+
+/// Sorts each segment of `keys` in place, smallest first, on `device`
+/// (CUB's `DeviceSegmentedSort::SortKeys`). Segment `s` is
+/// `keys[offsets[s]..offsets[s + 1]]`: `offsets` (`u32` or `u64`, `n + 1`
+/// of them for `n` segments) never decrease and end at most at
+/// `keys.len()`; keys outside every segment stay as they are. Each segment
+/// is sorted stably, equal keys in their input order, keys compared as
+/// [`keys`] compares them.
+///
+/// Segments of any length go in one call, each sorted by the strategy its
+/// length calls for: up to 8 keys by one thread, up to a warp's tile (256
+/// keys) by a warp, up to a block's tile (2048) by a block, and
+/// longer ones by blocks that sort their tiles, then merge them pairwise
+/// through a second buffer as long as the keys, which the call keeps
+/// (`coop::device::segmented_sort` describes the phases). The call reads
+/// a few words back from the device after its first launch, so it waits
+/// for the launches queued before it. Offsets out of order fail with
+/// [`Error::InvalidArgument`] naming the first segment at fault, before
+/// anything is sorted.
+///
+/// ```
+/// use coop_host::{sort, Device};
+///
+/// let device = Device::cpu(); // or Device::gpu_or_cpu()
+/// // The columns of each row of a sparse matrix, in order.
+/// let mut columns = device.upload(&[7u32, 2, 5, 9, 0, 3, 1])?;
+/// let rows = device.upload(&[0u32, 3, 3, 7])?; // [7, 2, 5], [], [9, 0, 3, 1]
+/// sort::segmented_keys(&device, &mut columns, &rows)?;
+/// assert_eq!(device.download(&columns)?, [2, 5, 7, 0, 1, 3, 9]);
+///
+/// let bad = device.upload(&[0u32, 5, 3])?; // segment 1 runs backwards
+/// let err = sort::segmented_keys(&device, &mut columns, &bad).unwrap_err();
+/// assert!(err.to_string().contains("segment 1"), "{err}");
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+pub fn segmented_keys<'k, 'o, K: BuiltinSort, Off: Offset + DeviceCopy>(
+    device: &Device,
+    keys: impl Into<Output<'k, K>>,
+    offsets: impl Into<Input<'o, Off>>,
+) -> Result<(), Error> {
+    SegmentedSorter::new(device)?.sort_keys(
+        "sort::segmented_keys",
+        keys.into(),
+        offsets.into(),
+        Order::Ascending,
+    )
+}
+
+/// [`segmented_keys`] largest first, equal keys in their input order.
+pub fn segmented_keys_descending<'k, 'o, K: BuiltinSort, Off: Offset + DeviceCopy>(
+    device: &Device,
+    keys: impl Into<Output<'k, K>>,
+    offsets: impl Into<Input<'o, Off>>,
+) -> Result<(), Error> {
+    SegmentedSorter::new(device)?.sort_keys(
+        "sort::segmented_keys_descending",
+        keys.into(),
+        offsets.into(),
+        Order::Descending,
+    )
+}
+
+/// [`segmented_keys`] with `values[i]` moving with `keys[i]` (`values` as
+/// long as `keys`; CUB's `DeviceSegmentedSort::SortPairs`).
+///
+/// ```
+/// use coop_host::{sort, Device};
+///
+/// let device = Device::cpu(); // or Device::gpu_or_cpu()
+/// // Each query's hits by distance, with the documents they point to.
+/// let mut distance = device.upload(&[0.5f32, 0.25, 0.75, 0.1, 0.1])?;
+/// let mut document = device.upload(&[10u64, 11, 12, 20, 21])?;
+/// let queries = device.upload(&[0u64, 3, 5])?;
+/// sort::segmented_pairs(&device, &mut distance, &mut document, &queries)?;
+/// assert_eq!(device.download(&distance)?, [0.25, 0.5, 0.75, 0.1, 0.1]);
+/// assert_eq!(device.download(&document)?, [11, 10, 12, 20, 21]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+pub fn segmented_pairs<'k, 'v, 'o, K: BuiltinSort, V: SortValue, Off: Offset + DeviceCopy>(
+    device: &Device,
+    keys: impl Into<Output<'k, K>>,
+    values: impl Into<Output<'v, V>>,
+    offsets: impl Into<Input<'o, Off>>,
+) -> Result<(), Error> {
+    SegmentedSorter::new(device)?.sort_pairs(
+        "sort::segmented_pairs",
+        keys.into(),
+        values.into(),
+        offsets.into(),
+        Order::Ascending,
+    )
+}
+
+/// [`segmented_pairs`] in descending order of the keys.
+pub fn segmented_pairs_descending<
+    'k,
+    'v,
+    'o,
+    K: BuiltinSort,
+    V: SortValue,
+    Off: Offset + DeviceCopy,
+>(
+    device: &Device,
+    keys: impl Into<Output<'k, K>>,
+    values: impl Into<Output<'v, V>>,
+    offsets: impl Into<Input<'o, Off>>,
+) -> Result<(), Error> {
+    SegmentedSorter::new(device)?.sort_pairs(
+        "sort::segmented_pairs_descending",
+        keys.into(),
+        values.into(),
+        offsets.into(),
+        Order::Descending,
+    )
+}
+
+/// `keys` as the unsigned integers of their width (their bits), which the
+/// segmented sorts' kernels take.
+pub(crate) fn as_bits<'a, K: BuiltinSort>(keys: &'a mut Output<'_, K>) -> Output<'a, K::Bits> {
+    let len = keys.len();
+    match keys {
+        Output::Gpu(view) => {
+            // SAFETY: a key is a plain number of its bits' size and
+            // alignment, and any bits are a key.
+            let bits = unsafe { view.transmute_mut::<K::Bits>(len) };
+            Output::Gpu(bits.expect("a key is its bits"))
+        }
+        // SAFETY: as above: `len` keys at the keys' address, borrowed
+        // mutably for the view's lifetime.
+        Output::Cpu(slice) => Output::Cpu(unsafe {
+            std::slice::from_raw_parts_mut(slice.as_mut_ptr() as *mut K::Bits, len)
+        }),
+    }
 }
 
 /// `values` as the words of its size, to move.

@@ -1,0 +1,225 @@
+//! A group's tile sorted by merging (CUB's `BlockMergeSort` and
+//! `WarpMergeSort`): stable, by any strict order, over `valid` items of
+//! `members × ITEMS`, held blocked (member `r` holds places `r × ITEMS ..`).
+//!
+//! # How
+//!
+//! Each member first sorts its own items in registers (an odd-even
+//! transposition network: `ITEMS` rounds of neighbour exchanges, stable
+//! because equal neighbours never swap). Then runs of `ITEMS`, `2 ×
+//! ITEMS`, ... items are merged pairwise until one run holds the tile: in
+//! each round every member puts its items in the scratch, the group
+//! synchronizes, and each member finds where its `ITEMS` outputs start in
+//! the pair of runs it merges by a binary search along the diagonal of
+//! the merge matrix (the *merge path*), then merges `ITEMS` items from
+//! there, taking the first run's item on ties. Items past `valid` take no
+//! part: the runs are cut at `valid`, so no fill value is needed.
+//!
+//! The pieces are written against a [`MergeScratch`] and a `sync`
+//! closure, so that a warp (its lanes, `bar.warp.sync`) and a block (its
+//! threads, `barrier.sync`) sort with the same code, and the device-wide
+//! segmented sort merges runs in global memory with the same search and
+//! merge.
+
+use super::items::for_items;
+
+/// Where a group's members exchange items while they merge: place `p` of
+/// the tile holds a key and its value.
+pub(crate) trait MergeScratch<K, V> {
+    /// Puts `key` and `value` at place `place`.
+    fn put(&self, place: usize, key: K, value: V);
+    /// The key at place `place`.
+    fn key(&self, place: usize) -> K;
+    /// The value at place `place` (`like`: any value of `V`).
+    fn value(&self, place: usize, like: V) -> V;
+}
+
+/// Sorts a member's first `n` items in registers, stably: an odd-even
+/// transposition network of `ITEMS` rounds, where item `i + 1` moves in
+/// front of item `i` only when `less(item[i + 1], item[i])`.
+#[inline(always)]
+pub(crate) fn sort_items<K: Copy, V: Copy, const ITEMS: usize>(
+    keys: &mut [K; ITEMS],
+    values: &mut [V; ITEMS],
+    n: usize,
+    less: &impl Fn(K, K) -> bool,
+) {
+    for_items!(round < ITEMS => {
+        for_items!(i < ITEMS - 1 => {
+            if i % 2 == round % 2 {
+                let (a, b) = (keys[i], keys[i + 1]);
+                let swap = i + 1 < n && less(b, a);
+                keys[i] = if swap { b } else { a };
+                keys[i + 1] = if swap { a } else { b };
+                let (x, y) = (values[i], values[i + 1]);
+                values[i] = if swap { y } else { x };
+                values[i + 1] = if swap { x } else { y };
+            }
+        });
+    });
+}
+
+/// How many of the first `diag` items of the stable merge of run `A`
+/// (`a_len` items, the `i`-th at `key(a + i)`) and run `B` (`b_len`
+/// items from `b`) come from `A`: a binary search along the merge path.
+#[inline(always)]
+pub(crate) fn merge_path<K: Copy>(
+    diag: usize,
+    a: usize,
+    a_len: usize,
+    b: usize,
+    b_len: usize,
+    key: &impl Fn(usize) -> K,
+    less: &impl Fn(K, K) -> bool,
+) -> usize {
+    let mut lo = diag.saturating_sub(b_len);
+    let mut hi = if diag < a_len { diag } else { a_len };
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        // `A[mid]` is among the first `diag` unless `B[diag - 1 - mid]`,
+        // the `B` item it would follow, is strictly smaller.
+        if less(key(b + diag - 1 - mid), key(a + mid)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
+}
+
+/// `ITEMS` items of the stable merge of `a .. a_end` and `b .. b_end`
+/// (places read through `key`), from those starting points: the keys, and
+/// the place each came from. Outputs past both runs' ends repeat the last
+/// key and are not to be used.
+#[inline(always)]
+#[allow(unused_assignments)] // the last item's next keys, which its test skips
+pub(crate) fn serial_merge<K: Copy, const ITEMS: usize>(
+    mut a: usize,
+    a_end: usize,
+    mut b: usize,
+    b_end: usize,
+    like: K,
+    key: &impl Fn(usize) -> K,
+    less: &impl Fn(K, K) -> bool,
+) -> ([K; ITEMS], [u32; ITEMS]) {
+    let mut ka = if a < a_end { key(a) } else { like };
+    let mut kb = if b < b_end { key(b) } else { like };
+    let mut out = [like; ITEMS];
+    let mut from = [0u32; ITEMS];
+    for_items!(i < ITEMS => {
+        let take_b = b < b_end && (a >= a_end || less(kb, ka));
+        if take_b {
+            out[i] = kb;
+            from[i] = b as u32;
+            b += 1;
+            // (The last output needs no next key.)
+            if i + 1 < ITEMS && b < b_end {
+                kb = key(b);
+            }
+        } else {
+            out[i] = ka;
+            from[i] = a as u32;
+            a += 1;
+            if i + 1 < ITEMS && a < a_end {
+                ka = key(a);
+            }
+        }
+    });
+    (out, from)
+}
+
+/// Sorts the group's tile of `valid` items (at most `members × ITEMS`),
+/// stably by `less`, into registers: member `rank` holds places `rank ×
+/// ITEMS ..` in `keys` and `values` when it returns (items at places past
+/// `valid` are left as they are). `sync` is the group's barrier; the
+/// scratch holds at least `members × ITEMS` places. The group's calls to
+/// `sync` depend on `valid`, `members` and `runs` alone. When it returns,
+/// other members may still read the scratch: `sync` before putting
+/// anything else there.
+///
+/// With `runs` `None` the members hold the tile's items blocked in `keys`
+/// and `values`, in any order. With `Some(split)` the scratch already
+/// holds them (and every member has passed a `sync` since they were
+/// put), as two sorted runs, places `0 .. split` and `split .. valid`,
+/// which one step merges.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sort_tile<K: Copy, V: Copy, const ITEMS: usize>(
+    rank: usize,
+    members: usize,
+    valid: usize,
+    runs: Option<usize>,
+    keys: &mut [K; ITEMS],
+    values: &mut [V; ITEMS],
+    less: &impl Fn(K, K) -> bool,
+    scratch: &impl MergeScratch<K, V>,
+    sync: &impl Fn(),
+) {
+    let first = rank * ITEMS;
+    let mine = if valid > first {
+        (valid - first).min(ITEMS)
+    } else {
+        0
+    };
+    if runs.is_none() {
+        sort_items(keys, values, mine, less);
+    }
+    let key = |p: usize| scratch.key(p);
+    let mut width = ITEMS;
+    let mut in_scratch = runs.is_some();
+    loop {
+        if !in_scratch {
+            if width >= valid || width >= members * ITEMS {
+                break;
+            }
+            if width > ITEMS {
+                // The last round's reads of the scratch are done. (Before
+                // the first, each member has only read its own places.)
+                sync();
+            }
+            for_items!(i < ITEMS => {
+                if i < mine {
+                    scratch.put(first + i, keys[i], values[i]);
+                }
+            });
+            sync();
+        }
+        if mine > 0 {
+            // This member's outputs are places `first ..` of the merge of
+            // runs `pair .. a_end` and `a_end .. b_end`.
+            let (pair, a_end, b_end) = match runs {
+                Some(split) => (0, split, valid),
+                None => {
+                    let pair = first / (2 * width) * (2 * width);
+                    (
+                        pair,
+                        (pair + width).min(valid),
+                        (pair + 2 * width).min(valid),
+                    )
+                }
+            };
+            let diag = first - pair;
+            let taken = merge_path(diag, pair, a_end - pair, a_end, b_end - a_end, &key, less);
+            let (merged, from) = serial_merge::<K, ITEMS>(
+                pair + taken,
+                a_end,
+                a_end + diag - taken,
+                b_end,
+                keys[0],
+                &key,
+                less,
+            );
+            *keys = merged;
+            for_items!(i < ITEMS => {
+                if i < mine {
+                    values[i] = scratch.value(from[i] as usize, values[i]);
+                }
+            });
+        }
+        if runs.is_some() {
+            break;
+        }
+        width *= 2;
+        in_scratch = false;
+    }
+}

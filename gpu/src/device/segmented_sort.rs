@@ -1,0 +1,1061 @@
+//! Segmented sort as functions a kernel calls: the keys of each segment of
+//! a buffer (segments given by offsets, CSR style: segment `s` is
+//! `keys[offsets[s]..offsets[s + 1]]`), or keys with values carried along,
+//! sorted in place, in ascending or descending order, stable, segments of
+//! any length from 0 to the whole buffer in one call (CUB's
+//! `DeviceSegmentedSort`). Keys are the radix sort's ([`RadixKey`]) and
+//! compare as it orders them: `-0.0` equal to `0.0`, NaNs by their bits.
+//! Keys and values outside every segment are left as they are.
+//!
+//! `coop_host::sort::SegmentedSorter` runs it for the built-in key types;
+//! a kernel of yours calls [`segmented_sort_keys`] or
+//! [`segmented_sort_pairs`] the same way.
+//!
+//! # Phases
+//!
+//! One kernel, launched once a phase with the same block size, `phase`
+//! telling them apart. Each segment is sorted by the strategy its length
+//! calls for, merging throughout:
+//!
+//! | phase | segments | who sorts one | how |
+//! |---|---|---|---|
+//! | [`CLASSIFY`] | all | — | a thread a segment checks its offsets (the first bad segment is recorded in `work`, and then no phase sorts anything) and lists the segments longer than a warp's tile with their length's class |
+//! | [`SMALL`] | up to [`THREAD_MAX`] elements | a thread | a warp takes 32 consecutive segments, a lane each: its keys in registers, an odd-even transposition network |
+//! | [`SMALL`] | up to [`WARP_MAX`] elements | a warp | the warp's tile of `32 ×` [`ITEMS`]: striped loads, to blocked through shared memory, a merge sort of the tile (each lane sorts its items, then runs are merged pairwise along their merge paths, up to five rounds), striped stores |
+//! | [`BLOCKS`] | up to the block's tile, `threads ×` [`ITEMS`] | a block | the same merge sort with the block's threads |
+//! | [`BLOCKS`] | longer | many blocks | the listed long segments' tiles, laid end to end after the medium segments, one block a tile: each tile sorted as a segment of a block's |
+//! | [`MERGE`] `+ p` | longer | many blocks | pass `p` merges each long segment's sorted runs of `tile × 2^p` pairwise into the other buffer, a block an output tile: two threads find where the tile's inputs start and end in the two runs (merge paths in global memory), the block loads them and merges them as in a tile |
+//!
+//! The long segments go through as many merge passes as the longest of
+//! them needs ([`merge_passes`]), ping-ponging between the keys and a
+//! second buffer as long, so that they end in the keys: the tile sort
+//! writes into the second buffer when that number is odd.
+//!
+//! # The buffers
+//!
+//! | parameter | what it holds |
+//! |---|---|
+//! | `keys_alt`, `values_alt` | as long as `keys`, or empty when no segment is longer than the block's tile |
+//! | `work` | [`work_len`] `u64`s, the first [`HEADER`] zero before [`CLASSIFY`]: after it, `work[BAD_SEGMENT_WORD]` says whether an offset is out of order, and the rest of the header what the next phases have to do ([`Header`]) |
+//! | dynamic shared memory | [`shared_memory_bytes`] |
+//!
+//! ```
+//! use coop::prelude::*;
+//! use coop::device::segmented::Offset;
+//! use coop::device::segmented_sort::*;
+//!
+//! #[kernel]
+//! pub fn sort_rows(block: ThreadBlock, keys: InOut<f32>, keys_alt: InOut<f32>, offsets: &[u32],
+//!                  phase: u32, control: u32, work: Out<u64>) {
+//!     segmented_sort_keys(block, keys, keys_alt, offsets, phase, control, work)
+//! }
+//!
+//! // Rows of a sparse matrix: [3.5, -1], [], [2, 7, 0.5, 2]
+//! let mut keys = vec![3.5f32, -1.0, 2.0, 7.0, 0.5, 2.0];
+//! let offsets = [0u32, 2, 2, 6];
+//! let cpu = coop_host::Cpu::new();
+//! let threads = 64;
+//! let config = coop_host::LaunchConfig::new(2, threads)
+//!     .with_shared_memory(shared_memory_bytes::<f32, ()>(threads));
+//! let mut work = vec![0u64; work_len(keys.len(), 3)];
+//! let mut alt: Vec<f32> = Vec::new(); // no segment is longer than a block's tile
+//! for phase in [CLASSIFY, SMALL, BLOCKS] {
+//!     cpu.launch(sort_rows, config, (&mut keys, &mut alt, &offsets[..], phase, 0, &mut work))?;
+//! }
+//! assert_eq!(Header::read(&work[..HEADER]).first_bad_segment, None);
+//! assert_eq!(keys, [-1.0, 3.5, 0.5, 2.0, 2.0, 7.0]);
+//! # Ok::<(), coop_host::Error>(())
+//! ```
+
+use crate::backend::target::Target;
+use crate::backend::{Faults, Site};
+use crate::block::items::for_items;
+use crate::block::merge_sort::{MergeScratch, merge_path, sort_items, sort_tile};
+use crate::block::radix_key::KeyBits;
+pub use crate::block::radix_key::{DESCENDING, RadixKey};
+use crate::device::arguments::holds;
+use crate::device::segmented::{Offset, Offsets};
+use crate::device::staging::SharedWords;
+use crate::{Out, Shuffle, ThreadBlock, TiledPartition, this_grid};
+
+/// The first phase: offsets checked, longer segments listed.
+pub const CLASSIFY: u32 = 0;
+/// The second phase: threads and warps sort the short segments.
+pub const SMALL: u32 = 1;
+/// The third phase: a block sorts each listed segment of at most its tile,
+/// and each tile of the longer ones.
+pub const BLOCKS: u32 = 2;
+/// The merge passes over the long segments: pass `p` is phase `MERGE + p`.
+pub const MERGE: u32 = 3;
+
+/// Items a thread holds in a warp's or a block's sort.
+pub const ITEMS: usize = 8;
+
+/// The longest segment a warp sorts: `32 ×` [`ITEMS`].
+pub const WARP_MAX: usize = 32 * ITEMS;
+
+/// The longest segment one thread sorts alone.
+pub const THREAD_MAX: usize = 8;
+
+/// The block's tile with `threads` threads, `threads ×` [`ITEMS`]: the
+/// longest segment one block sorts, and the unit the long segments are
+/// cut into.
+///
+/// ```
+/// assert_eq!(coop::device::segmented_sort::block_tile(256), 2048);
+/// ```
+pub const fn block_tile(threads: u32) -> usize {
+    threads as usize * ITEMS
+}
+
+/// 32-bit words a value of `T` takes in shared memory.
+const fn words<T: Shuffle>() -> usize {
+    T::WORDS
+}
+
+/// Bytes of dynamic shared memory every phase needs with blocks of
+/// `threads`: the block's tile of keys and values (the warps' tiles are
+/// its parts), and two words.
+///
+/// ```
+/// use coop::device::segmented_sort::shared_memory_bytes;
+/// assert_eq!(shared_memory_bytes::<u32, u32>(256), 4 * (256 * 8 * 2 + 2));
+/// ```
+pub const fn shared_memory_bytes<K: Shuffle, V: Shuffle>(threads: u32) -> u32 {
+    let per = words::<K>() + words::<V>();
+    (4 * (block_tile(threads) * per + 2)) as u32
+}
+
+/// Words of `work` the host reads after [`CLASSIFY`] ([`Header`]), zero
+/// before it.
+pub const HEADER: usize = 4;
+/// `work[0]`: `u64::MAX - s` for the first segment `s` with offsets out of
+/// order, 0 for none.
+pub const BAD_SEGMENT_WORD: usize = 0;
+/// `work[1]`: medium segments listed.
+const MEDIUM_COUNT: usize = 1;
+/// `work[2]`: long segments listed (upper 24 bits) and their tiles (lower
+/// 40), taken by one atomic add so that the list is in the order of the
+/// tiles.
+const LARGE_COUNT: usize = 2;
+/// `work[3]`: the longest listed long segment.
+const LONGEST: usize = 3;
+const TILE_BITS: u32 = 40;
+
+/// The most segments a list can hold: segments longer than a warp's tile.
+const fn capacity(len: usize, segments: usize) -> usize {
+    let most = len / (WARP_MAX + 1);
+    if most < segments { most } else { segments }
+}
+
+/// Elements of `work` (`u64`) a sort of `len` keys in `segments` segments
+/// needs: the header and the lists.
+///
+/// ```
+/// use coop::device::segmented_sort::{work_len, HEADER};
+/// assert_eq!(work_len(100, 10), HEADER);
+/// assert_eq!(work_len(1000, 10), HEADER + 3 * 3);
+/// ```
+pub const fn work_len(len: usize, segments: usize) -> usize {
+    HEADER + 3 * capacity(len, segments)
+}
+
+/// What [`CLASSIFY`] found, read from the first [`HEADER`] words of
+/// `work`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The first segment whose offsets decrease or pass the end of the
+    /// keys; then no phase sorts anything.
+    pub first_bad_segment: Option<usize>,
+    /// Segments a block sorts alone ([`BLOCKS`]).
+    pub medium: usize,
+    /// Segments longer than a block's tile ([`BLOCKS`] and [`MERGE`]).
+    pub large: usize,
+    /// Their tiles.
+    pub large_tiles: usize,
+    /// Elements of the longest of them.
+    pub longest: usize,
+}
+
+impl Header {
+    /// The header in `words` (the first [`HEADER`] of `work`).
+    ///
+    /// ```
+    /// use coop::device::segmented_sort::Header;
+    /// let h = Header::read(&[0, 3, 2 << 40 | 9, 20000]);
+    /// assert_eq!((h.first_bad_segment, h.medium, h.large, h.large_tiles, h.longest), (None, 3, 2, 9, 20000));
+    /// assert_eq!(Header::read(&[u64::MAX - 4, 0, 0, 0]).first_bad_segment, Some(4));
+    /// ```
+    pub const fn read(words: &[u64]) -> Header {
+        let bad = words[BAD_SEGMENT_WORD];
+        let large = words[LARGE_COUNT];
+        Header {
+            first_bad_segment: if bad == 0 {
+                None
+            } else {
+                Some((u64::MAX - bad) as usize)
+            },
+            medium: words[MEDIUM_COUNT] as usize,
+            large: (large >> TILE_BITS) as usize,
+            large_tiles: (large & ((1 << TILE_BITS) - 1)) as usize,
+            longest: words[LONGEST] as usize,
+        }
+    }
+}
+
+/// Merge passes that bring runs of `tile` elements to one sorted run of
+/// `longest`: `⌈log2(⌈longest / tile⌉)⌉`.
+///
+/// ```
+/// use coop::device::segmented_sort::merge_passes;
+/// assert_eq!(merge_passes(4096, 4096), 0);
+/// assert_eq!(merge_passes(4097, 4096), 1);
+/// assert_eq!(merge_passes(3 * 4096, 4096), 2);
+/// assert_eq!(merge_passes(1 << 20, 4096), 8);
+/// ```
+pub const fn merge_passes(longest: usize, tile: usize) -> u32 {
+    let tiles = longest.div_ceil(tile);
+    if tiles <= 1 {
+        0
+    } else {
+        usize::BITS - (tiles - 1).leading_zeros()
+    }
+}
+
+/// What the phases say when the launch gave too little dynamic shared
+/// memory.
+const SHARED_TOO_SMALL: &core::ffi::CStr = c"segmented sort: the launch's dynamic shared memory is smaller than the sort needs: launch with `coop::device::segmented_sort::shared_memory_bytes::<K, V>(threads)` bytes of it (`coop_host::sort::SegmentedSorter` does)";
+
+/// What the phases say about a block that is not whole warps.
+const BAD_BLOCK: &core::ffi::CStr =
+    c"segmented sort: a block's threads are not a multiple of 32 (the short segments are sorted by warps)";
+
+/// One phase of the sort of each segment of `keys` (see the [module
+/// docs](self)): launch it with [`CLASSIFY`], [`SMALL`], [`BLOCKS`],
+/// then [`MERGE`] `+ p` for each merge pass `p`, over the same
+/// buffers, blocks and `control` ([`DESCENDING`](crate::block::DESCENDING)
+/// or 0). The host reads the [`Header`] after the first phase to size the
+/// others (a phase with nothing to do may be left out).
+///
+/// See the [module docs](self) for an example.
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+#[doc(alias = "DeviceSegmentedSort::SortKeys")]
+pub fn segmented_sort_keys<K: RadixKey, Off: Offset>(
+    block: ThreadBlock,
+    keys: Out<K>,
+    keys_alt: Out<K>,
+    offsets: &[Off],
+    phase: u32,
+    control: u32,
+    work: Out<u64>,
+) {
+    let site = core::panic::Location::caller();
+    // SAFETY: a key and the unsigned integer of its width have the same
+    // size and alignment, and any bits are either.
+    let (keys, keys_alt) = unsafe { (keys.cast::<K::Bits>(), keys_alt.cast::<K::Bits>()) };
+    segmented_sort_words::<K::Bits, u32>(
+        block,
+        keys,
+        keys_alt,
+        None,
+        Off::view(offsets),
+        phase,
+        words_control(K::KIND, control),
+        work,
+        site,
+    )
+}
+
+/// [`segmented_sort_keys`] with `values[i]` carried along with `keys[i]`
+/// (`values` as long as `keys`, `values_alt` as `keys_alt`).
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::device::segmented_sort::*;
+///
+/// #[kernel]
+/// pub fn by_score(block: ThreadBlock, keys: InOut<i32>, keys_alt: InOut<i32>, values: InOut<u32>,
+///                 values_alt: InOut<u32>, offsets: &[u64], phase: u32, control: u32,
+///                 work: Out<u64>) {
+///     segmented_sort_pairs(block, keys, keys_alt, values, values_alt, offsets, phase, control,
+///                          work)
+/// }
+///
+/// let mut keys = vec![5i32, -2, 5, 9, 1, 1, 0];
+/// let mut values: Vec<u32> = (0..7).collect();
+/// let offsets = [0u64, 4, 7];
+/// let threads = 32;
+/// let config = coop_host::LaunchConfig::new(1, threads)
+///     .with_shared_memory(shared_memory_bytes::<i32, u32>(threads));
+/// let mut work = vec![0u64; work_len(7, 2)];
+/// let (mut ka, mut va) = (Vec::<i32>::new(), Vec::<u32>::new());
+/// for phase in [CLASSIFY, SMALL, BLOCKS] {
+///     coop_host::Cpu::new().launch(by_score, config,
+///         (&mut keys, &mut ka, &mut values, &mut va, &offsets[..], phase, DESCENDING, &mut work))?;
+/// }
+/// assert_eq!(keys, [9, 5, 5, -2, 1, 1, 0]);
+/// assert_eq!(values, [3, 0, 2, 1, 4, 5, 6]); // equal keys in their order
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+#[doc(alias = "DeviceSegmentedSort::SortPairs")]
+pub fn segmented_sort_pairs<K: RadixKey, V: Shuffle, Off: Offset>(
+    block: ThreadBlock,
+    keys: Out<K>,
+    keys_alt: Out<K>,
+    values: Out<V>,
+    values_alt: Out<V>,
+    offsets: &[Off],
+    phase: u32,
+    control: u32,
+    work: Out<u64>,
+) {
+    let site = core::panic::Location::caller();
+    // SAFETY: as in `segmented_sort_keys`.
+    let (keys, keys_alt) = unsafe { (keys.cast::<K::Bits>(), keys_alt.cast::<K::Bits>()) };
+    segmented_sort_words(
+        block,
+        keys,
+        keys_alt,
+        Some((values, values_alt)),
+        Off::view(offsets),
+        phase,
+        words_control(K::KIND, control),
+        work,
+        site,
+    )
+}
+
+/// The control word of [`segmented_sort_words`]: the sort's `control`
+/// ([`DESCENDING`](crate::block::DESCENDING) or 0) and the kind of key
+/// whose bits it sorts (`RadixKey::KIND`).
+#[doc(hidden)]
+pub const fn words_control(kind: u32, control: u32) -> u32 {
+    (control & DESCENDING) | kind << 1
+}
+
+/// [`segmented_sort_pairs`] (values `Some`) or [`segmented_sort_keys`]
+/// (`None`, with `V` any word) of keys given as their bits, the kind of
+/// key in `control` ([`words_control`]), over offsets of either width
+/// behind one code path: coop-host's kernels serve every key type of a
+/// width and both offset widths with one kernel.
+#[doc(hidden)]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn segmented_sort_words<W: KeyBits, V: Shuffle>(
+    block: ThreadBlock,
+    keys: Out<W>,
+    keys_alt: Out<W>,
+    values: Option<(Out<V>, Out<V>)>,
+    offsets: Offsets<'_>,
+    phase: u32,
+    control: u32,
+    work: Out<u64>,
+    site: Site,
+) {
+    let keys = Buffers {
+        main: &keys,
+        alt: &keys_alt,
+    };
+    match &values {
+        Some((main, alt)) => {
+            holds(
+                c"segmented sort: the values (one a key)",
+                main.as_mut_ptr() as *const u8,
+                main.len(),
+                keys.main.len(),
+                site,
+            );
+            let values = Values(Buffers { main, alt });
+            run::<W, Values<'_, '_, V>>(&block, keys, values, offsets, phase, control, &work, site)
+        }
+        None => run::<W, NoValues>(&block, keys, NoValues, offsets, phase, control, &work, site),
+    }
+}
+
+/// A buffer and its second buffer, read and written by place.
+struct Buffers<'a, 'b, T> {
+    main: &'a Out<'b, T>,
+    alt: &'a Out<'b, T>,
+}
+
+impl<T> Clone for Buffers<'_, '_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Buffers<'_, '_, T> {}
+
+impl<T: Copy> Buffers<'_, '_, T> {
+    /// Element `i` of the buffer, or of the second.
+    #[inline(always)]
+    fn read(&self, alt: bool, i: usize) -> T {
+        let buffer = if alt { self.alt } else { self.main };
+        // SAFETY: every index a phase reads is below the end of a segment
+        // whose offsets `CLASSIFY` checked against the keys' length; the
+        // values are as long (`holds` in `segmented_sort_view`), and the
+        // second buffers too where a phase reads them (`holds` in `run`).
+        unsafe { buffer.read_in_bounds(i) }
+    }
+
+    /// Writes element `i` of the buffer, or of the second.
+    #[inline(always)]
+    fn write(&self, alt: bool, i: usize, value: T) {
+        let buffer = if alt { self.alt } else { self.main };
+        // SAFETY: as in `read`.
+        unsafe { buffer.write_in_bounds(i, value) }
+    }
+
+    /// Faults unless the second buffer is as long as the first.
+    #[inline(always)]
+    fn check_alt(&self, what: &'static core::ffi::CStr, site: Site) {
+        holds(
+            what,
+            self.alt.as_mut_ptr() as *const u8,
+            self.alt.len(),
+            self.main.len(),
+            site,
+        );
+    }
+}
+
+/// What moves with the keys: nothing, or values.
+trait Carried: Copy {
+    /// A value (`()` for none).
+    type Item: Shuffle;
+    fn read(&self, alt: bool, i: usize) -> Self::Item;
+    fn write(&self, alt: bool, i: usize, value: Self::Item);
+    /// Faults unless the second buffer is as long as the first.
+    fn check_alt(&self, site: Site);
+}
+
+/// Keys alone.
+#[derive(Clone, Copy)]
+struct NoValues;
+
+impl Carried for NoValues {
+    type Item = ();
+    #[inline(always)]
+    fn read(&self, _: bool, _: usize) {}
+    #[inline(always)]
+    fn write(&self, _: bool, _: usize, _: ()) {}
+    #[inline(always)]
+    fn check_alt(&self, _: Site) {}
+}
+
+/// Values carried along.
+struct Values<'a, 'b, V>(Buffers<'a, 'b, V>);
+
+impl<V> Clone for Values<'_, '_, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<V> Copy for Values<'_, '_, V> {}
+
+impl<V: Shuffle> Carried for Values<'_, '_, V> {
+    type Item = V;
+    #[inline(always)]
+    fn read(&self, alt: bool, i: usize) -> V {
+        self.0.read(alt, i)
+    }
+    #[inline(always)]
+    fn write(&self, alt: bool, i: usize, value: V) {
+        self.0.write(alt, i, value)
+    }
+    #[inline(always)]
+    fn check_alt(&self, site: Site) {
+        self.0.check_alt(
+            c"segmented sort: `values_alt` (as long as the values when a segment is longer than a block's tile)",
+            site,
+        )
+    }
+}
+
+/// A group's tile in the launch's dynamic shared memory: keys from word
+/// `base`, then values; place `p` is element `p ^ ((p / 32) mod 32)` of its
+/// row of 32, so that a warp putting its blocked items meets no bank
+/// conflict (regions are whole rows).
+struct Scratch<K, V> {
+    shared: SharedWords,
+    keys_at: usize,
+    values_at: usize,
+    like: K,
+    site: Site,
+    _values: core::marker::PhantomData<V>,
+}
+
+impl<K: Shuffle, V: Shuffle> Scratch<K, V> {
+    /// The region of `places` places from word `base`.
+    #[inline(always)]
+    fn new(shared: SharedWords, base: usize, places: usize, like: K, site: Site) -> Self {
+        Scratch {
+            shared,
+            keys_at: base,
+            values_at: base + places * words::<K>(),
+            like,
+            site,
+            _values: core::marker::PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn element(place: usize) -> usize {
+        (place & !31) | ((place ^ (place >> 5)) & 31)
+    }
+}
+
+impl<K: Shuffle, V: Shuffle> MergeScratch<K, V> for Scratch<K, V> {
+    #[inline(always)]
+    fn put(&self, place: usize, key: K, value: V) {
+        let e = Self::element(place);
+        self.shared
+            .store(self.keys_at + e * words::<K>(), key, self.site);
+        self.shared
+            .store(self.values_at + e * words::<V>(), value, self.site);
+    }
+
+    #[inline(always)]
+    fn key(&self, place: usize) -> K {
+        let e = Self::element(place);
+        self.shared
+            .load(self.keys_at + e * words::<K>(), self.like, self.site)
+    }
+
+    #[inline(always)]
+    fn value(&self, place: usize, like: V) -> V {
+        let e = Self::element(place);
+        self.shared
+            .load(self.values_at + e * words::<V>(), like, self.site)
+    }
+}
+
+/// The phase `phase` of the sort; see the module docs.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn run<K: KeyBits, C: Carried>(
+    block: &ThreadBlock,
+    keys: Buffers<'_, '_, K>,
+    values: C,
+    offsets: Offsets<'_>,
+    phase: u32,
+    control: u32,
+    work: &Out<u64>,
+    site: Site,
+) {
+    let threads = block.num_threads();
+    if !threads.is_multiple_of(32) {
+        Target::check_failed(BAD_BLOCK, site);
+    }
+    let len = keys.main.len();
+    let segments = offsets.len().saturating_sub(1);
+    holds(
+        c"segmented sort: `work` (coop::device::segmented_sort::work_len)",
+        work.as_mut_ptr() as *const u8,
+        work.len(),
+        work_len(len, segments),
+        site,
+    );
+    let shared = SharedWords::bind(
+        "the segmented sort's tiles",
+        shared_memory_bytes::<K, C::Item>(threads) as usize,
+        SHARED_TOO_SMALL,
+        site,
+    );
+    let sort = Sort {
+        block,
+        keys,
+        values,
+        offsets,
+        segments,
+        control,
+        work,
+        shared,
+        medium_cap: capacity(len, segments),
+        site,
+    };
+    if phase == CLASSIFY {
+        sort.classify();
+        return;
+    }
+    // Nothing is sorted when an offset is out of order (segments could
+    // overlap).
+    if work.read(BAD_SEGMENT_WORD) != 0 || len < 2 {
+        return;
+    }
+
+    sort.sort_phase(phase);
+}
+
+/// A phase's view of the launch.
+struct Sort<'a, 'b, K, C> {
+    block: &'a ThreadBlock,
+    keys: Buffers<'a, 'b, K>,
+    values: C,
+    offsets: Offsets<'a>,
+    segments: usize,
+    control: u32,
+    work: &'a Out<'b, u64>,
+    shared: SharedWords,
+    medium_cap: usize,
+    site: Site,
+}
+
+/// A group's part of the launch's dynamic shared memory: `places` places
+/// from word `base`.
+#[derive(Clone, Copy)]
+struct Region {
+    base: usize,
+    places: usize,
+}
+
+impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
+    /// Key `i` of the keys or their second buffer, its bits made to sort
+    /// as its value does (in the sort's order).
+    #[inline(always)]
+    fn key(&self, alt: bool, i: usize) -> K {
+        let (kind, descending) = self.kind();
+        self.keys.read(alt, i).encode(kind, descending)
+    }
+
+    /// Writes key `i` from bits made to sort.
+    #[inline(always)]
+    fn set_key(&self, alt: bool, i: usize, key: K) {
+        let (kind, descending) = self.kind();
+        self.keys.write(alt, i, key.decode(kind, descending))
+    }
+
+    /// The kind of key and the order, from `control`.
+    #[inline(always)]
+    fn kind(&self) -> (u32, bool) {
+        ((self.control >> 1) & 3, self.control & DESCENDING != 0)
+    }
+
+    /// Medium segment `i` of the list.
+    fn medium_entry(&self, i: usize) -> usize {
+        HEADER + i
+    }
+
+    /// Long segment `e` of the list: the segment, then its first tile.
+    fn large_entry(&self, e: usize) -> usize {
+        HEADER + self.medium_cap + 2 * e
+    }
+
+    /// The order of keys made to sort: as unsigned integers, with `-0.0`
+    /// and `0.0` equal.
+    #[inline(always)]
+    fn less(&self) -> impl Fn(K, K) -> bool + use<K, C> {
+        let zeros = self.kind().0 == K::FLOAT;
+        move |a: K, b: K| a.less(b, zeros)
+    }
+
+    /// [`CLASSIFY`]: a thread a segment.
+    #[inline(always)]
+    fn classify(&self) {
+        let len = self.keys.main.len();
+        let threads = self.block.num_threads();
+        let tile = block_tile(threads);
+        let grid = this_grid();
+        let atomics = self.work.atomic();
+        let mut s = grid.thread_rank();
+        while s < self.segments {
+            let (start, end) = (self.offsets.get(s), self.offsets.get(s + 1));
+            if start > end || end > len {
+                // The largest word is the first segment; 0 is none.
+                atomics.max(BAD_SEGMENT_WORD, u64::MAX - s as u64);
+            } else {
+                let n = end - start;
+                if n > tile {
+                    let tiles = n.div_ceil(tile) as u64;
+                    let packed = atomics.fetch_add(LARGE_COUNT, 1 << TILE_BITS | tiles);
+                    let e = (packed >> TILE_BITS) as usize;
+                    let at = self.large_entry(e);
+                    self.work.write(at, s as u64);
+                    self.work.write(at + 1, packed & ((1 << TILE_BITS) - 1));
+                    atomics.max(LONGEST, n as u64);
+                } else if n > WARP_MAX {
+                    let i = atomics.fetch_add(MEDIUM_COUNT, 1) as usize;
+                    self.work.write(self.medium_entry(i), s as u64);
+                }
+            }
+            s += grid.num_threads();
+        }
+    }
+
+    /// A phase after [`CLASSIFY`]: the group (a warp in [`SMALL`], the
+    /// block in the others) takes jobs from the phase's list in turn and
+    /// does each, through one copy of the code that sorts and merges.
+    #[inline(always)]
+    fn sort_phase(&self, phase: u32) {
+        let site = self.site;
+        let warp = self.block.tiled_partition_at::<32>(site);
+        let by_warps = phase == SMALL;
+        let (rank, members, region) = if by_warps {
+            let per = words::<K>() + words::<C::Item>();
+            // The warp's part of the block's tile.
+            let w = warp.meta_group_rank() as usize;
+            let region = Region {
+                base: w * WARP_MAX * per,
+                places: WARP_MAX,
+            };
+            (warp.thread_rank_at(site) as usize, 32, region)
+        } else {
+            let region = Region {
+                base: 0,
+                places: block_tile(self.block.num_threads()),
+            };
+            let t = self.block.thread_rank() as usize;
+            (t, self.block.num_threads() as usize, region)
+        };
+        let sync = || {
+            if by_warps {
+                warp.sync_at(site)
+            } else {
+                self.block.sync_named("segmented sort", site)
+            }
+        };
+        let mut jobs = Jobs::new(self, phase, &warp);
+        while let Some(job) = jobs.next(self, &warp, &sync) {
+            self.run_job(rank, members, region, job, &sync);
+        }
+    }
+
+    /// A segment of `n` (2 to [`THREAD_MAX`]) elements sorted by this
+    /// thread alone, in registers.
+    #[inline(always)]
+    fn sort_alone(&self, start: usize, n: usize) {
+        let mut keys = [self.key(false, start); THREAD_MAX];
+        let mut values = [self.values.read(false, start); THREAD_MAX];
+        for_items!(i < THREAD_MAX => {
+            if i < n {
+                keys[i] = self.key(false, start + i);
+                values[i] = self.values.read(false, start + i);
+            }
+        });
+        sort_items(&mut keys, &mut values, n, &self.less());
+        for_items!(i < THREAD_MAX => {
+            if i < n {
+                self.set_key(false, start + i, keys[i]);
+                self.values.write(false, start + i, values[i]);
+            }
+        });
+    }
+
+    /// The group's `job` (at most `members ×` [`ITEMS`] elements): striped
+    /// loads into the scratch; for a sort, to blocked and the merge sort,
+    /// for a merge the merge of the two runs; back to striped through the
+    /// scratch, striped stores. Starts with a `sync` (the scratch may
+    /// still be read from the group's last job) and leaves the scratch
+    /// read by other members.
+    #[inline(always)]
+    fn run_job(&self, rank: usize, members: usize, region: Region, job: Job, sync: &impl Fn()) {
+        let Job {
+            out,
+            len,
+            a,
+            b,
+            split,
+            merge,
+            from_alt,
+            to_alt,
+        } = job;
+        // Any key and value of the inputs give the loads their types.
+        let like_value = self.values.read(from_alt, a);
+        let scratch = &Scratch::<K, C::Item>::new(
+            self.shared,
+            region.base,
+            region.places,
+            self.key(from_alt, a),
+            self.site,
+        );
+        sync();
+        // Consecutive members load consecutive inputs: the first run's
+        // part, then the second's.
+        for_items!(i < ITEMS => {
+            let p = rank + i * members;
+            if p < len {
+                let at = if p < split { a + p } else { b + (p - split) };
+                scratch.put(p, self.key(from_alt, at), self.values.read(from_alt, at));
+            }
+        });
+        sync();
+        let mut keys = [scratch.like; ITEMS];
+        let mut values = [like_value; ITEMS];
+        if !merge {
+            for_items!(i < ITEMS => {
+                let p = rank * ITEMS + i;
+                if p < len {
+                    keys[i] = scratch.key(p);
+                    values[i] = scratch.value(p, like_value);
+                }
+            });
+        }
+        sort_tile(
+            rank,
+            members,
+            len,
+            if merge { Some(split) } else { None },
+            &mut keys,
+            &mut values,
+            &self.less(),
+            scratch,
+            sync,
+        );
+        // Back to striped, stored by consecutive members.
+        sync();
+        for_items!(i < ITEMS => {
+            let p = rank * ITEMS + i;
+            if p < len {
+                scratch.put(p, keys[i], values[i]);
+            }
+        });
+        sync();
+        for_items!(i < ITEMS => {
+            let p = rank + i * members;
+            if p < len {
+                self.set_key(to_alt, out + p, scratch.key(p));
+                self.values.write(to_alt, out + p, scratch.value(p, like_value));
+            }
+        });
+    }
+
+    /// The long segment of tile `g` (of all the long segments' tiles laid
+    /// end to end): its first element and length, and the tile's index
+    /// within it. A binary search over the list, whose entries are in the
+    /// order of their first tiles.
+    #[inline(always)]
+    fn long_segment_of(&self, g: usize, count: usize) -> (usize, usize, usize) {
+        let (mut lo, mut hi) = (0, count);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if self.work.read(self.large_entry(mid) + 1) as usize <= g {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let at = self.large_entry(lo);
+        let s = self.work.read(at) as usize;
+        let first_tile = self.work.read(at + 1) as usize;
+        let first = self.offsets.get(s);
+        (first, self.offsets.get(s + 1) - first, g - first_tile)
+    }
+
+    /// What the header says of the long segments: their count, their
+    /// tiles, and whether the sorted tiles go to the second buffer (an odd
+    /// number of merge passes follows).
+    #[inline(always)]
+    fn long_segments(&self) -> (usize, usize, bool) {
+        let header = Header::read(&[0, 0, self.work.read(LARGE_COUNT), self.work.read(LONGEST)]);
+        if header.large > 0 {
+            self.keys.check_alt(
+                c"segmented sort: `keys_alt` (as long as the keys when a segment is longer than a block's tile)",
+                self.site,
+            );
+            self.values.check_alt(self.site);
+        }
+        let passes = merge_passes(header.longest, block_tile(self.block.num_threads()));
+        (header.large, header.large_tiles, passes % 2 == 1)
+    }
+}
+
+/// A group's job: `len` elements to `out ..` of the keys (or their second
+/// buffer), read from `a ..` (`split` of them) and `b ..` (the rest) of
+/// the keys (or their second buffer), sorted, or merged as two sorted
+/// runs.
+#[derive(Clone, Copy)]
+struct Job {
+    out: usize,
+    len: usize,
+    a: usize,
+    b: usize,
+    split: usize,
+    merge: bool,
+    from_alt: bool,
+    to_alt: bool,
+}
+
+impl Job {
+    /// The sort of `len` elements from `first` in place (or into the
+    /// second buffer).
+    fn sort(first: usize, len: usize, to_alt: bool) -> Job {
+        Job {
+            out: first,
+            len,
+            a: first,
+            b: first,
+            split: len,
+            merge: false,
+            from_alt: false,
+            to_alt,
+        }
+    }
+}
+
+/// Where a group is in its phase's list of jobs.
+struct Jobs {
+    phase: u32,
+    /// The next batch of 32 segments ([`SMALL`]), or the next work item.
+    next: usize,
+    /// How far `next` moves.
+    step: usize,
+    /// [`SMALL`]: the batch's segments still to sort by the warp, and this
+    /// lane's segment.
+    warp_sized: u32,
+    start: usize,
+    n: usize,
+    /// [`BLOCKS`]: listed medium segments; both: long segments and their
+    /// tiles, and whether the sorted tiles go to the second buffer.
+    medium: usize,
+    long: usize,
+    tiles: usize,
+    odd: bool,
+}
+
+impl Jobs {
+    #[inline(always)]
+    fn new<K: KeyBits, C: Carried>(
+        sort: &Sort<'_, '_, K, C>,
+        phase: u32,
+        warp: &TiledPartition<32>,
+    ) -> Jobs {
+        let grid = this_grid();
+        let (next, step) = if phase == SMALL {
+            let warps = warp.meta_group_size() as usize;
+            (
+                grid.block_rank() * warps + warp.meta_group_rank() as usize,
+                grid.num_blocks() * warps,
+            )
+        } else {
+            (grid.block_rank(), grid.num_blocks())
+        };
+        let (medium, (long, tiles, odd)) = if phase == SMALL {
+            (0, (0, 0, false))
+        } else {
+            (sort.work.read(MEDIUM_COUNT) as usize, sort.long_segments())
+        };
+        Jobs {
+            phase,
+            next,
+            step,
+            warp_sized: 0,
+            start: 0,
+            n: 0,
+            medium,
+            long,
+            tiles,
+            odd,
+        }
+    }
+
+    /// The group's next job, or `None` when its part of the phase is done.
+    #[inline(always)]
+    fn next<K: KeyBits, C: Carried>(
+        &mut self,
+        sort: &Sort<'_, '_, K, C>,
+        warp: &TiledPartition<32>,
+        sync: &impl Fn(),
+    ) -> Option<Job> {
+        let site = sort.site;
+        match self.phase {
+            SMALL => loop {
+                // The batch's warp-sized segments, in turn.
+                if self.warp_sized != 0 {
+                    let from = self.warp_sized.trailing_zeros();
+                    self.warp_sized &= self.warp_sized - 1;
+                    let first = warp.shfl_at(self.start, from, site);
+                    let len = warp.shfl_at(self.n, from, site);
+                    return Some(Job::sort(first, len, false));
+                }
+                // The next batch of 32 segments, a lane each: a lane
+                // sorts its segment alone when it is short enough.
+                if self.next * 32 >= sort.segments {
+                    return None;
+                }
+                let s = self.next * 32 + warp.thread_rank_at(site) as usize;
+                (self.start, self.n) = if s < sort.segments {
+                    let start = sort.offsets.get(s);
+                    (start, sort.offsets.get(s + 1) - start)
+                } else {
+                    (0, 0)
+                };
+                if (2..=THREAD_MAX).contains(&self.n) {
+                    sort.sort_alone(self.start, self.n);
+                }
+                self.warp_sized = warp.ballot(self.n > THREAD_MAX && self.n <= WARP_MAX);
+                self.next += self.step;
+            },
+            BLOCKS => {
+                let g = self.next;
+                if g >= self.medium + self.tiles {
+                    return None;
+                }
+                self.next += self.step;
+                if g < self.medium {
+                    // A block a listed segment.
+                    let s = sort.work.read(sort.medium_entry(g)) as usize;
+                    let first = sort.offsets.get(s);
+                    return Some(Job::sort(first, sort.offsets.get(s + 1) - first, false));
+                }
+                // A block a tile of the long segments.
+                let tile = block_tile(sort.block.num_threads());
+                let (first, n, j) = sort.long_segment_of(g - self.medium, self.long);
+                let at = j * tile;
+                Some(Job::sort(first + at, (n - at).min(tile), self.odd))
+            }
+            _ => {
+                let g = self.next;
+                if g >= self.tiles {
+                    return None;
+                }
+                self.next += self.step;
+                let pass = self.phase - MERGE;
+                // Pass 0 reads where the tiles were sorted to; each pass
+                // writes the other buffer.
+                let from_alt = self.odd != (pass % 2 == 1);
+                let tile = block_tile(sort.block.num_threads());
+                let (first, n, j) = sort.long_segment_of(g, self.long);
+                // The pair of runs of `width` this output tile lies in,
+                // and the tile's place along their merge.
+                let width = tile << pass;
+                let out = j * tile;
+                let pair = out / (2 * width) * (2 * width);
+                let a_len = width.min(n - pair);
+                let b_len = width.min(n - pair - a_len);
+                let a = first + pair;
+                let b = a + a_len;
+                let d0 = out - pair;
+                let d1 = (d0 + tile).min(a_len + b_len);
+                // Where the tile's inputs start (thread 0) and end (the
+                // middle thread, in another warp) in the two runs.
+                let t = sort.block.thread_rank() as usize;
+                let threads = sort.block.num_threads() as usize;
+                let splits = tile * (words::<K>() + words::<C::Item>());
+                if t == 0 || t == threads / 2 {
+                    let d = if t == 0 { d0 } else { d1 };
+                    let key = |i: usize| sort.key(from_alt, i);
+                    let taken = merge_path(d, a, a_len, b, b_len, &key, &sort.less());
+                    sort.shared
+                        .store(splits + (t != 0) as usize, taken as u32, site);
+                }
+                sync();
+                let s0 = sort.shared.load(splits, 0u32, site) as usize;
+                let s1 = sort.shared.load(splits + 1, 0u32, site) as usize;
+                Some(Job {
+                    out: first + out,
+                    len: d1 - d0,
+                    a: a + s0,
+                    b: b + (d0 - s0),
+                    split: s1 - s0,
+                    merge: true,
+                    from_alt,
+                    to_alt: !from_alt,
+                })
+            }
+        }
+    }
+}
