@@ -1527,6 +1527,21 @@ fn sorts_match_the_hosts_stable_sort_on_the_gpu() {
     eprintln!("sorts: {calls} checked on the GPU");
 }
 
+/// Segmented sorts on the GPU, as on the CPU backend (`segmented_sorts.rs`),
+/// with more keys for every type and sorts of millions besides.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn segmented_sorts_match_the_hosts_stable_sort_of_each_segment_on_the_gpu() {
+    let _watch = watch(
+        "the GPU test `segmented_sorts_match_the_hosts_stable_sort_of_each_segment_on_the_gpu`",
+        TEST_LIMIT,
+    );
+    let s = suite();
+    let calls =
+        coop_tests::segmented_sort_cases::check_all(&coop_host::Device::Gpu(s.gpu.clone()), true);
+    eprintln!("segmented sorts: {calls} checked on the GPU");
+}
+
 /// Top-k selections on the GPU, as on the CPU backend (`top_k.rs`), with
 /// selections from millions of keys besides.
 #[test]
