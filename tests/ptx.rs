@@ -227,14 +227,22 @@ fn every_ptx_assembles_for_sm_80_and_sm_90_without_spills() {
                     // A kernel built with a register cap
                     // (`PtxBuilder::max_registers`) trades some spilling
                     // for blocks, as measured (the scans, chapter 7): up
-                    // to 256 bytes a thread.
+                    // to 256 bytes a thread; the segmented sorts' phases
+                    // share one kernel whose merges hold 8 keys, values
+                    // and sources a thread, and measured faster at 64
+                    // registers with up to 700 bytes (chapter 7).
+                    let allowed = if name == "coop-host-kernels-segmented_sort" {
+                        768
+                    } else {
+                        256
+                    };
                     let stored: u32 = line
                         .split(" bytes spill stores")
                         .next()
                         .and_then(|l| l.rsplit(' ').next())
                         .and_then(|n| n.trim().parse().ok())
                         .unwrap_or(u32::MAX);
-                    if !(capped.iter().any(|k| k == function) && stored <= 256) {
+                    if !(capped.iter().any(|k| k == function) && stored <= allowed) {
                         spills.push(format!("{function}: {}", line.trim()));
                     }
                 }

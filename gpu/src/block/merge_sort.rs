@@ -22,6 +22,8 @@
 //! merge.
 
 use super::items::for_items;
+use crate::TiledPartition;
+use crate::backend::Site;
 
 /// Where a group's members exchange items while they merge: place `p` of
 /// the tile holds a key and its value.
@@ -87,6 +89,52 @@ pub(crate) fn merge_path<K: Copy>(
     lo
 }
 
+/// [`merge_path`] by the 32 lanes of `warp` together, each of which
+/// returns the answer: every round the lanes test 32 points of the range
+/// left at once (one ballot), so that the search takes `⌈log32⌉` rounds
+/// of loads instead of `⌈log2⌉` loads one after another (the long
+/// segments' merge passes search in global memory).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn merge_path_warp<K: Copy>(
+    warp: &TiledPartition<32>,
+    diag: usize,
+    a: usize,
+    a_len: usize,
+    b: usize,
+    b_len: usize,
+    key: &impl Fn(usize) -> K,
+    less: &impl Fn(K, K) -> bool,
+    site: Site,
+) -> usize {
+    let lane = warp.thread_rank_at(site) as usize;
+    let mut lo = diag.saturating_sub(b_len);
+    let mut hi = if diag < a_len { diag } else { a_len };
+    // `A[m]` is past the first `diag` exactly when `B[diag - 1 - m]` is
+    // strictly smaller: false, then true, along `m`. The answer is the
+    // first `m` in `lo .. hi` where it holds (`hi` if none).
+    let past = |m: usize| less(key(b + diag - 1 - m), key(a + m));
+    while lo < hi {
+        let step = (hi - lo).div_ceil(32);
+        // Lane `l` tests the last point of the `l`-th of 32 steps.
+        let m = lo + (lane + 1) * step - 1;
+        let found = warp.ballot(m >= hi || past(m));
+        if found == 0 {
+            lo = hi;
+        } else {
+            let f = found.trailing_zeros() as usize;
+            // The answer is in the `f`-th step: past its start, and at or
+            // before its last point (or `hi`).
+            hi = (lo + (f + 1) * step - 1).min(hi);
+            lo += f * step;
+            if step == 1 {
+                lo = hi;
+            }
+        }
+    }
+    lo
+}
+
 /// `ITEMS` items of the stable merge of `a .. a_end` and `b .. b_end`
 /// (places read through `key`), from those starting points: the keys, and
 /// the place each came from. Outputs past both runs' ends repeat the last
@@ -133,12 +181,15 @@ pub(crate) fn serial_merge<K: Copy, const ITEMS: usize>(
 /// ITEMS ..` in `keys` and `values` when it returns (items at places past
 /// `valid` are left as they are). `sync` is the group's barrier; the
 /// scratch holds at least `members × ITEMS` places. The group's calls to
-/// `sync` depend on `valid`, `members` and `runs` alone. When it returns,
+/// `sync` depend on `valid` (unless `uniform`), `members` and `runs`
+/// alone. When it returns,
 /// other members may still read the scratch: `sync` before putting
 /// anything else there.
 ///
-/// With `runs` `None` the members hold the tile's items blocked in `keys`
-/// and `values`, in any order. With `Some(split)` the scratch already
+/// With `uniform` the rounds are as many as a whole tile takes whatever
+/// `valid` is (groups of one warp that sort tiles of different lengths at
+/// once call `sync` alike). With `runs` `None` the members hold the tile's
+/// items blocked in `keys` and `values`, in any order. With `Some(split)` the scratch already
 /// holds them (and every member has passed a `sync` since they were
 /// put), as two sorted runs, places `0 .. split` and `split .. valid`,
 /// which one step merges.
@@ -148,6 +199,7 @@ pub(crate) fn sort_tile<K: Copy, V: Copy, const ITEMS: usize>(
     rank: usize,
     members: usize,
     valid: usize,
+    uniform: bool,
     runs: Option<usize>,
     keys: &mut [K; ITEMS],
     values: &mut [V; ITEMS],
@@ -169,7 +221,7 @@ pub(crate) fn sort_tile<K: Copy, V: Copy, const ITEMS: usize>(
     let mut in_scratch = runs.is_some();
     loop {
         if !in_scratch {
-            if width >= valid || width >= members * ITEMS {
+            if (width >= valid && !uniform) || width >= members * ITEMS {
                 break;
             }
             if width > ITEMS {

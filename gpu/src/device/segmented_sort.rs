@@ -24,7 +24,8 @@
 //! | [`SMALL`] | up to [`WARP_MAX`] elements | a warp | the warp's tile of `32 ×` [`ITEMS`]: striped loads, to blocked through shared memory, a merge sort of the tile (each lane sorts its items, then runs are merged pairwise along their merge paths, up to five rounds), striped stores |
 //! | [`BLOCKS`] | up to the block's tile, `threads ×` [`ITEMS`] | a block | the same merge sort with the block's threads |
 //! | [`BLOCKS`] | longer | many blocks | the listed long segments' tiles, laid end to end after the medium segments, one block a tile: each tile sorted as a segment of a block's |
-//! | [`MERGE`] `+ p` | longer | many blocks | pass `p` merges each long segment's sorted runs of `tile × 2^p` pairwise into the other buffer, a block an output tile: two threads find where the tile's inputs start and end in the two runs (merge paths in global memory), the block loads them and merges them as in a tile |
+//! | [`MERGE`] `+ 2p` | longer | many warps | pass `p`'s partition: a warp an output tile finds where the tile's inputs start in the pair of sorted runs of `tile × 2^p` it merges from (the merge path at its first output, 32 points of global memory a step) |
+//! | [`MERGE`] `+ 2p + 1` | longer | many blocks | pass `p`'s merge into the other buffer, a block an output tile: it loads the tile's inputs from the two runs and merges them as in a tile |
 //!
 //! The long segments go through as many merge passes as the longest of
 //! them needs ([`merge_passes`]), ping-ponging between the keys and a
@@ -70,7 +71,7 @@
 use crate::backend::target::Target;
 use crate::backend::{Faults, Site};
 use crate::block::items::for_items;
-use crate::block::merge_sort::{MergeScratch, merge_path, sort_items, sort_tile};
+use crate::block::merge_sort::{MergeScratch, merge_path_warp, sort_items, sort_tile};
 use crate::block::radix_key::KeyBits;
 pub use crate::block::radix_key::{DESCENDING, RadixKey};
 use crate::device::arguments::holds;
@@ -85,7 +86,9 @@ pub const SMALL: u32 = 1;
 /// The third phase: a block sorts each listed segment of at most its tile,
 /// and each tile of the longer ones.
 pub const BLOCKS: u32 = 2;
-/// The merge passes over the long segments: pass `p` is phase `MERGE + p`.
+/// The merge passes over the long segments: pass `p` is two phases,
+/// `MERGE + 2p` (where each output tile's inputs start) and `MERGE + 2p +
+/// 1` (the merge).
 pub const MERGE: u32 = 3;
 
 /// Items a thread holds in a warp's or a block's sort.
@@ -115,15 +118,15 @@ const fn words<T: Shuffle>() -> usize {
 
 /// Bytes of dynamic shared memory every phase needs with blocks of
 /// `threads`: the block's tile of keys and values (the warps' tiles are
-/// its parts), and two words.
+/// its parts).
 ///
 /// ```
 /// use coop::device::segmented_sort::shared_memory_bytes;
-/// assert_eq!(shared_memory_bytes::<u32, u32>(256), 4 * (256 * 8 * 2 + 2));
+/// assert_eq!(shared_memory_bytes::<u32, u32>(256), 4 * 256 * 8 * 2);
 /// ```
 pub const fn shared_memory_bytes<K: Shuffle, V: Shuffle>(threads: u32) -> u32 {
     let per = words::<K>() + words::<V>();
-    (4 * (block_tile(threads) * per + 2)) as u32
+    (4 * block_tile(threads) * per) as u32
 }
 
 /// Words of `work` the host reads after [`CLASSIFY`] ([`Header`]), zero
@@ -149,15 +152,17 @@ const fn capacity(len: usize, segments: usize) -> usize {
 }
 
 /// Elements of `work` (`u64`) a sort of `len` keys in `segments` segments
-/// needs: the header and the lists.
+/// needs: the header, the lists, and where each tile of the long segments
+/// starts its merge (at most `len / 128 + 1` tiles: blocks of one warp have
+/// tiles of 256, and each long segment is more than one).
 ///
 /// ```
 /// use coop::device::segmented_sort::{work_len, HEADER};
-/// assert_eq!(work_len(100, 10), HEADER);
-/// assert_eq!(work_len(1000, 10), HEADER + 3 * 3);
+/// assert_eq!(work_len(100, 10), HEADER + 1);
+/// assert_eq!(work_len(1000, 10), HEADER + 3 * 3 + 8);
 /// ```
 pub const fn work_len(len: usize, segments: usize) -> usize {
-    HEADER + 3 * capacity(len, segments)
+    HEADER + 3 * capacity(len, segments) + len / 128 + 1
 }
 
 /// What [`CLASSIFY`] found, read from the first [`HEADER`] words of
@@ -232,7 +237,7 @@ const BAD_BLOCK: &core::ffi::CStr =
 
 /// One phase of the sort of each segment of `keys` (see the [module
 /// docs](self)): launch it with [`CLASSIFY`], [`SMALL`], [`BLOCKS`],
-/// then [`MERGE`] `+ p` for each merge pass `p`, over the same
+/// then [`MERGE`] `+ 2p` and `+ 2p + 1` for each merge pass `p`, over the same
 /// buffers, blocks and `control` ([`DESCENDING`](crate::block::DESCENDING)
 /// or 0). The host reads the [`Header`] after the first phase to size the
 /// others (a phase with nothing to do may be left out).
@@ -686,31 +691,15 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
         }
     }
 
-    /// A phase after [`CLASSIFY`]: the group (a warp in [`SMALL`], the
-    /// block in the others) takes jobs from the phase's list in turn and
-    /// does each, through one copy of the code that sorts and merges.
+    /// A phase after [`CLASSIFY`]: each group (the block in [`BLOCKS`] and
+    /// [`MERGE`]; in [`SMALL`], groups of 4 to 32 lanes of a warp, as many
+    /// at once as the warp holds) takes jobs from the phase's list in turn
+    /// and does each, through one copy of the code that sorts and merges.
     #[inline(always)]
     fn sort_phase(&self, phase: u32) {
         let site = self.site;
         let warp = self.block.tiled_partition_at::<32>(site);
         let by_warps = phase == SMALL;
-        let (rank, members, region) = if by_warps {
-            let per = words::<K>() + words::<C::Item>();
-            // The warp's part of the block's tile.
-            let w = warp.meta_group_rank() as usize;
-            let region = Region {
-                base: w * WARP_MAX * per,
-                places: WARP_MAX,
-            };
-            (warp.thread_rank_at(site) as usize, 32, region)
-        } else {
-            let region = Region {
-                base: 0,
-                places: block_tile(self.block.num_threads()),
-            };
-            let t = self.block.thread_rank() as usize;
-            (t, self.block.num_threads() as usize, region)
-        };
         let sync = || {
             if by_warps {
                 warp.sync_at(site)
@@ -718,9 +707,13 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
                 self.block.sync_named("segmented sort", site)
             }
         };
+        if phase >= MERGE && (phase - MERGE) % 2 == 0 {
+            self.partition((phase - MERGE) / 2, &warp);
+            return;
+        }
         let mut jobs = Jobs::new(self, phase, &warp);
-        while let Some(job) = jobs.next(self, &warp, &sync) {
-            self.run_job(rank, members, region, job, &sync);
+        while let Some((job, group)) = jobs.next(self, &warp) {
+            self.run_job(group, job, &sync);
         }
     }
 
@@ -750,9 +743,17 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
     /// for a merge the merge of the two runs; back to striped through the
     /// scratch, striped stores. Starts with a `sync` (the scratch may
     /// still be read from the group's last job) and leaves the scratch
-    /// read by other members.
+    /// read by other members. `sync` is the group's barrier, or the
+    /// barrier of a warp whose groups run their jobs at once (jobs of
+    /// their own lengths, and the same number of `sync`s).
     #[inline(always)]
-    fn run_job(&self, rank: usize, members: usize, region: Region, job: Job, sync: &impl Fn()) {
+    fn run_job(&self, group: Group, job: Job, sync: &impl Fn()) {
+        let Group {
+            rank,
+            members,
+            region,
+            uniform,
+        } = group;
         let Job {
             out,
             len,
@@ -762,14 +763,15 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
             merge,
             from_alt,
             to_alt,
+            like,
         } = job;
         // Any key and value of the inputs give the loads their types.
-        let like_value = self.values.read(from_alt, a);
+        let like_value = self.values.read(from_alt, like);
         let scratch = &Scratch::<K, C::Item>::new(
             self.shared,
             region.base,
             region.places,
-            self.key(from_alt, a),
+            self.key(from_alt, like),
             self.site,
         );
         sync();
@@ -798,6 +800,7 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
             rank,
             members,
             len,
+            uniform,
             if merge { Some(split) } else { None },
             &mut keys,
             &mut values,
@@ -821,6 +824,78 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
                 self.values.write(to_alt, out + p, scratch.value(p, like_value));
             }
         });
+    }
+
+    /// Where tile `g`'s merge path starts in merge pass `pass`: its entry of
+    /// `work`.
+    fn split_entry(&self, g: usize) -> usize {
+        HEADER + 3 * self.medium_cap + g
+    }
+
+    /// The pair of runs that output tile `g` of the long segments lies in,
+    /// in merge pass `pass`.
+    #[inline(always)]
+    fn pair_of(&self, g: usize, count: usize, pass: u32) -> Pair {
+        let tile = block_tile(self.block.num_threads());
+        let (first, n, j) = self.long_segment_of(g, count);
+        // The pair of runs of `width`, and the tile's place along their
+        // merge.
+        let width = tile << pass;
+        let out = j * tile;
+        let pair = out / (2 * width) * (2 * width);
+        let a_len = width.min(n - pair);
+        let b_len = width.min(n - pair - a_len);
+        let a = first + pair;
+        let d0 = out - pair;
+        Pair {
+            first,
+            out,
+            a,
+            a_len,
+            b: a + a_len,
+            b_len,
+            d0,
+            d1: (d0 + tile).min(a_len + b_len),
+        }
+    }
+
+    /// [`MERGE`] `+ 2 × pass`: a warp a tile of the long segments finds
+    /// where the tile's inputs start in the pair of runs it merges from
+    /// (the merge path at its first output, searched by the warp's lanes
+    /// together in global memory) and records it in `work`, so that the
+    /// merge's blocks start at once.
+    #[inline(always)]
+    fn partition(&self, pass: u32, warp: &TiledPartition<32>) {
+        let site = self.site;
+        let (count, tiles, odd) = self.long_segments();
+        let from_alt = odd != (pass % 2 == 1);
+        let grid = this_grid();
+        let warps = warp.meta_group_size() as usize;
+        let mut g = grid.block_rank() * warps + warp.meta_group_rank() as usize;
+        let key = |i: usize| self.key(from_alt, i);
+        let less = self.less();
+        while g < tiles {
+            let p = self.pair_of(g, count, pass);
+            let taken = merge_path_warp(warp, p.d0, p.a, p.a_len, p.b, p.b_len, &key, &less, site);
+            if warp.thread_rank_at(site) == 0 {
+                self.work.write(self.split_entry(g), taken as u64);
+            }
+            g += grid.num_blocks() * warps;
+        }
+    }
+
+    /// The block as one group, its whole tile of the scratch.
+    #[inline(always)]
+    fn whole_block(&self) -> Group {
+        Group {
+            rank: self.block.thread_rank() as usize,
+            members: self.block.num_threads() as usize,
+            region: Region {
+                base: 0,
+                places: block_tile(self.block.num_threads()),
+            },
+            uniform: false,
+        }
     }
 
     /// The long segment of tile `g` (of all the long segments' tiles laid
@@ -866,7 +941,8 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
 /// A group's job: `len` elements to `out ..` of the keys (or their second
 /// buffer), read from `a ..` (`split` of them) and `b ..` (the rest) of
 /// the keys (or their second buffer), sorted, or merged as two sorted
-/// runs.
+/// runs. Element `like` of the inputs' buffer is any one the group's warp
+/// or block owns (read for its type).
 #[derive(Clone, Copy)]
 struct Job {
     out: usize,
@@ -877,6 +953,7 @@ struct Job {
     merge: bool,
     from_alt: bool,
     to_alt: bool,
+    like: usize,
 }
 
 impl Job {
@@ -892,9 +969,40 @@ impl Job {
             merge: false,
             from_alt: false,
             to_alt,
+            like: first,
         }
     }
 }
+
+/// The pair of runs of a long segment that a merge pass merges into an
+/// output tile: the segment's `first` element, the tile's place `out` in
+/// it, the runs (`a_len` elements from `a`, `b_len` from `b`), and the
+/// tile's first and last-plus-one places `d0`, `d1` along their merge.
+struct Pair {
+    first: usize,
+    out: usize,
+    a: usize,
+    a_len: usize,
+    b: usize,
+    b_len: usize,
+    d0: usize,
+    d1: usize,
+}
+
+/// A group: this thread's rank in it, its members, its part of the
+/// scratch, and whether its merge rounds are as many as a whole tile's
+/// (groups of one warp that run jobs at once).
+#[derive(Clone, Copy)]
+struct Group {
+    rank: usize,
+    members: usize,
+    region: Region,
+    uniform: bool,
+}
+
+/// The lane groups of the [`SMALL`] phase, by their lanes: the longest
+/// segment each sorts is its lanes `×` [`ITEMS`] (32, 64, 128, 256).
+const LANE_GROUPS: [usize; 4] = [4, 8, 16, 32];
 
 /// Where a group is in its phase's list of jobs.
 struct Jobs {
@@ -903,9 +1011,10 @@ struct Jobs {
     next: usize,
     /// How far `next` moves.
     step: usize,
-    /// [`SMALL`]: the batch's segments still to sort by the warp, and this
-    /// lane's segment.
+    /// [`SMALL`]: the batch's segments still to sort by lane groups of the
+    /// size `LANE_GROUPS[class]`, and this lane's segment.
     warp_sized: u32,
+    class: usize,
     start: usize,
     n: usize,
     /// [`BLOCKS`]: listed medium segments; both: long segments and their
@@ -943,6 +1052,7 @@ impl Jobs {
             next,
             step,
             warp_sized: 0,
+            class: LANE_GROUPS.len(),
             start: 0,
             n: 0,
             medium,
@@ -958,18 +1068,63 @@ impl Jobs {
         &mut self,
         sort: &Sort<'_, '_, K, C>,
         warp: &TiledPartition<32>,
-        sync: &impl Fn(),
-    ) -> Option<Job> {
+    ) -> Option<(Job, Group)> {
         let site = sort.site;
         match self.phase {
             SMALL => loop {
-                // The batch's warp-sized segments, in turn.
+                // The batch's segments of each size, by groups of lanes,
+                // as many at once as the warp holds: group `k` takes the
+                // `k`-th left.
                 if self.warp_sized != 0 {
-                    let from = self.warp_sized.trailing_zeros();
-                    self.warp_sized &= self.warp_sized - 1;
-                    let first = warp.shfl_at(self.start, from, site);
-                    let len = warp.shfl_at(self.n, from, site);
-                    return Some(Job::sort(first, len, false));
+                    let lanes = LANE_GROUPS[self.class];
+                    let lane = warp.thread_rank_at(site) as usize;
+                    let k = lane / lanes;
+                    let mut mine = self.warp_sized;
+                    let mut i = 0;
+                    while i < k {
+                        mine &= mine.wrapping_sub(1);
+                        i += 1;
+                    }
+                    // The first of them: any element it owns gives the
+                    // loads their types.
+                    let like = warp.shfl_at(self.start, self.warp_sized.trailing_zeros(), site);
+                    let from = mine.trailing_zeros();
+                    let first = warp.shfl_at(self.start, from & 31, site);
+                    let len = warp.shfl_at(self.n, from & 31, site);
+                    let mut i = 0;
+                    while i < 32 / lanes {
+                        self.warp_sized &= self.warp_sized.wrapping_sub(1);
+                        i += 1;
+                    }
+                    let per = words::<K>() + words::<C::Item>();
+                    let places = lanes * ITEMS;
+                    let group = Group {
+                        rank: lane % lanes,
+                        members: lanes,
+                        region: Region {
+                            base: (warp.meta_group_rank() as usize * WARP_MAX + k * places) * per,
+                            places,
+                        },
+                        uniform: true,
+                    };
+                    let len = if mine == 0 { 0 } else { len };
+                    let job = Job {
+                        like,
+                        ..Job::sort(first, len, false)
+                    };
+                    return Some((job, group));
+                }
+                // The next size of lane group.
+                if self.class + 1 < LANE_GROUPS.len() {
+                    self.class += 1;
+                    let most = LANE_GROUPS[self.class] * ITEMS;
+                    let least = if self.class == 0 {
+                        THREAD_MAX
+                    } else {
+                        LANE_GROUPS[self.class - 1] * ITEMS
+                    };
+                    self.warp_sized = warp.ballot(self.n > least && self.n <= most);
+                    continue;
                 }
                 // The next batch of 32 segments, a lane each: a lane
                 // sorts its segment alone when it is short enough.
@@ -986,7 +1141,10 @@ impl Jobs {
                 if (2..=THREAD_MAX).contains(&self.n) {
                     sort.sort_alone(self.start, self.n);
                 }
-                self.warp_sized = warp.ballot(self.n > THREAD_MAX && self.n <= WARP_MAX);
+                // Lane groups of 4 first.
+                self.class = 0;
+                self.warp_sized =
+                    warp.ballot(self.n > THREAD_MAX && self.n <= LANE_GROUPS[0] * ITEMS);
                 self.next += self.step;
             },
             BLOCKS => {
@@ -999,13 +1157,15 @@ impl Jobs {
                     // A block a listed segment.
                     let s = sort.work.read(sort.medium_entry(g)) as usize;
                     let first = sort.offsets.get(s);
-                    return Some(Job::sort(first, sort.offsets.get(s + 1) - first, false));
+                    let job = Job::sort(first, sort.offsets.get(s + 1) - first, false);
+                    return Some((job, sort.whole_block()));
                 }
                 // A block a tile of the long segments.
                 let tile = block_tile(sort.block.num_threads());
                 let (first, n, j) = sort.long_segment_of(g - self.medium, self.long);
                 let at = j * tile;
-                Some(Job::sort(first + at, (n - at).min(tile), self.odd))
+                let job = Job::sort(first + at, (n - at).min(tile), self.odd);
+                Some((job, sort.whole_block()))
             }
             _ => {
                 let g = self.next;
@@ -1013,48 +1173,30 @@ impl Jobs {
                     return None;
                 }
                 self.next += self.step;
-                let pass = self.phase - MERGE;
-                // Pass 0 reads where the tiles were sorted to; each pass
-                // writes the other buffer.
+                let pass = (self.phase - MERGE) / 2;
                 let from_alt = self.odd != (pass % 2 == 1);
-                let tile = block_tile(sort.block.num_threads());
-                let (first, n, j) = sort.long_segment_of(g, self.long);
-                // The pair of runs of `width` this output tile lies in,
-                // and the tile's place along their merge.
-                let width = tile << pass;
-                let out = j * tile;
-                let pair = out / (2 * width) * (2 * width);
-                let a_len = width.min(n - pair);
-                let b_len = width.min(n - pair - a_len);
-                let a = first + pair;
-                let b = a + a_len;
-                let d0 = out - pair;
-                let d1 = (d0 + tile).min(a_len + b_len);
-                // Where the tile's inputs start (thread 0) and end (the
-                // middle thread, in another warp) in the two runs.
-                let t = sort.block.thread_rank() as usize;
-                let threads = sort.block.num_threads() as usize;
-                let splits = tile * (words::<K>() + words::<C::Item>());
-                if t == 0 || t == threads / 2 {
-                    let d = if t == 0 { d0 } else { d1 };
-                    let key = |i: usize| sort.key(from_alt, i);
-                    let taken = merge_path(d, a, a_len, b, b_len, &key, &sort.less());
-                    sort.shared
-                        .store(splits + (t != 0) as usize, taken as u32, site);
-                }
-                sync();
-                let s0 = sort.shared.load(splits, 0u32, site) as usize;
-                let s1 = sort.shared.load(splits + 1, 0u32, site) as usize;
-                Some(Job {
-                    out: first + out,
-                    len: d1 - d0,
-                    a: a + s0,
-                    b: b + (d0 - s0),
+                let p = sort.pair_of(g, self.long, pass);
+                // Where the tile's inputs start and end in the two runs:
+                // the partition phase found both (the end is where the
+                // next tile of the pair starts, or the first run's end).
+                let s0 = sort.work.read(sort.split_entry(g)) as usize;
+                let s1 = if p.d1 == p.a_len + p.b_len {
+                    p.a_len
+                } else {
+                    sort.work.read(sort.split_entry(g + 1)) as usize
+                };
+                let job = Job {
+                    out: p.first + p.out,
+                    len: p.d1 - p.d0,
+                    a: p.a + s0,
+                    b: p.b + (p.d0 - s0),
                     split: s1 - s0,
                     merge: true,
                     from_alt,
                     to_alt: !from_alt,
-                })
+                    like: p.a,
+                };
+                Some((job, sort.whole_block()))
             }
         }
     }

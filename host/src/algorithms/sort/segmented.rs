@@ -366,18 +366,24 @@ impl SegmentedSorter {
                 scratch,
             )?;
         }
+        // Each merge pass: a warp a tile finds where its inputs start, then
+        // a block a tile merges.
+        let tiles = header.large_tiles;
+        let partition_blocks = tiles.div_ceil(threads as usize / 32);
         for pass in 0..merge_passes(header.longest, block_tile(threads)) {
-            let (phase, blocks) = (seg::MERGE + pass, header.large_tiles);
-            let scratch = (&mut *keys_alt, &mut *values_alt);
-            launch(
-                phase,
-                blocks,
-                alt,
-                &mut keys,
-                &mut values,
-                &mut work,
-                scratch,
-            )?;
+            let phase = seg::MERGE + 2 * pass;
+            for (phase, blocks) in [(phase, partition_blocks), (phase + 1, tiles)] {
+                let scratch = (&mut *keys_alt, &mut *values_alt);
+                launch(
+                    phase,
+                    blocks,
+                    alt,
+                    &mut keys,
+                    &mut values,
+                    &mut work,
+                    scratch,
+                )?;
+            }
         }
         Ok(())
     }
