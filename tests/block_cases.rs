@@ -209,6 +209,58 @@ pub fn sort_u8_reference(keys: &[u8]) -> Vec<u8> {
     sorted_tiles(keys, 512, u8::MAX, |&k| k)
 }
 
+/// [`k::block_merge_sort_i32`] of `keys`.
+pub fn run_merge_i32(device: &Device, program: &Program, keys: &[i32]) -> Result<Vec<i32>, Error> {
+    let (threads, items) = k::MERGE_I32;
+    let input = device.upload(keys)?;
+    let mut out = device.zeros::<i32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
+    program.launch(k::block_merge_sort_i32, config, (&input, &mut out))?;
+    device.download(&out)
+}
+
+/// The host's [`k::block_merge_sort_i32`]: each tile's valid keys,
+/// descending.
+pub fn merge_i32_reference(keys: &[i32]) -> Vec<i32> {
+    keys.chunks(512)
+        .flat_map(|tile| {
+            let mut tile = tile.to_vec();
+            tile.sort_by(|a, b| b.cmp(a));
+            tile
+        })
+        .collect()
+}
+
+/// [`k::block_merge_sort_pairs_u64`] of `keys`: the sorted keys and their
+/// indices.
+pub fn run_merge_pairs_u64(
+    device: &Device,
+    program: &Program,
+    keys: &[u64],
+) -> Result<(Vec<u64>, Vec<u32>), Error> {
+    let (threads, items) = k::MERGE_PAIRS_U64;
+    let input = device.upload(keys)?;
+    let mut keys_out = device.zeros::<u64>(keys.len())?;
+    let mut indices = device.zeros::<u32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
+    program.launch(
+        k::block_merge_sort_pairs_u64,
+        config,
+        (&input, &mut keys_out, &mut indices),
+    )?;
+    Ok((device.download(&keys_out)?, device.download(&indices)?))
+}
+
+/// The host's [`k::block_merge_sort_pairs_u64`]: each tile stably sorted
+/// by the keys' low 16 bits, with the indices.
+pub fn merge_pairs_u64_reference(keys: &[u64]) -> (Vec<u64>, Vec<u32>) {
+    let mut index: Vec<u32> = (0..keys.len() as u32).collect();
+    for tile in index.chunks_mut(320) {
+        tile.sort_by_key(|&i| keys[i as usize] & 0xffff);
+    }
+    (index.iter().map(|&i| keys[i as usize]).collect(), index)
+}
+
 /// [`k::block_flags_u32`] of `keys` (whole tiles): heads and tails.
 pub fn run_flags_u32(
     device: &Device,
@@ -414,6 +466,23 @@ pub fn check_all(
                 let bits: Vec<u32> = k.iter().map(|f| f.to_bits()).collect();
                 (bits, i) == pairs_f32_reference(&keys)
             });
+        }
+        for n in [1, 2, 511, 512, 513, 1700] {
+            let keys = data(n, pattern, seed, |w| (w >> 40) as i32 - (1 << 23), |&k| k);
+            case(format!("block_merge_sort_i32 {n} {pattern:?}"), &mut || {
+                run_merge_i32(device, program, &keys).unwrap() == merge_i32_reference(&keys)
+            });
+        }
+        for n in [1, 319, 320, 321, 1000] {
+            // Low 16 bits from few values: many ties, which keep their order.
+            let keys = data(n, pattern, seed, |w| w & !0xffff | (w >> 20) % 7, |&k| k);
+            case(
+                format!("block_merge_sort_pairs_u64 {n} {pattern:?}"),
+                &mut || {
+                    run_merge_pairs_u64(device, program, &keys).unwrap()
+                        == merge_pairs_u64_reference(&keys)
+                },
+            );
         }
         for n in [1, 191, 192, 193, 1000] {
             let keys = data(n, pattern, seed, |w| w as i64 >> (w % 40), |&k| k);

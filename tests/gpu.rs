@@ -815,11 +815,12 @@ fn split_barriers_match_the_host_and_cuda() {
 
 /// Block-level building blocks (`block_tiles`: tiles loaded, radix-sorted
 /// as keys and as pairs, ascending and descending, over bit ranges;
+/// merge-sorted by a custom order, partial tiles by their valid part;
 /// flagged, differenced, scattered and ranked, in blocks of 32 to 256
 /// threads, every data pattern and partial tiles): equal to the host, and
 /// CUB's twins (`reference/block_tiles.cu`: `BlockLoad`, `BlockRadixSort`,
-/// `BlockDiscontinuity`, `BlockAdjacentDifference`, `BlockExchange`) equal
-/// the host too, on the keys without `-0.0`.
+/// `BlockMergeSort`, `BlockDiscontinuity`, `BlockAdjacentDifference`,
+/// `BlockExchange`) equal the host too, on the keys without `-0.0`.
 #[test]
 #[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
 fn block_tiles_match_the_host_and_cub() {
@@ -829,7 +830,7 @@ fn block_tiles_match_the_host_and_cub() {
     let gpu = coop_host::Device::Gpu(s.gpu.clone());
     let coop = gpu.load(&TEST_KERNELS_PTX).unwrap();
     let cases = c::check_all(&gpu, &coop, true, true, Some(LAUNCH_LIMIT));
-    assert_eq!(cases, 290);
+    assert_eq!(cases, 345);
     let Some(cub) = twins("block_tiles", coop_tests::BLOCK_TILES_CU) else {
         panic!("CUB's twins in block_tiles.cu do not compile with this nvcc");
     };

@@ -172,3 +172,45 @@ extern "C" __global__ void block_scatter_u64(const unsigned long long* values, s
         if (at < out_len) out[at] = items[i];
     }
 }
+
+struct Greater {
+    __device__ bool operator()(int a, int b) const { return a > b; }
+};
+
+extern "C" __global__ void block_merge_sort_i32(const int* keys, size_t len, int* out,
+                                                size_t out_len) {
+    using Sort = cub::BlockMergeSort<int, 128, 4>;
+    __shared__ typename Sort::TempStorage temp;
+    size_t first = (size_t)blockIdx.x * 512;
+    int valid = len - first < 512 ? (int)(len - first) : 512;
+    int items[4];
+    load_blocked(keys, len, first, 0, items);
+    // Places past `valid` take INT_MIN, the last of a descending order.
+    Sort(temp).StableSort(items, Greater(), valid, INT32_MIN);
+    store_blocked(out, out_len, first, items);
+}
+
+struct LowBits {
+    __device__ bool operator()(unsigned long long a, unsigned long long b) const {
+        return (a & 0xffff) < (b & 0xffff);
+    }
+};
+
+extern "C" __global__ void block_merge_sort_pairs_u64(const unsigned long long* keys, size_t len,
+                                                      unsigned long long* keys_out,
+                                                      size_t keys_out_len, unsigned* indices_out,
+                                                      size_t indices_out_len) {
+    using Sort = cub::BlockMergeSort<unsigned long long, 64, 5, unsigned>;
+    __shared__ typename Sort::TempStorage temp;
+    size_t first = (size_t)blockIdx.x * 320;
+    int valid = len - first < 320 ? (int)(len - first) : 320;
+    unsigned long long items[5];
+    load_blocked(keys, len, first, 0ull, items);
+    unsigned indices[5];
+    for (int i = 0; i < 5; ++i) indices[i] = (unsigned)(first + threadIdx.x * 5 + i);
+    // Places past `valid` take low bits 0xffff, the last of the order
+    // (and after any valid key equal to them, the sort being stable).
+    Sort(temp).StableSort(items, indices, LowBits(), valid, 0xffffull);
+    store_blocked(keys_out, keys_out_len, first, items);
+    store_blocked(indices_out, indices_out_len, first, indices);
+}

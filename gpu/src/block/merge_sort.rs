@@ -21,9 +21,11 @@
 //! segmented sort merges runs in global memory with the same search and
 //! merge.
 
+use super::exchange::{Tile, claim, put, take};
 use super::items::for_items;
-use crate::TiledPartition;
-use crate::backend::Site;
+use crate::backend::{Site, site};
+use crate::memory::shared::{Published, RawShared, SharedArray, SharedElem, TileScratch};
+use crate::{ThreadBlock, TiledPartition};
 
 /// Where a group's members exchange items while they merge: place `p` of
 /// the tile holds a key and its value.
@@ -274,4 +276,218 @@ pub(crate) fn sort_tile<K: Copy, V: Copy, const ITEMS: usize>(
         width *= 2;
         in_scratch = false;
     }
+}
+
+/// The scratch of [`merge_sort`] and [`merge_sort_pairs`]: the claimed
+/// array of keys, and of values (`B` is `()` for keys alone), with the
+/// tile's places.
+struct Claimed<'r, A: SharedArray + ?Sized, B> {
+    keys: &'r RawShared<A>,
+    values: B,
+    tile: Tile,
+    site: Site,
+}
+
+impl<K, A> MergeScratch<K, ()> for Claimed<'_, A, ()>
+where
+    K: SharedElem,
+    A: SharedArray<Elem = K> + ?Sized,
+{
+    #[inline(always)]
+    fn put(&self, place: usize, key: K, _: ()) {
+        put(self.keys, &self.tile, place, key, self.site);
+    }
+
+    #[inline(always)]
+    fn key(&self, place: usize) -> K {
+        take(self.keys, &self.tile, place, self.site)
+    }
+
+    #[inline(always)]
+    fn value(&self, _: usize, _: ()) {}
+}
+
+impl<K, V, A, B> MergeScratch<K, V> for Claimed<'_, A, &RawShared<B>>
+where
+    K: SharedElem,
+    V: SharedElem,
+    A: SharedArray<Elem = K> + ?Sized,
+    B: SharedArray<Elem = V> + ?Sized,
+{
+    #[inline(always)]
+    fn put(&self, place: usize, key: K, value: V) {
+        put(self.keys, &self.tile, place, key, self.site);
+        put(self.values, &self.tile, place, value, self.site);
+    }
+
+    #[inline(always)]
+    fn key(&self, place: usize) -> K {
+        take(self.keys, &self.tile, place, self.site)
+    }
+
+    #[inline(always)]
+    fn value(&self, place: usize, _: V) -> V {
+        take(self.values, &self.tile, place, self.site)
+    }
+}
+
+/// The block's blocked tile, its first `valid` items (at most `threads ×
+/// ITEMS`) sorted stably by `less` (a strict order: `less(a, b)` when `a`
+/// goes before `b`), blocked: thread `t` ends with places `t × ITEMS ..
+/// (t + 1) × ITEMS` of the sorted tile. Items at places from `valid` on
+/// take no part and are left as they are. `scratch` is a [`TileScratch`]
+/// of at least `threads × ITEMS` items, handed back `Published` (CUB's
+/// `BlockMergeSort::StableSort`).
+///
+/// Each thread sorts its items in registers (an odd-even transposition
+/// network: equal neighbours never swap), then runs of `ITEMS`, `2 ×
+/// ITEMS`, ... are merged pairwise through the scratch, each thread
+/// finding where its outputs start by a binary search along its pair's
+/// merge path: `log2(threads)` rounds of two barriers. Keys of any
+/// `Copy` type and any order, where [`RadixSort`](super::RadixSort) takes
+/// numbers in their own order; the device-wide segmented sort merges
+/// warps' and lane groups' tiles with the same code
+/// (`coop::device::segmented_sort`).
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::block;
+/// use coop::shared::Shared;
+///
+/// /// Each block sorts its tile of points by distance from the origin
+/// /// (ties in their order), a partial last tile too.
+/// #[kernel]
+/// pub fn by_distance(block: ThreadBlock, xs: &[i32], out: Out<i32>, tile: Shared<[i32; 256]>) {
+///     let first = block.group_index().x as usize * 256;
+///     let items: [i32; 4] = block::load_blocked(&block, xs, first, 0);
+///     let valid = xs.len().saturating_sub(first).min(256);
+///     let (sorted, _) = block::merge_sort(&block, items, valid, |a: i32, b: i32| a.abs() < b.abs(), tile);
+///     block::store_blocked(&block, sorted, &out, first);
+/// }
+///
+/// let xs: Vec<i32> = (0..300).map(|i| (i * 37 % 101) - 50).collect();
+/// let mut out = vec![0i32; 300];
+/// coop_host::Cpu::new().launch(by_distance, coop_host::LaunchConfig::new(2, 64), (&xs[..], &mut out))?;
+/// let mut first = xs[..256].to_vec();
+/// first.sort_by_key(|x| x.abs()); // stable, as the merge sort is
+/// assert_eq!(out[..256], first[..]);
+/// let mut last = xs[256..].to_vec();
+/// last.sort_by_key(|x| x.abs());
+/// assert_eq!(out[256..], last[..]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "BlockMergeSort")]
+#[doc(alias = "StableSort")]
+pub fn merge_sort<T, A, const ITEMS: usize>(
+    block: &ThreadBlock,
+    items: [T; ITEMS],
+    valid: usize,
+    less: impl Fn(T, T) -> bool,
+    scratch: impl TileScratch<A>,
+) -> ([T; ITEMS], Published<A>)
+where
+    T: SharedElem,
+    A: SharedArray<Elem = T> + ?Sized,
+{
+    let site = site!();
+    let call = "block::merge_sort";
+    let (raw, tile) = claim::<A, ITEMS>(block, scratch, call, site);
+    let scratch = Claimed {
+        keys: &raw,
+        values: (),
+        tile,
+        site,
+    };
+    let mut keys = items;
+    let mut values = [(); ITEMS];
+    let valid = valid.min(tile.threads * ITEMS);
+    sort_tile(
+        tile.thread,
+        tile.threads,
+        valid,
+        false,
+        None,
+        &mut keys,
+        &mut values,
+        &less,
+        &scratch,
+        &|| block.sync_named(call, site),
+    );
+    (keys, raw.handed_back())
+}
+
+/// [`merge_sort`] of keys with values: `values[i]` goes with `keys[i]`,
+/// sorted by the keys alone; `key_scratch` and `value_scratch` are
+/// [`TileScratch`]es of at least `threads × ITEMS` elements, handed back
+/// `Published` (CUB's `BlockMergeSort::StableSort` of pairs).
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::block;
+/// use coop::shared::Shared;
+///
+/// /// Names (as ids) by descending score; equal scores in id order.
+/// #[kernel]
+/// pub fn leaderboard(block: ThreadBlock, scores: &[u16], ids: Out<u32>,
+///                    keys: Shared<[u16; 128]>, values: Shared<[u32; 128]>) {
+///     let t = block.thread_rank();
+///     let items: [u16; 2] = block::load_blocked(&block, scores, 0, 0);
+///     let who = [2 * t, 2 * t + 1];
+///     let (_, who, _, _) = block::merge_sort_pairs(&block, items, who, scores.len(),
+///         |a: u16, b: u16| a > b, keys, values);
+///     block::store_blocked(&block, who, &ids, 0);
+/// }
+///
+/// let scores = [30u16, 99, 30, 5, 99, 70];
+/// let mut ids = vec![0u32; 6];
+/// coop_host::Cpu::new().launch(leaderboard, coop_host::LaunchConfig::new(1, 64), (&scores[..], &mut ids))?;
+/// assert_eq!(ids, [1, 4, 5, 0, 2, 3]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "BlockMergeSort")]
+#[allow(clippy::type_complexity)]
+pub fn merge_sort_pairs<K, V, A, B, const ITEMS: usize>(
+    block: &ThreadBlock,
+    keys: [K; ITEMS],
+    values: [V; ITEMS],
+    valid: usize,
+    less: impl Fn(K, K) -> bool,
+    key_scratch: impl TileScratch<A>,
+    value_scratch: impl TileScratch<B>,
+) -> ([K; ITEMS], [V; ITEMS], Published<A>, Published<B>)
+where
+    K: SharedElem,
+    V: SharedElem,
+    A: SharedArray<Elem = K> + ?Sized,
+    B: SharedArray<Elem = V> + ?Sized,
+{
+    let site = site!();
+    let call = "block::merge_sort_pairs";
+    let (key_raw, tile) = claim::<A, ITEMS>(block, key_scratch, call, site);
+    let (value_raw, _) = claim::<B, ITEMS>(block, value_scratch, call, site);
+    let scratch = Claimed {
+        keys: &key_raw,
+        values: &value_raw,
+        tile,
+        site,
+    };
+    let (mut keys, mut values) = (keys, values);
+    let valid = valid.min(tile.threads * ITEMS);
+    sort_tile(
+        tile.thread,
+        tile.threads,
+        valid,
+        false,
+        None,
+        &mut keys,
+        &mut values,
+        &less,
+        &scratch,
+        &|| block.sync_named(call, site),
+    );
+    (keys, values, key_raw.handed_back(), value_raw.handed_back())
 }

@@ -25,6 +25,7 @@
 //! | [`subtract_left`], [`subtract_right`] | each item combined with its neighbour | `BlockAdjacentDifference` |
 //! | [`radix_rank`] | each key's place in the tile sorted by one digit, stable | `BlockRadixRank` |
 //! | [`RadixSort`] | the tile's keys, or keys and values, sorted | `BlockRadixSort` |
+//! | [`merge_sort`], [`merge_sort_pairs`] | the tile (or its first `valid` items) sorted stably by any order | `BlockMergeSort` |
 //!
 //! Every call is made by every thread of the block, with the same
 //! arguments where an argument is the block's (the tile's start, the
@@ -89,6 +90,7 @@ pub use exchange::{
     blocked_to_striped, scatter_to_blocked, scatter_to_striped, striped_to_blocked,
 };
 pub use load::{load_blocked, load_striped, load_transposed};
+pub use merge_sort::{merge_sort, merge_sort_pairs};
 pub use radix_key::{DESCENDING, RadixKey};
 pub use radix_sort::{RANK_BITS, RadixSort, radix_rank};
 pub use store::{store_blocked, store_striped, store_transposed};

@@ -2,8 +2,8 @@
 //! users write: tiles loaded, sorted, flagged, differenced and exchanged
 //! by whole blocks. `reference/block_tiles.cu` has CUDA twins of the same
 //! names and parameters written with CUB's `BlockLoad`, `BlockStore`,
-//! `BlockRadixSort`, `BlockDiscontinuity`, `BlockAdjacentDifference` and
-//! `BlockExchange`.
+//! `BlockRadixSort`, `BlockMergeSort`, `BlockDiscontinuity`,
+//! `BlockAdjacentDifference` and `BlockExchange`.
 //!
 //! Every kernel takes tile `b` of its input for block `b`: `THREADS ×
 //! ITEMS` consecutive elements, the last tile maybe partial.
@@ -28,6 +28,10 @@ pub const DIFFERENCES_I32: (u32, usize) = (64, 5);
 pub const SCATTER_U64: (u32, usize) = (32, 7);
 /// Threads and items a thread of [`block_rank_u32`].
 pub const RANK_U32: (u32, usize) = (256, 2);
+/// Threads and items a thread of [`block_merge_sort_i32`].
+pub const MERGE_I32: (u32, usize) = (128, 4);
+/// Threads and items a thread of [`block_merge_sort_pairs_u64`].
+pub const MERGE_PAIRS_U64: (u32, usize) = (64, 5);
 
 /// The first element of this block's tile of `tile` elements.
 fn tile_start(block: &ThreadBlock, tile: usize) -> usize {
@@ -176,4 +180,45 @@ pub fn block_rank_u32(
     let items: [u32; 2] = block::load_blocked(&block, keys, first, u32::MAX);
     let r = block::radix_rank(&block, items, shift, width, descending != 0);
     block::store_blocked(&block, r, &ranks, first);
+}
+
+/// Descending merge sort of each tile of 512 `i32` keys, its valid part
+/// only (a partial last tile sorts its keys alone; the places past them
+/// are not stored).
+#[kernel]
+pub fn block_merge_sort_i32(
+    block: ThreadBlock,
+    keys: &[i32],
+    out: Out<i32>,
+    tile: Shared<[i32; 512]>,
+) {
+    let first = tile_start(&block, 512);
+    let valid = keys.len().saturating_sub(first).min(512);
+    let items: [i32; 4] = block::load_blocked(&block, keys, first, 0);
+    let (sorted, _) = block::merge_sort(&block, items, valid, |a: i32, b: i32| a > b, tile);
+    block::store_blocked(&block, sorted, &out, first);
+}
+
+/// Merge sort of each tile of 320 `u64` keys by their low 16 bits alone
+/// (keys equal there keep their order), with their indices in the input
+/// as values.
+#[kernel]
+pub fn block_merge_sort_pairs_u64(
+    block: ThreadBlock,
+    keys: &[u64],
+    keys_out: Out<u64>,
+    indices_out: Out<u32>,
+    key_tile: Shared<[u64; 320]>,
+    index_tile: Shared<[u32; 320]>,
+) {
+    let first = tile_start(&block, 320);
+    let valid = keys.len().saturating_sub(first).min(320);
+    let items: [u64; 5] = block::load_blocked(&block, keys, first, 0);
+    let base = (first + block.thread_rank() as usize * 5) as u32;
+    let indices = core::array::from_fn(|i| base + i as u32);
+    let low = |a: u64, b: u64| (a & 0xffff) < (b & 0xffff);
+    let (items, indices, _, _) =
+        block::merge_sort_pairs(&block, items, indices, valid, low, key_tile, index_tile);
+    block::store_blocked(&block, items, &keys_out, first);
+    block::store_blocked(&block, indices, &indices_out, first);
 }
