@@ -475,7 +475,13 @@ pub fn check_all(
         }
         for n in [1, 319, 320, 321, 1000] {
             // Low 16 bits from few values: many ties, which keep their order.
-            let keys = data(n, pattern, seed, |w| w & !0xffff | (w >> 20) % 7, |&k| k);
+            let keys = data(
+                n,
+                pattern,
+                seed,
+                |w| (w & !0xffff) | ((w >> 20) % 7),
+                |&k| k,
+            );
             case(
                 format!("block_merge_sort_pairs_u64 {n} {pattern:?}"),
                 &mut || {

@@ -707,7 +707,7 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
                 self.block.sync_named("segmented sort", site)
             }
         };
-        if phase >= MERGE && (phase - MERGE) % 2 == 0 {
+        if phase >= MERGE && (phase - MERGE).is_multiple_of(2) {
             self.partition((phase - MERGE) / 2, &warp);
             return;
         }
