@@ -5,7 +5,7 @@
 use coop_host::runs::RunReducer;
 use coop_host::{Cpu, Device, ProgramRef};
 use coop_tests::kernels::{self, Mat2, MatMul};
-use coop_tests::runs_cases::{check_all, host_runs};
+use coop_tests::runs_cases::{check_all, host_runs, host_scan_by_key};
 
 #[test]
 fn runs_of_equal_keys_match_host_references() {
@@ -17,7 +17,7 @@ fn runs_of_equal_keys_match_host_references() {
 /// race detector finds nothing in the look-back over run totals (totals
 /// in their status words for `i64` sums, relaxed; in `partials`, release
 /// and acquire, for products of 2×2 matrices) nor in the runs gathered in
-/// shared memory, and the results hold.
+/// shared memory, and the results hold, for the scans by key too.
 #[test]
 fn runs_hold_under_other_schedules_and_host_threads() {
     let keys: Vec<u32> = (0..3 * 2048 + 77).map(|i: u32| i / 700).collect();
@@ -51,5 +51,23 @@ fn runs_hold_under_other_schedules_and_host_threads() {
             )
             .unwrap();
         assert!((ko[..n].to_vec(), mo[..n].to_vec()) == want_mats);
+        // The scans by key: each element's result written where it lies.
+        let mut scanned = vec![0i64; keys.len()];
+        reducer
+            .inclusive_sum_by_key(&keys, &values, &mut scanned)
+            .unwrap();
+        assert!(scanned == host_scan_by_key(&keys, &values, coop::op::Sum, false));
+        let mut mo = vec![Mat2::default(); keys.len()];
+        reducer
+            .scan_by_key_with(
+                ProgramRef::Cpu,
+                kernels::mat2_product_scan_by_key,
+                &keys,
+                &mats,
+                &mut mo,
+                true,
+            )
+            .unwrap();
+        assert!(mo == host_scan_by_key(&keys, &mats, MatMul, true));
     }
 }

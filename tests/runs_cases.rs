@@ -66,6 +66,93 @@ fn patterns<K: Copy>(n: usize, rng: &mut Rng, make: fn(u64) -> K) -> Vec<(&'stat
     ]
 }
 
+/// The host's scan by key: each element's values of its run up to it
+/// (or, `exclusive`, before it: `op`'s identity at a run's first).
+pub fn host_scan_by_key<K: Copy + PartialEq, V: Copy>(
+    keys: &[K],
+    values: &[V],
+    op: impl Operator<V>,
+    exclusive: bool,
+) -> Vec<V> {
+    let mut out = Vec::with_capacity(keys.len());
+    let mut acc = op.identity();
+    for (i, (&k, &v)) in keys.iter().zip(values).enumerate() {
+        if i == 0 || keys[i - 1] != k {
+            acc = op.identity();
+        }
+        let before = acc;
+        acc = op.combine(acc, v);
+        out.push(if exclusive { before } else { acc });
+    }
+    out
+}
+
+/// Scans by key (inclusive and exclusive) of one key type with integer
+/// values of 4 and 8 bytes (exact) and `f32` values (within a bound);
+/// returns the calls checked.
+fn check_scans<K>(device: &Device, reducer: &RunReducer, make: fn(u64) -> K) -> usize
+where
+    K: BuiltinSumByKey<i32> + BuiltinSumByKey<u64> + BuiltinSumByKey<f32>,
+    K: PartialEq + Default + std::fmt::Debug,
+{
+    let name = std::any::type_name::<K>();
+    let mut rng = Rng::new(0x5C + std::mem::size_of::<K>() as u64);
+    let mut calls = 0;
+    fn scan<K: BuiltinSumByKey<V>, V: coop::DeviceCopy + coop::Shuffle>(
+        device: &Device,
+        reducer: &RunReducer,
+        keys: &[K],
+        values: &[V],
+        exclusive: bool,
+    ) -> Vec<V> {
+        let (k, v) = (device.upload(keys).unwrap(), device.upload(values).unwrap());
+        let mut out = device.zeros::<V>(values.len()).unwrap();
+        if exclusive {
+            reducer.exclusive_sum_by_key(&k, &v, &mut out).unwrap();
+        } else {
+            reducer.inclusive_sum_by_key(&k, &v, &mut out).unwrap();
+        }
+        device.download(&out).unwrap()
+    }
+    for &n in &[0, 1, 2, 31, 4095, 4096, 4097, 16_385, 140_001] {
+        for (pattern, keys) in patterns(n, &mut rng, make) {
+            for exclusive in [false, true] {
+                let what = format!("{n} {name} keys, {pattern}, exclusive {exclusive}");
+                let ints: Vec<i32> = (0..n).map(|_| rng.next_u64() as i32).collect();
+                let want = host_scan_by_key(&keys, &ints, coop::op::Sum, exclusive);
+                let got: Vec<i32> = scan(device, reducer, &keys, &ints, exclusive);
+                if let Some(i) = (0..n).find(|&i| got[i] != want[i]) {
+                    panic!(
+                        "sum scan by key of i32, {what}: element {i} is {}, the host's {}",
+                        got[i], want[i]
+                    );
+                }
+                let wide: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+                let got: Vec<u64> = scan(device, reducer, &keys, &wide, exclusive);
+                assert!(
+                    got == host_scan_by_key(&keys, &wide, coop::op::Sum, exclusive),
+                    "sum scan by key of u64, {what}"
+                );
+                let floats: Vec<f32> = (0..n)
+                    .map(|_| rng.below(2001) as f32 / 1000.0 - 1.0)
+                    .collect();
+                let got: Vec<f32> = scan(device, reducer, &keys, &floats, exclusive);
+                let want = host_scan_by_key(&keys, &floats, coop::op::Sum, exclusive);
+                let bad = got
+                    .iter()
+                    .zip(&want)
+                    .position(|(a, b)| (a - b).abs() > 2e-6 * n as f32 * (1.0 + b.abs()));
+                assert!(
+                    bad.is_none(),
+                    "sum scan by key of f32, {what}: element {bad:?}"
+                );
+                calls += 3;
+            }
+        }
+    }
+    calls
+}
+
 /// Runs `f` with `keys` (and `values`) and outputs as long, on `device`;
 /// returns the outputs' first `runs` elements and `runs`.
 fn run_on<K, V>(
@@ -201,6 +288,8 @@ pub fn check_all(device: &Device, program: ProgramRef<'_>) -> usize {
     calls += check_keys::<i32>(device, &reducer, |r| r as i32 - 3);
     calls += check_keys::<u64>(device, &reducer, |r| r << 33);
     calls += check_keys::<i64>(device, &reducer, |r| -(r as i64));
+    calls += check_scans::<u32>(device, &reducer, |r| r as u32);
+    calls += check_scans::<i64>(device, &reducer, |r| -(r as i64));
     // Encodings of the other key types; floats compare with `==`.
     let text = b"aaabbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbc".repeat(100);
     let ones = vec![1u32; text.len()];
@@ -243,7 +332,25 @@ pub fn check_all(device: &Device, program: ProgramRef<'_>) -> usize {
                     got == host_runs(&keys, &mats, MatMul),
                     "ordered product by key, {n}, {pattern}"
                 );
-                calls += 1;
+                for exclusive in [false, true] {
+                    let (k, v) = (device.upload(&keys).unwrap(), device.upload(&mats).unwrap());
+                    let mut out = device.zeros::<Mat2>(n).unwrap();
+                    r.scan_by_key_with(
+                        program,
+                        kernels::mat2_product_scan_by_key,
+                        &k,
+                        &v,
+                        &mut out,
+                        exclusive,
+                    )
+                    .unwrap();
+                    assert!(
+                        device.download(&out).unwrap()
+                            == host_scan_by_key(&keys, &mats, MatMul, exclusive),
+                        "ordered product scanned by key, {n}, {pattern}, exclusive {exclusive}"
+                    );
+                }
+                calls += 3;
             }
         }
     }

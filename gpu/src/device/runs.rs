@@ -1,7 +1,10 @@
 //! Runs of equal keys as functions a kernel calls: one result per run of
 //! consecutive equal keys, the run's values combined with an
 //! [`Operator`] ([`reduce_by_key`], CUB's `DeviceReduce::ReduceByKey`), or
-//! counted ([`run_length_encode`], CUB's `DeviceRunLengthEncode::Encode`).
+//! counted ([`run_length_encode`], CUB's `DeviceRunLengthEncode::Encode`);
+//! or each element's scan within its run ([`scan_by_key`], CUB's
+//! `DeviceScan::InclusiveScanByKey` and `ExclusiveScanByKey`: a segmented
+//! scan, a key an element naming its segment).
 //! The keys need not be sorted: each run of equal neighbours is its own
 //! run (sort first to get one result per distinct key). One launch, one
 //! read of the keys and values, one write a run.
@@ -341,15 +344,18 @@ pub fn reduce_by_key<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
         site,
     );
     let identity = op.identity();
+    let emit = Emit::Runs {
+        keys_out: &keys_out,
+        values_out: &values_out,
+        runs: &runs,
+    };
     run(
         &block,
         keys,
         Some(values),
         identity,
-        &keys_out,
-        &values_out,
+        emit,
         op,
-        &runs,
         &status,
         &partials,
         epoch,
@@ -400,20 +406,124 @@ pub fn run_length_encode<K: Shuffle + PartialEq>(
     epoch: u32,
 ) {
     let site = core::panic::Location::caller();
+    let emit = Emit::Runs {
+        keys_out: &keys_out,
+        values_out: &lengths_out,
+        runs: &runs,
+    };
     run(
         &block,
         keys,
         None,
         1u32,
-        &keys_out,
-        &lengths_out,
+        emit,
         crate::op::Sum,
-        &runs,
         &status,
         &partials,
         epoch,
         site,
     )
+}
+
+/// The control word of a [`scan_by_key`] whose element gets the values of
+/// its run before it (the operator's identity for a run's first), instead
+/// of those up to and including it.
+pub const EXCLUSIVE: u32 = 1;
+
+/// The scan of each run of equal keys of `keys`: `values_out[i]` is the
+/// values of `i`'s run up to and including `values[i]` combined with
+/// `op` in order, or, with [`EXCLUSIVE`] in `control`, those before it
+/// (the operator's identity at a run's first element). CUB's
+/// `DeviceScan::InclusiveScanByKey` and `ExclusiveScanByKey`: a scan that
+/// starts again wherever the key changes, so that segments given as a key
+/// an element (a segment's index, a row's id) are scanned each on its own.
+/// One launch, one read of the keys and values, one write of the results;
+/// the parameters and the launch are [`reduce_by_key`]'s less its key and
+/// run outputs (`values_out` as long as the keys).
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::device::runs::{partials_len, scan_by_key, shared_memory_bytes, status_len, tiles, RunTotal, EXCLUSIVE};
+///
+/// #[kernel]
+/// pub fn running_totals(block: ThreadBlock, accounts: &[u32], amounts: &[i64],
+///                       balances: Out<i64>, control: u32, status: Out<u64>,
+///                       partials: Out<RunTotal<i64>>, epoch: u32) {
+///     scan_by_key(block, accounts, amounts, balances, op::Sum, control, status, partials, epoch)
+/// }
+///
+/// let accounts = [7u32, 7, 7, 3, 3, 9];
+/// let amounts = [100i64, -30, 5, 50, 20, -1];
+/// let mut balances = [0i64; 6];
+/// let mut status = vec![0u64; status_len::<u32, i64>(6, 32)];
+/// let mut partials = vec![RunTotal::new(0, 0i64); partials_len::<u32, i64>(6, 32)];
+/// let config = coop_host::LaunchConfig::new(tiles::<u32, i64>(6, 32) as u32, 32)
+///     .with_shared_memory(shared_memory_bytes::<u32, i64>(32));
+/// let cpu = coop_host::Cpu::new();
+/// cpu.launch(running_totals, config,
+///     (&accounts[..], &amounts[..], &mut balances[..], 0, &mut status, &mut partials, 1))?;
+/// assert_eq!(balances, [100, 70, 75, 50, 70, -1]);
+/// cpu.launch(running_totals, config,
+///     (&accounts[..], &amounts[..], &mut balances[..], EXCLUSIVE, &mut status, &mut partials, 2))?;
+/// assert_eq!(balances, [0, 100, 70, 0, 50, 0]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+#[doc(alias = "DeviceScan::InclusiveScanByKey")]
+#[doc(alias = "DeviceScan::ExclusiveScanByKey")]
+#[doc(alias = "segmented scan")]
+pub fn scan_by_key<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
+    block: ThreadBlock,
+    keys: &[K],
+    values: &[V],
+    values_out: Out<V>,
+    op: O,
+    control: u32,
+    status: Out<u64>,
+    partials: Out<RunTotal<V>>,
+    epoch: u32,
+) {
+    let site = core::panic::Location::caller();
+    holds(
+        c"device_runs: the values (one a key)",
+        values.as_ptr() as *const u8,
+        values.len(),
+        keys.len(),
+        site,
+    );
+    let identity = op.identity();
+    let emit = Emit::Scan {
+        out: &values_out,
+        exclusive: control & EXCLUSIVE != 0,
+    };
+    run(
+        &block,
+        keys,
+        Some(values),
+        identity,
+        emit,
+        op,
+        &status,
+        &partials,
+        epoch,
+        site,
+    )
+}
+
+/// What a tile's walk writes: its runs (a key and a result a run, and
+/// their number), or every element's scan within its run.
+enum Emit<'a, 'b, K, V> {
+    Runs {
+        keys_out: &'a Out<'b, K>,
+        values_out: &'a Out<'b, V>,
+        runs: &'a Out<'b, u64>,
+    },
+    Scan {
+        out: &'a Out<'b, V>,
+        exclusive: bool,
+    },
 }
 
 /// Faults (at `site`) unless `out` holds `len` elements.
@@ -460,34 +570,46 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
     keys: &[K],
     values: Option<&[V]>,
     unit: V,
-    keys_out: &Out<K>,
-    values_out: &Out<V>,
+    emit: Emit<'_, '_, K, V>,
     op: O,
-    runs: &Out<u64>,
     status: &Out<u64>,
     partials: &Out<RunTotal<V>>,
     epoch: u32,
     site: Site,
 ) {
     let len = keys.len();
-    fits(
-        keys_out,
-        len,
-        c"device_runs: the keys' output (as long as the keys)",
-        site,
-    );
-    fits(
-        values_out,
-        len,
-        c"device_runs: the results' output (as long as the keys)",
-        site,
-    );
-    fits(
-        runs,
-        1,
-        c"device_runs: `runs` (one element, the number of runs)",
-        site,
-    );
+    match &emit {
+        Emit::Runs {
+            keys_out,
+            values_out,
+            runs,
+        } => {
+            fits(
+                keys_out,
+                len,
+                c"device_runs: the keys' output (as long as the keys)",
+                site,
+            );
+            fits(
+                values_out,
+                len,
+                c"device_runs: the results' output (as long as the keys)",
+                site,
+            );
+            fits(
+                runs,
+                1,
+                c"device_runs: `runs` (one element, the number of runs)",
+                site,
+            );
+        }
+        Emit::Scan { out, .. } => fits(
+            out,
+            len,
+            c"device_runs: the scan's output (as long as the keys)",
+            site,
+        ),
+    }
     let items = items_per_thread::<K, V>();
     let threads = block.num_threads() as usize;
     let tile_len = threads * items;
@@ -495,13 +617,17 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
     let t = block.thread_rank() as usize;
     let first = tile * tile_len;
     if first >= len {
-        if tile == 0 && t == 0 {
+        if let Emit::Runs { runs, .. } = &emit
+            && tile == 0
+            && t == 0
+        {
             runs.write(0, 0);
         }
         return;
     }
     // The tile's runs: words 0 and 1 the first and the end slot stored,
-    // then a key a slot, then a result a slot.
+    // then a key a slot, then a result a slot. (A scan binds it too, and
+    // places nothing there: its launches are a reduction's.)
     let slots = tile_len + 1;
     let shared = SharedWords::bind(
         "the tile's runs",
@@ -595,6 +721,34 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
         within.value
     } else {
         op.combine(before_warp.value, within.value)
+    };
+    let (keys_out, values_out, runs) = match emit {
+        Emit::Runs {
+            keys_out,
+            values_out,
+            runs,
+        } => (keys_out, values_out, runs),
+        Emit::Scan { out, exclusive } => {
+            // Each element's scan: the values of its run up to it (or
+            // before it), written where it lies.
+            each_item!(i < items => {
+                if i < valid {
+                    let before = acc;
+                    acc = if heads & (1 << i) != 0 { v[i] } else { op.combine(acc, v[i]) };
+                    let result = if !exclusive {
+                        acc
+                    } else if heads & (1 << i) != 0 {
+                        op.identity()
+                    } else {
+                        before
+                    };
+                    // SAFETY: `start + i < len`, which `out` holds (checked
+                    // above).
+                    unsafe { out.write_in_bounds(start + i, result) };
+                }
+            });
+            return;
+        }
     };
     if t == 0 {
         // The first slot the tile stores: 0 where its first element

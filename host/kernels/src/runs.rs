@@ -1,7 +1,7 @@
-//! Runs of equal keys (`coop::device::runs`): sums by key, and run-length
-//! encoding.
+//! Runs of equal keys (`coop::device::runs`): sums by key, run-length
+//! encoding, and sums scanned by key.
 
-use coop::device::runs::{reduce_by_key, run_length_encode, RunTotal};
+use coop::device::runs::{reduce_by_key, run_length_encode, scan_by_key, RunTotal};
 use coop::op::Sum;
 use coop::prelude::*;
 
@@ -60,4 +60,35 @@ macro_rules! encodings {
 encodings! {
     encode_u8: u8; encode_i8: i8; encode_u16: u16; encode_i16: i16; encode_u32: u32;
     encode_i32: i32; encode_f32: f32; encode_u64: u64; encode_i64: i64; encode_f64: f64;
+}
+
+macro_rules! sum_scans_by_key {
+    ($($name:ident: $k:ty, $v:ty;)*) => {$(
+        /// Each element's sum of its run's values up to it, or before it
+        /// with `control` `coop::device::runs::EXCLUSIVE` (see
+        /// `coop::device::runs::scan_by_key`). Keys as the unsigned
+        /// integers of their width (equal exactly when their bits are),
+        /// values of integers as unsigned words (their sums wrap alike).
+        #[kernel]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(
+            block: ThreadBlock,
+            keys: &[$k],
+            values: &[$v],
+            values_out: Out<$v>,
+            control: u32,
+            status: Out<u64>,
+            partials: Out<RunTotal<$v>>,
+            epoch: u32,
+        ) {
+            scan_by_key(block, keys, values, values_out, Sum, control, status, partials, epoch)
+        }
+    )*};
+}
+
+sum_scans_by_key! {
+    sum_scan_by_key_k32_v32: u32, u32; sum_scan_by_key_k32_v64: u32, u64;
+    sum_scan_by_key_k32_f32: u32, f32; sum_scan_by_key_k32_f64: u32, f64;
+    sum_scan_by_key_k64_v32: u64, u32; sum_scan_by_key_k64_v64: u64, u64;
+    sum_scan_by_key_k64_f32: u64, f32; sum_scan_by_key_k64_f64: u64, f64;
 }

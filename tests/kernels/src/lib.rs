@@ -850,6 +850,26 @@ pub fn select_flagged_mat2(
     )
 }
 
+/// Each element's ordered product of its run's matrices up to it (or
+/// before it, with `control` `EXCLUSIVE`): `scan_by_key` with an operator
+/// that is not commutative.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn mat2_product_scan_by_key(
+    block: ThreadBlock,
+    keys: &[u32],
+    values: &[Mat2],
+    values_out: Out<Mat2>,
+    control: u32,
+    status: Out<u64>,
+    partials: Out<coop::device::runs::RunTotal<Mat2>>,
+    epoch: u32,
+) {
+    coop::device::runs::scan_by_key(
+        block, keys, values, values_out, MatMul, control, status, partials, epoch,
+    )
+}
+
 /// The ordered product of each run's matrices: `reduce_by_key` with an
 /// operator that is not commutative.
 #[kernel]

@@ -1,7 +1,7 @@
 //! The built-in kernels over runs of equal keys: the tables from key and
 //! value types to their kernels in `coop-host-kernels`.
 
-use super::{EncodeParams, Params};
+use super::{EncodeParams, Params, ScanParams};
 use coop::{DeviceCopy, Kernel, Shuffle};
 
 /// Key and value types with a built-in sum by key: keys of `u32`, `i32`,
@@ -15,6 +15,18 @@ pub trait BuiltinSumByKey<V: DeviceCopy + Shuffle>: DeviceCopy + Shuffle {
     type Kernel: Kernel<Params = Params<Self, V>>;
     /// Its descriptor.
     const KERNEL: Self::Kernel;
+    /// The key as its scan kernel takes it: the unsigned integer of its
+    /// width (keys are equal exactly when their bits are).
+    type KeyBits: DeviceCopy + Shuffle;
+    /// The value as its scan kernel takes it: integers as the unsigned
+    /// integer of their width (sums wrap alike), floats as they are.
+    type ValueWord: DeviceCopy + Shuffle;
+    /// The sum scanned by key (`coop::device::runs::scan_by_key` with
+    /// `Sum`): one kernel for the keys of a width and the values of a
+    /// kind.
+    type ScanKernel: Kernel<Params = ScanParams<Self::KeyBits, Self::ValueWord>>;
+    /// Its descriptor.
+    const SCAN_KERNEL: Self::ScanKernel;
 }
 
 /// Key types with a built-in run-length encoding: `u8`, `i8`, `u16`,
@@ -31,23 +43,43 @@ pub trait BuiltinEncode: DeviceCopy + Shuffle {
 }
 
 macro_rules! sums {
-    ($($k:ty, $v:ty => $kernel:ident;)*) => {$(
+    ($($k:ty, $v:ty => $kernel:ident, $bits:ty, $word:ty, $scan:ident;)*) => {$(
         impl BuiltinSumByKey<$v> for $k {
             type Kernel = coop_host_kernels::$kernel;
             const KERNEL: Self::Kernel = coop_host_kernels::$kernel;
+            type KeyBits = $bits;
+            type ValueWord = $word;
+            type ScanKernel = coop_host_kernels::$scan;
+            const SCAN_KERNEL: Self::ScanKernel = coop_host_kernels::$scan;
         }
     )*};
 }
 
 sums! {
-    u32, f32 => sum_by_key_u32_f32; u32, f64 => sum_by_key_u32_f64; u32, i32 => sum_by_key_u32_i32;
-    u32, u32 => sum_by_key_u32_u32; u32, i64 => sum_by_key_u32_i64; u32, u64 => sum_by_key_u32_u64;
-    i32, f32 => sum_by_key_i32_f32; i32, f64 => sum_by_key_i32_f64; i32, i32 => sum_by_key_i32_i32;
-    i32, u32 => sum_by_key_i32_u32; i32, i64 => sum_by_key_i32_i64; i32, u64 => sum_by_key_i32_u64;
-    u64, f32 => sum_by_key_u64_f32; u64, f64 => sum_by_key_u64_f64; u64, i32 => sum_by_key_u64_i32;
-    u64, u32 => sum_by_key_u64_u32; u64, i64 => sum_by_key_u64_i64; u64, u64 => sum_by_key_u64_u64;
-    i64, f32 => sum_by_key_i64_f32; i64, f64 => sum_by_key_i64_f64; i64, i32 => sum_by_key_i64_i32;
-    i64, u32 => sum_by_key_i64_u32; i64, i64 => sum_by_key_i64_i64; i64, u64 => sum_by_key_i64_u64;
+    u32, f32 => sum_by_key_u32_f32, u32, f32, sum_scan_by_key_k32_f32;
+    u32, f64 => sum_by_key_u32_f64, u32, f64, sum_scan_by_key_k32_f64;
+    u32, i32 => sum_by_key_u32_i32, u32, u32, sum_scan_by_key_k32_v32;
+    u32, u32 => sum_by_key_u32_u32, u32, u32, sum_scan_by_key_k32_v32;
+    u32, i64 => sum_by_key_u32_i64, u32, u64, sum_scan_by_key_k32_v64;
+    u32, u64 => sum_by_key_u32_u64, u32, u64, sum_scan_by_key_k32_v64;
+    i32, f32 => sum_by_key_i32_f32, u32, f32, sum_scan_by_key_k32_f32;
+    i32, f64 => sum_by_key_i32_f64, u32, f64, sum_scan_by_key_k32_f64;
+    i32, i32 => sum_by_key_i32_i32, u32, u32, sum_scan_by_key_k32_v32;
+    i32, u32 => sum_by_key_i32_u32, u32, u32, sum_scan_by_key_k32_v32;
+    i32, i64 => sum_by_key_i32_i64, u32, u64, sum_scan_by_key_k32_v64;
+    i32, u64 => sum_by_key_i32_u64, u32, u64, sum_scan_by_key_k32_v64;
+    u64, f32 => sum_by_key_u64_f32, u64, f32, sum_scan_by_key_k64_f32;
+    u64, f64 => sum_by_key_u64_f64, u64, f64, sum_scan_by_key_k64_f64;
+    u64, i32 => sum_by_key_u64_i32, u64, u32, sum_scan_by_key_k64_v32;
+    u64, u32 => sum_by_key_u64_u32, u64, u32, sum_scan_by_key_k64_v32;
+    u64, i64 => sum_by_key_u64_i64, u64, u64, sum_scan_by_key_k64_v64;
+    u64, u64 => sum_by_key_u64_u64, u64, u64, sum_scan_by_key_k64_v64;
+    i64, f32 => sum_by_key_i64_f32, u64, f32, sum_scan_by_key_k64_f32;
+    i64, f64 => sum_by_key_i64_f64, u64, f64, sum_scan_by_key_k64_f64;
+    i64, i32 => sum_by_key_i64_i32, u64, u32, sum_scan_by_key_k64_v32;
+    i64, u32 => sum_by_key_i64_u32, u64, u32, sum_scan_by_key_k64_v32;
+    i64, i64 => sum_by_key_i64_i64, u64, u64, sum_scan_by_key_k64_v64;
+    i64, u64 => sum_by_key_i64_u64, u64, u64, sum_scan_by_key_k64_v64;
 }
 
 macro_rules! encodings {

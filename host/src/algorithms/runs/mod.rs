@@ -1,7 +1,10 @@
 //! Runs of equal keys from the host: one result a run of consecutive
 //! equal keys, its values summed ([`sum_by_key`], CUB's
 //! `DeviceReduce::ReduceByKey`) or its length counted ([`encode`], CUB's
-//! `DeviceRunLengthEncode::Encode`), on a GPU or on the CPU backend.
+//! `DeviceRunLengthEncode::Encode`); or each element's sum within its run
+//! ([`inclusive_sum_by_key`], [`exclusive_sum_by_key`]: CUB's
+//! `DeviceScan::InclusiveSumByKey` and `ExclusiveSumByKey`, a segmented
+//! scan); on a GPU or on the CPU backend.
 //!
 //! ```
 //! use coop_host::{runs, Device};
@@ -75,6 +78,20 @@ pub type EncodeParams<K> = (
     Value<u32>,
 );
 
+/// The parameter list of a scan-by-key kernel: `(keys: &[K], values:
+/// &[V], values_out: Out<V>, control: u32, status: Out<u64>, partials:
+/// Out<RunTotal<V>>, epoch: u32)`, a kernel that calls
+/// `coop::device::runs::scan_by_key` with them.
+pub type ScanParams<K, V> = (
+    Slice<K>,
+    Slice<V>,
+    OutSlice<V>,
+    Value<u32>,
+    OutSlice<u64>,
+    OutSlice<RunTotal<V>>,
+    Value<u32>,
+);
+
 /// Threads per block of these calls' launches, unless
 /// [`RunReducer::with_block_threads`] says otherwise.
 ///
@@ -106,6 +123,71 @@ pub fn sum_by_key<'k, 'v, 'ko, 'so, K: BuiltinSumByKey<V>, V: coop::DeviceCopy +
             count,
         )
     })
+}
+
+/// Each element's sum of its run's values up to and including it, on
+/// `device`: `sums_out[i] = values[j] + ... + values[i]` where `j` starts
+/// `i`'s run of equal keys (CUB's `DeviceScan::InclusiveSumByKey`): a
+/// segmented scan, the segments given by a key an element. `values` and
+/// `sums_out` are as long as `keys`. Integers wrap.
+///
+/// ```
+/// use coop_host::{runs, Device};
+///
+/// let device = Device::cpu(); // or Device::gpu_or_cpu()
+/// // Rows of a sparse matrix, a row index an entry: each row's running sum.
+/// let rows = device.upload(&[0u32, 0, 0, 2, 2, 3])?;
+/// let entries = device.upload(&[1.5f32, 2.0, -1.0, 4.0, 4.0, 9.0])?;
+/// let mut sums = device.zeros::<f32>(6)?;
+/// runs::inclusive_sum_by_key(&device, &rows, &entries, &mut sums)?;
+/// assert_eq!(device.download(&sums)?, [1.5, 3.5, 2.5, 4.0, 8.0, 9.0]);
+/// runs::exclusive_sum_by_key(&device, &rows, &entries, &mut sums)?;
+/// assert_eq!(device.download(&sums)?, [0.0, 1.5, 3.5, 0.0, 4.0, 0.0]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+pub fn inclusive_sum_by_key<
+    'k,
+    'v,
+    'o,
+    K: BuiltinSumByKey<V>,
+    V: coop::DeviceCopy + coop::Shuffle,
+>(
+    device: &Device,
+    keys: impl Into<Input<'k, K>>,
+    values: impl Into<Input<'v, V>>,
+    sums_out: impl Into<Output<'o, V>>,
+) -> Result<(), Error> {
+    RunReducer::new(device)?.sum_scan_by_key(
+        Call("runs::inclusive_sum_by_key"),
+        keys.into(),
+        values.into(),
+        sums_out.into(),
+        false,
+    )
+}
+
+/// Each element's sum of its run's values before it, on `device` (0 at a
+/// run's first element; CUB's `DeviceScan::ExclusiveSumByKey`); as
+/// [`inclusive_sum_by_key`] otherwise.
+pub fn exclusive_sum_by_key<
+    'k,
+    'v,
+    'o,
+    K: BuiltinSumByKey<V>,
+    V: coop::DeviceCopy + coop::Shuffle,
+>(
+    device: &Device,
+    keys: impl Into<Input<'k, K>>,
+    values: impl Into<Input<'v, V>>,
+    sums_out: impl Into<Output<'o, V>>,
+) -> Result<(), Error> {
+    RunReducer::new(device)?.sum_scan_by_key(
+        Call("runs::exclusive_sum_by_key"),
+        keys.into(),
+        values.into(),
+        sums_out.into(),
+        true,
+    )
 }
 
 /// The key and length of each run of equal keys on `device`: into

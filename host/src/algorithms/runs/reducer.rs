@@ -1,11 +1,15 @@
 //! [`RunReducer`]: sums by key and run-length encodings on one device,
 //! keeping the loaded kernels and the tiles' states between calls.
 
-use super::{BuiltinEncode, BuiltinSumByKey, EncodeParams, Params, DEFAULT_BLOCK_THREADS};
+use super::{
+    BuiltinEncode, BuiltinSumByKey, EncodeParams, Params, ScanParams, DEFAULT_BLOCK_THREADS,
+};
 use crate::algorithms::engine::{block_threads, CountBuffer, Engine, Scratch, TileStatus};
 use crate::ptx_families::RUNS_PTX;
 use crate::{Device, Error, Input, LaunchConfig, Launcher, Output, ProgramRef};
-use coop::device::runs::{partials_len, shared_memory_bytes, status_len, tiles, RunTotal};
+use coop::device::runs::{
+    partials_len, shared_memory_bytes, status_len, tiles, RunTotal, EXCLUSIVE,
+};
 use coop::{DeviceCopy, Kernel, Shuffle};
 use std::sync::{Mutex, MutexGuard};
 
@@ -304,6 +308,191 @@ impl RunReducer {
         })
     }
 
+    /// Each element's sum of its run's values up to and including it into
+    /// `sums_out` (CUB's `DeviceScan::InclusiveSumByKey`: a segmented scan,
+    /// a key an element); `values` and `sums_out` as long as `keys`.
+    /// Returns once the launch is queued.
+    ///
+    /// ```
+    /// use coop_host::{runs::RunReducer, Device};
+    ///
+    /// let device = Device::cpu(); // or Device::gpu_or_cpu()
+    /// let reducer = RunReducer::new(&device)?;
+    /// // Each customer's balance after each of their transactions.
+    /// let customer = [5u64, 5, 5, 9, 9];
+    /// let amount = [100i64, -20, -30, 7, 8];
+    /// let mut balance = [0i64; 5];
+    /// reducer.inclusive_sum_by_key(&customer[..], &amount[..], &mut balance[..])?;
+    /// assert_eq!(balance, [100, 80, 50, 7, 15]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn inclusive_sum_by_key<'k, 'v, 'o, K: BuiltinSumByKey<V>, V: DeviceCopy + Shuffle>(
+        &self,
+        keys: impl Into<Input<'k, K>>,
+        values: impl Into<Input<'v, V>>,
+        sums_out: impl Into<Output<'o, V>>,
+    ) -> Result<(), Error> {
+        let call = Call("RunReducer::inclusive_sum_by_key");
+        self.sum_scan_by_key(call, keys.into(), values.into(), sums_out.into(), false)
+    }
+
+    /// Each element's sum of its run's values before it (0 at a run's
+    /// first element; CUB's `DeviceScan::ExclusiveSumByKey`); as
+    /// [`inclusive_sum_by_key`](Self::inclusive_sum_by_key) otherwise.
+    pub fn exclusive_sum_by_key<'k, 'v, 'o, K: BuiltinSumByKey<V>, V: DeviceCopy + Shuffle>(
+        &self,
+        keys: impl Into<Input<'k, K>>,
+        values: impl Into<Input<'v, V>>,
+        sums_out: impl Into<Output<'o, V>>,
+    ) -> Result<(), Error> {
+        let call = Call("RunReducer::exclusive_sum_by_key");
+        self.sum_scan_by_key(call, keys.into(), values.into(), sums_out.into(), true)
+    }
+
+    /// Each element's scan within its run of equal keys by your `kernel`
+    /// (in `program`), which has the parameters of [`ScanParams`] and calls
+    /// `coop::device::runs::scan_by_key` with your types and operator;
+    /// inclusive, or `exclusive`. As
+    /// [`inclusive_sum_by_key`](Self::inclusive_sum_by_key) otherwise.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::device::runs::{scan_by_key, RunTotal};
+    /// use coop_host::{runs::RunReducer, Device};
+    ///
+    /// /// Each lap's best time so far, per runner.
+    /// #[kernel]
+    /// pub fn best_so_far(block: ThreadBlock, runner: &[u16], lap: &[f32], best: Out<f32>,
+    ///                    control: u32, status: Out<u64>, partials: Out<RunTotal<f32>>,
+    ///                    epoch: u32) {
+    ///     scan_by_key(block, runner, lap, best, op::Min, control, status, partials, epoch)
+    /// }
+    /// # static PTX: coop_host::PtxSet = coop_host::PtxSet::new("doc", &[]);
+    ///
+    /// let device = Device::cpu();
+    /// let program = device.load(&PTX)?;
+    /// let runner = [1u16, 1, 1, 4, 4];
+    /// let lap = [61.5f32, 59.0, 60.2, 70.0, 68.5];
+    /// let mut best = [0f32; 5];
+    /// RunReducer::new(&device)?
+    ///     .scan_by_key_with(&program, best_so_far, &runner[..], &lap[..], &mut best[..], false)?;
+    /// assert_eq!(best, [61.5, 59.0, 59.0, 70.0, 68.5]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_by_key_with<'p, 'k, 'v, 'o, K, V, Kern>(
+        &self,
+        program: impl Into<ProgramRef<'p>>,
+        kernel: Kern,
+        keys: impl Into<Input<'k, K>>,
+        values: impl Into<Input<'v, V>>,
+        values_out: impl Into<Output<'o, V>>,
+        exclusive: bool,
+    ) -> Result<(), Error>
+    where
+        K: DeviceCopy + Shuffle,
+        V: DeviceCopy + Shuffle,
+        Kern: Kernel<Params = ScanParams<K, V>>,
+    {
+        let call = Call("RunReducer::scan_by_key_with");
+        self.launch_scan(
+            call,
+            program.into(),
+            kernel,
+            keys.into(),
+            values.into(),
+            values_out.into(),
+            exclusive,
+        )
+    }
+
+    /// A sum scanned by key with the built-in kernel of its key width and
+    /// value kind.
+    pub(super) fn sum_scan_by_key<K: BuiltinSumByKey<V>, V: DeviceCopy + Shuffle>(
+        &self,
+        call: Call,
+        keys: Input<'_, K>,
+        values: Input<'_, V>,
+        mut sums_out: Output<'_, V>,
+        exclusive: bool,
+    ) -> Result<(), Error> {
+        // SAFETY: a key and the unsigned integer of its width, an integer
+        // value and the unsigned integer of its width (floats stay what
+        // they are) have the same size and alignment, and any bits are
+        // either; keys compare by their bits and integers sum alike.
+        let (keys, values, sums_out) = unsafe {
+            (
+                reinterpret::<K, K::KeyBits>(&keys),
+                reinterpret::<V, K::ValueWord>(&values),
+                reinterpret_mut::<V, K::ValueWord>(&mut sums_out),
+            )
+        };
+        self.launch_scan(
+            call,
+            ProgramRef::Own,
+            K::SCAN_KERNEL,
+            keys,
+            values,
+            sums_out,
+            exclusive,
+        )
+    }
+
+    /// The launch of a scan by key.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_scan<K, V, Kern>(
+        &self,
+        call: Call,
+        program: ProgramRef<'_>,
+        kernel: Kern,
+        keys: Input<'_, K>,
+        values: Input<'_, V>,
+        mut values_out: Output<'_, V>,
+        exclusive: bool,
+    ) -> Result<(), Error>
+    where
+        K: DeviceCopy + Shuffle,
+        V: DeviceCopy + Shuffle,
+        Kern: Kernel<Params = ScanParams<K, V>>,
+    {
+        let len = keys.len();
+        if values.len() != len {
+            return Err(Error::InvalidArgument {
+                call: call.0,
+                problem: format!(
+                    "{} values for {len} keys: the values hold one for each key",
+                    values.len()
+                ),
+            });
+        }
+        let outputs = [("the scan's output", values_out.len())];
+        let on_gpu = [keys.on_gpu(), values.on_gpu(), values_out.on_gpu()];
+        let control = if exclusive { EXCLUSIVE } else { 0 };
+        self.launch_tiles::<K, V, Kern>(
+            call,
+            program,
+            len,
+            &outputs,
+            &on_gpu,
+            None,
+            |launcher, config, _, status, partials, epoch| {
+                launcher.launch(
+                    kernel,
+                    config,
+                    (
+                        &keys,
+                        &values,
+                        &mut values_out,
+                        control,
+                        status,
+                        partials,
+                        epoch,
+                    ),
+                )
+            },
+        )
+    }
+
     /// Waits until the calls queued on a GPU are done (nothing to wait for
     /// on the CPU backend).
     pub fn synchronize(&self) -> Result<(), Error> {
@@ -322,8 +511,14 @@ impl RunReducer {
         Ok(count as usize)
     }
 
-    /// Checks that the outputs hold `len` elements and the count one.
-    fn check(call: Call, len: usize, outputs: &[(&str, usize)], count: usize) -> Result<(), Error> {
+    /// Checks that the outputs hold `len` elements and the count (if any)
+    /// one.
+    fn check(
+        call: Call,
+        len: usize,
+        outputs: &[(&str, usize)],
+        count: Option<usize>,
+    ) -> Result<(), Error> {
         for (what, n) in outputs {
             if *n < len {
                 return Err(Error::InvalidArgument {
@@ -335,7 +530,7 @@ impl RunReducer {
                 });
             }
         }
-        if count == 0 {
+        if count == Some(0) {
             return Err(Error::InvalidArgument {
                 call: call.0,
                 problem: "the count's buffer is empty: it needs one element".into(),
@@ -345,11 +540,11 @@ impl RunReducer {
     }
 
     /// What every call does around its launch: checks that the outputs
-    /// hold `len` elements and the count one, and that the arguments
-    /// (`on_gpu`) are on the device; stores a count of 0 for no keys;
-    /// otherwise runs `launch` with the launcher, the grid, the count's
-    /// element, the tiles' status words and partial totals, and the
-    /// call's epoch.
+    /// hold `len` elements and the count (a scan has none) one, and that
+    /// the arguments (`on_gpu`) are on the device; stores a count of 0 for
+    /// no keys; otherwise runs `launch` with the launcher, the grid, the
+    /// count's element, the tiles' status words and partial totals, and
+    /// the call's epoch.
     #[allow(clippy::too_many_arguments)]
     fn launch_tiles<K: Shuffle, V: Shuffle, Kern: Kernel>(
         &self,
@@ -358,23 +553,26 @@ impl RunReducer {
         len: usize,
         outputs: &[(&str, usize)],
         on_gpu: &[bool],
-        mut count: Output<'_, u64>,
+        mut count: Option<Output<'_, u64>>,
         launch: impl FnOnce(
             Launcher<'_>,
             LaunchConfig,
-            &mut Output<'_, u64>,
+            Option<&mut Output<'_, u64>>,
             &mut Output<'_, u64>,
             &mut Output<'_, RunTotal<V>>,
             u32,
         ) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        Self::check(call, len, outputs, count.len())?;
+        Self::check(call, len, outputs, count.as_ref().map(|c| c.len()))?;
         self.engine.check_arguments::<Kern>(on_gpu)?;
         if len == 0 {
-            return self.engine.clear(&mut count.slice_mut(0..1), "the count");
+            return match &mut count {
+                Some(count) => self.engine.clear(&mut count.slice_mut(0..1), "the count"),
+                None => Ok(()),
+            };
         }
         let launcher = self.engine.resolve(program, call.0)?;
-        let mut runs = count.slice_mut(0..1);
+        let mut runs = count.as_mut().map(|c| c.slice_mut(0..1));
         let tiles = tiles::<K, V>(len, self.threads);
         let words = status_len::<K, V>(len, self.threads);
         let totals = partials_len::<K, V>(len, self.threads);
@@ -400,7 +598,7 @@ impl RunReducer {
         launch(
             launcher,
             config,
-            &mut runs,
+            runs.as_mut(),
             &mut status,
             &mut partials,
             epoch,
@@ -451,8 +649,9 @@ impl RunReducer {
             len,
             &outputs,
             &on_gpu,
-            count,
+            Some(count),
             |launcher, config, runs, status, partials, epoch| {
+                let runs = runs.expect("a reduction has its count");
                 launcher.launch(
                     kernel,
                     config,
@@ -502,8 +701,9 @@ impl RunReducer {
             keys.len(),
             &outputs,
             &on_gpu,
-            count,
+            Some(count),
             |launcher, config, runs, status, partials, epoch| {
+                let runs = runs.expect("an encoding has its count");
                 launcher.launch(
                     kernel,
                     config,
@@ -523,5 +723,46 @@ impl RunReducer {
 
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// `input` as elements of `U`.
+///
+/// # Safety
+///
+/// `U` has `T`'s size and an alignment no greater, and the bits of every
+/// element are a valid `U`.
+unsafe fn reinterpret<'a, T, U>(input: &Input<'a, T>) -> Input<'a, U> {
+    let len = input.len();
+    match input {
+        // SAFETY: the caller's promise.
+        Input::Gpu(view) => Input::Gpu(unsafe { view.transmute::<U>(len) }.expect("same size")),
+        Input::Cpu(slice) => {
+            // SAFETY: as above, `len` elements at the same address,
+            // borrowed for the same lifetime.
+            let elements = unsafe { std::slice::from_raw_parts(slice.as_ptr() as *const U, len) };
+            Input::Cpu(elements)
+        }
+    }
+}
+
+/// `output` as elements of `U`, to write.
+///
+/// # Safety
+///
+/// As [`reinterpret`], both ways: the bits of every `U` written are a
+/// valid `T`.
+unsafe fn reinterpret_mut<'a, T, U>(output: &'a mut Output<'_, T>) -> Output<'a, U> {
+    let len = output.len();
+    match output {
+        Output::Gpu(view) => {
+            // SAFETY: the caller's promise.
+            let elements = unsafe { view.transmute_mut::<U>(len) };
+            Output::Gpu(elements.expect("same size"))
+        }
+        // SAFETY: as above, borrowed mutably for the view's lifetime.
+        Output::Cpu(slice) => Output::Cpu(unsafe {
+            std::slice::from_raw_parts_mut(slice.as_mut_ptr() as *mut U, len)
+        }),
     }
 }
