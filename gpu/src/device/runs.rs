@@ -160,7 +160,8 @@ pub const fn partials_len<K, V: Shuffle>(len: usize, threads: u32) -> usize {
 
 /// Bytes of dynamic shared memory a launch over keys of `K` and values
 /// of `V` needs for blocks of `threads`: a key and a result for each run
-/// that can end in the tile, and two words.
+/// that can end in the tile, and two words (a scan by key stages its
+/// results there).
 ///
 /// ```
 /// use coop::device::runs::shared_memory_bytes;
@@ -169,7 +170,10 @@ pub const fn partials_len<K, V: Shuffle>(len: usize, threads: u32) -> usize {
 /// ```
 pub const fn shared_memory_bytes<K: Shuffle, V: Shuffle>(threads: u32) -> u32 {
     let slots = threads as usize * items_per_thread::<K, V>() + 1;
-    (4 * (2 + slots * (K::WORDS + V::WORDS))) as u32
+    // At least a word a key: a scan by key stages the tile's results,
+    // with a word of padding every 32, where the keys would go.
+    let k = if K::WORDS == 0 { 1 } else { K::WORDS };
+    (4 * (2 + slots * (k + V::WORDS))) as u32
 }
 
 /// What a runs kernel says when its launch gave too little dynamic shared
@@ -730,7 +734,11 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
         } => (keys_out, values_out, runs),
         Emit::Scan { out, exclusive } => {
             // Each element's scan: the values of its run up to it (or
-            // before it), written where it lies.
+            // before it), staged in shared memory (place `p` of the tile
+            // at element `p + p / 32`, so that a thread's run of places
+            // meets no bank conflict) and stored by consecutive threads
+            // on consecutive elements.
+            let stage = |p: usize| 2 + (p + p / 32) * V::WORDS;
             each_item!(i < items => {
                 if i < valid {
                     let before = acc;
@@ -742,11 +750,19 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
                     } else {
                         before
                     };
-                    // SAFETY: `start + i < len`, which `out` holds (checked
-                    // above).
-                    unsafe { out.write_in_bounds(start + i, result) };
+                    shared.store(stage(t * items + i), result, site);
                 }
             });
+            block.sync_named("scan_by_key", site);
+            let tile_valid = (len - first).min(tile_len);
+            let mut e = t;
+            while e < tile_valid {
+                let result = shared.load(stage(e), unit, site);
+                // SAFETY: `first + e < len`, which `out` holds (checked
+                // above).
+                unsafe { out.write_in_bounds(first + e, result) };
+                e += threads;
+            }
             return;
         }
     };
