@@ -71,6 +71,31 @@ impl<'a, T> Input<'a, T> {
     pub(crate) fn on_gpu(&self) -> bool {
         matches!(self, Input::Gpu(_))
     }
+
+    /// The same elements as values of `U` (a key as its bits, a number as
+    /// the word of its size).
+    ///
+    /// # Safety
+    ///
+    /// `U` has `T`'s size and an alignment no greater, and the bits of
+    /// every element are a valid `U`.
+    pub(crate) unsafe fn reinterpret<U>(&self) -> Input<'a, U> {
+        let len = self.len();
+        match self {
+            Input::Gpu(view) => {
+                // SAFETY: the caller's promise.
+                let elements = unsafe { view.transmute::<U>(len) };
+                Input::Gpu(elements.expect("elements of the same size"))
+            }
+            Input::Cpu(slice) => {
+                // SAFETY: the caller's promise; `len` elements at the same
+                // address, borrowed for the same lifetime.
+                let elements =
+                    unsafe { std::slice::from_raw_parts(slice.as_ptr() as *const U, len) };
+                Input::Cpu(elements)
+            }
+        }
+    }
 }
 
 impl<'a, T> From<&'a Buffer<T>> for Input<'a, T> {
@@ -167,6 +192,30 @@ impl<T> Output<'_, T> {
     /// Whether it lives on a GPU.
     pub(crate) fn on_gpu(&self) -> bool {
         matches!(self, Output::Gpu(_))
+    }
+
+    /// The same elements as values of `U`, to write.
+    ///
+    /// # Safety
+    ///
+    /// As [`Input::reinterpret`], both ways: the bits of every `U` written
+    /// are a valid `T`.
+    pub(crate) unsafe fn reinterpret_mut<U>(&mut self) -> Output<'_, U> {
+        let len = self.len();
+        match self {
+            Output::Gpu(view) => {
+                // SAFETY: the caller's promise.
+                let elements = unsafe { view.transmute_mut::<U>(len) };
+                Output::Gpu(elements.expect("elements of the same size"))
+            }
+            Output::Cpu(slice) => {
+                // SAFETY: the caller's promise; `len` elements at the same
+                // address, borrowed mutably for the view's lifetime.
+                let elements =
+                    unsafe { std::slice::from_raw_parts_mut(slice.as_mut_ptr() as *mut U, len) };
+                Output::Cpu(elements)
+            }
+        }
     }
 }
 

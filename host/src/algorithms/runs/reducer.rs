@@ -422,9 +422,9 @@ impl RunReducer {
         // either; keys compare by their bits and integers sum alike.
         let (keys, values, sums_out) = unsafe {
             (
-                reinterpret::<K, K::KeyBits>(&keys),
-                reinterpret::<V, K::ValueWord>(&values),
-                reinterpret_mut::<V, K::ValueWord>(&mut sums_out),
+                keys.reinterpret::<K::KeyBits>(),
+                values.reinterpret::<K::ValueWord>(),
+                sums_out.reinterpret_mut::<K::ValueWord>(),
             )
         };
         self.launch_scan(
@@ -723,46 +723,5 @@ impl RunReducer {
 
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-/// `input` as elements of `U`.
-///
-/// # Safety
-///
-/// `U` has `T`'s size and an alignment no greater, and the bits of every
-/// element are a valid `U`.
-unsafe fn reinterpret<'a, T, U>(input: &Input<'a, T>) -> Input<'a, U> {
-    let len = input.len();
-    match input {
-        // SAFETY: the caller's promise.
-        Input::Gpu(view) => Input::Gpu(unsafe { view.transmute::<U>(len) }.expect("same size")),
-        Input::Cpu(slice) => {
-            // SAFETY: as above, `len` elements at the same address,
-            // borrowed for the same lifetime.
-            let elements = unsafe { std::slice::from_raw_parts(slice.as_ptr() as *const U, len) };
-            Input::Cpu(elements)
-        }
-    }
-}
-
-/// `output` as elements of `U`, to write.
-///
-/// # Safety
-///
-/// As [`reinterpret`], both ways: the bits of every `U` written are a
-/// valid `T`.
-unsafe fn reinterpret_mut<'a, T, U>(output: &'a mut Output<'_, T>) -> Output<'a, U> {
-    let len = output.len();
-    match output {
-        Output::Gpu(view) => {
-            // SAFETY: the caller's promise.
-            let elements = unsafe { view.transmute_mut::<U>(len) };
-            Output::Gpu(elements.expect("same size"))
-        }
-        // SAFETY: as above, borrowed mutably for the view's lifetime.
-        Output::Cpu(slice) => Output::Cpu(unsafe {
-            std::slice::from_raw_parts_mut(slice.as_mut_ptr() as *mut U, len)
-        }),
     }
 }

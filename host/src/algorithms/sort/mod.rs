@@ -480,37 +480,14 @@ pub fn segmented_pairs_descending<
 /// `keys` as the unsigned integers of their width (their bits), which the
 /// segmented sorts' kernels take.
 pub(crate) fn as_bits<'a, K: BuiltinSort>(keys: &'a mut Output<'_, K>) -> Output<'a, K::Bits> {
-    let len = keys.len();
-    match keys {
-        Output::Gpu(view) => {
-            // SAFETY: a key is a plain number of its bits' size and
-            // alignment, and any bits are a key.
-            let bits = unsafe { view.transmute_mut::<K::Bits>(len) };
-            Output::Gpu(bits.expect("a key is its bits"))
-        }
-        // SAFETY: as above: `len` keys at the keys' address, borrowed
-        // mutably for the view's lifetime.
-        Output::Cpu(slice) => Output::Cpu(unsafe {
-            std::slice::from_raw_parts_mut(slice.as_mut_ptr() as *mut K::Bits, len)
-        }),
-    }
+    // SAFETY: a key is a plain number of its bits' size and alignment, and
+    // any bits are a key.
+    unsafe { keys.reinterpret_mut::<K::Bits>() }
 }
 
 /// `values` as the words of its size, to move.
 pub(crate) fn as_words<'a, V: SortValue>(values: &'a mut Output<'_, V>) -> Output<'a, V::Word> {
-    let len = values.len();
-    match values {
-        Output::Gpu(view) => {
-            // SAFETY: a `SortValue` is a plain number of its word's size
-            // and alignment; the words are only moved, never read as
-            // numbers.
-            let words = unsafe { view.transmute_mut::<V::Word>(len) };
-            Output::Gpu(words.expect("a value is one word"))
-        }
-        // SAFETY: as above: `len` words at the values' address, borrowed
-        // mutably for the view's lifetime.
-        Output::Cpu(slice) => Output::Cpu(unsafe {
-            std::slice::from_raw_parts_mut(slice.as_mut_ptr() as *mut V::Word, len)
-        }),
-    }
+    // SAFETY: a `SortValue` is a plain number of its word's size and
+    // alignment; the words are only moved, never read as numbers.
+    unsafe { values.reinterpret_mut::<V::Word>() }
 }
