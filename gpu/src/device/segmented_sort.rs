@@ -21,7 +21,7 @@
 //! |---|---|---|---|
 //! | [`CLASSIFY`] | all | — | a thread a segment checks its offsets (the first bad segment is recorded in `work`, and then no phase sorts anything) and lists the segments longer than a warp's tile with their length's class |
 //! | [`SMALL`] | up to [`THREAD_MAX`] elements | a thread | a warp takes 32 consecutive segments, a lane each: its keys in registers, an odd-even transposition network |
-//! | [`SMALL`] | up to [`WARP_MAX`] elements | a warp | the warp's tile of `32 ×` [`ITEMS`]: striped loads, to blocked through shared memory, a merge sort of the tile (each lane sorts its items, then runs are merged pairwise along their merge paths, up to five rounds), striped stores |
+//! | [`SMALL`] | up to [`WARP_MAX`] elements | a lane group of 4, 8, 16 or 32 | the smallest group whose tile (its lanes `×` [`ITEMS`]) holds the segment, as many groups at once as the warp has: striped loads, to blocked through the warp's part of shared memory, a merge sort of the tile (each lane sorts its items, then runs are merged pairwise along their merge paths, as many rounds as the group's tile takes), striped stores |
 //! | [`BLOCKS`] | up to the block's tile, `threads ×` [`ITEMS`] | a block | the same merge sort with the block's threads |
 //! | [`BLOCKS`] | longer | many blocks | the listed long segments' tiles, laid end to end after the medium segments, one block a tile: each tile sorted as a segment of a block's |
 //! | [`MERGE`] `+ 2p` | longer | many warps | pass `p`'s partition: a warp an output tile finds where the tile's inputs start in the pair of sorted runs of `tile × 2^p` it merges from (the merge path at its first output, 32 points of global memory a step) |
