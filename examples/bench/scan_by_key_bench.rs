@@ -110,12 +110,6 @@ impl Bits {
     }
 }
 
-fn median(t: &[f32]) -> f64 {
-    let mut t = t.to_vec();
-    t.sort_by(f32::total_cmp);
-    t[t.len() / 2] as f64 * 1e3
-}
-
 /// One row: CUB's scan `which` against coop's of `n` elements in runs of
 /// `1..=most` (or exactly `most` when `fixed`).
 #[allow(clippy::too_many_arguments)]
@@ -187,7 +181,8 @@ fn bench<K: BenchKey + BuiltinSumByKey<V>, V: BenchValue>(
             &mut || (),
         )
     };
-    let (cub_us, coop_us) = (median(&times[0]), median(&times[1]));
+    let mut times = times.into_iter().map(coop_examples::bench::median_us);
+    let (cub_us, coop_us) = (times.next().unwrap(), times.next().unwrap());
     let bytes = (n * (std::mem::size_of::<K>() + 2 * std::mem::size_of::<V>())) as f64;
     let kind = if exclusive { "exclusive" } else { "inclusive" };
     println!(

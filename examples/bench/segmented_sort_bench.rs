@@ -113,12 +113,6 @@ fn offsets(n: usize, len: usize, seed: u64) -> Vec<i32> {
     offsets
 }
 
-fn median(t: &[f32]) -> f64 {
-    let mut t = t.to_vec();
-    t.sort_by(f32::total_cmp);
-    t[t.len() / 2] as f64 * 1e3
-}
-
 /// What a row sorts.
 struct Row<'a> {
     layout: &'a str,
@@ -255,7 +249,10 @@ fn bench<K: BenchKey>(
             &mut || (),
         );
     }
-    let mut t: Vec<f64> = times.drain(..).map(|t| median(&t)).collect();
+    let mut t: Vec<f64> = times
+        .drain(..)
+        .map(coop_examples::bench::median_us)
+        .collect();
     if segments > RADIX_SEGMENTS {
         t[2] = f64::NAN;
     }
