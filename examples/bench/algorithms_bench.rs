@@ -29,7 +29,9 @@
 //! Every result is checked against CUB's before it is timed.
 //!
 //! `COOP_PARTS=scan,arg,transform,segmented,select,runs` picks parts
-//! (all by default); `COOP_MAX_LOG2` caps the sizes (default 30).
+//! (all by default); `COOP_MAX_LOG2` caps the sizes (default 30) and
+//! `COOP_MIN_LOG2` drops those below it (default none: a profiler's
+//! first launches are then the size it wants).
 //! `COOP_SELECT_VARIANTS=name=path.ptx,...` and `COOP_RUNS_VARIANTS` time
 //! builds of the select and runs families' PTX of your own against the
 //! shipped ones (same items a thread).
@@ -934,10 +936,14 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(30);
+    let min_log: u32 = std::env::var("COOP_MIN_LOG2")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let logs = |all: &[u32]| {
         all.iter()
             .copied()
-            .filter(|&l| l <= max_log)
+            .filter(|&l| (min_log..=max_log).contains(&l))
             .collect::<Vec<_>>()
     };
     println!(

@@ -13,9 +13,14 @@
 //! ```
 //!
 //! Prints CSV: `runs, values, kind, log2_n, cub_us, coop_us, cub_gb_per_s,
-//! coop_gb_per_s, coop_speed_over_cub` (bytes: the keys and values read,
+//! coop_gb_per_s, coop_speed_over_cub, build` (bytes: the keys and values read,
 //! the results written). `COOP_SCAN_BY_KEY_LOG2S` (`24,28`) and
-//! `COOP_SCAN_BY_KEY_ROUNDS` (15) change the sizes and rounds.
+//! `COOP_SCAN_BY_KEY_ROUNDS` (15) change the sizes and rounds;
+//! `COOP_SCAN_BY_KEY_VARIANTS=name=path.ptx,...` times builds of the runs
+//! family's PTX of your own beside the shipped one, in the same turns
+//! (their rows name them in the last column, `build`; they must keep this
+//! binary's items a thread); `COOP_SCAN_BY_KEY_RUNS` (`8,512,65536`)
+//! picks the run shapes.
 
 use coop_host::cudarc::driver::{sys, DevicePtr, DevicePtrMut, DeviceRepr};
 use coop_host::runs::{BuiltinSumByKey, RunReducer};
@@ -110,12 +115,13 @@ impl Bits {
     }
 }
 
-/// One row: CUB's scan `which` against coop's of `n` elements in runs of
-/// `1..=most` (or exactly `most` when `fixed`).
+/// One row a build: CUB's scan `which` against each of coop's `reducers`
+/// (a name and the reducer) of `n` elements in runs of `1..=most` (or
+/// exactly `most` when `fixed`), all timed in turns.
 #[allow(clippy::too_many_arguments)]
 fn bench<K: BenchKey + BuiltinSumByKey<V>, V: BenchValue>(
     gpu: &Gpu,
-    reducer: &RunReducer,
+    reducers: &[(String, RunReducer)],
     cub: &Cub,
     (runs, value_name, which): (&str, &str, c_int),
     (most, fixed): (u64, bool),
@@ -138,7 +144,10 @@ fn bench<K: BenchKey + BuiltinSumByKey<V>, V: BenchValue>(
     let (k, v) = (gpu.upload(&keys)?, gpu.upload(&values)?);
     drop((keys, values));
     let mut cub_out = gpu.zeros::<V>(n)?;
-    let mut coop_out = gpu.zeros::<V>(n)?;
+    let mut coop_outs = reducers
+        .iter()
+        .map(|_| gpu.zeros::<V>(n))
+        .collect::<Result<Vec<_>, _>>()?;
     let ex = exclusive as c_int;
     // SAFETY: `cub_scan_by_key_temp_bytes` reads nothing but its arguments.
     let temp = gpu.zeros::<u8>(unsafe { (cub.temp_bytes)(which, ex, n as c_int) }.max(1))?;
@@ -167,38 +176,44 @@ fn bench<K: BenchKey + BuiltinSumByKey<V>, V: BenchValue>(
             };
             assert_eq!(code, 0, "CUB failed");
         };
-        let mut coop_side = || {
-            if exclusive {
-                reducer.exclusive_sum_by_key(&k, &v, &mut coop_out).unwrap()
-            } else {
-                reducer.inclusive_sum_by_key(&k, &v, &mut coop_out).unwrap()
-            }
-        };
-        coop_examples::time_gpu_interleaved(
-            gpu,
-            rounds,
-            &mut [&mut cub_side, &mut coop_side],
-            &mut || (),
-        )
+        let (k, v) = (&k, &v);
+        let mut coop_sides: Vec<_> = reducers
+            .iter()
+            .zip(coop_outs.iter_mut())
+            .map(|((_, reducer), out)| {
+                move || {
+                    if exclusive {
+                        reducer.exclusive_sum_by_key(k, v, &mut *out).unwrap()
+                    } else {
+                        reducer.inclusive_sum_by_key(k, v, &mut *out).unwrap()
+                    }
+                }
+            })
+            .collect();
+        let mut sides: Vec<&mut dyn FnMut()> = vec![&mut cub_side];
+        sides.extend(coop_sides.iter_mut().map(|f| f as &mut dyn FnMut()));
+        coop_examples::time_gpu_interleaved(gpu, rounds, &mut sides, &mut || ())
     };
     let mut times = times.into_iter().map(coop_examples::bench::median_us);
-    let (cub_us, coop_us) = (times.next().unwrap(), times.next().unwrap());
+    let cub_us = times.next().unwrap();
     let bytes = (n * (std::mem::size_of::<K>() + 2 * std::mem::size_of::<V>())) as f64;
     let kind = if exclusive { "exclusive" } else { "inclusive" };
-    println!(
-        "{runs},{value_name},{kind},{log2},{cub_us:.1},{coop_us:.1},{:.0},{:.0},{:.3}",
-        bytes / cub_us / 1e3,
-        bytes / coop_us / 1e3,
-        cub_us / coop_us
-    );
     gpu.synchronize()?;
     let want = gpu.download(&cub_out)?;
-    let got = gpu.download(&coop_out)?;
-    if let Some(i) = (0..n).find(|&i| !V::close(got[i], want[i])) {
-        panic!(
-            "{runs} {value_name} {kind} 2^{log2}: element {i} is {:?}, CUB's {:?}",
-            got[i], want[i]
+    for (((build, _), coop_us), out) in reducers.iter().zip(times).zip(&coop_outs) {
+        println!(
+            "{runs},{value_name},{kind},{log2},{cub_us:.1},{coop_us:.1},{:.0},{:.0},{:.3},{build}",
+            bytes / cub_us / 1e3,
+            bytes / coop_us / 1e3,
+            cub_us / coop_us
         );
+        let got = gpu.download(out)?;
+        if let Some(i) = (0..n).find(|&i| !V::close(got[i], want[i])) {
+            panic!(
+                "{runs} {value_name} {kind} 2^{log2} ({build}): element {i} is {:?}, CUB's {:?}",
+                got[i], want[i]
+            );
+        }
     }
     Ok(())
 }
@@ -233,7 +248,21 @@ fn main() -> Result<(), Error> {
         )
     };
     let gpu = Gpu::new(0)?;
-    let reducer = RunReducer::new(&Device::Gpu(gpu.clone()))?;
+    let device = Device::Gpu(gpu.clone());
+    let mut reducers = vec![("shipped".to_string(), RunReducer::new(&device)?)];
+    for spec in std::env::var("COOP_SCAN_BY_KEY_VARIANTS")
+        .unwrap_or_default()
+        .split(',')
+    {
+        if let Some((name, path)) = spec.split_once('=') {
+            let ptx = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let module = gpu.load_ptx(name, &ptx)?;
+            reducers.push((
+                name.to_string(),
+                RunReducer::new(&device)?.with_module(module)?,
+            ));
+        }
+    }
     println!(
         "# {} (sm_{}, {} SMs); {version}; coop: blocks of 256; {rounds} rounds",
         gpu.limits().name,
@@ -241,19 +270,31 @@ fn main() -> Result<(), Error> {
         gpu.limits().multiprocessors
     );
     println!(
-        "runs,values,kind,log2_n,cub_us,coop_us,cub_gb_per_s,coop_gb_per_s,coop_speed_over_cub"
+        "runs,values,kind,log2_n,cub_us,coop_us,cub_gb_per_s,coop_gb_per_s,coop_speed_over_cub,build"
     );
+    let shapes: Vec<u64> = std::env::var("COOP_SCAN_BY_KEY_RUNS")
+        .unwrap_or_else(|_| "8,512,65536".into())
+        .split(',')
+        .map(|v| {
+            v.trim()
+                .parse()
+                .expect("COOP_SCAN_BY_KEY_RUNS: `8,512,65536`")
+        })
+        .collect();
     for log2 in sizes {
         for (runs, shape) in [
             ("runs of 1 to 8", (8, false)),
             ("runs of 1 to 512", (512, false)),
             ("runs of 2^16", (1 << 16, true)),
-        ] {
+        ]
+        .into_iter()
+        .filter(|(_, (most, _))| shapes.contains(most))
+        {
             for exclusive in [false, true] {
                 let row = |values, which| (runs, values, which);
                 bench::<u32, i32>(
                     &gpu,
-                    &reducer,
+                    &reducers,
                     &cub,
                     row("i32", 0),
                     shape,
@@ -263,7 +304,7 @@ fn main() -> Result<(), Error> {
                 )?;
                 bench::<u32, f32>(
                     &gpu,
-                    &reducer,
+                    &reducers,
                     &cub,
                     row("f32", 1),
                     shape,
@@ -273,7 +314,7 @@ fn main() -> Result<(), Error> {
                 )?;
                 bench::<u32, u64>(
                     &gpu,
-                    &reducer,
+                    &reducers,
                     &cub,
                     row("u64", 2),
                     shape,
@@ -282,7 +323,7 @@ fn main() -> Result<(), Error> {
                     rounds,
                 )?;
                 let wide = (runs, "f64 (u64 keys)", 3);
-                bench::<u64, f64>(&gpu, &reducer, &cub, wide, shape, exclusive, log2, rounds)?;
+                bench::<u64, f64>(&gpu, &reducers, &cub, wide, shape, exclusive, log2, rounds)?;
             }
         }
     }
