@@ -90,28 +90,30 @@ fn main() {
                 builder.max_registers(&names.iter().map(String::as_str).collect::<Vec<_>>(), 64);
         }
         if family == "runs" {
-            // Four blocks of 256 threads a multiprocessor instead of two
-            // (five for `f32` sums, whose additions are ordered, at 80):
-            // chapter 7 of the guide has the figures against the uncapped
-            // build. Sums of `f64` keep the compiler's choice (not measured).
+            // Four blocks of 256 threads a multiprocessor for the sums by
+            // key (64 registers), five for the encodings and the scans by
+            // key (48), where the compiler's choice fit two or three:
+            // chapter 7 of the guide has the figures of each cap.
             let keys = ["u32", "i32", "u64", "i64"];
-            let sums = |values: &[&str]| -> Vec<String> {
-                keys.iter()
-                    .flat_map(|k| values.iter().map(move |v| format!("sum_by_key_{k}_{v}")))
-                    .collect()
-            };
-            let encodes: Vec<String> = [
+            let sums: Vec<String> = keys
+                .iter()
+                .flat_map(|k| {
+                    ["i32", "u32", "i64", "u64", "f32", "f64"]
+                        .map(|v| format!("sum_by_key_{k}_{v}"))
+                })
+                .collect();
+            let mut at_48: Vec<String> = [
                 "u8", "i8", "u16", "i16", "u32", "i32", "f32", "u64", "i64", "f64",
             ]
             .iter()
             .map(|k| format!("encode_{k}"))
             .collect();
-            let mut at_64 = sums(&["i32", "u32", "i64", "u64"]);
-            at_64.extend(encodes);
-            let at_80 = sums(&["f32"]);
+            at_48.extend(["k32", "k64"].iter().flat_map(|k| {
+                ["v32", "v64", "f32", "f64"].map(|v| format!("sum_scan_by_key_{k}_{v}"))
+            }));
             builder = builder
-                .max_registers(&at_64.iter().map(String::as_str).collect::<Vec<_>>(), 64)
-                .max_registers(&at_80.iter().map(String::as_str).collect::<Vec<_>>(), 80);
+                .max_registers(&sums.iter().map(String::as_str).collect::<Vec<_>>(), 64)
+                .max_registers(&at_48.iter().map(String::as_str).collect::<Vec<_>>(), 48);
         }
         builder.build_or_exit();
     }

@@ -262,3 +262,67 @@ pub(crate) fn prefix_of_warps<T: Shuffle, O: Operator<T>>(
     let p = load(1, TOTAL / 4, warp_total, site);
     (op.combine(p, before_warp), p, block_total)
 }
+
+/// The first half of [`prefix_of_warps`], for a caller with work to do
+/// between the halves: lane `from` of each warp holds the warp's total in
+/// `warp_total`; returns, in every lane, the totals of the warps before
+/// this one combined (the identity in warp 0) and the block's total. One
+/// barrier, before the totals are read; they stay in the scratch's slots,
+/// which the next collective writes only after a barrier of its own
+/// ([`from_warp0`]'s, where one follows). (`prefix_of_warps` keeps its own
+/// body: built from the halves, the scans' and selections' kernels came
+/// out of ptxas with more spills.)
+#[inline(always)]
+pub(crate) fn warps_before<T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    warp: &crate::TiledPartition<32>,
+    warp_total: T,
+    from: u32,
+    op: O,
+    call: &'static str,
+    site: Site,
+) -> (T, T) {
+    let lane = warp.thread_rank_at(site);
+    let w = warp.meta_group_rank();
+    let warps = warp.meta_group_size();
+    store_if(lane == from, 32, w, warp_total, site);
+    block.sync_named(call, site);
+    let total = if lane < warps {
+        // Written before the barrier by warp `lane`.
+        load(32, lane, warp_total, site)
+    } else {
+        op.identity()
+    };
+    // Lane w of `totals` holds warps 0..=w combined; this warp needs 0..w.
+    let totals = super::warp::inclusive_scan(warp, total, op, site);
+    let before_warp = warp.shfl_at(totals, w.wrapping_sub(1) & 31, site);
+    let before_warp = if w == 0 { op.identity() } else { before_warp };
+    let block_total = warp.shfl_at(totals, warps - 1, site);
+    (before_warp, block_total)
+}
+
+/// What `value` (called by warp 0, every lane) gives lane 0 of warp 0,
+/// in every thread of the block, after a barrier: the second half of
+/// [`prefix_of_warps`]. The value goes through the total's slot, which no
+/// collective writes before its first barrier; `like` is any value of the
+/// type (what a load without a store would give).
+#[inline(always)]
+pub(crate) fn from_warp0<T: Shuffle>(
+    block: &ThreadBlock,
+    warp: &crate::TiledPartition<32>,
+    value: impl FnOnce(&crate::TiledPartition<32>) -> T,
+    like: T,
+    call: &'static str,
+    site: Site,
+) -> T {
+    let lane = warp.thread_rank_at(site);
+    let w = warp.meta_group_rank();
+    // See `reduce_into_warp0` for why the test goes through a vote.
+    if warp.all_at(w == 0, site) {
+        let p = value(warp);
+        store_if(lane == 0, 1, TOTAL / 4, p, site);
+    }
+    block.sync_named(call, site);
+    // Written by lane 0 of warp 0 before the barrier.
+    load(1, TOTAL / 4, like, site)
+}

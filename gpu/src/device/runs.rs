@@ -47,20 +47,24 @@
 //! since the last start. Those totals are scanned across the block with
 //! the segmented operator ([`Segmented`]: a total with a start in it
 //! replaces the value before it, one without combines with it), counts in
-//! 32 bits inside the block, and warp 0 learns the total of the tiles
-//! before by decoupled look-back over the same operator
+//! 32 bits inside the block, one barrier. Each thread then walks its run
+//! again with what the tile holds before it in front: where the next
+//! element starts a run (or the input ends), the run that ends here is
+//! complete, and the thread places its key and result at the run's rank
+//! among the tile's runs in the launch's dynamic shared memory
+//! ([`shared_memory_bytes`]). Warp 0, after its own walk and while the
+//! other warps walk theirs, learns the total of the tiles before by
+//! decoupled look-back over the same operator
 //! ([`look_back`](crate::device::look_back), 64-bit counts; a total of up
 //! to four 32-bit words travels in its status words, one a word, larger
 //! ones in `partials`, written before a release store of the status word
-//! and read after an acquire load). Each thread then walks its run again
-//! with what came before it in front: where the next element starts a
-//! run (or the input ends), the run that ends here is complete, and the
-//! thread places its key and result at the run's rank among the tile's
-//! runs in the launch's dynamic shared memory ([`shared_memory_bytes`]).
-//! After a barrier the block stores the tile's runs with consecutive
-//! threads on consecutive runs (CUB's two-phase scatter). The thread
-//! holding the input's last element stores the number of runs in
-//! `runs[0]`.
+//! and read after an acquire load). After a second barrier the block
+//! stores the tile's runs with consecutive threads on consecutive runs
+//! (CUB's two-phase scatter), the first run (the one the tile continues
+//! from the tiles before, if it ends here) with the look-back's values in
+//! front. Thread 0 of the input's last tile stores the number of runs in
+//! `runs[0]`. Every tile but the input's last runs a body that tests no
+//! item against the input's end.
 //!
 //! Values combine in input order, so an operator that is not commutative
 //! gives the ordered result. Where a run spans tiles its floating-point
@@ -629,6 +633,47 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
         }
         return;
     }
+    // Every tile but the input's last is whole: its code tests no item
+    // against the end (CUB's full-tile path), which halves the
+    // instructions a tile executes.
+    let args = (keys, values, unit, op, status, partials, epoch, site);
+    if first + tile_len <= len {
+        tile_of::<true, K, V, O>(block, args, emit);
+    } else {
+        tile_of::<false, K, V, O>(block, args, emit);
+    }
+}
+
+/// What [`tile_of`] takes besides the block and what it writes: the keys,
+/// the values (or none), the value an element has where there are none,
+/// the operator, the status words, the partials, the epoch and the call's
+/// site.
+type TileArgs<'a, 'b, K, V, O> = (
+    &'a [K],
+    Option<&'a [V]>,
+    V,
+    O,
+    &'a Out<'b, u64>,
+    &'a Out<'b, RunTotal<V>>,
+    u32,
+    Site,
+);
+
+/// This block's tile (not past the input's end), whole where `FULL`: see
+/// [`run`].
+#[inline(always)]
+fn tile_of<const FULL: bool, K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
+    block: &ThreadBlock,
+    (keys, values, unit, op, status, partials, epoch, site): TileArgs<'_, '_, K, V, O>,
+    emit: Emit<'_, '_, K, V>,
+) {
+    let len = keys.len();
+    let items = items_per_thread::<K, V>();
+    let threads = block.num_threads() as usize;
+    let tile_len = threads * items;
+    let tile = this_grid().block_rank();
+    let t = block.thread_rank() as usize;
+    let first = tile * tile_len;
     // The tile's runs: words 0 and 1 the first and the end slot stored,
     // then a key a slot, then a result a slot. (A scan binds it too, and
     // places nothing there: its launches are a reduction's.)
@@ -643,7 +688,11 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
     let value_word = |s: usize| 2 + slots * K::WORDS + s * V::WORDS;
     let start = first + t * items;
     // Elements of this thread's run below the end of the input.
-    let valid = len.saturating_sub(start).min(items);
+    let valid = if FULL {
+        items
+    } else {
+        len.saturating_sub(start).min(items)
+    };
     let seg = Segmented(op);
     let filler = keys[first];
     let mut k = [filler; MAX_ITEMS];
@@ -703,28 +752,28 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
     let inclusive = collectives::warp_inclusive_scan(&warp, mine, seg, site);
     let within = warp.shfl_up_at(inclusive, 1, site);
     let within = if lane == 0 { seg.identity() } else { within };
-    let warp_total = RunTotal::new(inclusive.starts as u64, inclusive.value);
-    let (before_warp, prefix, _) = collectives::prefix_of_warps(
-        block,
-        &warp,
-        warp_total,
-        31,
-        seg,
-        "reduce_by_key",
-        site,
-        |warp, total| {
-            look_back_packing::<_, _, PACK>(warp, tile, total, seg, status, partials, epoch)
-        },
-    );
+    // The tile's own scan first: each thread walks its run and places its
+    // results with what the tile holds before it, and warp 0 looks back
+    // after its own walk, while the other warps walk theirs. Only the run
+    // the tile continues from the tiles before (slot 0) and, in a scan,
+    // the elements before the tile's first start take the look-back's
+    // value afterwards.
+    let call = match emit {
+        Emit::Runs { .. } => "reduce_by_key",
+        Emit::Scan { .. } => "scan_by_key",
+    };
+    let (before_warp, block_total) =
+        collectives::warps_before(block, &warp, inclusive, 31, seg, call, site);
     // The runs started in the tile before this thread's first element
     // (the slot of the run it continues: slot 0 is the run the tile
     // continues from the tiles before, if any), and the values since the
-    // last start.
-    let mut slot = (before_warp.starts() - prefix.starts()) as usize + within.starts as usize;
-    let mut acc = if within.starts > 0 {
-        within.value
-    } else {
-        op.combine(before_warp.value, within.value)
+    // last start in the tile (or since the tile's first element).
+    let before = seg.combine(before_warp, within);
+    let mut slot = before.starts as usize;
+    let mut acc = before.value;
+    let total = RunTotal::new(block_total.starts as u64, block_total.value);
+    let look_back = |warp: &crate::TiledPartition<32>| {
+        look_back_packing::<_, _, PACK>(warp, tile, total, seg, status, partials, epoch)
     };
     let (keys_out, values_out, runs) = match emit {
         Emit::Runs {
@@ -739,6 +788,11 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
             // meets no bank conflict) and stored by consecutive threads
             // on consecutive elements.
             let stage = |p: usize| 2 + (p + p / 32) * V::WORDS;
+            if heads != 0 && before.starts == 0 {
+                // The tile's first start: the elements before it continue
+                // the tiles before's run.
+                shared.store(0, (t * items) as u32 + heads.trailing_zeros(), site);
+            }
             each_item!(i < items => {
                 if i < valid {
                     let before = acc;
@@ -753,15 +807,37 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
                     shared.store(stage(t * items + i), result, site);
                 }
             });
-            block.sync_named("scan_by_key", site);
-            let tile_valid = (len - first).min(tile_len);
-            let mut e = t;
-            while e < tile_valid {
-                let result = shared.load(stage(e), unit, site);
-                // SAFETY: `first + e < len`, which `out` holds (checked
-                // above).
-                unsafe { out.write_in_bounds(first + e, result) };
-                e += threads;
+            let prefix = collectives::from_warp0(block, &warp, look_back, total, call, site);
+            let first_start = if block_total.starts == 0 {
+                tile_len
+            } else {
+                shared.load(0, 0u32, site) as usize
+            };
+            let result = |e: usize| {
+                let staged = shared.load(stage(e), unit, site);
+                if e < first_start {
+                    op.combine(prefix.value, staged)
+                } else {
+                    staged
+                }
+            };
+            if FULL {
+                // A whole tile: `items` stores a thread, written out.
+                each_item!(j < items => {
+                    let e = t + j * threads;
+                    // SAFETY: `first + e < first + tile_len <= len`,
+                    // which `out` holds (checked above).
+                    unsafe { out.write_in_bounds(first + e, result(e)) };
+                });
+            } else {
+                let tile_valid = len - first;
+                let mut e = t;
+                while e < tile_valid {
+                    // SAFETY: `first + e < len`, which `out` holds
+                    // (checked above).
+                    unsafe { out.write_in_bounds(first + e, result(e)) };
+                    e += threads;
+                }
             }
             return;
         }
@@ -788,15 +864,18 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
                 // The tile's last element: the slots end after its run's
                 // if that run ends here.
                 shared.store(1, (slot + ends as usize) as u32, site);
-                if start + valid == len {
-                    runs.write(0, prefix.starts() + slot as u64);
-                }
             }
         }
     });
-    block.sync_named("reduce_by_key", site);
+    // The barrier also orders the walk's stores before the loads below.
+    let prefix = collectives::from_warp0(block, &warp, look_back, total, call, site);
+    if t == 0 && first + tile_len >= len {
+        // The input's last tile: the runs are those before it and its own.
+        runs.write(0, prefix.starts() + block_total.starts as u64);
+    }
     // Consecutive threads store consecutive runs: slot `s` is run
-    // `prefix.starts() + s - 1` of the input.
+    // `prefix.starts() + s - 1` of the input; slot 0 continues the tiles
+    // before's run, whose values so far the look-back gave.
     let lo = shared.load(0, 0u32, site) as usize;
     let end = shared.load(1, 0u32, site) as usize;
     let mut s = lo + t;
@@ -804,6 +883,11 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
         let r = prefix.starts() as usize + s - 1;
         let key = shared.load(key_word(s), filler, site);
         let value = shared.load(value_word(s), unit, site);
+        let value = if s == 0 {
+            op.combine(prefix.value, value)
+        } else {
+            value
+        };
         // SAFETY: `r` counts the runs that started before this slot's,
         // fewer than `len`, which both outputs hold (checked above).
         unsafe {
