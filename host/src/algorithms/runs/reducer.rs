@@ -456,15 +456,7 @@ impl RunReducer {
         Kern: Kernel<Params = ScanParams<K, V>>,
     {
         let len = keys.len();
-        if values.len() != len {
-            return Err(Error::InvalidArgument {
-                call: call.0,
-                problem: format!(
-                    "{} values for {len} keys: the values hold one for each key",
-                    values.len()
-                ),
-            });
-        }
+        one_value_a_key(call, len, values.len())?;
         let outputs = [("the scan's output", values_out.len())];
         let on_gpu = [keys.on_gpu(), values.on_gpu(), values_out.on_gpu()];
         let control = if exclusive { EXCLUSIVE } else { 0 };
@@ -623,15 +615,7 @@ impl RunReducer {
         Kern: Kernel<Params = Params<K, V>>,
     {
         let len = keys.len();
-        if values.len() != len {
-            return Err(Error::InvalidArgument {
-                call: call.0,
-                problem: format!(
-                    "{} values for {len} keys: the values hold one for each key",
-                    values.len()
-                ),
-            });
-        }
+        one_value_a_key(call, len, values.len())?;
         let outputs = [
             ("the keys' output", keys_out.len()),
             ("the results' output", values_out.len()),
@@ -724,4 +708,16 @@ impl RunReducer {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// `call`'s values hold one for each of its `keys` keys, or the error
+/// that says how many there are.
+fn one_value_a_key(call: Call, keys: usize, values: usize) -> Result<(), Error> {
+    if values == keys {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument {
+        call: call.0,
+        problem: format!("{values} values for {keys} keys: the values hold one for each key"),
+    })
 }
