@@ -332,6 +332,181 @@ pub fn differences_i32_reference(v: &[i32]) -> (Vec<i32>, Vec<i32>) {
     (left, right)
 }
 
+/// [`k::block_histogram_u8`] of `samples`: 256 counts a tile.
+pub fn run_histogram_u8(
+    device: &Device,
+    program: &Program,
+    samples: &[u8],
+) -> Result<Vec<u32>, Error> {
+    let (threads, items) = k::HISTOGRAM_U8;
+    let blocks = tiles(samples.len(), threads as usize * items);
+    let input = device.upload(samples)?;
+    let mut counts = device.zeros::<u32>(blocks as usize * 256)?;
+    let config = LaunchConfig::new(blocks, threads);
+    program.launch(k::block_histogram_u8, config, (&input, &mut counts))?;
+    device.download(&counts)
+}
+
+/// The host's [`k::block_histogram_u8`].
+pub fn histogram_u8_reference(samples: &[u8]) -> Vec<u32> {
+    let blocks = tiles(samples.len(), 1024) as usize;
+    let mut counts = vec![0u32; blocks * 256];
+    for (b, chunk) in samples.chunks(1024).enumerate() {
+        for &s in chunk {
+            counts[b * 256 + s as usize] += 1;
+        }
+    }
+    counts
+}
+
+/// [`k::block_histogram_u16`] of `samples`: 1000 counts a block of 4
+/// tiles.
+pub fn run_histogram_u16(
+    device: &Device,
+    program: &Program,
+    samples: &[u16],
+) -> Result<Vec<u32>, Error> {
+    let (threads, items, per_block) = k::HISTOGRAM_U16;
+    let blocks = tiles(samples.len(), threads as usize * items * per_block);
+    let input = device.upload(samples)?;
+    let mut counts = device.zeros::<u32>(blocks as usize * k::HISTOGRAM_U16_BINS)?;
+    let config = LaunchConfig::new(blocks, threads);
+    program.launch(k::block_histogram_u16, config, (&input, &mut counts))?;
+    device.download(&counts)
+}
+
+/// The host's [`k::block_histogram_u16`].
+pub fn histogram_u16_reference(samples: &[u16]) -> Vec<u32> {
+    let bins = k::HISTOGRAM_U16_BINS;
+    let blocks = tiles(samples.len(), 1024) as usize;
+    let mut counts = vec![0u32; blocks * bins];
+    for (b, chunk) in samples.chunks(1024).enumerate() {
+        for &s in chunk {
+            counts[b * bins + s as usize % bins] += 1;
+        }
+    }
+    counts
+}
+
+/// [`k::block_flags_partial_u32`] of `keys`: heads and tails.
+pub fn run_flags_partial_u32(
+    device: &Device,
+    program: &Program,
+    keys: &[u32],
+) -> Result<(Vec<u32>, Vec<u32>), Error> {
+    let (threads, items) = k::FLAGS_PARTIAL_U32;
+    let input = device.upload(keys)?;
+    let mut heads = device.zeros::<u32>(keys.len())?;
+    let mut tails = device.zeros::<u32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
+    program.launch(
+        k::block_flags_partial_u32,
+        config,
+        (&input, &mut heads, &mut tails),
+    )?;
+    Ok((device.download(&heads)?, device.download(&tails)?))
+}
+
+/// The host's [`k::block_flags_partial_u32`]: the input's heads, and
+/// tails where each tile's last key is one.
+pub fn flags_partial_u32_reference(keys: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let (heads, mut tails) = flags_u32_reference(keys);
+    for end in (288..keys.len()).step_by(288) {
+        tails[end - 1] = 1;
+    }
+    (heads, tails)
+}
+
+/// [`k::block_differences_partial_i32`] of `values`: left and right.
+pub fn run_differences_partial_i32(
+    device: &Device,
+    program: &Program,
+    values: &[i32],
+) -> Result<(Vec<i32>, Vec<i32>), Error> {
+    let (threads, items) = k::DIFFERENCES_PARTIAL_I32;
+    let input = device.upload(values)?;
+    let mut left = device.zeros::<i32>(values.len())?;
+    let mut right = device.zeros::<i32>(values.len())?;
+    let config = LaunchConfig::new(tiles(values.len(), threads as usize * items), threads);
+    program.launch(
+        k::block_differences_partial_i32,
+        config,
+        (&input, &mut left, &mut right),
+    )?;
+    Ok((device.download(&left)?, device.download(&right)?))
+}
+
+/// The host's [`k::block_differences_partial_i32`]: the whole input's
+/// left differences; right ones where each tile's last value stays.
+pub fn differences_partial_i32_reference(v: &[i32]) -> (Vec<i32>, Vec<i32>) {
+    let (left, mut right) = differences_i32_reference(v);
+    for end in (320..v.len()).step_by(320) {
+        right[end - 1] = v[end - 1];
+    }
+    (left, right)
+}
+
+/// [`k::warp_sort_u32`] of `keys`.
+pub fn run_warp_sort_u32(
+    device: &Device,
+    program: &Program,
+    keys: &[u32],
+) -> Result<Vec<u32>, Error> {
+    let (threads, lanes, items) = k::WARP_SORT_U32;
+    let tile = lanes as usize * items * (threads / lanes) as usize;
+    let input = device.upload(keys)?;
+    let mut out = device.zeros::<u32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), tile), threads);
+    program.launch(k::warp_sort_u32, config, (&input, &mut out))?;
+    device.download(&out)
+}
+
+/// The host's [`k::warp_sort_u32`]: each tile of 224 sorted descending.
+pub fn warp_sort_u32_reference(keys: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(keys.len());
+    for chunk in keys.chunks(224) {
+        let mut c = chunk.to_vec();
+        c.sort_by(|a, b| b.cmp(a));
+        out.extend(c);
+    }
+    out
+}
+
+/// [`k::warp_sort_pairs_i64`] of `keys`: the sorted keys and their
+/// indices.
+pub fn run_warp_sort_pairs_i64(
+    device: &Device,
+    program: &Program,
+    keys: &[i64],
+) -> Result<(Vec<i64>, Vec<u32>), Error> {
+    let (threads, lanes, items) = k::WARP_SORT_PAIRS_I64;
+    let tile = lanes as usize * items * (threads / lanes) as usize;
+    let input = device.upload(keys)?;
+    let mut keys_out = device.zeros::<i64>(keys.len())?;
+    let mut indices = device.zeros::<u32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), tile), threads);
+    program.launch(
+        k::warp_sort_pairs_i64,
+        config,
+        (&input, &mut keys_out, &mut indices),
+    )?;
+    Ok((device.download(&keys_out)?, device.download(&indices)?))
+}
+
+/// The host's [`k::warp_sort_pairs_i64`]: each tile of 64 stably sorted
+/// by the low 8 bits.
+pub fn warp_sort_pairs_i64_reference(keys: &[i64]) -> (Vec<i64>, Vec<u32>) {
+    let mut index: Vec<u32> = Vec::with_capacity(keys.len());
+    for (t, chunk) in keys.chunks(64).enumerate() {
+        let mut c: Vec<u32> = (0..chunk.len() as u32)
+            .map(|i| (t * 64) as u32 + i)
+            .collect();
+        c.sort_by_key(|&i| keys[i as usize] & 0xff);
+        index.extend(c);
+    }
+    (index.iter().map(|&i| keys[i as usize]).collect(), index)
+}
+
 /// [`k::block_scatter_u64`] of `values` (whole tiles).
 pub fn run_scatter_u64(
     device: &Device,
@@ -517,6 +692,51 @@ pub fn check_all(
                         == differences_i32_reference(&values)
                 },
             );
+        }
+        for n in [1, 287, 288, 289, 1000] {
+            let keys = data(n, pattern, seed, |w| (w % 5) as u32, |&k| k);
+            case(
+                format!("block_flags_partial_u32 {n} {pattern:?}"),
+                &mut || {
+                    run_flags_partial_u32(device, program, &keys).unwrap()
+                        == flags_partial_u32_reference(&keys)
+                },
+            );
+            let values = data(n, pattern, seed, |w| w as i32, |&k| k);
+            case(
+                format!("block_differences_partial_i32 {n} {pattern:?}"),
+                &mut || {
+                    run_differences_partial_i32(device, program, &values).unwrap()
+                        == differences_partial_i32_reference(&values)
+                },
+            );
+        }
+        for n in [1, 1023, 1024, 1025, 5000] {
+            let samples = data(n, pattern, seed, |w| (w >> 20) as u8, |&k| k);
+            case(format!("block_histogram_u8 {n} {pattern:?}"), &mut || {
+                run_histogram_u8(device, program, &samples).unwrap()
+                    == histogram_u8_reference(&samples)
+            });
+            let samples = data(n, pattern, seed, |w| (w >> 30) as u16, |&k| k);
+            case(format!("block_histogram_u16 {n} {pattern:?}"), &mut || {
+                run_histogram_u16(device, program, &samples).unwrap()
+                    == histogram_u16_reference(&samples)
+            });
+        }
+        for n in [1, 2, 223, 224, 225, 1000] {
+            let keys = data(n, pattern, seed, |w| (w >> 40) as u32 % 5000, |&k| k);
+            case(format!("warp_sort_u32 {n} {pattern:?}"), &mut || {
+                run_warp_sort_u32(device, program, &keys).unwrap() == warp_sort_u32_reference(&keys)
+            });
+        }
+        for n in [1, 63, 64, 65, 300] {
+            // Keys equal in their low 8 bits, with other bits apart: ties
+            // whose order shows.
+            let keys = data(n, pattern, seed, |w| (w >> 3) as i64 & !0xf8, |&k| k);
+            case(format!("warp_sort_pairs_i64 {n} {pattern:?}"), &mut || {
+                run_warp_sort_pairs_i64(device, program, &keys).unwrap()
+                    == warp_sort_pairs_i64_reference(&keys)
+            });
         }
         for n in [224, 672] {
             let values = data(n, pattern, seed, |w| w, |&k| k);

@@ -22,7 +22,7 @@ const KERNEL_CRATE_LAYERS: &[&[&str]] = &[
     &["groups"],
     &["memory", "op", "math"],
     &["collectives"],
-    &["block"],
+    &["warp", "block"],
     &["device"],
     &["prelude"],
 ];

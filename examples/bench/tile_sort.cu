@@ -62,3 +62,52 @@ extern "C" __global__ void __launch_bounds__(128) tile_sort_pairs_u32_128x4(cons
     __syncthreads();
     Store(temp.store).Store(values_out + first, v, valid);
 }
+
+struct KeyLess {
+    __device__ bool operator()(unsigned a, unsigned b) const { return a < b; }
+};
+
+// Each warp's 256 keys: WarpLoad and WarpStore transposed through shared
+// memory (coalesced), WarpMergeSort between them.
+extern "C" __global__ void __launch_bounds__(128) warp_sort_u32_32x8(const unsigned* keys, size_t len, unsigned* out, size_t out_len) {
+    using Load = cub::WarpLoad<unsigned, 8, cub::WARP_LOAD_TRANSPOSE, 32>;
+    using Sort = cub::WarpMergeSort<unsigned, 8, 32>;
+    using Store = cub::WarpStore<unsigned, 8, cub::WARP_STORE_TRANSPOSE, 32>;
+    __shared__ union {
+        typename Load::TempStorage load;
+        typename Sort::TempStorage sort;
+        typename Store::TempStorage store;
+    } temp[4];
+    int warp = threadIdx.x / 32;
+    size_t first = ((size_t)blockIdx.x * 4 + warp) * 256;
+    int valid = first >= len ? 0 : (len - first < 256 ? (int)(len - first) : 256);
+    unsigned items[8];
+    Load(temp[warp].load).Load(keys + first, items, valid, 0xffffffffu);
+    __syncwarp();
+    Sort(temp[warp].sort).StableSort(items, KeyLess(), valid, 0xffffffffu);
+    __syncwarp();
+    Store(temp[warp].store).Store(out + first, items, valid);
+}
+
+// Each block's 1024 bytes by value, BlockHistogram (its default
+// algorithm, sorting) on striped loads; the padding counted in bin 0 is
+// taken back.
+extern "C" __global__ void __launch_bounds__(128) block_histogram_u8_128x8(const unsigned char* samples, size_t len, unsigned* counts, size_t counts_len) {
+    using Histogram = cub::BlockHistogram<unsigned char, 128, 8, 256>;
+    __shared__ typename Histogram::TempStorage temp;
+    __shared__ unsigned bins[256];
+    size_t first = (size_t)blockIdx.x * 1024;
+    unsigned char items[8];
+    for (int i = 0; i < 8; ++i) {
+        size_t at = first + i * 128 + threadIdx.x;
+        items[i] = at < len ? samples[at] : 0;
+    }
+    Histogram(temp).Histogram(items, bins);
+    __syncthreads();
+    size_t valid = len - first < 1024 ? len - first : 1024;
+    if (threadIdx.x == 0) bins[0] -= (unsigned)(1024 - valid);
+    __syncthreads();
+    size_t row = (size_t)blockIdx.x * 256;
+    counts[row + threadIdx.x] = bins[threadIdx.x];
+    counts[row + threadIdx.x + 128] = bins[threadIdx.x + 128];
+}

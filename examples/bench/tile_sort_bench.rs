@@ -1,8 +1,10 @@
-//! Sorting each block's tile: coop's `coop::block` kernels of
+//! Sorting each block's (or warp's) tile, and a block's histogram of its
+//! tile: coop's `coop::block` and `coop::warp` kernels of
 //! `examples/kernels/src/tile_sort.rs` (coalesced loads through shared
 //! memory, `RadixSort`, coalesced stores) beside their CUB twins
 //! (`examples/bench/tile_sort.cu`: `BlockLoad`, `BlockRadixSort`,
-//! `BlockStore`; nvcc makes their PTX, named by `COOP_CUDA_PTX`), timed in
+//! `BlockStore`, `WarpLoad`, `WarpMergeSort`, `WarpStore`,
+//! `BlockHistogram`; nvcc makes their PTX, named by `COOP_CUDA_PTX`), timed in
 //! turns in one process. Every output is checked against the host's sort
 //! of each tile. Needs a GPU; `examples/bench/tile_sort.sh` builds the
 //! CUDA side and runs it. Prints CSV rows:
@@ -15,7 +17,8 @@
 //! `COOP_RUNS` (default 21) the timed rounds.
 
 use coop_examples::kernels::tile_sort::{
-    tile_sort_pairs_u32_128x4, tile_sort_u32_128x4, tile_sort_u32_256x8, tile_sort_u64_128x4,
+    block_histogram_u8_128x8, tile_sort_pairs_u32_128x4, tile_sort_u32_128x4, tile_sort_u32_256x8,
+    tile_sort_u64_128x4, warp_sort_u32_32x8,
 };
 use coop_examples::time_gpu_interleaved;
 use coop_host::cudarc::driver::CudaSlice;
@@ -68,7 +71,16 @@ fn main() {
             gpu.upload(&v32).unwrap(),
             gpu.upload(&words).unwrap(),
         );
-        let names = ["u32_128x4", "u32_256x8", "u64_128x4", "pairs_u32_128x4"];
+        let bytes: Vec<u8> = words.iter().map(|&w| (w >> 24) as u8 % 200).collect();
+        let d8: CudaSlice<u8> = gpu.upload(&bytes).unwrap();
+        let names = [
+            "u32_128x4",
+            "u32_256x8",
+            "u64_128x4",
+            "pairs_u32_128x4",
+            "warp_u32_32x8",
+            "histogram_u8_128x8",
+        ];
         let mut labels = Vec::new();
         let mut outs32: Vec<RefCell<(CudaSlice<u32>, CudaSlice<u32>)>> = Vec::new();
         let mut outs64: Vec<RefCell<CudaSlice<u64>>> = Vec::new();
@@ -85,7 +97,7 @@ fn main() {
         let mut launches: Vec<Box<dyn FnMut() + '_>> = Vec::new();
         for (i, (side, name)) in labels.iter().enumerate() {
             let m = &sides.iter().find(|(s, _)| s == side).unwrap().1;
-            let (d32, dv32, d64) = (&d32, &dv32, &d64);
+            let (d32, dv32, d64, d8) = (&d32, &dv32, &d64, &d8);
             let (o32, o64) = (&outs32[i], &outs64[i]);
             let name = *name;
             launches.push(Box::new(move || {
@@ -105,6 +117,16 @@ fn main() {
                         tile_sort_u64_128x4,
                         LaunchConfig::new(n.div_ceil(512) as u32, 128),
                         (d64, &mut *o64),
+                    ),
+                    "warp_u32_32x8" => m.launch(
+                        warp_sort_u32_32x8,
+                        LaunchConfig::new(n.div_ceil(1024) as u32, 128),
+                        (d32, &mut o.0),
+                    ),
+                    "histogram_u8_128x8" => m.launch(
+                        block_histogram_u8_128x8,
+                        LaunchConfig::new(n.div_ceil(1024) as u32, 128),
+                        (d8, &mut o.0),
                     ),
                     _ => {
                         let (ko, vo) = &mut *o;
@@ -126,6 +148,11 @@ fn main() {
         drop(refs);
         drop(launches);
         let want_512 = sorted_tiles(&k32, 512, |&k| k);
+        let want_256 = sorted_tiles(&k32, 256, |&k| k);
+        let mut want_counts = vec![0u32; n / 4];
+        for (i, &b) in bytes.iter().enumerate() {
+            want_counts[i / 1024 * 256 + b as usize] += 1;
+        }
         let want_2048 = sorted_tiles(&k32, 2048, |&k| k);
         let want_64 = sorted_tiles(&words, 512, |&k| k);
         let pairs: Vec<(u32, u32)> = k32.iter().copied().zip(v32.iter().copied()).collect();
@@ -135,6 +162,10 @@ fn main() {
                 "u32_128x4" => gpu.download(&outs32[i].borrow().0).unwrap() == want_512,
                 "u32_256x8" => gpu.download(&outs32[i].borrow().0).unwrap() == want_2048,
                 "u64_128x4" => gpu.download(&*outs64[i].borrow()).unwrap() == want_64,
+                "warp_u32_32x8" => gpu.download(&outs32[i].borrow().0).unwrap() == want_256,
+                "histogram_u8_128x8" => {
+                    gpu.download(&outs32[i].borrow().0).unwrap()[..n / 4] == want_counts[..]
+                }
                 _ => {
                     let o = outs32[i].borrow();
                     let (k, v) = (gpu.download(&o.0).unwrap(), gpu.download(&o.1).unwrap());

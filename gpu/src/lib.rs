@@ -77,6 +77,7 @@ pub mod math;
 pub mod memory;
 pub mod op;
 pub mod prelude;
+pub mod warp;
 
 /// The CPU backend: runs kernels on the host and names the rule a kernel
 /// breaks (see the module's own docs).

@@ -214,3 +214,145 @@ extern "C" __global__ void block_merge_sort_pairs_u64(const unsigned long long* 
     store_blocked(keys_out, keys_out_len, first, items);
     store_blocked(indices_out, indices_out_len, first, indices);
 }
+
+extern "C" __global__ void block_histogram_u8(const unsigned char* samples, size_t len,
+                                              unsigned* counts, size_t counts_len) {
+    using Histogram = cub::BlockHistogram<unsigned char, 128, 8, 256>;
+    __shared__ typename Histogram::TempStorage temp;
+    __shared__ unsigned bins[256];
+    size_t first = (size_t)blockIdx.x * 1024;
+    unsigned char items[8];
+    for (int i = 0; i < 8; ++i) items[i] = element_or(samples, len, first + i * 128 + threadIdx.x, (unsigned char)0);
+    Histogram(temp).Histogram(items, bins);
+    __syncthreads();
+    // The padding was counted in bin 0.
+    size_t valid = len - first < 1024 ? len - first : 1024;
+    if (threadIdx.x == 0) bins[0] -= (unsigned)(1024 - valid);
+    __syncthreads();
+    size_t row = (size_t)blockIdx.x * 256;
+    counts[row + threadIdx.x] = bins[threadIdx.x];
+    counts[row + threadIdx.x + 128] = bins[threadIdx.x + 128];
+}
+
+extern "C" __global__ void block_histogram_u16(const unsigned short* samples, size_t len,
+                                               unsigned* counts, size_t counts_len) {
+    using Histogram = cub::BlockHistogram<unsigned short, 64, 4, 1000, cub::BLOCK_HISTO_ATOMIC>;
+    __shared__ typename Histogram::TempStorage temp;
+    __shared__ unsigned bins[1000];
+    size_t first = (size_t)blockIdx.x * 1024;
+    Histogram(temp).InitHistogram(bins);
+    __syncthreads();
+    for (int tile = 0; tile < 4; ++tile) {
+        unsigned short items[4];
+        load_blocked(samples, len, first + 256 * tile, (unsigned short)0, items);
+        for (int i = 0; i < 4; ++i) items[i] %= 1000;
+        Histogram(temp).Composite(items, bins);
+        __syncthreads();
+    }
+    size_t valid = len - first < 1024 ? len - first : 1024;
+    if (threadIdx.x == 0) bins[0] -= (unsigned)(1024 - valid);
+    __syncthreads();
+    size_t row = (size_t)blockIdx.x * 1000;
+    for (int bin = threadIdx.x; bin < 1000; bin += 64) counts[row + bin] = bins[bin];
+}
+
+// CUB's BlockDiscontinuity has no partial-tile form: a tile's keys past
+// the input take a key no valid one equals, with none after the tile, so
+// the last valid key is a tail; the padding's flags are not stored.
+extern "C" __global__ void block_flags_partial_u32(const unsigned* keys, size_t len,
+                                                   unsigned* heads, size_t heads_len,
+                                                   unsigned* tails, size_t tails_len) {
+    using Flags = cub::BlockDiscontinuity<unsigned, 96>;
+    __shared__ typename Flags::TempStorage temp;
+    size_t first = (size_t)blockIdx.x * 288;
+    unsigned items[3];
+    size_t valid = len - first;
+    // Keys are below 5 in the tests: 5 differs from every one.
+    load_blocked(keys, len, first, 5u, items);
+    int h[3], t[3];
+    NotEqual differ;
+    if (first > 0) {
+        Flags(temp).FlagHeadsAndTails(h, keys[first - 1], t, items, differ);
+    } else {
+        Flags(temp).FlagHeadsAndTails(h, t, items, differ);
+    }
+    // Every tile's last valid key is a tail (a whole tile has no tile after it).
+    for (int i = 0; i < 3; ++i) {
+        if (threadIdx.x * 3 + i + 1 == (valid < 288 ? valid : 288)) t[i] = 1;
+    }
+    unsigned hu[3] = {(unsigned)h[0], (unsigned)h[1], (unsigned)h[2]};
+    unsigned tu[3] = {(unsigned)t[0], (unsigned)t[1], (unsigned)t[2]};
+    store_blocked(heads, heads_len, first, hu);
+    store_blocked(tails, tails_len, first, tu);
+}
+
+extern "C" __global__ void block_differences_partial_i32(const int* values, size_t len, int* left,
+                                                         size_t left_len, int* right,
+                                                         size_t right_len) {
+    using Adjacent = cub::BlockAdjacentDifference<int, 64>;
+    __shared__ typename Adjacent::TempStorage temp;
+    size_t first = (size_t)blockIdx.x * 320;
+    int valid = len - first < 320 ? (int)(len - first) : 320;
+    int items[5], l[5], r[5];
+    load_blocked(values, len, first, 5, items);
+    if (first > 0) {
+        Adjacent(temp).SubtractLeftPartialTile(items, l, WrappingDifference(), valid, values[first - 1]);
+    } else {
+        Adjacent(temp).SubtractLeftPartialTile(items, l, WrappingDifference(), valid);
+    }
+    __syncthreads();
+    Adjacent(temp).SubtractRightPartialTile(items, r, WrappingDifference(), valid);
+    store_blocked(left, left_len, first, l);
+    store_blocked(right, right_len, first, r);
+}
+
+struct GreaterU32 {
+    __device__ bool operator()(unsigned a, unsigned b) const { return a > b; }
+};
+
+// CUB's WarpMergeSort holds its items blocked: each lane loads and stores
+// its 7 consecutive keys; the sorted tile is the same.
+extern "C" __global__ void warp_sort_u32(const unsigned* keys, size_t len, unsigned* out,
+                                         size_t out_len) {
+    using Sort = cub::WarpMergeSort<unsigned, 7, 32>;
+    __shared__ typename Sort::TempStorage temp[4];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    size_t first = ((size_t)blockIdx.x * 4 + warp) * 224;
+    unsigned items[7];
+    for (int i = 0; i < 7; ++i) items[i] = element_or(keys, len, first + lane * 7 + i, 0u);
+    int valid = first >= len ? 0 : (len - first < 224 ? (int)(len - first) : 224);
+    Sort(temp[warp]).StableSort(items, GreaterU32(), valid, 0u);
+    for (int i = 0; i < 7; ++i) {
+        size_t at = first + lane * 7 + i;
+        if (at < out_len) out[at] = items[i];
+    }
+}
+
+struct LowByte {
+    __device__ bool operator()(long long a, long long b) const { return (a & 0xff) < (b & 0xff); }
+};
+
+extern "C" __global__ void warp_sort_pairs_i64(const long long* keys, size_t len,
+                                               long long* keys_out, size_t keys_out_len,
+                                               unsigned* indices_out, size_t indices_out_len) {
+    using Sort = cub::WarpMergeSort<long long, 4, 16, unsigned>;
+    __shared__ typename Sort::TempStorage temp[4];
+    int tile = threadIdx.x / 16, r = threadIdx.x % 16;
+    size_t first = ((size_t)blockIdx.x * 4 + tile) * 64;
+    long long items[4];
+    unsigned indices[4];
+    for (int i = 0; i < 4; ++i) {
+        items[i] = element_or(keys, len, first + r * 4 + i, -1ll);
+        indices[i] = (unsigned)(first + r * 4 + i);
+    }
+    int valid = first >= len ? 0 : (len - first < 64 ? (int)(len - first) : 64);
+    // Past `valid`: low byte 0xff, the last of the order.
+    Sort(temp[tile]).StableSort(items, indices, LowByte(), valid, 0xffll);
+    for (int i = 0; i < 4; ++i) {
+        size_t at = first + r * 4 + i;
+        if (at < keys_out_len) {
+            keys_out[at] = items[i];
+            indices_out[at] = indices[i];
+        }
+    }
+}

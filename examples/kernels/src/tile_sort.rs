@@ -63,3 +63,50 @@ pub fn tile_sort_pairs_u32_128x4(
     let _ = block::store_transposed(&block, k, &keys_out, first, key_tile);
     let _ = block::store_transposed(&block, v, &values_out, first, value_tile);
 }
+
+/// Each warp sorts its tile of 256 `u32` keys (32 lanes × 8, striped:
+/// coalesced loads and stores straight from registers) with
+/// `coop::warp::sort`; keys past the end take no part.
+#[kernel]
+pub fn warp_sort_u32_32x8(block: ThreadBlock, keys: &[u32], out: Out<u32>) {
+    let w = block.tiled_partition::<32>();
+    let tile = (block.group_index().x * w.meta_group_size() + w.meta_group_rank()) as usize;
+    let first = tile * 256;
+    let lane = w.thread_rank() as usize;
+    let items: [u32; 8] =
+        core::array::from_fn(|i| keys.get(first + i * 32 + lane).copied().unwrap_or(0));
+    let valid = keys.len().saturating_sub(first);
+    let sorted = coop::warp::sort(&w, items, valid, |a: u32, b: u32| a < b);
+    for (i, key) in sorted.into_iter().enumerate() {
+        if first + i * 32 + lane < keys.len() {
+            out.write(first + i * 32 + lane, key);
+        }
+    }
+}
+
+/// Each block's histogram of its tile of 1024 bytes (128 threads × 8,
+/// striped loads) by value, with `coop::block::histogram`: 256 counts a
+/// block in `counts`, from `256 × block`.
+#[kernel]
+pub fn block_histogram_u8_128x8(
+    block: ThreadBlock,
+    samples: &[u8],
+    counts: Out<u32>,
+    bins: Shared<[u32; 256]>,
+) {
+    let first = block.group_index().x as usize * 1024;
+    let t = block.thread_rank() as usize;
+    let items: [u8; 8] = block::load_striped(&block, samples, first, 0);
+    let valid = samples.len().saturating_sub(first);
+    let bins_of: [u32; 8] = core::array::from_fn(|i| {
+        if i * 128 + t < valid {
+            u32::from(items[i])
+        } else {
+            256
+        }
+    });
+    let bins = block::histogram(&block, bins_of, bins);
+    let row = block.group_index().x as usize * 256;
+    counts.write(row + t, bins.get(t));
+    counts.write(row + t + 128, bins.get(t + 128));
+}

@@ -88,3 +88,102 @@ pub fn subtract_right<T: Shuffle, const ITEMS: usize>(
         None => items[i],
     })
 }
+
+/// [`subtract_left`] of a partial tile: the blocked tile's first `valid`
+/// items are its items, the rest padding, which stays as it is (CUB's
+/// `SubtractLeftPartialTile`). The tile's first item combines with
+/// `before` as in [`subtract_left`].
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::block;
+///
+/// /// Gaps between consecutive sorted values, 40 of them in a tile of 64.
+/// #[kernel]
+/// pub fn gaps(block: ThreadBlock, sorted: &[u32], out: Out<u32>) {
+///     let items: [u32; 2] = block::load_blocked(&block, sorted, 0, 1000);
+///     let d = block::subtract_left_partial(&block, items, |x, left| x - left, None, sorted.len());
+///     block::store_blocked(&block, d, &out, 0);
+/// }
+///
+/// let sorted: Vec<u32> = (0..40).map(|i| 2 * i).collect();
+/// let mut out = vec![0u32; 64];
+/// coop_host::Cpu::new().launch(gaps, coop_host::LaunchConfig::new(1, 32), (&sorted[..], &mut out))?;
+/// assert_eq!(out[..3], [0, 2, 2]);
+/// assert_eq!(out[39], 2);
+/// assert_eq!(out[40..44], [1000; 4]); // the padding (the fill value) stays as it is
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "BlockAdjacentDifference")]
+#[doc(alias = "SubtractLeftPartialTile")]
+pub fn subtract_left_partial<T: Shuffle, const ITEMS: usize>(
+    block: &ThreadBlock,
+    items: [T; ITEMS],
+    difference: impl Fn(T, T) -> T,
+    before: Option<T>,
+    valid: usize,
+) -> [T; ITEMS] {
+    let left = lefts(
+        block,
+        &items,
+        before,
+        "block::subtract_left_partial",
+        site!(),
+    );
+    let first = block.thread_rank() as usize * ITEMS;
+    core::array::from_fn(|i| match left[i] {
+        Some(left) if first + i < valid => difference(items[i], left),
+        _ => items[i],
+    })
+}
+
+/// [`subtract_right`] of a partial tile: the blocked tile's first `valid`
+/// items are its items, the rest padding, which stays as it is, as does
+/// item `valid - 1`, which has no item after it (CUB's
+/// `SubtractRightPartialTile`). A `valid` of `threads × ITEMS` or more is
+/// a whole tile with no tile after it.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::block;
+///
+/// /// How far each of 45 readings is from the next.
+/// #[kernel]
+/// pub fn steps(block: ThreadBlock, readings: &[f32], out: Out<f32>) {
+///     let items: [f32; 2] = block::load_blocked(&block, readings, 0, f32::NAN);
+///     let d = block::subtract_right_partial(&block, items, |x, next| next - x, readings.len());
+///     block::store_blocked(&block, d, &out, 0);
+/// }
+///
+/// let readings: Vec<f32> = (0..45).map(|i| (i * i) as f32).collect();
+/// let mut out = vec![0f32; 45];
+/// coop_host::Cpu::new().launch(steps, coop_host::LaunchConfig::new(1, 32), (&readings[..], &mut out))?;
+/// assert_eq!(out[..3], [1.0, 3.0, 5.0]);
+/// assert_eq!(out[44], 1936.0); // the last reading stays as it is
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "BlockAdjacentDifference")]
+#[doc(alias = "SubtractRightPartialTile")]
+pub fn subtract_right_partial<T: Shuffle, const ITEMS: usize>(
+    block: &ThreadBlock,
+    items: [T; ITEMS],
+    difference: impl Fn(T, T) -> T,
+    valid: usize,
+) -> [T; ITEMS] {
+    let right = rights(
+        block,
+        &items,
+        None,
+        "block::subtract_right_partial",
+        site!(),
+    );
+    let first = block.thread_rank() as usize * ITEMS;
+    core::array::from_fn(|i| match right[i] {
+        Some(right) if first + i + 1 < valid => difference(items[i], right),
+        _ => items[i],
+    })
+}

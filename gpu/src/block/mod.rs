@@ -22,7 +22,10 @@
 //! | [`blocked_to_striped`], [`striped_to_blocked`] | the tile rearranged through shared memory | `BlockExchange` |
 //! | [`scatter_to_blocked`], [`scatter_to_striped`] | each item to a place in the tile given by its rank | `BlockExchange::ScatterTo*` |
 //! | [`flag_heads`], [`flag_tails`], [`flag_heads_and_tails`] | which items differ from their neighbour: the first and last of each run | `BlockDiscontinuity` |
+//! | [`flag_tails_partial`], [`flag_heads_and_tails_partial`] | the same for a partial tile's first `valid` items | `BlockDiscontinuity` |
 //! | [`subtract_left`], [`subtract_right`] | each item combined with its neighbour | `BlockAdjacentDifference` |
+//! | [`subtract_left_partial`], [`subtract_right_partial`] | the same for a partial tile's first `valid` items | `BlockAdjacentDifference` (`*PartialTile`) |
+//! | [`histogram`], [`histogram_add`] | the tile's items counted by bin into a shared array, by shared atomics | `BlockHistogram` (`ATOMIC`) |
 //! | [`radix_rank`] | each key's place in the tile sorted by one digit, stable | `BlockRadixRank` |
 //! | [`RadixSort`] | the tile's keys, or keys and values, sorted | `BlockRadixSort` |
 //! | [`merge_sort`], [`merge_sort_pairs`] | the tile (or its first `valid` items) sorted stably by any order | `BlockMergeSort` |
@@ -75,6 +78,7 @@
 mod adjacent_difference;
 mod discontinuity;
 mod exchange;
+mod histogram;
 pub(crate) mod items;
 mod load;
 pub(crate) mod merge_sort;
@@ -84,11 +88,16 @@ mod radix_sort;
 mod store;
 
 pub use crate::shared::TileScratch;
-pub use adjacent_difference::{subtract_left, subtract_right};
-pub use discontinuity::{flag_heads, flag_heads_and_tails, flag_tails};
+pub use adjacent_difference::{
+    subtract_left, subtract_left_partial, subtract_right, subtract_right_partial,
+};
+pub use discontinuity::{
+    flag_heads, flag_heads_and_tails, flag_heads_and_tails_partial, flag_tails, flag_tails_partial,
+};
 pub use exchange::{
     blocked_to_striped, scatter_to_blocked, scatter_to_striped, striped_to_blocked,
 };
+pub use histogram::{histogram, histogram_add};
 pub use load::{load_blocked, load_striped, load_transposed};
 pub use merge_sort::{merge_sort, merge_sort_pairs};
 pub use radix_key::{DESCENDING, RadixKey};

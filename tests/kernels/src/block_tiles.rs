@@ -11,6 +11,7 @@
 use coop::block::{self, RadixSort};
 use coop::prelude::*;
 use coop::shared::Shared;
+use coop::warp;
 
 /// Threads and items a thread of [`block_sort_u32`].
 pub const SORT_U32: (u32, usize) = (128, 4);
@@ -32,6 +33,22 @@ pub const RANK_U32: (u32, usize) = (256, 2);
 pub const MERGE_I32: (u32, usize) = (128, 4);
 /// Threads and items a thread of [`block_merge_sort_pairs_u64`].
 pub const MERGE_PAIRS_U64: (u32, usize) = (64, 5);
+/// Threads and items a thread of [`block_histogram_u8`].
+pub const HISTOGRAM_U8: (u32, usize) = (128, 8);
+/// Threads and items a thread of [`block_histogram_u16`], and the tiles
+/// a block counts.
+pub const HISTOGRAM_U16: (u32, usize, usize) = (64, 4, 4);
+/// Bins of [`block_histogram_u16`].
+pub const HISTOGRAM_U16_BINS: usize = 1000;
+/// Threads and items a thread of [`block_flags_partial_u32`].
+pub const FLAGS_PARTIAL_U32: (u32, usize) = (96, 3);
+/// Threads and items a thread of [`block_differences_partial_i32`].
+pub const DIFFERENCES_PARTIAL_I32: (u32, usize) = (64, 5);
+/// Threads a block, tile size and items a member of [`warp_sort_u32`].
+pub const WARP_SORT_U32: (u32, u32, usize) = (128, 32, 7);
+/// Threads a block, tile size and items a member of
+/// [`warp_sort_pairs_i64`].
+pub const WARP_SORT_PAIRS_I64: (u32, u32, usize) = (64, 16, 4);
 
 /// The first element of this block's tile of `tile` elements.
 fn tile_start(block: &ThreadBlock, tile: usize) -> usize {
@@ -221,4 +238,164 @@ pub fn block_merge_sort_pairs_u64(
         block::merge_sort_pairs(&block, items, indices, valid, low, key_tile, index_tile);
     block::store_blocked(&block, items, &keys_out, first);
     block::store_blocked(&block, indices, &indices_out, first);
+}
+
+/// Each block's histogram of its tile of 1024 bytes (a partial last tile
+/// too), by value: 256 counts a block, in `counts` from `256 × block`.
+#[kernel]
+pub fn block_histogram_u8(
+    block: ThreadBlock,
+    samples: &[u8],
+    counts: Out<u32>,
+    bins: Shared<[u32; 256]>,
+) {
+    let first = tile_start(&block, 1024);
+    let t = block.thread_rank() as usize;
+    let items: [u8; 8] = block::load_striped(&block, samples, first, 0);
+    // Places past the input take bin 256, which counts nowhere.
+    let valid = samples.len().saturating_sub(first);
+    let bins_of: [u32; 8] = core::array::from_fn(|i| {
+        if i * 128 + t < valid {
+            u32::from(items[i])
+        } else {
+            256
+        }
+    });
+    let bins = block::histogram(&block, bins_of, bins);
+    let row = block.group_index().x as usize * 256;
+    counts.write(row + t, bins.get(t));
+    counts.write(row + t + 128, bins.get(t + 128));
+}
+
+/// Each block's histogram of 4 consecutive tiles of 256 `u16` samples by
+/// `sample mod 1000`: the first tile by `histogram`, the others added by
+/// `histogram_add`; 1000 counts a block, in `counts` from `1000 × block`.
+#[kernel]
+pub fn block_histogram_u16(
+    block: ThreadBlock,
+    samples: &[u16],
+    counts: Out<u32>,
+    bins: Shared<[u32; 1000]>,
+) {
+    let first = tile_start(&block, 1024);
+    let bins_at = |tile: usize| -> [u32; 4] {
+        let items: [u16; 4] = block::load_blocked(&block, samples, first + 256 * tile, 0);
+        let place = first + 256 * tile + block.thread_rank() as usize * 4;
+        core::array::from_fn(|i| {
+            if place + i < samples.len() {
+                u32::from(items[i]) % 1000
+            } else {
+                1000
+            }
+        })
+    };
+    let mut bins = block::histogram(&block, bins_at(0), bins);
+    for tile in 1..4 {
+        bins = block::histogram_add(&block, bins_at(tile), bins);
+    }
+    let row = block.group_index().x as usize * 1000;
+    let mut bin = block.thread_rank() as usize;
+    while bin < 1000 {
+        counts.write(row + bin, bins.get(bin));
+        bin += 64;
+    }
+}
+
+/// Head and tail flags (1 or 0) of each tile of 288 `u32` keys, the last
+/// tile maybe partial: heads compared with the last key of the tile
+/// before, tails of the tile's valid keys (`flag_tails_partial`'s rule,
+/// every tile's last valid key a tail).
+#[kernel]
+pub fn block_flags_partial_u32(block: ThreadBlock, keys: &[u32], heads: Out<u32>, tails: Out<u32>) {
+    let first = tile_start(&block, 288);
+    let items: [u32; 3] = block::load_blocked(&block, keys, first, 7);
+    let before = if first > 0 {
+        Some(keys[first - 1])
+    } else {
+        None
+    };
+    let valid = keys.len() - first;
+    let (h, t) = block::flag_heads_and_tails_partial(&block, items, |a, b| a != b, before, valid);
+    let t2 = block::flag_tails_partial(&block, items, |a, b| a != b, valid);
+    let same = (0..3).all(|i| t[i] == t2[i]);
+    block::store_blocked(&block, h.map(u32::from), &heads, first);
+    block::store_blocked(
+        &block,
+        t.map(|x| u32::from(x) + 2 * u32::from(!same)),
+        &tails,
+        first,
+    );
+}
+
+/// `left[i] = x[i] - x[i - 1]` and `right[i] = x[i] - x[i + 1]`
+/// (wrapping) over each tile of 320 `i32`, the last maybe partial: the
+/// partial-tile forms, the tile before's last value as the first's left
+/// neighbour, padding (fill 5) kept as it is.
+#[kernel]
+pub fn block_differences_partial_i32(
+    block: ThreadBlock,
+    values: &[i32],
+    left: Out<i32>,
+    right: Out<i32>,
+) {
+    let first = tile_start(&block, 320);
+    let items: [i32; 5] = block::load_blocked(&block, values, first, 5);
+    let before = if first > 0 {
+        Some(values[first - 1])
+    } else {
+        None
+    };
+    let valid = values.len() - first;
+    let l = block::subtract_left_partial(&block, items, |x, p| x.wrapping_sub(p), before, valid);
+    let r = block::subtract_right_partial(&block, items, |x, n| x.wrapping_sub(n), valid);
+    block::store_blocked(&block, l, &left, first);
+    block::store_blocked(&block, r, &right, first);
+}
+
+/// Each warp sorts its tile of 224 `u32` keys descending (a partial last
+/// tile by its valid keys; places past them are not stored): striped
+/// loads and stores, `warp::sort`.
+#[kernel]
+pub fn warp_sort_u32(block: ThreadBlock, keys: &[u32], out: Out<u32>) {
+    let w = block.tiled_partition::<32>();
+    let tile = (block.group_index().x * w.meta_group_size() + w.meta_group_rank()) as usize;
+    let first = tile * 224;
+    let lane = w.thread_rank() as usize;
+    let items: [u32; 7] =
+        core::array::from_fn(|i| keys.get(first + i * 32 + lane).copied().unwrap_or(0));
+    let valid = keys.len().saturating_sub(first);
+    let sorted = warp::sort(&w, items, valid, |a: u32, b: u32| a > b);
+    for (i, key) in sorted.into_iter().enumerate() {
+        if first + i * 32 + lane < keys.len() {
+            out.write(first + i * 32 + lane, key);
+        }
+    }
+}
+
+/// Tiles of 16 lanes × 4 sort their 64 `i64` keys by the low 8 bits alone
+/// (ties keep their order), with their indices as values: `warp::sort_pairs`.
+#[kernel]
+pub fn warp_sort_pairs_i64(
+    block: ThreadBlock,
+    keys: &[i64],
+    keys_out: Out<i64>,
+    indices_out: Out<u32>,
+) {
+    let q = block.tiled_partition::<16>();
+    let tile = (block.group_index().x * q.meta_group_size() + q.meta_group_rank()) as usize;
+    let first = tile * 64;
+    let r = q.thread_rank() as usize;
+    let items: [i64; 4] =
+        core::array::from_fn(|i| keys.get(first + i * 16 + r).copied().unwrap_or(-1));
+    let indices: [u32; 4] = core::array::from_fn(|i| (first + i * 16 + r) as u32);
+    let valid = keys.len().saturating_sub(first);
+    let low = |a: i64, b: i64| (a & 0xff) < (b & 0xff);
+    let (items, indices) = warp::sort_pairs(&q, items, indices, valid, low);
+    for i in 0..4 {
+        let at = first + i * 16 + r;
+        if at < keys.len() {
+            keys_out.write(at, items[i]);
+            indices_out.write(at, indices[i]);
+        }
+    }
 }
