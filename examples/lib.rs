@@ -212,7 +212,8 @@ pub mod bench {
 
     /// coop's example kernels as side "coop", and, when `COOP_CUDA_PTX`
     /// names the PTX nvcc made of the twins' `file`, those as side `twin`
-    /// (their entries have coop's kernels' names and parameters).
+    /// (their entries have coop's kernels' names and parameters); then
+    /// each build that `COOP_VARIANTS` (`name=path.ptx,...`) names.
     pub fn sides(gpu: &Gpu, twin: &str, file: &str) -> Vec<(String, Module)> {
         let mut sides = vec![(
             "coop".to_string(),
@@ -224,6 +225,17 @@ pub mod bench {
                 sides.push((twin.into(), gpu.load_ptx(file, &text).expect("it loads")));
             }
             Err(_) => eprintln!("COOP_CUDA_PTX not set: coop's side alone"),
+        }
+        // `COOP_VARIANTS=name=path.ptx,...`: builds of coop's example
+        // kernels from changed sources or caps, as sides of their own.
+        if let Ok(list) = std::env::var("COOP_VARIANTS") {
+            for item in list.split(',').filter(|s| !s.is_empty()) {
+                let (name, path) = item
+                    .split_once('=')
+                    .expect("COOP_VARIANTS: name=path.ptx,...");
+                let text = std::fs::read_to_string(path).expect("a variant's PTX");
+                sides.push((name.into(), gpu.load_ptx(name, &text).expect("it loads")));
+            }
         }
         sides
     }
