@@ -66,6 +66,14 @@ impl Tile {
         i * self.threads + self.thread
     }
 
+    /// Place of item `i` in the warp-striped arrangement: warp `w` holds
+    /// places `w × 32 × items ..`, striped over its lanes (lane `l` item
+    /// `i` at `i × 32 + l` of those). Blocks of whole warps.
+    #[inline(always)]
+    pub fn warp_striped(&self, items: usize, i: usize) -> usize {
+        (self.thread & !31) * items + i * 32 + (self.thread & 31)
+    }
+
     /// The scratch element that holds place `p`.
     #[inline(always)]
     pub fn element(&self, p: usize) -> u32 {

@@ -4,17 +4,32 @@
 //! # How
 //!
 //! The tile is sorted [`RANK_BITS`] bits at a time, lowest digit first,
-//! each pass stable. A pass ranks the keys by their digit with
-//! [`radix_rank`], then moves them, and their values, to their ranks
-//! through the scratch arrays ([`scatter_to_blocked`](super::scatter_to_blocked)).
+//! each pass stable. A pass ranks the keys by their digit, then moves
+//! them, and their values, to their ranks through the scratch arrays.
 //!
-//! The ranking counts a thread's keys of each of the 16 digits in 16-bit
-//! fields of 8 registers. One block-wide exclusive scan of those 8 words
-//! (two barriers) gives each thread the keys of each digit in the threads
-//! before it, and the block's total of each digit, whose running sum says
-//! where each digit starts. A key's rank is then the field of its digit
-//! (where the digit starts, plus its keys in the threads before) plus the
-//! keys of its digit before it in its own thread.
+//! [`RadixSort`] keeps its keys *warp-striped* between passes (warp `w`
+//! holds places `w × 32 × ITEMS ..`, lane `l` item `j` the place `j × 32 +
+//! l` of those): one exchange at the start takes the blocked tile there,
+//! and the last pass's keys come back blocked. In that arrangement a warp
+//! ranks its keys item by item in their order: the lanes of one digit
+//! find each other with one ballot a bit of the digit, lane `d` keeps the
+//! warp's running count of digit `d`, and a key's rank in its warp is that
+//! count (a shuffle) plus the lanes below it with its digit. The warps'
+//! counts meet in the block's scratch, two 16-bit counts a word (one
+//! barrier), and a warp scan over the 16 digits says where each starts: a
+//! pass is two barriers, this one and its exchange's (CUB's
+//! `BlockRadixRankMatch` ranks warp-striped keys the same way).
+//!
+//! [`radix_rank`] ranks a blocked tile in its own order, without a
+//! scratch to move the keys through. It counts a thread's keys of each of
+//! the 16 digits in 16-bit fields of 8 registers. One block-wide
+//! exclusive scan of those 8 words (two barriers) gives each thread the
+//! keys of each digit in the threads before it, and the block's total of
+//! each digit, whose running sum says where each digit starts. A key's
+//! rank is then the field of its digit (where the digit starts, plus its
+//! keys in the threads before) plus the keys of its digit before it in
+//! its own thread.
+//!
 //! The fields hold counts up to `2^16 - 1`, so a tile has fewer than
 //! `2^16` keys (every block of at most 1024 threads × 32 items).
 
@@ -23,11 +38,13 @@ use super::items::for_items;
 use super::radix_key::{DESCENDING, RadixKey};
 use crate::ThreadBlock;
 use crate::backend::target::Target;
-use crate::backend::{Faults, Site, site};
+use crate::backend::{Faults, Site, WarpCollectives, site};
 use crate::collectives::block::prefix_of_warps;
 use crate::collectives::warp::inclusive_scan;
+use crate::groups::scratch::{load, store_if};
 use crate::memory::shared::{Published, SharedArray, SharedElem, TileScratch};
 use crate::op::Operator;
+use crate::op::Sum;
 
 /// Bits of the digit one ranking sorts by: 4, sixteen digits.
 pub const RANK_BITS: u32 = 4;
@@ -212,6 +229,109 @@ fn rank<K: RadixKey, const ITEMS: usize>(
     ranks
 }
 
+/// Place of item `i` blocked.
+#[inline(always)]
+fn blocked<const ITEMS: usize>(tile: &Tile, i: usize) -> usize {
+    tile.blocked(ITEMS, i)
+}
+
+/// Place of item `i` warp-striped.
+#[inline(always)]
+fn warp_striped<const ITEMS: usize>(tile: &Tile, i: usize) -> usize {
+    tile.warp_striped(ITEMS, i)
+}
+
+/// Where a pass's keys come from: warp-striped between passes, blocked
+/// after the last.
+#[inline(always)]
+fn arrangement<const ITEMS: usize>(tile: &Tile, i: usize, last: bool) -> usize {
+    if last {
+        tile.blocked(ITEMS, i)
+    } else {
+        tile.warp_striped(ITEMS, i)
+    }
+}
+
+/// The sort's ranking: the rank of each key of the *warp-striped* tile
+/// (warp `w`, lane `l`, item `j` at place `w × 32 × ITEMS + j × 32 + l`)
+/// in the tile stably sorted by the digit of bits `shift .. shift +
+/// width`. Item by item, the lanes find the lanes of their digit with one
+/// ballot a bit; lane `d` (below 16) keeps the warp's running count of
+/// digit `d`, which a key's rank in its warp starts from (a shuffle), plus
+/// the lanes below it with its digit. The warps' counts meet in the
+/// block's scratch (two 16-bit counts a word): one barrier, after which
+/// lane `d` of each warp adds up digit `d` over the warps before and over
+/// all, and a warp scan over the digits says where each digit starts.
+/// The next block collective's writes of the scratch come after a
+/// barrier of the sort's exchange, which every thread reaches after
+/// these reads.
+#[inline(always)]
+fn rank_striped<K: RadixKey, const ITEMS: usize>(
+    block: &ThreadBlock,
+    keys: &[K; ITEMS],
+    shift: u32,
+    width: u32,
+    control: u32,
+    call: &'static str,
+    site: Site,
+) -> [u32; ITEMS] {
+    if block.num_threads() as usize * ITEMS >= 1 << 16 {
+        Target::check_failed(SHORT_TILE, site);
+    }
+    let warp = block.tiled_partition_at::<32>(site);
+    let lane = warp.thread_rank_at(site);
+    let w = warp.meta_group_rank();
+    let warps = warp.meta_group_size();
+    let below = (1u32 << lane) - 1;
+    let counted = lane < 1 << width;
+    let mut digits = [0u32; ITEMS];
+    let mut ranks = [0u32; ITEMS];
+    let mut running = 0u32;
+    for_items!(j < ITEMS => {
+        let d = keys[j].digit(shift, width, control);
+        digits[j] = d;
+        // Lanes whose digit is `d`, and lanes whose digit is this lane's
+        // number (the count lane `d` keeps).
+        let mut peers = u32::MAX;
+        let mut of_lane = u32::MAX;
+        for k in 0..RANK_BITS {
+            if k < width {
+                let bit = Target::vote_ballot(u32::MAX, (d >> k) & 1 != 0, site);
+                peers &= if (d >> k) & 1 != 0 { bit } else { !bit };
+                of_lane &= if (lane >> k) & 1 != 0 { bit } else { !bit };
+            }
+        }
+        ranks[j] = warp.shfl_at(running, d, site) + (peers & below).count_ones();
+        if counted {
+            running += of_lane.count_ones();
+        }
+    });
+    // Lane `d` of the first 8 stores digits `d` and `d + 8`.
+    let high = warp.shfl_xor_at(running, 8, site);
+    store_if(lane < 8, 1, w * 8 + lane, running | (high << 16), site);
+    block.sync_named(call, site);
+    let (mut before, mut total) = (0u32, 0u32);
+    if counted {
+        let half = 16 * (lane >> 3);
+        let mut v = 0;
+        while v < warps {
+            // Written before the barrier by lane `lane mod 8` of warp `v`.
+            let c = (load(1, v * 8 + (lane & 7), 0u32, site) >> half) & 0xffff;
+            if v < w {
+                before += c;
+            }
+            total += c;
+            v += 1;
+        }
+    }
+    let start = inclusive_scan(&warp, total, Sum, site) - total;
+    let base = start + before;
+    for_items!(j < ITEMS => {
+        ranks[j] += warp.shfl_at(base, digits[j], site);
+    });
+    ranks
+}
+
 /// A block radix sort's order and bits: ascending or descending, over all
 /// of a key's bits or a range `begin_bit..end_bit` of them (the keys'
 /// bits made to sort as their values do; see [`RadixKey`]). Sorts are
@@ -222,7 +342,8 @@ fn rank<K: RadixKey, const ITEMS: usize>(
 /// [`pairs`](Self::pairs) a tile of keys and the values that go with them;
 /// both return the tile blocked, thread `t` holding places `t × ITEMS ..
 /// (t + 1) × ITEMS` of the sorted tile. A pass a digit of [`RANK_BITS`]:
-/// 8 for 32-bit keys, 16 for 64-bit ones, each of three barriers. Pad a
+/// 8 for 32-bit keys, 16 for 64-bit ones, each of two barriers, after one
+/// exchange of the tile into the passes' arrangement. Pad a
 /// partial tile with keys that sort last (`u32::MAX` ascending, or
 /// `f32::NAN`), and they stay past the valid ones.
 ///
@@ -360,13 +481,28 @@ impl RadixSort {
         let (begin, end) = self.range::<K>(site);
         let (raw, tile) = claim::<A, ITEMS>(block, scratch, call, site);
         let mut keys = keys;
+        if begin < end {
+            // Refuses a block of a partial warp before any exchange.
+            let _ = block.tiled_partition_at::<32>(site);
+            // Blocked to warp-striped, the order the passes rank in.
+            keys = shuffle_items(
+                block,
+                &raw,
+                &tile,
+                keys,
+                call,
+                site,
+                blocked::<ITEMS>,
+                warp_striped::<ITEMS>,
+            );
+        }
         let mut shift = begin;
         while shift < end {
             let width = (end - shift).min(RANK_BITS);
-            // The ranking's barriers also separate the previous pass's
+            // The ranking's barrier also separates the previous pass's
             // reads of the scratch from this pass's writes.
-            let ranks = rank(block, &keys, shift, width, self.control, call, site);
-            let blocked = |tile: &Tile, i| tile.blocked(ITEMS, i);
+            let ranks = rank_striped(block, &keys, shift, width, self.control, call, site);
+            let last = shift + width == end;
             keys = shuffle_items(
                 block,
                 &raw,
@@ -375,7 +511,7 @@ impl RadixSort {
                 call,
                 site,
                 |_: &Tile, i| ranks[i] as usize,
-                blocked,
+                |tile: &Tile, i| arrangement::<ITEMS>(tile, i, last),
             );
             shift += width;
         }
@@ -412,20 +548,41 @@ impl RadixSort {
         let (value_raw, _) = claim::<B, ITEMS>(block, value_scratch, call, site);
         let mut keys = keys;
         let mut values = values;
+        if begin < end {
+            let _ = block.tiled_partition_at::<32>(site);
+            for_items!(i < ITEMS => {
+                put(&value_raw, &tile, tile.blocked(ITEMS, i), values[i], site);
+            });
+            keys = shuffle_items(
+                block,
+                &key_raw,
+                &tile,
+                keys,
+                call,
+                site,
+                blocked::<ITEMS>,
+                warp_striped::<ITEMS>,
+            );
+            for_items!(i < ITEMS => {
+                values[i] = take(&value_raw, &tile, tile.warp_striped(ITEMS, i), site);
+            });
+        }
         let mut shift = begin;
         while shift < end {
             let width = (end - shift).min(RANK_BITS);
-            let ranks = rank(block, &keys, shift, width, self.control, call, site);
+            let ranks = rank_striped(block, &keys, shift, width, self.control, call, site);
+            let last = shift + width == end;
             // The values move with the keys, behind the keys' barrier.
-            // Ranks from `rank` are a permutation of the tile's places.
+            // Ranks from `rank_striped` are a permutation of the tile's
+            // places.
             let to = |_: &Tile, i: usize| ranks[i] as usize;
             for_items!(i < ITEMS => {
                 put(&value_raw, &tile, to(&tile, i), values[i], site);
             });
-            let blocked = |tile: &Tile, i| tile.blocked(ITEMS, i);
-            keys = shuffle_items(block, &key_raw, &tile, keys, call, site, to, blocked);
+            let from = |tile: &Tile, i: usize| arrangement::<ITEMS>(tile, i, last);
+            keys = shuffle_items(block, &key_raw, &tile, keys, call, site, to, from);
             for_items!(i < ITEMS => {
-                values[i] = take(&value_raw, &tile, tile.blocked(ITEMS, i), site);
+                values[i] = take(&value_raw, &tile, from(&tile, i), site);
             });
             shift += width;
         }
