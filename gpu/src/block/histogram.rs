@@ -14,6 +14,68 @@ use crate::backend::{Rmw, SharedMemory, Site, site};
 use crate::memory::atomic::AtomicInteger;
 use crate::memory::shared::{Published, RawShared, SharedArray, SharedElem, TileScratch};
 
+/// A bin number an item of a block histogram holds: `u8`, `u16`, `u32`,
+/// `u64`, `usize`, `i32` or `i64`. A bin outside `0 .. counters` (a
+/// negative one too) counts nowhere.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::block;
+/// use coop::shared::Shared;
+///
+/// /// Offsets from -3 to 3 counted in 4 bins: the negative ones nowhere.
+/// #[kernel]
+/// pub fn offsets(block: ThreadBlock, input: &[i32], out: Out<u32>, counts: Shared<[u32; 4]>) {
+///     let t = block.thread_rank() as usize;
+///     let counts = block::histogram(&block, [input[t]], counts);
+///     if t < 4 {
+///         out.write(t, counts.get(t));
+///     }
+/// }
+///
+/// let input: Vec<i32> = (0..32).map(|i| i % 7 - 3).collect();
+/// let mut out = vec![0u32; 4];
+/// coop_host::Cpu::new().launch(offsets, coop_host::LaunchConfig::new(1, 32), (&input[..], &mut out))?;
+/// assert_eq!(out, [5, 4, 4, 4]); // i % 7 is 3 five times in 0 .. 32
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+///
+/// A float is no bin number:
+///
+/// ```compile_fail
+/// use coop::prelude::*;
+/// use coop::block;
+/// use coop::shared::Shared;
+///
+/// #[kernel]
+/// pub fn halves(block: ThreadBlock, input: &[f32], counts: Shared<[u32; 4]>) {
+///     let t = block.thread_rank() as usize;
+///     let _ = block::histogram(&block, [input[t] * 0.5], counts); // error: not a bin number
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a bin number of a block histogram",
+    label = "the items' bins",
+    note = "give each item its bin as u8, u16, u32, u64, usize, i32 or i64 (a bin outside the counters counts nowhere)"
+)]
+pub trait Bin: Copy {
+    /// The bin as a counter's index; `u32::MAX` for a bin no counter
+    /// array has (negative, or past `u32::MAX`).
+    fn index(self) -> u32;
+}
+
+macro_rules! unsigned_bins {
+    ($($t:ty)*) => {$(
+        impl Bin for $t {
+            #[inline(always)]
+            fn index(self) -> u32 {
+                u32::try_from(self).unwrap_or(u32::MAX)
+            }
+        }
+    )*};
+}
+unsigned_bins!(u8 u16 u32 u64 usize i32 i64);
+
 /// The counters set to zero, one barrier, the tile's bins counted into
 /// them, one barrier. `counts` is a shared array of counters (`u32`,
 /// `i32`, `u64` or `i64`), fresh or the [`Published`] view a previous call
@@ -62,7 +124,7 @@ pub fn histogram<B, C, A, const ITEMS: usize>(
     counts: impl TileScratch<A>,
 ) -> Published<A>
 where
-    B: Copy + Into<u32>,
+    B: Bin,
     C: AtomicInteger + SharedElem,
     A: SharedArray<Elem = C> + ?Sized,
 {
@@ -127,7 +189,7 @@ pub fn histogram_add<B, C, A, const ITEMS: usize>(
     counts: Published<A>,
 ) -> Published<A>
 where
-    B: Copy + Into<u32>,
+    B: Bin,
     C: AtomicInteger + SharedElem,
     A: SharedArray<Elem = C> + ?Sized,
 {
@@ -143,7 +205,7 @@ where
 #[inline(always)]
 fn count<B, C, A, const ITEMS: usize>(raw: &RawShared<A>, bins: [B; ITEMS], site: Site)
 where
-    B: Copy + Into<u32>,
+    B: Bin,
     C: AtomicInteger + SharedElem,
     A: SharedArray<Elem = C> + ?Sized,
 {
@@ -162,12 +224,12 @@ where
         }
     };
     let mut run: u32 = match bins.first() {
-        Some(&b) => b.into(),
+        Some(&b) => b.index(),
         None => return,
     };
     let mut n: u64 = 0;
     for_items!(i < ITEMS => {
-        let bin: u32 = bins[i].into();
+        let bin = bins[i].index();
         if bin != run {
             add(run, n);
             run = bin;

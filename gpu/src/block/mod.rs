@@ -97,7 +97,7 @@ pub use discontinuity::{
 pub use exchange::{
     blocked_to_striped, scatter_to_blocked, scatter_to_striped, striped_to_blocked,
 };
-pub use histogram::{histogram, histogram_add};
+pub use histogram::{Bin, histogram, histogram_add};
 pub use load::{load_blocked, load_striped, load_transposed};
 pub use merge_sort::{merge_sort, merge_sort_pairs};
 pub use radix_key::{DESCENDING, RadixKey};
