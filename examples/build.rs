@@ -24,12 +24,13 @@ fn main() {
         .max_registers(
             &[
                 "tile_sort_u32_128x4",
+                "tile_sort_u32_128x4_ws",
                 "tile_sort_u64_128x4",
                 "tile_sort_pairs_u32_128x4",
             ],
             80,
         )
-        .max_registers(&["tile_sort_u32_256x8"], 128)
+        .max_registers(&["tile_sort_u32_256x8", "tile_sort_u32_256x8_ws"], 128)
         // The warp sort holds 8 keys and their places through a network
         // of shuffles: 60 registers uncapped on sm_90, no spill.
         .max_registers(&["warp_sort_u32_32x8"], 64)

@@ -115,7 +115,21 @@ pub fn run_sort_u32(device: &Device, program: &Program, keys: &[u32]) -> Result<
     device.download(&out)
 }
 
-/// The host's [`k::block_sort_u32`].
+/// [`k::block_sort_warp_striped_u32`] of `keys`.
+pub fn run_sort_warp_striped_u32(
+    device: &Device,
+    program: &Program,
+    keys: &[u32],
+) -> Result<Vec<u32>, Error> {
+    let (threads, items) = k::SORT_U32;
+    let input = device.upload(keys)?;
+    let mut out = device.zeros::<u32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
+    program.launch(k::block_sort_warp_striped_u32, config, (&input, &mut out))?;
+    device.download(&out)
+}
+
+/// The host's [`k::block_sort_u32`] (and [`k::block_sort_warp_striped_u32`]).
 pub fn sort_u32_reference(keys: &[u32]) -> Vec<u32> {
     sorted_tiles(keys, 512, u32::MAX, |&k| k)
 }
@@ -631,6 +645,13 @@ pub fn check_all(
             case(format!("block_sort_u32 {n} {pattern:?}"), &mut || {
                 run_sort_u32(device, program, &keys).unwrap() == sort_u32_reference(&keys)
             });
+            case(
+                format!("block_sort_warp_striped_u32 {n} {pattern:?}"),
+                &mut || {
+                    run_sort_warp_striped_u32(device, program, &keys).unwrap()
+                        == sort_u32_reference(&keys)
+                },
+            );
             let keys = data(n, pattern, seed, |w| (w >> 13) as u8 % 37, |&k| k);
             case(format!("block_sort_u8 {n} {pattern:?}"), &mut || {
                 run_sort_u8(device, program, &keys).unwrap() == sort_u8_reference(&keys)

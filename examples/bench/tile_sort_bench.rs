@@ -17,8 +17,9 @@
 //! `COOP_RUNS` (default 21) the timed rounds.
 
 use coop_examples::kernels::tile_sort::{
-    block_histogram_u8_128x8, tile_sort_pairs_u32_128x4, tile_sort_u32_128x4, tile_sort_u32_256x8,
-    tile_sort_u64_128x4, warp_sort_u32_32x8,
+    block_histogram_u8_128x8, tile_sort_pairs_u32_128x4, tile_sort_u32_128x4,
+    tile_sort_u32_128x4_ws, tile_sort_u32_256x8, tile_sort_u32_256x8_ws, tile_sort_u64_128x4,
+    warp_sort_u32_32x8,
 };
 use coop_examples::time_gpu_interleaved;
 use coop_host::cudarc::driver::CudaSlice;
@@ -76,6 +77,8 @@ fn main() {
         let names = [
             "u32_128x4",
             "u32_256x8",
+            "u32_128x4_ws",
+            "u32_256x8_ws",
             "u64_128x4",
             "pairs_u32_128x4",
             "warp_u32_32x8",
@@ -110,6 +113,16 @@ fn main() {
                     ),
                     "u32_256x8" => m.launch(
                         tile_sort_u32_256x8,
+                        LaunchConfig::new(n.div_ceil(2048) as u32, 256),
+                        (d32, &mut o.0),
+                    ),
+                    "u32_128x4_ws" => m.launch(
+                        tile_sort_u32_128x4_ws,
+                        LaunchConfig::new(n.div_ceil(512) as u32, 128),
+                        (d32, &mut o.0),
+                    ),
+                    "u32_256x8_ws" => m.launch(
+                        tile_sort_u32_256x8_ws,
                         LaunchConfig::new(n.div_ceil(2048) as u32, 256),
                         (d32, &mut o.0),
                     ),
@@ -161,6 +174,8 @@ fn main() {
             let ok = match *name {
                 "u32_128x4" => gpu.download(&outs32[i].borrow().0).unwrap() == want_512,
                 "u32_256x8" => gpu.download(&outs32[i].borrow().0).unwrap() == want_2048,
+                "u32_128x4_ws" => gpu.download(&outs32[i].borrow().0).unwrap() == want_512,
+                "u32_256x8_ws" => gpu.download(&outs32[i].borrow().0).unwrap() == want_2048,
                 "u64_128x4" => gpu.download(&*outs64[i].borrow()).unwrap() == want_64,
                 "warp_u32_32x8" => gpu.download(&outs32[i].borrow().0).unwrap() == want_256,
                 "histogram_u8_128x8" => {

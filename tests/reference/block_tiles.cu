@@ -356,3 +356,23 @@ extern "C" __global__ void warp_sort_pairs_i64(const long long* keys, size_t len
         }
     }
 }
+
+extern "C" __global__ void block_sort_warp_striped_u32(const unsigned* keys, size_t len,
+                                                       unsigned* out, size_t out_len) {
+    using Load = cub::BlockLoad<unsigned, 128, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+    using Sort = cub::BlockRadixSort<unsigned, 128, 4>;
+    using Store = cub::BlockStore<unsigned, 128, 4, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+    __shared__ union {
+        typename Load::TempStorage load;
+        typename Sort::TempStorage sort;
+        typename Store::TempStorage store;
+    } temp;
+    size_t first = (size_t)blockIdx.x * 512;
+    int valid = len - first < 512 ? (int)(len - first) : 512;
+    unsigned items[4];
+    Load(temp.load).Load(keys + first, items, valid, 0xffffffffu);
+    __syncthreads();
+    Sort(temp.sort).Sort(items);
+    __syncthreads();
+    Store(temp.store).Store(out + first, items, valid);
+}

@@ -43,6 +43,35 @@ tile_sort_keys!(
     tile_sort_u64_128x4, u64, 128, 4, u64::MAX
 );
 
+/// Sorts each tile of `THREADS × ITEMS` keys warp-striped: loads and
+/// stores without an exchange, the sort without its first and last.
+macro_rules! tile_sort_warp_striped {
+    ($(#[$doc:meta])* $name:ident, $key:ty, $threads:literal, $items:literal, $fill:expr) => {
+        $(#[$doc])*
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            keys: &[$key],
+            out: Out<$key>,
+            tile: Shared<[$key; $threads * $items]>,
+        ) {
+            let first = block.group_index().x as usize * ($threads * $items);
+            let items: [$key; $items] = block::load_warp_striped(&block, keys, first, $fill);
+            let (sorted, _) = RadixSort::ascending().warp_striped().keys(&block, items, tile);
+            block::store_warp_striped(&block, sorted, &out, first);
+        }
+    };
+}
+
+tile_sort_warp_striped!(
+    /// Tiles of 512 `u32` keys, 128 threads × 4, warp-striped.
+    tile_sort_u32_128x4_ws, u32, 128, 4, u32::MAX
+);
+tile_sort_warp_striped!(
+    /// Tiles of 2048 `u32` keys, 256 threads × 8, warp-striped.
+    tile_sort_u32_256x8_ws, u32, 256, 8, u32::MAX
+);
+
 /// Sorts each tile of 512 `u32` keys (128 threads × 4) with the `u32`
 /// values beside them.
 #[kernel]

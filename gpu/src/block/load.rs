@@ -58,6 +58,47 @@ pub fn load_blocked<T: Copy, const ITEMS: usize>(
     items
 }
 
+/// The tile from `input[first..]` in the warp-striped arrangement: warp
+/// `w` takes the `32 × ITEMS` elements from `first + w × 32 × ITEMS`,
+/// its lane `l` item `i` the element `i × 32 + l` of those, or `fill` past
+/// the end of `input`. A warp's loads are consecutive (coalesced) with no
+/// exchange through shared memory; [`RadixSort::warp_striped`](super::RadixSort::warp_striped)
+/// sorts a tile held this way. Blocks of whole warps.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::block;
+///
+/// #[kernel]
+/// pub fn firsts(block: ThreadBlock, input: &[u32], out: Out<u32>) {
+///     let items: [u32; 2] = block::load_warp_striped(&block, input, 0, 0);
+///     out.write(block.thread_rank() as usize, items[0]);
+/// }
+///
+/// let input: Vec<u32> = (0..128).collect();
+/// let mut out = vec![0u32; 64];
+/// coop_host::Cpu::new().launch(firsts, coop_host::LaunchConfig::new(1, 64), (&input[..], &mut out))?;
+/// assert_eq!(out[..2], [0, 1]);
+/// assert_eq!(out[32..34], [64, 65]); // warp 1 starts at 2 × 32
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[doc(alias = "BlockLoad")]
+#[doc(alias = "BLOCK_LOAD_WARP_TRANSPOSE")]
+pub fn load_warp_striped<T: Copy, const ITEMS: usize>(
+    block: &ThreadBlock,
+    input: &[T],
+    first: usize,
+    fill: T,
+) -> [T; ITEMS] {
+    let t = block.thread_rank() as usize;
+    let mut items = [fill; ITEMS];
+    for_items!(i < ITEMS => {
+        items[i] = element(input, first, (t & !31) * ITEMS + i * 32 + (t & 31), fill);
+    });
+    items
+}
+
 /// The tile from `input[first..]` in the striped arrangement: thread `t`'s
 /// item `i` is `input[first + i × threads + t]`, or `fill` past the end of
 /// `input`. Consecutive threads read consecutive elements (coalesced).

@@ -385,6 +385,7 @@ fn rank_striped<K: RadixKey, const ITEMS: usize>(
 pub struct RadixSort {
     control: u32,
     bits: Option<(u32, u32)>,
+    warp_striped: bool,
 }
 
 const BAD_BITS: &core::ffi::CStr =
@@ -396,6 +397,7 @@ impl RadixSort {
         RadixSort {
             control: 0,
             bits: None,
+            warp_striped: false,
         }
     }
 
@@ -404,6 +406,7 @@ impl RadixSort {
         RadixSort {
             control: DESCENDING,
             bits: None,
+            warp_striped: false,
         }
     }
 
@@ -434,8 +437,52 @@ impl RadixSort {
     /// ```
     pub const fn bits(self, begin_bit: u32, end_bit: u32) -> Self {
         RadixSort {
-            control: self.control,
             bits: Some((begin_bit, end_bit)),
+            ..self
+        }
+    }
+
+    /// Takes the tile and gives it back *warp-striped* instead of blocked
+    /// (warp `w` holds places `w × 32 × ITEMS ..`, lane `l` item `i` the
+    /// place `i × 32 + l` of those): the arrangement the passes rank in,
+    /// so the sort needs no exchange before its first pass and none after
+    /// its last, and [`load_warp_striped`](super::load_warp_striped) and
+    /// [`store_warp_striped`](super::store_warp_striped) move the tile
+    /// to and from global memory coalesced without one either (CUB's
+    /// `BLOCK_LOAD_WARP_TRANSPOSE` and `SortBlockedToStriped` do the
+    /// same work with exchanges). Stability is in the warp-striped order
+    /// of places.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::block::{self, RadixSort};
+    /// use coop::shared::Shared;
+    ///
+    /// /// Each block sorts its 512 keys: no exchange but the passes'.
+    /// #[kernel]
+    /// pub fn sort_tiles(block: ThreadBlock, keys: &[u32], out: Out<u32>, tile: Shared<[u32; 512]>) {
+    ///     let first = block.group_index().x as usize * 512;
+    ///     let items: [u32; 4] = block::load_warp_striped(&block, keys, first, u32::MAX);
+    ///     let (sorted, _) = RadixSort::ascending().warp_striped().keys(&block, items, tile);
+    ///     block::store_warp_striped(&block, sorted, &out, first);
+    /// }
+    ///
+    /// let keys: Vec<u32> = (0..700u32).map(|i| i.wrapping_mul(2654435761) >> 8).collect();
+    /// let mut out = vec![0u32; 700];
+    /// coop_host::Cpu::new().launch(sort_tiles, coop_host::LaunchConfig::new(2, 128), (&keys[..], &mut out))?;
+    /// let mut first = keys[..512].to_vec();
+    /// first.sort();
+    /// assert_eq!(out[..512], first[..]);
+    /// let mut rest = keys[512..].to_vec();
+    /// rest.sort();
+    /// assert_eq!(out[512..], rest[..]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[doc(alias = "SortBlockedToStriped")]
+    pub const fn warp_striped(self) -> Self {
+        RadixSort {
+            warp_striped: true,
+            ..self
         }
     }
 
@@ -502,7 +549,7 @@ impl RadixSort {
             // The ranking's barrier also separates the previous pass's
             // reads of the scratch from this pass's writes.
             let ranks = rank_striped(block, &keys, shift, width, self.control, call, site);
-            let last = shift + width == end;
+            let last = shift + width == end && !self.warp_striped;
             keys = shuffle_items(
                 block,
                 &raw,
@@ -548,7 +595,7 @@ impl RadixSort {
         let (value_raw, _) = claim::<B, ITEMS>(block, value_scratch, call, site);
         let mut keys = keys;
         let mut values = values;
-        if begin < end {
+        if begin < end && !self.warp_striped {
             let _ = block.tiled_partition_at::<32>(site);
             for_items!(i < ITEMS => {
                 put(&value_raw, &tile, tile.blocked(ITEMS, i), values[i], site);
@@ -571,7 +618,7 @@ impl RadixSort {
         while shift < end {
             let width = (end - shift).min(RANK_BITS);
             let ranks = rank_striped(block, &keys, shift, width, self.control, call, site);
-            let last = shift + width == end;
+            let last = shift + width == end && !self.warp_striped;
             // The values move with the keys, behind the keys' barrier.
             // Ranks from `rank_striped` are a permutation of the tile's
             // places.

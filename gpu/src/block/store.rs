@@ -90,6 +90,43 @@ pub fn store_striped<T: Copy, const ITEMS: usize>(
     });
 }
 
+/// Stores the warp-striped tile at `out[first..]`: warp `w`'s lane `l`
+/// item `i` to `out[first + w × 32 × ITEMS + i × 32 + l]`, nothing past
+/// the end of `out`. A warp's stores are consecutive (coalesced), with no
+/// exchange. Blocks of whole warps.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::block;
+///
+/// #[kernel]
+/// pub fn lanes(block: ThreadBlock, out: Out<u32>) {
+///     let t = block.thread_rank();
+///     block::store_warp_striped(&block, [t, 1000 + t], &out, 0);
+/// }
+///
+/// let mut out = vec![0u32; 128];
+/// coop_host::Cpu::new().launch(lanes, coop_host::LaunchConfig::new(1, 64), (&mut out,))?;
+/// assert_eq!(out[30..34], [30, 31, 1000, 1001]);
+/// assert_eq!(out[64..66], [32, 33]); // warp 1
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "BlockStore")]
+#[doc(alias = "BLOCK_STORE_WARP_TRANSPOSE")]
+pub fn store_warp_striped<T: Copy, const ITEMS: usize>(
+    block: &ThreadBlock,
+    items: [T; ITEMS],
+    out: &Out<'_, T>,
+    first: usize,
+) {
+    let t = block.thread_rank() as usize;
+    for_items!(i < ITEMS => {
+        element(out, first, (t & !31) * ITEMS + i * 32 + (t & 31), items[i]);
+    });
+}
+
 /// Stores the blocked tile at `out[first..]` with coalesced stores:
 /// [`blocked_to_striped`] through `scratch` (at least `threads × ITEMS`
 /// elements; see [`TileScratch`]), then [`store_striped`]. Returns the

@@ -199,6 +199,23 @@ pub fn block_rank_u32(
     block::store_blocked(&block, r, &ranks, first);
 }
 
+/// [`block_sort_u32`] with the tile warp-striped throughout: loads and
+/// stores without an exchange, `RadixSort::warp_striped`.
+#[kernel]
+pub fn block_sort_warp_striped_u32(
+    block: ThreadBlock,
+    keys: &[u32],
+    out: Out<u32>,
+    tile: Shared<[u32; 512]>,
+) {
+    let first = tile_start(&block, 512);
+    let items: [u32; 4] = block::load_warp_striped(&block, keys, first, u32::MAX);
+    let (sorted, _) = RadixSort::ascending()
+        .warp_striped()
+        .keys(&block, items, tile);
+    block::store_warp_striped(&block, sorted, &out, first);
+}
+
 /// Descending merge sort of each tile of 512 `i32` keys, its valid part
 /// only (a partial last tile sorts its keys alone; the places past them
 /// are not stored).
