@@ -5,11 +5,13 @@
 #include <cub/cub.cuh>
 #include <cstddef>
 
-template <typename K, int THREADS, int ITEMS>
+template <typename K, int THREADS, int ITEMS,
+          cub::BlockLoadAlgorithm LOAD = cub::BLOCK_LOAD_TRANSPOSE,
+          cub::BlockStoreAlgorithm STORE = cub::BLOCK_STORE_TRANSPOSE>
 __device__ void sort_keys(const K* keys, size_t len, K* out, size_t out_len, K fill) {
-    using Load = cub::BlockLoad<K, THREADS, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
+    using Load = cub::BlockLoad<K, THREADS, ITEMS, LOAD>;
     using Sort = cub::BlockRadixSort<K, THREADS, ITEMS>;
-    using Store = cub::BlockStore<K, THREADS, ITEMS, cub::BLOCK_STORE_TRANSPOSE>;
+    using Store = cub::BlockStore<K, THREADS, ITEMS, STORE>;
     __shared__ union {
         typename Load::TempStorage load;
         typename Sort::TempStorage sort;
@@ -29,34 +31,14 @@ __device__ void sort_keys(const K* keys, size_t len, K* out, size_t out_len, K f
 
 // The warp-striped twins: CUB's warp-transposing loads and stores (each
 // warp exchanges through its own part of the shared memory).
-template <typename K, int THREADS, int ITEMS>
-__device__ void sort_keys_warp(const K* keys, size_t len, K* out, size_t out_len, K fill) {
-    using Load = cub::BlockLoad<K, THREADS, ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-    using Sort = cub::BlockRadixSort<K, THREADS, ITEMS>;
-    using Store = cub::BlockStore<K, THREADS, ITEMS, cub::BLOCK_STORE_WARP_TRANSPOSE>;
-    __shared__ union {
-        typename Load::TempStorage load;
-        typename Sort::TempStorage sort;
-        typename Store::TempStorage store;
-    } temp;
-    const size_t tile = (size_t)THREADS * ITEMS;
-    size_t first = (size_t)blockIdx.x * tile;
-    int valid = len - first < tile ? (int)(len - first) : (int)tile;
-    K items[ITEMS];
-    Load(temp.load).Load(keys + first, items, valid, fill);
-    __syncthreads();
-    Sort(temp.sort).Sort(items);
-    __syncthreads();
-    int out_valid = out_len - first < tile ? (int)(out_len - first) : (int)tile;
-    Store(temp.store).Store(out + first, items, out_valid);
-}
-
 extern "C" __global__ void __launch_bounds__(128) tile_sort_u32_128x4_ws(const unsigned* keys, size_t len, unsigned* out, size_t out_len) {
-    sort_keys_warp<unsigned, 128, 4>(keys, len, out, out_len, 0xffffffffu);
+    sort_keys<unsigned, 128, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::BLOCK_STORE_WARP_TRANSPOSE>(
+        keys, len, out, out_len, 0xffffffffu);
 }
 
 extern "C" __global__ void __launch_bounds__(256) tile_sort_u32_256x8_ws(const unsigned* keys, size_t len, unsigned* out, size_t out_len) {
-    sort_keys_warp<unsigned, 256, 8>(keys, len, out, out_len, 0xffffffffu);
+    sort_keys<unsigned, 256, 8, cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::BLOCK_STORE_WARP_TRANSPOSE>(
+        keys, len, out, out_len, 0xffffffffu);
 }
 
 extern "C" __global__ void __launch_bounds__(128) tile_sort_u32_128x4(const unsigned* keys, size_t len, unsigned* out, size_t out_len) {
