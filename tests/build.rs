@@ -88,6 +88,21 @@ fn main() {
                 .collect();
             builder =
                 builder.max_registers(&names.iter().map(String::as_str).collect::<Vec<_>>(), 64);
+            // The radix route's kernels: two blocks of 256 threads a
+            // multiprocessor, as the device-wide sort's passes (uncapped
+            // ptxas gives them 128-227 registers).
+            let radix: Vec<String> = ["8", "16", "32", "64"]
+                .iter()
+                .flat_map(|k| {
+                    [
+                        format!("segmented_radix_keys_k{k}"),
+                        format!("segmented_radix_pairs_k{k}_v32"),
+                        format!("segmented_radix_pairs_k{k}_v64"),
+                    ]
+                })
+                .collect();
+            builder =
+                builder.max_registers(&radix.iter().map(String::as_str).collect::<Vec<_>>(), 128);
         }
         if family == "runs" {
             // Four blocks of 256 threads a multiprocessor for the sums by

@@ -6,11 +6,12 @@
 //! `u32` and `u64` offsets; the key patterns of the radix sort's tests
 //! (random, few distinct, all equal, sorted, reversed, NaNs and signed
 //! zeros); 4-byte indices (the permutation, stable) and 8-byte values;
-//! other block sizes; and the errors of a bad call.
+//! other block sizes; both routes of the long segments (merging, and a
+//! block a segment by radix); and the errors of a bad call.
 
 use crate::sort_cases::{patterns, TestKey};
 use crate::Rng;
-use coop_host::sort::{Order, SegmentedSorter};
+use coop_host::sort::{LongSegments, Order, SegmentedSorter};
 use coop_host::{Device, Error};
 
 /// A layout of segments over `n` keys: the offsets, with a name.
@@ -205,9 +206,10 @@ fn check_type<K: TestKey>(
                 continue;
             }
             let case = format!(
-                "{n} {name} keys in segments \"{}\" ({} segments), {pattern}",
+                "{n} {name} keys in segments \"{}\" ({} segments), {pattern}, long segments by {:?}",
                 layout.name,
-                layout.offsets.len() - 1
+                layout.offsets.len() - 1,
+                sorter.long_segments()
             );
             calls += check_case(
                 device,
@@ -263,6 +265,49 @@ fn check_errors(device: &Device, sorter: &SegmentedSorter) {
     assert_eq!(device.download(&keys).unwrap(), [3, 1, 2, 9, 4]);
 }
 
+/// The radix route takes blocks of 256 threads or more, whichever is set
+/// first; other routes any block.
+fn check_route_errors(device: &Device) {
+    let err = SegmentedSorter::new(device)
+        .unwrap()
+        .with_block_threads(128)
+        .unwrap()
+        .with_long_segments(LongSegments::Radix)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArgument { call: "SegmentedSorter::with_long_segments", problem }
+            if problem.contains("128 threads") && problem.contains("256")),
+        "{err}"
+    );
+    let err = SegmentedSorter::new(device)
+        .unwrap()
+        .with_long_segments(LongSegments::Radix)
+        .unwrap()
+        .with_block_threads(224)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArgument { call: "SegmentedSorter::with_block_threads", problem }
+            if problem.contains("224 threads")),
+        "{err}"
+    );
+    let sorter = SegmentedSorter::new(device)
+        .unwrap()
+        .with_long_segments(LongSegments::Radix)
+        .unwrap()
+        .with_block_threads(512)
+        .unwrap();
+    assert_eq!(sorter.long_segments(), LongSegments::Radix);
+    for route in [LongSegments::Merge, LongSegments::Auto] {
+        let s = SegmentedSorter::new(device)
+            .unwrap()
+            .with_block_threads(64)
+            .unwrap()
+            .with_long_segments(route)
+            .unwrap();
+        assert_eq!(s.long_segments(), route);
+    }
+}
+
 /// Every check on `device`; `large` (a GPU) takes more keys for every
 /// type and adds a sort of millions, where the CPU backend takes enough
 /// for each layout. Returns the number of sorts checked.
@@ -289,10 +334,35 @@ pub fn check_all(device: &Device, large: bool) -> usize {
     calls += check_type::<i16>(device, &small, tile(64), m, 6);
     calls += check_type::<i32>(device, &sorter, tile(256), n, 7);
     calls += check_type::<u64>(device, &sorter, tile(256), m, 8);
+    // The radix route, the merge route named, and `Auto` (whichever it
+    // takes here) for the long segments.
+    let auto = SegmentedSorter::new(device)
+        .unwrap()
+        .with_long_segments(LongSegments::Auto)
+        .unwrap();
+    let radix = SegmentedSorter::new(device)
+        .unwrap()
+        .with_long_segments(LongSegments::Radix)
+        .unwrap();
+    let merge = SegmentedSorter::new(device)
+        .unwrap()
+        .with_long_segments(LongSegments::Merge)
+        .unwrap();
+    calls += check_type::<u32>(device, &radix, tile(256), n, 11);
+    calls += check_type::<f32>(device, &radix, tile(256), m, 12);
+    calls += check_type::<i64>(device, &radix, tile(256), m, 13);
+    calls += check_type::<f64>(device, &radix, tile(256), m, 14);
+    calls += check_type::<u8>(device, &radix, tile(256), m, 15);
+    calls += check_type::<i16>(device, &radix, tile(256), m, 16);
+    calls += check_type::<i32>(device, &merge, tile(256), m, 17);
+    calls += check_type::<u64>(device, &auto, tile(256), m, 20);
     check_errors(device, &sorter);
+    check_route_errors(device);
     if large {
         calls += check_type::<u32>(device, &sorter, tile(256), (1 << 22) + 7, 9);
         calls += check_type::<f64>(device, &sorter, tile(256), (1 << 21) + 1, 10);
+        calls += check_type::<u32>(device, &radix, tile(256), (1 << 22) + 7, 18);
+        calls += check_type::<u64>(device, &radix, tile(256), (1 << 21) + 1, 19);
     }
     calls
 }

@@ -502,7 +502,7 @@ struct Bits {
 }
 
 /// A digit no key has: the items past the end of the input.
-const NO_DIGIT: u32 = DIGITS as u32;
+pub(crate) const NO_DIGIT: u32 = DIGITS as u32;
 
 /// One pass over this block's tile; see the module docs.
 #[inline(always)]
@@ -731,7 +731,7 @@ fn run<K: RadixKey, V: Shuffle>(
 /// written with the compiler's own bit tests); on the CPU backend one
 /// meeting of the lanes, `match_any` of the same bits.
 #[inline(always)]
-fn lanes_with(digit: u32, site: Site) -> u32 {
+pub(crate) fn lanes_with(digit: u32, site: Site) -> u32 {
     Target::match_low_bits::<{ RADIX_BITS + 1 }>(u32::MAX, digit, site)
 }
 

@@ -27,10 +27,19 @@
 //! | [`MERGE`] `+ 2p` | longer | many warps | pass `p`'s partition: a warp an output tile finds where the tile's inputs start in the pair of sorted runs of `tile × 2^p` it merges from (the merge path at its first output, 32 points of global memory a step) |
 //! | [`MERGE`] `+ 2p + 1` | longer | many blocks | pass `p`'s merge into the other buffer, a block an output tile: it loads the tile's inputs from the two runs and merges them as in a tile |
 //!
+//! | [`RADIX`] | longer (and up to the block's tile) | a block | instead of [`BLOCKS`] and [`MERGE`]: the medium segments as in [`BLOCKS`], and each long segment whole, by radix passes of 8 bits (4 for 1-byte keys) from the lowest digit: a pass counts the segment's digits (each warp its own counters in shared memory), then takes its tiles in order, ranks each tile's keys by digit with warp ballots as the device-wide sort does, and stores them from the tile in shared memory to where their digit's run has got to |
+//!
 //! The long segments go through as many merge passes as the longest of
 //! them needs ([`merge_passes`]), ping-ponging between the keys and a
 //! second buffer as long, so that they end in the keys: the tile sort
-//! writes into the second buffer when that number is odd.
+//! writes into the second buffer when that number is odd. On the radix
+//! route ([`RADIX`]) every key type takes an even number of passes
+//! ([`radix_passes`]), so the keys end in their own buffer too. Which
+//! route is faster depends on the segments: the radix route does a long
+//! segment's work in one block, which pays when there are many long
+//! segments to keep the GPU busy and none much longer than the rest;
+//! merging spreads a long segment over many blocks. The host chooses
+//! after [`CLASSIFY`] from the [`Header`] (`coop_host::sort::LongSegments`).
 //!
 //! # The buffers
 //!
@@ -74,9 +83,12 @@ use crate::block::items::for_items;
 use crate::block::merge_sort::{MergeScratch, merge_path_warp, sort_items, sort_tile};
 use crate::block::radix_key::KeyBits;
 pub use crate::block::radix_key::{DESCENDING, RadixKey};
+use crate::collectives::Group as _;
 use crate::device::arguments::holds;
+use crate::device::radix_sort::{NO_DIGIT, lanes_with};
 use crate::device::segmented::{Offset, Offsets};
 use crate::device::staging::SharedWords;
+use crate::op::Sum;
 use crate::{Out, Shuffle, ThreadBlock, TiledPartition, this_grid};
 
 /// The first phase: offsets checked, longer segments listed.
@@ -86,10 +98,45 @@ pub const SMALL: u32 = 1;
 /// The third phase: a block sorts each listed segment of at most its tile,
 /// and each tile of the longer ones.
 pub const BLOCKS: u32 = 2;
+/// The radix route, in place of [`BLOCKS`] and [`MERGE`]: a block sorts
+/// each listed medium segment as [`BLOCKS`] does, and each long segment
+/// whole, by radix passes over its tiles (blocks of at least
+/// [`RADIX_MIN_THREADS`]). A number apart from the merge passes' phases.
+pub const RADIX: u32 = 256;
 /// The merge passes over the long segments: pass `p` is two phases,
 /// `MERGE + 2p` (where each output tile's inputs start) and `MERGE + 2p +
 /// 1` (the merge).
 pub const MERGE: u32 = 3;
+
+/// The fewest threads of a block that sorts long segments by radix
+/// ([`RADIX`]): a thread a digit of 8 bits.
+///
+/// ```
+/// assert_eq!(coop::device::segmented_sort::RADIX_MIN_THREADS, 256);
+/// ```
+pub const RADIX_MIN_THREADS: u32 = 256;
+
+/// Digits of a radix pass of [`RADIX`]: 8 bits, 256 digits.
+const RADIX_DIGITS: usize = 256;
+
+/// Bits of a digit of a [`RADIX`] pass over keys of `bits` bits: 8, or 4
+/// for 1-byte keys, so that every key type takes an even number of
+/// passes and the keys end in their own buffer.
+///
+/// ```
+/// use coop::device::segmented_sort::{radix_digit_bits, radix_passes};
+/// assert_eq!((radix_digit_bits(32), radix_passes(32)), (8, 4));
+/// assert_eq!((radix_digit_bits(8), radix_passes(8)), (4, 2));
+/// assert_eq!(radix_passes(64), 8);
+/// ```
+pub const fn radix_digit_bits(bits: u32) -> u32 {
+    if bits == 8 { 4 } else { 8 }
+}
+
+/// Passes of [`RADIX`] over keys of `bits` bits (always even).
+pub const fn radix_passes(bits: u32) -> u32 {
+    bits / radix_digit_bits(bits)
+}
 
 /// Items a thread holds in a warp's or a block's sort.
 pub const ITEMS: usize = 8;
@@ -118,15 +165,28 @@ const fn words<T: Shuffle>() -> usize {
 
 /// Bytes of dynamic shared memory every phase needs with blocks of
 /// `threads`: the block's tile of keys and values (the warps' tiles are
-/// its parts).
+/// its parts), and from [`RADIX_MIN_THREADS`] on the radix route's
+/// counters (256 words a warp and 256 more).
 ///
 /// ```
 /// use coop::device::segmented_sort::shared_memory_bytes;
-/// assert_eq!(shared_memory_bytes::<u32, u32>(256), 4 * 256 * 8 * 2);
+/// assert_eq!(shared_memory_bytes::<u32, u32>(64), 4 * 64 * 8 * 2);
+/// assert_eq!(shared_memory_bytes::<u32, u32>(256), 4 * 256 * 8 * 2 + 4 * 256 * (8 + 1));
 /// ```
 pub const fn shared_memory_bytes<K: Shuffle, V: Shuffle>(threads: u32) -> u32 {
     let per = words::<K>() + words::<V>();
-    (4 * block_tile(threads) * per) as u32
+    (4 * (block_tile(threads) * per + radix_counters(threads))) as u32
+}
+
+/// Words of the radix route's counters after the tile: each warp's count
+/// of each digit, then where each digit of a tile goes (none for blocks
+/// too small for the route).
+const fn radix_counters(threads: u32) -> usize {
+    if threads >= RADIX_MIN_THREADS {
+        (threads as usize / 32 + 1) * RADIX_DIGITS
+    } else {
+        0
+    }
 }
 
 /// Words of `work` the host reads after [`CLASSIFY`] ([`Header`]), zero
@@ -231,16 +291,24 @@ pub const fn merge_passes(longest: usize, tile: usize) -> u32 {
 /// memory.
 const SHARED_TOO_SMALL: &core::ffi::CStr = c"segmented sort: the launch's dynamic shared memory is smaller than the sort needs: launch with `coop::device::segmented_sort::shared_memory_bytes::<K, V>(threads)` bytes of it (`coop_host::sort::SegmentedSorter` does)";
 
+/// What [`RADIX`] says about a block of fewer than [`RADIX_MIN_THREADS`].
+const RADIX_SMALL_BLOCK: &core::ffi::CStr = c"segmented sort: the radix route (phase `RADIX`) needs blocks of at least 256 threads (`coop::device::segmented_sort::RADIX_MIN_THREADS`: a thread a digit); sort long segments with smaller blocks by the merge route (`BLOCKS`, then `MERGE`)";
+
+/// What a phase says in a kernel built without it.
+const NOT_IN_KERNEL: &core::ffi::CStr = c"segmented sort: this kernel was built without the phase it was launched with (coop-host runs the radix route's phase `RADIX` in a kernel of its own)";
+
 /// What the phases say about a block that is not whole warps.
 const BAD_BLOCK: &core::ffi::CStr =
     c"segmented sort: a block's threads are not a multiple of 32 (the short segments are sorted by warps)";
 
 /// One phase of the sort of each segment of `keys` (see the [module
 /// docs](self)): launch it with [`CLASSIFY`], [`SMALL`], [`BLOCKS`],
-/// then [`MERGE`] `+ 2p` and `+ 2p + 1` for each merge pass `p`, over the same
-/// buffers, blocks and `control` ([`DESCENDING`](crate::block::DESCENDING)
-/// or 0). The host reads the [`Header`] after the first phase to size the
-/// others (a phase with nothing to do may be left out).
+/// then [`MERGE`] `+ 2p` and `+ 2p + 1` for each merge pass `p`, or with
+/// [`CLASSIFY`], [`SMALL`] and [`RADIX`] (blocks of at least
+/// [`RADIX_MIN_THREADS`]), over the same buffers, blocks and `control`
+/// ([`DESCENDING`](crate::block::DESCENDING) or 0). The host reads the
+/// [`Header`] after the first phase to size the others (a phase with
+/// nothing to do may be left out).
 ///
 /// See the [module docs](self) for an example.
 #[inline(always)]
@@ -362,6 +430,37 @@ pub fn segmented_sort_words<W: KeyBits, V: Shuffle>(
     work: Out<u64>,
     site: Site,
 ) {
+    segmented_sort_routes::<W, V, { MERGE_ROUTE | RADIX_ROUTE }>(
+        block, keys, keys_alt, values, offsets, phase, control, work, site,
+    )
+}
+
+/// The phases of the merge route ([`CLASSIFY`], [`SMALL`], [`BLOCKS`],
+/// [`MERGE`]) in [`segmented_sort_routes`].
+#[doc(hidden)]
+pub const MERGE_ROUTE: u32 = 1;
+/// The [`RADIX`] phase in [`segmented_sort_routes`].
+#[doc(hidden)]
+pub const RADIX_ROUTE: u32 = 2;
+
+/// [`segmented_sort_words`] with only the phases of `ROUTES`
+/// ([`MERGE_ROUTE`], [`RADIX_ROUTE`] or both) in the kernel: coop-host
+/// runs [`RADIX`] in a kernel of its own, so that the registers of each
+/// route's code are its own; another phase faults.
+#[doc(hidden)]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn segmented_sort_routes<W: KeyBits, V: Shuffle, const ROUTES: u32>(
+    block: ThreadBlock,
+    keys: Out<W>,
+    keys_alt: Out<W>,
+    values: Option<(Out<V>, Out<V>)>,
+    offsets: Offsets<'_>,
+    phase: u32,
+    control: u32,
+    work: Out<u64>,
+    site: Site,
+) {
     let keys = Buffers {
         main: &keys,
         alt: &keys_alt,
@@ -376,9 +475,13 @@ pub fn segmented_sort_words<W: KeyBits, V: Shuffle>(
                 site,
             );
             let values = Values(Buffers { main, alt });
-            run::<W, Values<'_, '_, V>>(&block, keys, values, offsets, phase, control, &work, site)
+            run::<W, Values<'_, '_, V>, ROUTES>(
+                &block, keys, values, offsets, phase, control, &work, site,
+            )
         }
-        None => run::<W, NoValues>(&block, keys, NoValues, offsets, phase, control, &work, site),
+        None => {
+            run::<W, NoValues, ROUTES>(&block, keys, NoValues, offsets, phase, control, &work, site)
+        }
     }
 }
 
@@ -542,7 +645,7 @@ impl<K: Shuffle, V: Shuffle> MergeScratch<K, V> for Scratch<K, V> {
 /// The phase `phase` of the sort; see the module docs.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn run<K: KeyBits, C: Carried>(
+fn run<K: KeyBits, C: Carried, const ROUTES: u32>(
     block: &ThreadBlock,
     keys: Buffers<'_, '_, K>,
     values: C,
@@ -583,6 +686,11 @@ fn run<K: KeyBits, C: Carried>(
         medium_cap: capacity(len, segments),
         site,
     };
+    let radix = phase == RADIX;
+    let route = if radix { RADIX_ROUTE } else { MERGE_ROUTE };
+    if ROUTES & route == 0 {
+        Target::check_failed(NOT_IN_KERNEL, site);
+    }
     if phase == CLASSIFY {
         sort.classify();
         return;
@@ -593,7 +701,14 @@ fn run<K: KeyBits, C: Carried>(
         return;
     }
 
-    sort.sort_phase(phase);
+    // `ROUTES` is a constant: a kernel holds only its routes' code.
+    if radix {
+        if ROUTES & RADIX_ROUTE != 0 {
+            sort.radix_phase();
+        }
+    } else if ROUTES & MERGE_ROUTE != 0 {
+        sort.sort_phase(phase);
+    }
 }
 
 /// A phase's view of the launch.
@@ -714,6 +829,208 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
         let mut jobs = Jobs::new(self, phase, &warp);
         while let Some((job, group)) = jobs.next(self, &warp) {
             self.run_job(group, job, &sync);
+        }
+    }
+
+    /// [`RADIX`]: a block a job, the long segments first (they take the
+    /// longest), each sorted whole by radix, then the medium segments, each
+    /// as in [`BLOCKS`].
+    #[inline(always)]
+    fn radix_phase(&self) {
+        if self.block.num_threads() < RADIX_MIN_THREADS {
+            Target::check_failed(RADIX_SMALL_BLOCK, self.site);
+        }
+        let site = self.site;
+        let warp = &self.block.tiled_partition_at::<32>(site);
+        let sync = &|| self.block.sync_named("segmented sort", site);
+        let (long, _, _) = self.long_segments();
+        let medium = self.work.read(MEDIUM_COUNT) as usize;
+        let grid = this_grid();
+        let mut g = grid.block_rank();
+        while g < long + medium {
+            let s = if g < long {
+                self.work.read(self.large_entry(g))
+            } else {
+                self.work.read(self.medium_entry(g - long))
+            } as usize;
+            let first = self.offsets.get(s);
+            let n = self.offsets.get(s + 1) - first;
+            if g < long {
+                self.radix_segment(first, n, warp);
+            } else {
+                self.run_job(self.whole_block(), Job::sort(first, n, false), sync);
+            }
+            g += grid.num_blocks();
+        }
+    }
+
+    /// The block sorts the `n` keys from `first` (more than its tile) by
+    /// radix passes from the lowest digit, between the keys and their
+    /// second buffer, ending in the keys. A pass counts the segment's keys
+    /// of each digit, then takes its tiles in order: warp `w` loads keys
+    /// `w × 32 ×` [`ITEMS`]` ..` of the tile (lane `l`'s item `i` is key
+    /// `i × 32 + l` of those), the warps count their keys of each digit,
+    /// each key's place in the tile is where its warp's keys of its digit
+    /// start plus those before it (one ballot a bit of the digit), the
+    /// keys and values go to those places in shared memory, and
+    /// consecutive threads store consecutive places to where their digit's
+    /// run in the segment has got to. Keys of a digit keep their order, so
+    /// the sort is stable.
+    #[inline(always)]
+    fn radix_segment(&self, first: usize, n: usize, warp: &TiledPartition<32>) {
+        let site = self.site;
+        let block = self.block;
+        let shared = self.shared;
+        let threads = block.num_threads() as usize;
+        let t = block.thread_rank() as usize;
+        let lane = warp.thread_rank_at(site) as usize;
+        let w = t / 32;
+        let warps = threads / 32;
+        let tile = block_tile(threads as u32);
+        let (kw, vw) = (words::<K>(), words::<C::Item>());
+        // The shared words: the tile's keys and values in their sorted
+        // order, each warp's counters, where each digit of the tile goes.
+        let staged = 0;
+        let staged_values = tile * kw;
+        let counters = tile * (kw + vw);
+        let bases = counters + warps * RADIX_DIGITS;
+        let width = radix_digit_bits(K::BITS);
+        let digits = 1usize << width;
+        // `-0.0` and `0.0` (made to sort: `SIGN - 1` and `SIGN`) have one
+        // digit, so that they keep their order between them.
+        let zeros = self.kind().0 == K::FLOAT;
+        let digit_of = move |k: K, shift: u32| -> u32 {
+            let k = if zeros && k.is_below_sign() {
+                K::SIGN
+            } else {
+                k
+            };
+            k.digit(shift, width, 0)
+        };
+        let mine = t < digits;
+        let below_me = (1u32 << lane) - 1;
+        let like_key = self.key(false, first);
+        let like_value = self.values.read(false, first);
+        let zero_counters = || {
+            let mut c = t;
+            while c < warps * digits {
+                shared.store(counters + c, 0u32, site);
+                c += threads;
+            }
+        };
+        let mut pass = 0;
+        while pass < radix_passes(K::BITS) {
+            let from_alt = pass % 2 == 1;
+            let shift = pass * width;
+            // The segment's keys of each digit, counted by each warp.
+            zero_counters();
+            block.sync_named("segmented sort", site);
+            let mut i = t;
+            while i < n {
+                let d = digit_of(self.key(from_alt, first + i), shift);
+                shared.bump(counters + w * digits + d as usize, site);
+                i += threads;
+            }
+            block.sync_named("segmented sort", site);
+            let mut count = 0u32;
+            if mine {
+                let mut v = 0;
+                while v < warps {
+                    count += shared.load(counters + v * digits + t, 0u32, site);
+                    v += 1;
+                }
+            }
+            // Thread `d`: where the next key of digit `d` goes.
+            let mut running = block.exclusive_scan_in(count, Sum, site);
+            let mut start = 0;
+            while start < n {
+                let valid = (n - start).min(tile);
+                let at = first + start;
+                zero_counters();
+                // The keys in registers; each one's digit found again
+                // where it is needed and its value loaded only once its
+                // place is known (registers for the other phases of the
+                // kernel, which share its allocation).
+                let warp_first = w * 32 * ITEMS;
+                let mut key = [like_key; ITEMS];
+                for_items!(i < ITEMS => {
+                    let e = warp_first + i * 32 + lane;
+                    if e < valid {
+                        key[i] = self.key(from_alt, at + e);
+                    }
+                });
+                let digit = |i: usize| {
+                    if warp_first + i * 32 + lane < valid {
+                        digit_of(key[i], shift)
+                    } else {
+                        NO_DIGIT
+                    }
+                };
+                block.sync_named("segmented sort", site);
+                for_items!(i < ITEMS => {
+                    let d = digit(i);
+                    if d != NO_DIGIT {
+                        shared.bump(counters + w * digits + d as usize, site);
+                    }
+                });
+                block.sync_named("segmented sort", site);
+                // Thread `d`: the warps' counts of digit `d` made into where
+                // each warp's keys of it start in the tile.
+                let mut in_tile_count = 0u32;
+                if mine {
+                    let mut v = 0;
+                    while v < warps {
+                        let c = counters + v * digits + t;
+                        let k = shared.load(c, 0u32, site);
+                        shared.store(c, in_tile_count, site);
+                        in_tile_count += k;
+                        v += 1;
+                    }
+                }
+                let in_tile = block.exclusive_scan_in(in_tile_count, Sum, site);
+                if mine {
+                    let mut v = 0;
+                    while v < warps {
+                        let c = counters + v * digits + t;
+                        let k = shared.load(c, 0u32, site);
+                        shared.store(c, k + in_tile, site);
+                        v += 1;
+                    }
+                    shared.store(bases + t, running.wrapping_sub(in_tile), site);
+                    running += in_tile_count;
+                }
+                block.sync_named("segmented sort", site);
+                for_items!(i < ITEMS => {
+                    let d = digit(i);
+                    let peers = lanes_with(d, site);
+                    let highest = 31 - peers.leading_zeros();
+                    let mut s = 0;
+                    if lane as u32 == highest && d != NO_DIGIT {
+                        s = shared.add(counters + w * digits + d as usize, peers.count_ones(), site);
+                    }
+                    let s = warp.shfl_at(s, highest, site);
+                    let r = (s + (peers & below_me).count_ones()) as usize;
+                    if d != NO_DIGIT {
+                        shared.store(staged + r * kw, key[i], site);
+                        let v = self.values.read(from_alt, at + warp_first + i * 32 + lane);
+                        shared.store(staged_values + r * vw, v, site);
+                    }
+                });
+                block.sync_named("segmented sort", site);
+                for_items!(j < ITEMS => {
+                    let e = j * threads + t;
+                    if e < valid {
+                        let k = shared.load(staged + e * kw, like_key, site);
+                        let d = digit_of(k, shift) as usize;
+                        let to = shared.load(bases + d, 0u32, site).wrapping_add(e as u32) as usize;
+                        self.set_key(!from_alt, first + to, k);
+                        let v = shared.load(staged_values + e * vw, like_value, site);
+                        self.values.write(!from_alt, first + to, v);
+                    }
+                });
+                start += tile;
+            }
+            pass += 1;
         }
     }
 

@@ -5,11 +5,11 @@
 //! a `u64` offset when `wide` is 1).
 
 use coop::device::segmented::Offsets;
-use coop::device::segmented_sort::segmented_sort_words;
+use coop::device::segmented_sort::{segmented_sort_routes, MERGE_ROUTE, RADIX_ROUTE};
 use coop::prelude::*;
 
 macro_rules! segmented_sorts {
-    ($($k:ty => $keys:ident, $pairs32:ident, $pairs64:ident;)*) => {$(
+    ($route:expr; $($k:ty => $keys:ident, $pairs32:ident, $pairs64:ident;)*) => {$(
         /// One phase of a segmented sort of keys (see
         /// `coop::device::segmented_sort::segmented_sort_keys`).
         #[kernel]
@@ -26,7 +26,7 @@ macro_rules! segmented_sorts {
         ) {
             let offsets = Offsets::from_words(offsets, wide != 0);
             let site = core::panic::Location::caller();
-            segmented_sort_words::<$k, u32>(
+            segmented_sort_routes::<$k, u32, { $route }>(
                 block, keys, keys_alt, None, offsets, phase, control, work, site,
             )
         }
@@ -49,7 +49,7 @@ macro_rules! segmented_sorts {
         ) {
             let offsets = Offsets::from_words(offsets, wide != 0);
             let site = core::panic::Location::caller();
-            segmented_sort_words(
+            segmented_sort_routes::<_, _, { $route }>(
                 block, keys, keys_alt, Some((values, values_alt)), offsets, phase, control, work,
                 site,
             )
@@ -72,7 +72,7 @@ macro_rules! segmented_sorts {
         ) {
             let offsets = Offsets::from_words(offsets, wide != 0);
             let site = core::panic::Location::caller();
-            segmented_sort_words(
+            segmented_sort_routes::<_, _, { $route }>(
                 block, keys, keys_alt, Some((values, values_alt)), offsets, phase, control, work,
                 site,
             )
@@ -80,9 +80,21 @@ macro_rules! segmented_sorts {
     )*};
 }
 
+// The merge route's phases (and the first two of both routes).
 segmented_sorts! {
+    MERGE_ROUTE;
     u8 => segmented_sort_keys_k8, segmented_sort_pairs_k8_v32, segmented_sort_pairs_k8_v64;
     u16 => segmented_sort_keys_k16, segmented_sort_pairs_k16_v32, segmented_sort_pairs_k16_v64;
     u32 => segmented_sort_keys_k32, segmented_sort_pairs_k32_v32, segmented_sort_pairs_k32_v64;
     u64 => segmented_sort_keys_k64, segmented_sort_pairs_k64_v32, segmented_sort_pairs_k64_v64;
+}
+
+// The radix route's phase, in kernels of their own: their registers are
+// not those of the merges (which are capped at 64).
+segmented_sorts! {
+    RADIX_ROUTE;
+    u8 => segmented_radix_keys_k8, segmented_radix_pairs_k8_v32, segmented_radix_pairs_k8_v64;
+    u16 => segmented_radix_keys_k16, segmented_radix_pairs_k16_v32, segmented_radix_pairs_k16_v64;
+    u32 => segmented_radix_keys_k32, segmented_radix_pairs_k32_v32, segmented_radix_pairs_k32_v64;
+    u64 => segmented_radix_keys_k64, segmented_radix_pairs_k64_v32, segmented_radix_pairs_k64_v64;
 }

@@ -43,11 +43,25 @@ pub trait BuiltinSort: DeviceCopy + RadixKey {
     type SegmentedPairs64: Kernel<Params = SegmentedPairsParams<Self::Bits, u64>>;
     /// Its descriptor.
     const SEGMENTED_PAIRS64: Self::SegmentedPairs64;
+    /// The radix route's phase of a segmented sort of keys
+    /// (`coop::device::segmented_sort::RADIX`), a kernel of its own.
+    type SegmentedRadixKeys: Kernel<Params = SegmentedKeysParams<Self::Bits>>;
+    /// Its descriptor.
+    const SEGMENTED_RADIX_KEYS: Self::SegmentedRadixKeys;
+    /// The radix route's phase with 4-byte values.
+    type SegmentedRadixPairs32: Kernel<Params = SegmentedPairsParams<Self::Bits, u32>>;
+    /// Its descriptor.
+    const SEGMENTED_RADIX_PAIRS32: Self::SegmentedRadixPairs32;
+    /// The radix route's phase with 8-byte values.
+    type SegmentedRadixPairs64: Kernel<Params = SegmentedPairsParams<Self::Bits, u64>>;
+    /// Its descriptor.
+    const SEGMENTED_RADIX_PAIRS64: Self::SegmentedRadixPairs64;
 }
 
 macro_rules! builtins {
     ($($k:ty => $histogram:ident, $keys:ident, $pairs32:ident, $pairs64:ident,
-        $skeys:ident, $spairs32:ident, $spairs64:ident;)*) => {$(
+        $skeys:ident, $spairs32:ident, $spairs64:ident,
+        $rkeys:ident, $rpairs32:ident, $rpairs64:ident;)*) => {$(
         impl BuiltinSort for $k {
             type Histogram = coop_host_kernels::$histogram;
             const HISTOGRAM: Self::Histogram = coop_host_kernels::$histogram;
@@ -63,31 +77,49 @@ macro_rules! builtins {
             const SEGMENTED_PAIRS32: Self::SegmentedPairs32 = coop_host_kernels::$spairs32;
             type SegmentedPairs64 = coop_host_kernels::$spairs64;
             const SEGMENTED_PAIRS64: Self::SegmentedPairs64 = coop_host_kernels::$spairs64;
+            type SegmentedRadixKeys = coop_host_kernels::$rkeys;
+            const SEGMENTED_RADIX_KEYS: Self::SegmentedRadixKeys = coop_host_kernels::$rkeys;
+            type SegmentedRadixPairs32 = coop_host_kernels::$rpairs32;
+            const SEGMENTED_RADIX_PAIRS32: Self::SegmentedRadixPairs32 =
+                coop_host_kernels::$rpairs32;
+            type SegmentedRadixPairs64 = coop_host_kernels::$rpairs64;
+            const SEGMENTED_RADIX_PAIRS64: Self::SegmentedRadixPairs64 =
+                coop_host_kernels::$rpairs64;
         }
     )*};
 }
 
 builtins! {
     u8 => sort_histogram_u8, sort_keys_u8, sort_pairs_u8_b32, sort_pairs_u8_b64,
-        segmented_sort_keys_k8, segmented_sort_pairs_k8_v32, segmented_sort_pairs_k8_v64;
+        segmented_sort_keys_k8, segmented_sort_pairs_k8_v32, segmented_sort_pairs_k8_v64,
+        segmented_radix_keys_k8, segmented_radix_pairs_k8_v32, segmented_radix_pairs_k8_v64;
     i8 => sort_histogram_i8, sort_keys_i8, sort_pairs_i8_b32, sort_pairs_i8_b64,
-        segmented_sort_keys_k8, segmented_sort_pairs_k8_v32, segmented_sort_pairs_k8_v64;
+        segmented_sort_keys_k8, segmented_sort_pairs_k8_v32, segmented_sort_pairs_k8_v64,
+        segmented_radix_keys_k8, segmented_radix_pairs_k8_v32, segmented_radix_pairs_k8_v64;
     u16 => sort_histogram_u16, sort_keys_u16, sort_pairs_u16_b32, sort_pairs_u16_b64,
-        segmented_sort_keys_k16, segmented_sort_pairs_k16_v32, segmented_sort_pairs_k16_v64;
+        segmented_sort_keys_k16, segmented_sort_pairs_k16_v32, segmented_sort_pairs_k16_v64,
+        segmented_radix_keys_k16, segmented_radix_pairs_k16_v32, segmented_radix_pairs_k16_v64;
     i16 => sort_histogram_i16, sort_keys_i16, sort_pairs_i16_b32, sort_pairs_i16_b64,
-        segmented_sort_keys_k16, segmented_sort_pairs_k16_v32, segmented_sort_pairs_k16_v64;
+        segmented_sort_keys_k16, segmented_sort_pairs_k16_v32, segmented_sort_pairs_k16_v64,
+        segmented_radix_keys_k16, segmented_radix_pairs_k16_v32, segmented_radix_pairs_k16_v64;
     u32 => sort_histogram_u32, sort_keys_u32, sort_pairs_u32_b32, sort_pairs_u32_b64,
-        segmented_sort_keys_k32, segmented_sort_pairs_k32_v32, segmented_sort_pairs_k32_v64;
+        segmented_sort_keys_k32, segmented_sort_pairs_k32_v32, segmented_sort_pairs_k32_v64,
+        segmented_radix_keys_k32, segmented_radix_pairs_k32_v32, segmented_radix_pairs_k32_v64;
     i32 => sort_histogram_i32, sort_keys_i32, sort_pairs_i32_b32, sort_pairs_i32_b64,
-        segmented_sort_keys_k32, segmented_sort_pairs_k32_v32, segmented_sort_pairs_k32_v64;
+        segmented_sort_keys_k32, segmented_sort_pairs_k32_v32, segmented_sort_pairs_k32_v64,
+        segmented_radix_keys_k32, segmented_radix_pairs_k32_v32, segmented_radix_pairs_k32_v64;
     f32 => sort_histogram_f32, sort_keys_f32, sort_pairs_f32_b32, sort_pairs_f32_b64,
-        segmented_sort_keys_k32, segmented_sort_pairs_k32_v32, segmented_sort_pairs_k32_v64;
+        segmented_sort_keys_k32, segmented_sort_pairs_k32_v32, segmented_sort_pairs_k32_v64,
+        segmented_radix_keys_k32, segmented_radix_pairs_k32_v32, segmented_radix_pairs_k32_v64;
     u64 => sort_histogram_u64, sort_keys_u64, sort_pairs_u64_b32, sort_pairs_u64_b64,
-        segmented_sort_keys_k64, segmented_sort_pairs_k64_v32, segmented_sort_pairs_k64_v64;
+        segmented_sort_keys_k64, segmented_sort_pairs_k64_v32, segmented_sort_pairs_k64_v64,
+        segmented_radix_keys_k64, segmented_radix_pairs_k64_v32, segmented_radix_pairs_k64_v64;
     i64 => sort_histogram_i64, sort_keys_i64, sort_pairs_i64_b32, sort_pairs_i64_b64,
-        segmented_sort_keys_k64, segmented_sort_pairs_k64_v32, segmented_sort_pairs_k64_v64;
+        segmented_sort_keys_k64, segmented_sort_pairs_k64_v32, segmented_sort_pairs_k64_v64,
+        segmented_radix_keys_k64, segmented_radix_pairs_k64_v32, segmented_radix_pairs_k64_v64;
     f64 => sort_histogram_f64, sort_keys_f64, sort_pairs_f64_b32, sort_pairs_f64_b64,
-        segmented_sort_keys_k64, segmented_sort_pairs_k64_v32, segmented_sort_pairs_k64_v64;
+        segmented_sort_keys_k64, segmented_sort_pairs_k64_v32, segmented_sort_pairs_k64_v64,
+        segmented_radix_keys_k64, segmented_radix_pairs_k64_v32, segmented_radix_pairs_k64_v64;
 }
 
 mod sealed {

@@ -44,7 +44,7 @@ mod segmented;
 mod sorter;
 
 pub use builtin::{BuiltinSort, SortValue};
-pub use segmented::{SegmentedSorter, SEGMENTED_BLOCK_THREADS};
+pub use segmented::{LongSegments, SegmentedSorter, SEGMENTED_BLOCK_THREADS};
 pub use sorter::Sorter;
 
 use crate::{Device, Error, Input, LaunchConfig, Launcher, Output};
@@ -176,7 +176,8 @@ pub trait Word: Shuffle + sealed::Sealed + Sized {
     ) -> Result<(), Error>;
 
     /// Launches a phase of the segmented sort of `K` for this payload:
-    /// `numbers` are `wide`, `phase` and `control`.
+    /// `numbers` are `wide`, `phase` and `control` (the radix route's
+    /// phase in its own kernel).
     #[allow(clippy::too_many_arguments)]
     fn launch_segmented<K: BuiltinSort>(
         launcher: Launcher<'_>,
@@ -210,11 +211,12 @@ impl Word for () {
         [wide, phase, control]: [u32; 3],
         work: &mut Output<'_, u64>,
     ) -> Result<(), Error> {
-        launcher.launch(
-            K::SEGMENTED_KEYS,
-            config,
-            (keys, keys_alt, offsets, wide, phase, control, work),
-        )
+        let args = (keys, keys_alt, offsets, wide, phase, control, work);
+        if phase == coop::device::segmented_sort::RADIX {
+            launcher.launch(K::SEGMENTED_RADIX_KEYS, config, args)
+        } else {
+            launcher.launch(K::SEGMENTED_KEYS, config, args)
+        }
     }
 
     fn launch_pass<K: BuiltinSort>(
@@ -243,7 +245,7 @@ impl Word for () {
 }
 
 macro_rules! words {
-    ($($w:ty => $kernel:ident, $segmented:ident;)*) => {$(
+    ($($w:ty => $kernel:ident, $segmented:ident, $radix:ident;)*) => {$(
         #[allow(private_interfaces)]
         impl Word for $w {
             fn copy(
@@ -270,11 +272,13 @@ macro_rules! words {
                         problem: "a sort of keys and values was given no values".into(),
                     });
                 };
-                launcher.launch(
-                    K::$segmented,
-                    config,
-                    (keys, keys_alt, values, values_alt, offsets, wide, phase, control, work),
-                )
+                let args =
+                    (keys, keys_alt, values, values_alt, offsets, wide, phase, control, work);
+                if phase == coop::device::segmented_sort::RADIX {
+                    launcher.launch(K::$radix, config, args)
+                } else {
+                    launcher.launch(K::$segmented, config, args)
+                }
             }
 
             fn launch_pass<K: BuiltinSort>(
@@ -304,8 +308,8 @@ macro_rules! words {
 }
 
 words! {
-    u32 => PAIRS32, SEGMENTED_PAIRS32;
-    u64 => PAIRS64, SEGMENTED_PAIRS64;
+    u32 => PAIRS32, SEGMENTED_PAIRS32, SEGMENTED_RADIX_PAIRS32;
+    u64 => PAIRS64, SEGMENTED_PAIRS64, SEGMENTED_RADIX_PAIRS64;
 }
 
 /// Sorts `keys` in place in ascending order on `device`. See the [module

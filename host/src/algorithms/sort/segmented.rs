@@ -9,8 +9,8 @@ use crate::{Buffer, Device, Error, Input, LaunchConfig, Output};
 use coop::device::radix_sort::DESCENDING;
 use coop::device::segmented::Offset;
 use coop::device::segmented_sort::{
-    self as seg, block_tile, merge_passes, shared_memory_bytes, words_control, work_len, Header,
-    HEADER,
+    self as seg, block_tile, merge_passes, radix_passes, shared_memory_bytes, words_control,
+    work_len, Header, HEADER, RADIX_MIN_THREADS,
 };
 use coop::DeviceCopy;
 use std::sync::{Mutex, MutexGuard};
@@ -22,6 +22,53 @@ use std::sync::{Mutex, MutexGuard};
 /// assert_eq!(coop_host::sort::SEGMENTED_BLOCK_THREADS, 256);
 /// ```
 pub const SEGMENTED_BLOCK_THREADS: u32 = 256;
+
+/// How a [`SegmentedSorter`] sorts the segments longer than a block's tile
+/// (`threads × coop::device::segmented_sort::ITEMS` keys): CUB's segmented
+/// sorts take such a segment a block each, by radix; coop has that route
+/// and a route that spreads a segment over many blocks (the default), and
+/// can choose between them for each call.
+///
+/// The merge route is the one measured against CUB (guide, chapter 7).
+/// The radix route and [`Auto`](Self::Auto)'s choice have been tested on
+/// the CPU backend and compiled for sm_80 and sm_90, but not yet timed on a
+/// GPU: until they are, the default stays [`Merge`](Self::Merge).
+///
+/// | route | how | fastest for |
+/// |---|---|---|
+/// | [`Merge`](Self::Merge) | blocks sort the segments' tiles, then merge passes (each a launch) merge sorted runs pairwise until each segment is one run: a long segment's work is spread over many blocks | few long segments, or one much longer than the rest (the default) |
+/// | [`Radix`](Self::Radix) | a block sorts each long segment whole, by radix passes of 8 bits over its tiles, in one launch (blocks of at least 256 threads) | many long segments of similar lengths, enough to fill the GPU |
+/// | [`Auto`](Self::Auto) | after the first launch, from the long segments' number, the longest one and their tiles: radix when the longest segment sorted by one block is expected to take less than merging them all | many long segments, with a measured estimate (its constants are not yet calibrated on a GPU) |
+///
+/// ```
+/// use coop_host::sort::{LongSegments, SegmentedSorter};
+/// use coop_host::{Device, Error};
+///
+/// let device = Device::cpu();
+/// let sorter = SegmentedSorter::new(&device)?.with_long_segments(LongSegments::Radix)?;
+/// // Segments of 3000 and 5000 keys: longer than a block's tile of 2048.
+/// let mut keys: Vec<u32> = (0..8000u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+/// sorter.keys(&mut keys, &[0u32, 3000, 8000][..])?;
+/// assert!(keys[..3000].is_sorted() && keys[3000..].is_sorted());
+///
+/// // The radix route needs blocks of 256 threads or more.
+/// let err = SegmentedSorter::new(&device)?
+///     .with_block_threads(128)?
+///     .with_long_segments(LongSegments::Radix)
+///     .unwrap_err();
+/// assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LongSegments {
+    /// Radix or merge, chosen for each call.
+    Auto,
+    /// Tiles sorted by blocks, then merged pairwise (the default).
+    #[default]
+    Merge,
+    /// A block a segment, sorted by radix passes.
+    Radix,
+}
 
 /// Segmented sorts on one device: the keys of each segment of a buffer, or
 /// keys with values, sorted in place, stably, ascending
@@ -48,6 +95,7 @@ pub struct SegmentedSorter {
     engine: Engine,
     state: Mutex<State>,
     threads: u32,
+    long: LongSegments,
 }
 
 /// What a sorter keeps between calls.
@@ -66,6 +114,7 @@ impl std::fmt::Debug for SegmentedSorter {
         f.debug_struct("SegmentedSorter")
             .field("device", &self.engine.describe())
             .field("threads", &self.threads)
+            .field("long_segments", &self.long)
             .finish()
     }
 }
@@ -77,14 +126,43 @@ impl SegmentedSorter {
             engine: Engine::new(device, &SEGMENTED_SORT_PTX)?,
             state: Mutex::default(),
             threads: SEGMENTED_BLOCK_THREADS,
+            long: LongSegments::Merge,
         })
+    }
+
+    /// The same sorter, sorting segments longer than a block's tile by
+    /// `route` ([`LongSegments`]). Fails with [`Error::InvalidArgument`]
+    /// for [`LongSegments::Radix`] when the sorter's blocks have fewer than
+    /// 256 threads (a thread a digit), on either backend.
+    pub fn with_long_segments(mut self, route: LongSegments) -> Result<Self, Error> {
+        if route == LongSegments::Radix && self.threads < RADIX_MIN_THREADS {
+            return Err(Error::InvalidArgument {
+                call: "SegmentedSorter::with_long_segments",
+                problem: radix_threads_problem(self.threads),
+            });
+        }
+        self.long = route;
+        Ok(self)
+    }
+
+    /// The route this sorter takes for segments longer than a block's tile.
+    ///
+    /// ```
+    /// use coop_host::{sort::{LongSegments, SegmentedSorter}, Device};
+    /// let sorter = SegmentedSorter::new(&Device::cpu())?;
+    /// assert_eq!(sorter.long_segments(), LongSegments::Merge);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn long_segments(&self) -> LongSegments {
+        self.long
     }
 
     /// The same sorter, launching blocks of `threads` threads (a block
     /// sorts segments of up to `threads ×
     /// coop::device::segmented_sort::ITEMS` keys alone). Fails with
     /// [`Error::InvalidArgument`] unless `threads` is a multiple of 32 from
-    /// 64 to 512, on either backend.
+    /// 64 to 512, or when the sorter takes [`LongSegments::Radix`] and
+    /// `threads` is below 256, on either backend.
     ///
     /// ```
     /// use coop_host::{sort::SegmentedSorter, Device, Error};
@@ -104,6 +182,12 @@ impl SegmentedSorter {
                     "{threads} threads a block: a segmented sort's block is a multiple of 32 \
                      threads from 64 to 512"
                 ),
+            });
+        }
+        if self.long == LongSegments::Radix && threads < RADIX_MIN_THREADS {
+            return Err(Error::InvalidArgument {
+                call: "SegmentedSorter::with_block_threads",
+                problem: radix_threads_problem(threads),
             });
         }
         self.threads = threads;
@@ -351,8 +435,22 @@ impl SegmentedSorter {
             &mut work,
             scratch,
         )?;
-        // The medium segments, then the long ones' tiles and merges.
         let alt = if header.large > 0 { len } else { 0 };
+        if header.large > 0 && self.radix_route::<K>(&header, wave) {
+            // A block a long segment (the longest first in each block's
+            // turn) and a block a medium one, in one launch.
+            let scratch = (&mut *keys_alt, &mut *values_alt);
+            return launch(
+                seg::RADIX,
+                header.large + header.medium,
+                alt,
+                &mut keys,
+                &mut values,
+                &mut work,
+                scratch,
+            );
+        }
+        // The medium segments, then the long ones' tiles and merges.
         let blocks = header.medium + header.large_tiles;
         if blocks > 0 {
             let scratch = (&mut *keys_alt, &mut *values_alt);
@@ -387,6 +485,64 @@ impl SegmentedSorter {
         }
         Ok(())
     }
+}
+
+impl SegmentedSorter {
+    /// Whether this call sorts its long segments by radix: always or never
+    /// when the sorter says so; with [`LongSegments::Auto`], when blocks of
+    /// 256 threads or more are expected to sort the longest segment alone,
+    /// in as many rounds of `wave` blocks as the long segments take, sooner
+    /// than the merge route sorts and merges all their tiles.
+    ///
+    /// The estimate counts key-passes: a block's radix sort of `n` keys is
+    /// `n ×` (passes + 1, the counting) of them, one after another; the
+    /// merge route is the tile sort and each merge pass over all the long
+    /// segments' tiles (twice for 8-byte keys), spread over every block of
+    /// the GPU, and its launches ([`LAUNCH_KEYS`] each). The factor between
+    /// one block's key-pass and the whole GPU's is [`RADIX_BLOCK_FACTOR`].
+    fn radix_route<K: BuiltinSort>(&self, header: &Header, wave: u32) -> bool {
+        match self.long {
+            LongSegments::Radix => true,
+            LongSegments::Merge => false,
+            LongSegments::Auto => {
+                if self.threads < RADIX_MIN_THREADS {
+                    return false;
+                }
+                let bits = 8 * std::mem::size_of::<K>() as u32;
+                let rounds = header.large.div_ceil(wave.max(1) as usize) as f64;
+                let radix = header.longest as f64 * rounds * (radix_passes(bits) + 1) as f64;
+                let tile = block_tile(self.threads);
+                let passes = merge_passes(header.longest, tile);
+                // Keys of 8 bytes take twice the time of 4 a merge pass,
+                // and each of the merge route's launches costs about as
+                // much as merging `LAUNCH_KEYS` keys.
+                let merge = (header.large_tiles * tile) as f64
+                    * (passes + 1) as f64
+                    * (bits.max(32) / 32) as f64
+                    + (2 * passes + 1) as f64 * LAUNCH_KEYS;
+                radix * RADIX_BLOCK_FACTOR < merge
+            }
+        }
+    }
+}
+
+/// [`LongSegments::Auto`]'s estimate of how many key-passes the whole GPU
+/// makes over long segments by merging in the time one block makes one by
+/// radix. From CUB's block-a-segment radix sort and coop's merge passes on
+/// an H200 at 2^22 and 2^24 `u32` keys (guide, chapter 7): a block sorts a
+/// segment of 20 000 keys by radix in about 155 µs, merging moves 2^24
+/// keys a pass in about 230 µs.
+pub(crate) const RADIX_BLOCK_FACTOR: f64 = 120.0;
+
+/// [`LongSegments::Auto`]'s estimate of a launch of the merge route, in
+/// keys merged in the same time (about 7 µs on an H200).
+pub(crate) const LAUNCH_KEYS: f64 = 500_000.0;
+
+/// The problem of the radix route with blocks of `threads`.
+fn radix_threads_problem(threads: u32) -> String {
+    format!(
+        "blocks of {threads} threads with LongSegments::Radix: the radix route takes blocks of {RADIX_MIN_THREADS} threads or more (a thread a digit)"
+    )
 }
 
 /// The error of a segment whose offsets are out of order.
