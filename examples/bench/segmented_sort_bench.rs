@@ -22,10 +22,15 @@
 //! `COOP_SEGMENTED_LOG2S` (`22,24`) and `COOP_SEGMENTED_ROUNDS` (11) change the sizes and rounds;
 //! `COOP_SEGMENTED_VARIANTS=name=path.ptx,...` adds rows for other builds
 //! of the kernels (the `segmented_sort` family);
-//! `COOP_SEGMENTED_LAYOUTS=power-law mix,...` keeps the layouts named.
+//! `COOP_SEGMENTED_LAYOUTS=power-law mix,...` keeps the layouts named;
+//! `COOP_SEGMENTED_ROUTES=auto,merge,radix` times each build with those
+//! routes for the long segments (`coop_host::sort::LongSegments`; `merge`,
+//! the library's default, alone by default), rows named by the route
+//! after the first;
+//! `COOP_SEGMENTED_VARIANT_ROUTES` gives the variants' routes instead.
 
 use coop_host::cudarc::driver::{sys, CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
-use coop_host::sort::{BuiltinSort, SegmentedSorter};
+use coop_host::sort::{BuiltinSort, LongSegments, SegmentedSorter};
 use coop_host::{Device, Error, Gpu};
 use std::ffi::{c_char, c_int, c_void, CStr};
 
@@ -327,19 +332,65 @@ fn main() -> Result<(), Error> {
         )
     };
     let gpu = Gpu::new(0)?;
-    let mut sorters = vec![(
-        String::new(),
-        SegmentedSorter::new(&Device::Gpu(gpu.clone()))?,
-    )];
+    // The builds: coop-host's own, then each variant's PTX.
+    let mut builds: Vec<(String, Option<String>)> = vec![(String::new(), None)];
     if let Ok(variants) = std::env::var("COOP_SEGMENTED_VARIANTS") {
         for variant in variants.split(',').filter(|v| !v.is_empty()) {
             let (name, path) = variant
                 .split_once('=')
                 .expect("COOP_SEGMENTED_VARIANTS: name=path.ptx,...");
             let ptx = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-            let module = gpu.load_ptx(name, &ptx)?;
-            let sorter = SegmentedSorter::new(&Device::Gpu(gpu.clone()))?.with_module(module)?;
-            sorters.push((format!("{name}: "), sorter));
+            builds.push((name.to_string(), Some(ptx)));
+        }
+    }
+    let routes_of = |var: &str, default: &str| -> Vec<(String, LongSegments)> {
+        std::env::var(var)
+            .unwrap_or_else(|_| default.into())
+            .split(',')
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(|r| {
+                let route = match r {
+                    "auto" => LongSegments::Auto,
+                    "merge" => LongSegments::Merge,
+                    "radix" => LongSegments::Radix,
+                    other => panic!("COOP_SEGMENTED_ROUTES: {other} is none of auto, merge, radix"),
+                };
+                (r.to_string(), route)
+            })
+            .collect()
+    };
+    let routes = routes_of("COOP_SEGMENTED_ROUTES", "merge");
+    // Variants built before a route existed take only the others.
+    let variant_routes = routes_of(
+        "COOP_SEGMENTED_VARIANT_ROUTES",
+        &std::env::var("COOP_SEGMENTED_ROUTES").unwrap_or_else(|_| "merge".into()),
+    );
+    // A sorter a build and route; the first route of each build keeps the
+    // build's name alone when it is `merge` (the rows of earlier runs).
+    let mut sorters = Vec::new();
+    for (build, ptx) in &builds {
+        let variant = if build.is_empty() {
+            String::new()
+        } else {
+            format!("{build}: ")
+        };
+        let routes = if ptx.is_some() {
+            &variant_routes
+        } else {
+            &routes
+        };
+        for (i, (name, route)) in routes.iter().enumerate() {
+            let mut sorter = SegmentedSorter::new(&Device::Gpu(gpu.clone()))?;
+            if let Some(ptx) = ptx {
+                sorter = sorter.with_module(gpu.load_ptx(build, ptx)?)?;
+            }
+            let label = if i == 0 && name == "merge" {
+                variant.clone()
+            } else {
+                format!("{variant}{name}: ")
+            };
+            sorters.push((label, sorter.with_long_segments(*route)?));
         }
     }
     println!(
