@@ -1007,7 +1007,8 @@ fn assert_same_rows<E: PartialEq + std::fmt::Debug>(
 
 /// Multicast loads: every block of each cluster gets every tile its
 /// cluster loads, in clusters of 1 to 4 blocks (3 among them), rings of 2
-/// and 3, with and without a lagging block.
+/// and 3, with and without a lagging block; and every block of a group of
+/// the cluster gets its group's tiles, two rings of groups at once.
 fn check_multicasts(
     device: &Device,
     program: &Program,
@@ -1081,6 +1082,53 @@ fn check_multicasts(
             .flat_map(|tile| (0..blocks_a_cluster).flat_map(move |_| tile.iter().copied()))
             .collect();
         assert!(got == expected, "{what}: differs from the host");
+        cases += 1;
+    }
+    // Groups of a cluster: rows share `a`'s tiles, columns `b`'s slices
+    // (clusters of 2 x 2, 3 x 2, and 1 x 4 and 4 x 1, whose columns or
+    // rows are groups of one block).
+    let tiles = 5usize;
+    for (rows_of, cols, clusters, lag) in [
+        (2usize, 2usize, 2usize, 0u32),
+        (2, 2, 1, 3000),
+        (3, 2, 2, 0),
+        (1, 4, 1, 0),
+        (4, 1, 2, 2000),
+    ] {
+        let n = rows_of * cols;
+        let what = format!(
+            "multicast_rows_and_columns clusters of {rows_of} x {cols} blocks x {clusters}, lag {lag}"
+        );
+        let _w = watch(what.clone());
+        let (a_rows, a_cols) = (8 * tiles, 32 * rows_of);
+        let a: Vec<f32> = (0..a_rows * a_cols).map(|e| (e % 1009) as f32).collect();
+        let b: Vec<f32> = (0..cols * tiles * 256).map(|e| (e % 113) as f32).collect();
+        let got = (|| -> Result<Vec<f32>, Error> {
+            let a_buffer = device.upload(&a)?;
+            let b_buffer = device.upload(&b)?;
+            let map = TensorMap::<[[f32; 32]; 8]>::new(device, &a_buffer, [a_rows, a_cols])?;
+            let mut out = device.zeros(clusters * n * tiles * 256)?;
+            let config = LaunchConfig::new((clusters * n) as u32, 128).with_cluster(n as u32);
+            program.launch(
+                k::multicast_rows_and_columns,
+                config,
+                (&map, &b_buffer, cols as u32, tiles as u32, &mut out, lag),
+            )?;
+            device.download(&out)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        for (at, value) in got.iter().enumerate() {
+            let (e, k) = (at % 256, at / 256 % tiles);
+            let r = at / 256 / tiles % n;
+            let (i, j) = (r / cols, r % cols);
+            let expected =
+                a[(8 * k + e / 32) * a_cols + 32 * i + e % 32] + 3.0 * b[(j * tiles + k) * 256 + e];
+            assert!(
+                *value == expected,
+                "{what}: block {r} of cluster {}, step {k}, element {e}: {value}, the host has {expected}",
+                at / 256 / tiles / n
+            );
+        }
         cases += 1;
     }
     let input: Vec<u32> = (0..2100u32).map(|i| i.wrapping_mul(2654435761)).collect();

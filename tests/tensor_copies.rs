@@ -169,10 +169,83 @@ fn blocks_of_a_cluster_naming_different_tiles_are_reported() {
     for part in [
         "of the cluster loads the tile at [8, 0] where block 0 loads the one at [0, 0]",
         "tensor_copies.rs",
-        "every block names the same source in the same load",
+        "names the same source in the same load",
     ] {
         assert!(message.contains(part), "missing {part:?} in: {message}");
     }
+}
+
+/// The blocks of a multicast group name the same members: a block that
+/// names others is reported with both calls and both groups.
+#[test]
+fn blocks_of_a_group_naming_different_members_are_reported() {
+    use coop_host::LaunchConfig;
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let input = device.upload(&vec![7u32; 256]).unwrap();
+    let mut out = device.zeros::<u32>(4 * 256).unwrap();
+    let e = program
+        .launch(
+            coop_test_kernels::tensor_copies::multicast_among_mismatched,
+            LaunchConfig::new(4, 256).with_cluster(4),
+            (&input, &mut out),
+        )
+        .expect_err("blocks of one group naming different members");
+    let message = e.to_string();
+    eprintln!("{message}");
+    for part in [
+        "multicasts to blocks [0, 1",
+        "made to blocks [0, 1",
+        "tensor_copies.rs",
+        "start_multicast_among",
+    ] {
+        assert!(message.contains(part), "missing {part:?} in: {message}");
+    }
+}
+
+/// A block's multicast group includes the block and lies in the cluster:
+/// members that leave the calling block out, or name a block past the
+/// cluster's last, stop the launch at `start_multicast_among`.
+#[test]
+fn multicast_members_outside_the_rules_are_refused() {
+    use coop_host::LaunchConfig;
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let mut out = device.zeros::<u32>(4).unwrap();
+    for (cluster, members, expected) in [
+        (4, 0b0001u32, "`members` leaves out the calling block"),
+        (
+            2,
+            0b0110,
+            "`members` has a bit set past the cluster's last block",
+        ),
+    ] {
+        let e = program
+            .launch(
+                coop_test_kernels::tensor_copies::multicast_among_members,
+                LaunchConfig::new(4, 64).with_cluster(cluster),
+                (members, &mut out),
+            )
+            .expect_err("members outside the rules");
+        let message = e.to_string();
+        eprintln!("{message}");
+        for part in [
+            expected,
+            "Pipeline::start_multicast_among",
+            "tensor_copies.rs",
+        ] {
+            assert!(message.contains(part), "missing {part:?} in: {message}");
+        }
+    }
+    // The members of each block's own group, in the cluster, pass.
+    program
+        .launch(
+            coop_test_kernels::tensor_copies::multicast_among_members,
+            LaunchConfig::new(4, 64).with_cluster(1),
+            (1u32, &mut out),
+        )
+        .unwrap();
+    assert_eq!(device.download(&out).unwrap(), [1; 4]);
 }
 
 /// A block that skips a multicast load leaves the cluster waiting for it:

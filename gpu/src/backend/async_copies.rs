@@ -248,19 +248,21 @@ pub(crate) trait AsyncCopies: SharedMemory {
     );
 
     /// The calling block's part in load number `load` of a multicast
-    /// pipeline whose barriers are in `bars`, for a cluster of `blocks`
-    /// blocks: what it loads, the tile at `coords` (innermost first, `rank`
-    /// of them) of the tensor map at `source`, or with `rank` 0 the slice
-    /// at `source` of `coords[0]` bytes (`coords[1]`: whether it fills).
-    /// PTX: nothing. CPU: checks that every block of the cluster names the
-    /// same source in the same load, reporting both calls otherwise.
+    /// pipeline whose barriers are in `bars`, among the blocks of the
+    /// cluster whose bits are set in `members` (the caller's among them):
+    /// what it loads, the tile at `coords` (innermost first, `rank` of
+    /// them) of the tensor map at `source`, or with `rank` 0 the slice at
+    /// `source` of `coords[0]` bytes (`coords[1]`: whether it fills).
+    /// PTX: nothing. CPU: checks that every member names the same members
+    /// and the same source in the same load, reporting both calls
+    /// otherwise.
     fn multicast_call(
         bars: Self::Base,
         load: u32,
         source: usize,
         coords: [i32; 5],
         rank: u32,
-        blocks: u32,
+        members: u16,
         site: Site,
     );
 

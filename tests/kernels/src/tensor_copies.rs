@@ -683,6 +683,113 @@ pub fn tensor_multicast_skipped(
     out.write(block.group_index().x as usize * 256 + t, sum);
 }
 
+/// A cluster of `rows x cols` blocks (cluster rank `r`: row `r / cols`,
+/// column `r % cols`), as a matrix product lays them out: the blocks of a
+/// row share the tiles of `a` (multicast among the row), the blocks of a
+/// column the slices of `b` (multicast among the column), each through a
+/// ring of its own. Step `k` of block `(i, j)` takes `a`'s tile at rows `8
+/// k`, columns `32 i`, and `b`'s slice `(j tiles + k) 256 ..`, and writes
+/// `a + 3 b` to `out[((c n + r) tiles + k) 256 ..]` for cluster `c` of `n`
+/// blocks. With `lag`, the cluster's last block spins before each step.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn multicast_rows_and_columns(
+    cluster: Cluster,
+    block: ThreadBlock,
+    a: TensorMap<[[f32; 32]; 8]>,
+    b: &[f32],
+    cols: u32,
+    tiles: u32,
+    out: Out<f32>,
+    lag: u32,
+    a_ring: Pipeline<[[[f32; 32]; 8]; 2]>,
+    b_ring: Pipeline<[[f32; 256]; 3]>,
+) {
+    let n = cluster.num_blocks();
+    let r = cluster.block_rank();
+    let (i, j) = (r / cols, r % cols);
+    let row = ((1u32 << cols) - 1) << (i * cols);
+    let mut column = 0u32;
+    let mut q = j;
+    while q < n {
+        column |= 1 << q;
+        q += cols;
+    }
+    let mut a_tiles = a_ring.start_multicast_among(&cluster, &block, row as u16);
+    let mut b_tiles = b_ring.start_multicast_among(&cluster, &block, column as u16);
+    let c = (block.group_index().x / n) as usize;
+    let tiles = tiles as usize;
+    let t = block.thread_rank() as usize;
+    let threads = block.num_threads() as usize;
+    let (mut next_a, mut next_b) = (0, 0);
+    for k in 0..tiles {
+        while next_a < tiles && !a_tiles.is_full() {
+            a_tiles.load_tensor(&cluster, &a, [8 * next_a as i32, 32 * i as i32]);
+            next_a += 1;
+        }
+        while next_b < tiles && !b_tiles.is_full() {
+            let from = (j as usize * tiles + next_b) * 256;
+            b_tiles.load(&cluster, &b[from..from + 256]);
+            next_b += 1;
+        }
+        if lag > 0 && r + 1 == n {
+            let mut x = t as u32;
+            for _ in 0..lag {
+                x = x.wrapping_mul(1664525).wrapping_add(1013904223);
+            }
+            core::hint::black_box(x);
+        }
+        let x = a_tiles.next(&block);
+        let y = b_tiles.next(&block);
+        let mut e = t;
+        while e < 256 {
+            let to = ((c * n as usize + r as usize) * tiles + k) * 256 + e;
+            out.write(to, x.get(e) + 3.0 * y.get(e));
+            e += threads;
+        }
+    }
+}
+
+/// A bug for the CPU backend to name: in a cluster of 4, block 1 takes
+/// the whole cluster as its group where block 0 names blocks 0 and 1.
+#[kernel]
+pub fn multicast_among_mismatched(
+    cluster: Cluster,
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    ring: Pipeline<[[u32; 256]; 1]>,
+) {
+    let r = cluster.block_rank();
+    let members = match r {
+        1 => 0b1111,
+        _ if r < 2 => 0b0011,
+        _ => 0b1100,
+    };
+    let mut stages = ring.start_multicast_among(&cluster, &block, members);
+    stages.load(&cluster, &input[..256]);
+    let t = block.thread_rank() as usize;
+    let tile = stages.next(&block);
+    out.write(r as usize * 256 + t, tile.get(t));
+}
+
+/// Bugs for both backends to stop at: every block names `members` as its
+/// group, whether or not it is among them (or they are in the cluster).
+#[kernel]
+pub fn multicast_among_members(
+    cluster: Cluster,
+    block: ThreadBlock,
+    members: u32,
+    out: Out<u32>,
+    ring: Pipeline<[[u32; 256]; 1]>,
+) {
+    let stages = ring.start_multicast_among(&cluster, &block, members as u16);
+    drop(stages);
+    if block.thread_rank() == 0 {
+        out.write(block.group_index().x as usize, 1);
+    }
+}
+
 /// Slices of `input[skip..]`, 256 `u32`s a tile (the last partial, filled
 /// with zeros), loaded once a cluster by multicast where the bulk-copy
 /// engine can move them (a `skip` that is not a multiple of 4 leaves every

@@ -531,7 +531,7 @@ impl AsyncCopies for Ptx {
         _source: usize,
         _coords: [i32; 5],
         _rank: u32,
-        _blocks: u32,
+        _members: u16,
         _site: Site,
     ) {
     }

@@ -6,7 +6,10 @@
 //!
 //! [`Pipeline::start_multicast`] starts the ring for the whole cluster
 //! (its barriers initialised in every block, then a cluster barrier) and
-//! gives [`MulticastStages`]. Its [`load_tensor`](MulticastStages::load_tensor)
+//! gives [`MulticastStages`]; [`Pipeline::start_multicast_among`] starts it
+//! for groups of the cluster's blocks (a matrix product's rows or columns
+//! of blocks), each tile landing in the calling block's group only, and
+//! what follows holds within each group. Its [`load_tensor`](MulticastStages::load_tensor)
 //! is one load for the cluster: every thread of every block calls it with
 //! the same map and coordinates. One thread issues the copy, once every
 //! block has released the stage's last tile; each block's barrier expects
@@ -92,21 +95,122 @@ impl<A: StageArray> Pipeline<A> {
     #[inline(always)]
     #[track_caller]
     pub fn start_multicast(self, cluster: &Cluster, block: &ThreadBlock) -> MulticastStages<A> {
+        let all = ((1u32 << cluster.num_blocks()) - 1) as u16;
+        self.start_among(cluster, block, all, "Pipeline::start_multicast", site!())
+    }
+
+    /// Starts the ring as a multicast pipeline among the blocks of the
+    /// cluster whose bits are set in `members` (bit `r`: the block of
+    /// cluster rank `r`, as CUDA's `ctaMask`): each tile loaded lands in
+    /// those blocks only. Every thread of every block of the cluster calls
+    /// it, once, each block naming the members of its own group, a group it
+    /// belongs to; blocks of one group name the same members. Groups are
+    /// what a matrix product's cluster wants: blocks of a row of the
+    /// cluster share the tiles of one operand, blocks of a column those of
+    /// the other, each through a ring of its own.
+    ///
+    /// A member outside the cluster, or members that leave out the calling
+    /// block, stop the launch on both backends, naming the call; blocks of
+    /// one group that name different members are reported by the CPU
+    /// backend at their first load. A group of one block loads as a block
+    /// pipeline does. See the [module](super::multicast).
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::memory::pipeline::Pipeline;
+    /// use coop::memory::tensor::TensorMap;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// A cluster of 2 x 2 blocks: block (i, j) adds the tile of row i of
+    /// /// `a` to the tile of column j of `b`. The blocks of a row share
+    /// /// each tile of `a`, the blocks of a column each tile of `b`.
+    /// #[kernel]
+    /// pub fn sums(cluster: Cluster, block: ThreadBlock,
+    ///             a: TensorMap<[[f32; 32]; 8]>, b: TensorMap<[[f32; 32]; 8]>, out: Out<f32>,
+    ///             rows: Pipeline<[[[f32; 32]; 8]; 1]>, columns: Pipeline<[[[f32; 32]; 8]; 1]>) {
+    ///     let r = cluster.block_rank();
+    ///     let (i, j) = (r / 2, r % 2);
+    ///     let mut a_tiles = rows.start_multicast_among(&cluster, &block, 0b0011 << (2 * i));
+    ///     let mut b_tiles = columns.start_multicast_among(&cluster, &block, 0b0101 << j);
+    ///     a_tiles.load_tensor(&cluster, &a, [8 * i as i32, 0]);
+    ///     b_tiles.load_tensor(&cluster, &b, [0, 0]);
+    ///     let t = block.thread_rank() as usize;
+    ///     let x = a_tiles.next(&block).at([t / 32, t % 32]);
+    ///     let y = b_tiles.next(&block).at([t / 32, t % 32]);
+    ///     out.write(r as usize * 256 + t, x + y * (j + 1) as f32);
+    /// }
+    ///
+    /// let a: Vec<f32> = (0..16 * 32).map(|e| e as f32).collect();
+    /// let b = vec![1000f32; 8 * 32];
+    /// let a_map = coop_host::TensorMap::<[[f32; 32]; 8]>::cpu(&a, [16, 32])?;
+    /// let b_map = coop_host::TensorMap::<[[f32; 32]; 8]>::cpu(&b, [8, 32])?;
+    /// let mut out = vec![0f32; 4 * 256];
+    /// let config = LaunchConfig::new(4, 256).with_cluster(4);
+    /// Cpu::new().launch(sums, config, (&a_map, &b_map, &mut out))?;
+    /// for r in 0..4 {
+    ///     let (i, j) = (r / 2, r % 2);
+    ///     let expected = (0..256).map(|t| a[i * 256 + t] + 1000.0 * (j + 1) as f32);
+    ///     assert!(out[r * 256..][..256].iter().copied().eq(expected), "block {r}");
+    /// }
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[doc(alias = "ctaMask")]
+    #[inline(always)]
+    #[track_caller]
+    pub fn start_multicast_among(
+        self,
+        cluster: &Cluster,
+        block: &ThreadBlock,
+        members: u16,
+    ) -> MulticastStages<A> {
+        self.start_among(
+            cluster,
+            block,
+            members,
+            "Pipeline::start_multicast_among",
+            site!(),
+        )
+    }
+
+    #[inline(always)]
+    fn start_among(
+        self,
+        cluster: &Cluster,
+        block: &ThreadBlock,
+        members: u16,
+        call: &'static str,
+        site: Site,
+    ) -> MulticastStages<A> {
         const {
             assert!(
                 A::STAGES >= 1 && A::TILE >= 1,
                 "a pipeline has at least one stage of one element"
             )
         };
-        let site = site!();
-        let blocks = cluster.num_blocks();
+        let cluster_blocks = cluster.num_blocks();
+        let cluster_rank = cluster.block_rank();
+        if (members as u32) >> cluster_blocks != 0 {
+            Target::check_failed(
+                c"Pipeline::start_multicast_among: `members` has a bit set past the cluster's last block (bit r names the block of cluster rank r, below the cluster's number of blocks)",
+                site,
+            );
+        }
+        if (members as u32) & (1 << cluster_rank) == 0 {
+            Target::check_failed(
+                c"Pipeline::start_multicast_among: `members` leaves out the calling block (each block names the members of its own group, itself among them)",
+                site,
+            );
+        }
         let threads = block.num_threads();
         let stages = self.init(block, (threads, threads), true, true, site);
-        cluster.sync_named("Pipeline::start_multicast", site);
+        cluster.sync_named(call, site);
         MulticastStages {
             stages,
-            cluster_rank: cluster.block_rank(),
-            blocks,
+            cluster_rank,
+            members,
+            leader: members.trailing_zeros(),
+            blocks: members.count_ones(),
+            cluster_blocks,
         }
     }
 }
@@ -118,7 +222,14 @@ impl<A: StageArray> Pipeline<A> {
 pub struct MulticastStages<A: StageArray> {
     stages: Stages<A>,
     cluster_rank: u32,
+    /// The blocks the tiles land in, a bit a cluster rank.
+    members: u16,
+    /// The lowest of them: it issues a stage's first tile and counts the
+    /// releases.
+    leader: u32,
+    /// How many they are.
     blocks: u32,
+    cluster_blocks: u32,
 }
 
 impl<A: StageArray> MulticastStages<A> {
@@ -135,10 +246,18 @@ impl<A: StageArray> MulticastStages<A> {
         self.stages.is_full()
     }
 
-    /// Blocks of the cluster the tiles land in.
+    /// How many blocks of the cluster the tiles land in.
     #[inline(always)]
     pub fn blocks(&self) -> u32 {
         self.blocks
+    }
+
+    /// The blocks of the cluster the tiles land in, a bit a cluster rank:
+    /// every block for [`Pipeline::start_multicast`], the members named
+    /// for [`Pipeline::start_multicast_among`].
+    #[inline(always)]
+    pub fn members(&self) -> u16 {
+        self.members
     }
 
     /// Starts loading the tile of `map`'s array at element coordinates `at`
@@ -369,21 +488,21 @@ impl<A: StageArray> MulticastStages<A> {
         // This block's threads have released the stage's last tile.
         self.stages
             .wait(Stages::<A>::empty(s), (round & 1) ^ 1, site);
-        Target::multicast_call(base, k, from, what, rank, self.blocks, site);
+        Target::multicast_call(base, k, from, what, rank, self.members, site);
         if round == 0 {
-            return self.cluster_rank == 0;
+            return self.cluster_rank == self.leader;
         }
-        // Counted in the first block: the block whose count completes the
-        // round's releases issues the copy, every block being done with the
-        // stage by then.
-        let before = Target::count_release(base, Stages::<A>::releases(s), 0, site);
+        // Counted in the members' first block: the block whose count
+        // completes the round's releases issues the copy, every member
+        // being done with the stage by then.
+        let before = Target::count_release(base, Stages::<A>::releases(s), self.leader, site);
         (before + 1).is_multiple_of(self.blocks)
     }
 
-    /// The cluster's blocks, a bit each.
+    /// The members, a bit each.
     #[inline(always)]
     fn mask(&self) -> u16 {
-        ((1u32 << self.blocks) - 1) as u16
+        self.members
     }
 
     /// Waits for the oldest tile loaded and not yet taken to land in this
@@ -402,7 +521,7 @@ impl<A: StageArray> Drop for MulticastStages<A> {
     #[track_caller]
     fn drop(&mut self) {
         let site: Site = site!();
-        if self.blocks == 1 || Target::unwinding() {
+        if self.cluster_blocks == 1 || Target::unwinding() {
             return;
         }
         // A tile for this block may still be landing: take it, so that the

@@ -88,6 +88,8 @@ pub(crate) struct MulticastCall {
     /// The tile's coordinates, innermost first (a slice: its bytes, and
     /// whether the load fills).
     pub coords: [i32; 5],
+    /// The blocks it lands in, a bit a cluster rank.
+    pub members: u16,
     /// The calling block's rank in the cluster.
     pub block: u32,
     pub site: Site,

@@ -227,6 +227,12 @@ fn checked_tile(
     swizzle_tile(gather_tile(&layout, coords), offset, layout.swizzle)
 }
 
+/// The blocks of a multicast's members, as `[0, 2]`.
+fn blocks_list(members: u16) -> String {
+    let ranks: Vec<u32> = (0..16).filter(|r| members & (1 << r) != 0).collect();
+    format!("{ranks:?}")
+}
+
 /// Lands `data` at byte `offset` of `dst` in every block of the cluster
 /// whose bit is set in `blocks`, completing on the barrier at `bar` of
 /// `bars` there: a multicast by the calling thread's copy engine.
@@ -534,7 +540,7 @@ impl AsyncCopies for Cpu {
         source: usize,
         coords: [i32; 5],
         rank: u32,
-        blocks: u32,
+        members: u16,
         site: Site,
     ) {
         let me = lane::info(|l| {
@@ -545,11 +551,15 @@ impl AsyncCopies for Cpu {
         let call = MulticastCall {
             source,
             coords,
+            members,
             block: me,
             site,
             calls: 1,
         };
-        let first = lane::cluster_block_shared(0, site, |s| {
+        // Kept in the members' first block, where their releases are
+        // counted: groups of one ring with other members keep theirs apart.
+        let leader = members.trailing_zeros();
+        let first = lane::cluster_block_shared(leader, site, |s| {
             match s.multicasts.get_mut(&(bars.region, load)) {
                 None => {
                     s.multicasts.insert((bars.region, load), call);
@@ -558,7 +568,7 @@ impl AsyncCopies for Cpu {
                 Some(first) => {
                     let before = *first;
                     first.calls += 1;
-                    if first.calls == blocks {
+                    if first.calls == first.members.count_ones() {
                         s.multicasts.remove(&(bars.region, load));
                     }
                     Some(before)
@@ -566,6 +576,21 @@ impl AsyncCopies for Cpu {
             }
         });
         let Some(first) = first else { return };
+        if first.members != call.members {
+            lane::fail_at(
+                format!(
+                    "coop: block {me} of the cluster multicasts to blocks {} at {site}, in the \
+                     multicast load (number {load} of the pipeline) that block {} made to blocks \
+                     {} at {}: the blocks of a group name the same members \
+                     (`Pipeline::start_multicast_among`), each tile landing in all of them",
+                    blocks_list(call.members),
+                    first.block,
+                    blocks_list(first.members),
+                    first.site
+                ),
+                site,
+            );
+        }
         if first.source == call.source && first.coords == call.coords {
             return;
         }
@@ -596,8 +621,8 @@ impl AsyncCopies for Cpu {
             format!(
                 "coop: block {me} of the cluster loads {what} at {site}, in the multicast load \
                  (number {load} of the pipeline) that block {} made at {}: a multicast load is \
-                 one copy into every block of the cluster, so every block names the same source \
-                 in the same load",
+                 one copy into every block it lands in, so every one of them names the same \
+                 source in the same load",
                 first.block, first.site
             ),
             site,
