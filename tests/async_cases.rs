@@ -103,6 +103,7 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
             }
         }
     }
+    cases += check_specialized_turns(device, program, watch);
     for &n in pick(&[1, 2047, 2048, 10_000, 100_003], &[1, 2049, 10_000]) {
         for &blocks in if full { &[1u32, 3, 8][..] } else { &[1, 3][..] } {
             let what = format!("pipeline_copy n {n} blocks {blocks}");
@@ -320,6 +321,55 @@ fn check_async_reductions(
         "{what}: the tiles' sums"
     );
     Ok(())
+}
+
+/// Consumer groups taking a warp-specialized pipeline's tiles in turn
+/// (`specialized_turns_u32`, a ring of 6): 1, 2, 3 and 6 groups of 32 to
+/// 96 consumers, 1 to 3 blocks; the number of cases.
+fn check_specialized_turns(
+    device: &Device,
+    program: &Program,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    let mut cases = 0;
+    for (n, blocks, threads, groups) in [
+        (2000usize, 1u32, 96u32, 2u32),
+        (2000, 1, 224, 2),
+        (3000, 3, 128, 3),
+        (5003, 2, 224, 6),
+        (700, 1, 64, 1),
+    ] {
+        let what =
+            format!("specialized_turns_u32 n {n}, {blocks} x {threads} threads, {groups} groups");
+        let _w = watch(what.clone());
+        let input = data_u32(n);
+        let tiles = n.div_ceil(256);
+        let got = (|| -> Result<Vec<u32>, Error> {
+            let data = device.upload(&input)?;
+            let mut out = device.zeros::<u32>(tiles * 256)?;
+            program.launch(
+                k::specialized_turns_u32,
+                LaunchConfig::new(blocks, threads),
+                (&data, groups, &mut out),
+            )?;
+            device.download(&out)
+        })()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        for (at, &value) in got.iter().enumerate() {
+            let k = at / 256;
+            // Tile `k` is its block's `k / blocks`-th, taken by that turn's group.
+            let group = (k / blocks as usize) as u32 % groups;
+            let x = input.get(at).copied().unwrap_or(0);
+            let expected = x.wrapping_mul(2).wrapping_add(group);
+            assert!(
+                value == expected,
+                "{what}: element {} of tile {k}: {value}, the host has {expected} (group {group})",
+                at % 256
+            );
+        }
+        cases += 1;
+    }
+    cases
 }
 
 /// One size of every `pipeline_sum_*` kernel; the number of cases.

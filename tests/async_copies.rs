@@ -38,6 +38,42 @@ fn a_consumer_taking_a_tile_never_loaded_is_reported_not_hung() {
     }
 }
 
+/// Consumer groups taking turns split the consumers evenly, and the
+/// ring's stages: 96 consumers in 5 groups, 0 groups, or 4 groups over a
+/// ring of 6 stages are refused at the call, naming the rule.
+#[test]
+fn consumer_groups_that_do_not_split_the_consumers_are_refused() {
+    let device = Device::cpu();
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let input = device.upload(&vec![1u32; 300]).unwrap();
+    let mut out = device.zeros::<u32>(512).unwrap();
+    for (groups, rule) in [
+        (5u32, "groups of equal size"),
+        (0, "groups of equal size"),
+        (
+            4,
+            "the ring's number of stages is not a multiple of `groups`",
+        ),
+    ] {
+        let e = program
+            .launch(
+                coop_test_kernels::async_copies::specialized_turns_u32,
+                coop_host::LaunchConfig::new(1, 128),
+                (&input, groups, &mut out),
+            )
+            .expect_err("consumers that do not split into the groups");
+        let message = e.to_string();
+        eprintln!("{message}");
+        for part in [
+            "Pipeline::start_specialized_in_turns",
+            rule,
+            "tests/kernels/src/async_copies.rs",
+        ] {
+            assert!(message.contains(part), "missing {part:?} in: {message}");
+        }
+    }
+}
+
 /// A warp-specialized pipeline needs a thread past the producers' tile:
 /// a block of exactly the tile is refused, naming the rule.
 #[test]

@@ -216,6 +216,49 @@ specialized_sum! {
     specialized_sum_u64_256x1_w32: u64, 256, 1, Threads, 32;
 }
 
+/// Consumer groups taking tiles in turn: warp 0 loads block `b`'s tiles
+/// (`b`, `b + blocks`, …, the last partial one filled with zeros) into a
+/// ring of 6; the consumers form `groups` groups, and the group that takes
+/// a tile writes `2 x + group` for each of its elements `x` to the tile's
+/// place in `out`, so that the output shows which group took each tile.
+#[kernel]
+pub fn specialized_turns_u32(
+    block: ThreadBlock,
+    input: &[u32],
+    groups: u32,
+    out: Out<u32>,
+    ring: Pipeline<[[u32; 256]; 6]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let tiles = input.len().div_ceil(256);
+    let b = block.group_index().x as usize;
+    let blocks = this_grid().num_blocks();
+    match ring.start_specialized_in_turns(&block, &warp, groups) {
+        Role::Producer(mut producer) => {
+            let mut k = b;
+            while k < tiles {
+                producer.load_filled(&warp, &input[k * 256..((k + 1) * 256).min(input.len())]);
+                k += blocks;
+            }
+        }
+        Role::Consumer(mut consumer) => {
+            let g = consumer.group();
+            let (first, step) = (consumer.rank() as usize, consumer.num_threads() as usize);
+            let mut k = b + g as usize * blocks;
+            while k < tiles {
+                let stage = consumer.next(&warp);
+                let mut i = first;
+                while i < 256 {
+                    out.write(k * 256 + i, stage.get(i).wrapping_mul(2).wrapping_add(g));
+                    i += step;
+                }
+                drop(stage);
+                k += consumer.groups() as usize * blocks;
+            }
+        }
+    }
+}
+
 /// A consumer that takes one tile more than the producers load: the CPU
 /// backend reports the wait that nothing ends (a GPU would hang).
 #[kernel]

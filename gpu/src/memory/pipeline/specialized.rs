@@ -39,6 +39,11 @@
 //! producer leaves only once the tiles of its last loads have landed
 //! (dropping the [`Producer`] waits for them).
 //!
+//! With [`Pipeline::start_specialized_in_turns`] the consumers form
+//! groups of equal size that take the tiles in turn (group `g` of `G` the
+//! tiles `g`, `g + G`, …), as the two consumer warpgroups of a ping-pong
+//! matrix product do: a stage is released by the group that took it.
+//!
 //! ```
 //! use coop::prelude::*;
 //! use coop::memory::pipeline::{Pipeline, Role};
@@ -170,12 +175,96 @@ impl<A: StageArray> Pipeline<A> {
         self.start_specialized_at(block, tile, engine, site!())
     }
 
+    /// As [`start_specialized`](Self::start_specialized), with the
+    /// consumers in `groups` groups of equal size that take the tiles in
+    /// turn: the consumers of ranks `g c .. (g + 1) c` in the block past
+    /// the producers (`c` consumers a group) form group `g`, which takes
+    /// tiles `g`, `g + groups`, `g + 2 groups`, … of the producers' loads,
+    /// in order; each tile's stage is released by its group alone. A
+    /// [`Consumer`]'s [`rank`](Consumer::rank) and
+    /// [`num_threads`](Consumer::num_threads) are then its group's, and
+    /// [`group`](Consumer::group) says which group it is in. The consumers
+    /// must split evenly into `groups` (one or more) groups, and the ring's
+    /// stages must be a multiple of `groups`, so that each stage always
+    /// holds the same group's tiles (a group's wait on a stage is then never
+    /// more than one phase ahead, which is all an mbarrier's parity tells
+    /// apart); the call stops the kernel, naming the rule, otherwise.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::memory::pipeline::{Pipeline, Role};
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// Warp 0 loads tiles of 64 values; two consumer warps take them in
+    /// /// turn, warp 1 the even tiles and warp 2 the odd ones, and each
+    /// /// writes its tiles' sums.
+    /// #[kernel]
+    /// pub fn tile_sums(block: ThreadBlock, input: &[u32], sums: Out<u32>,
+    ///                  ring: Pipeline<[[u32; 64]; 4]>) {
+    ///     let warp = block.tiled_partition::<32>();
+    ///     let tiles = input.len() / 64;
+    ///     match ring.start_specialized_in_turns(&block, &warp, 2) {
+    ///         Role::Producer(mut p) => {
+    ///             for k in 0..tiles {
+    ///                 p.load(&warp, &input[k * 64..(k + 1) * 64]);
+    ///             }
+    ///         }
+    ///         Role::Consumer(mut c) => {
+    ///             let (g, lane) = (c.group() as usize, c.rank() as usize);
+    ///             for k in (g..tiles).step_by(2) {
+    ///                 let stage = c.next(&warp);
+    ///                 let sum = reduce(&warp, stage.get(lane) + stage.get(lane + 32), op::Sum);
+    ///                 if lane == 0 {
+    ///                     sums.write(k, sum);
+    ///                 }
+    ///             }
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let input: Vec<u32> = (0..64 * 9).collect();
+    /// let mut sums = vec![0u32; 9];
+    /// Cpu::new().launch(tile_sums, LaunchConfig::new(1, 96), (&input[..], &mut sums))?;
+    /// for (k, sum) in sums.iter().enumerate() {
+    ///     assert_eq!(*sum, input[k * 64..(k + 1) * 64].iter().sum::<u32>());
+    /// }
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn start_specialized_in_turns<const N: u32>(
+        self,
+        block: &ThreadBlock,
+        tile: &TiledPartition<N>,
+        groups: u32,
+    ) -> Role<A, N>
+    where
+        TileSize<N>: AnyTileSize,
+    {
+        self.start_specialized_in(block, tile, CopyEngine::Bulk, groups, site!())
+    }
+
     #[inline(always)]
     fn start_specialized_at<const N: u32>(
         self,
         block: &ThreadBlock,
+        tile: &TiledPartition<N>,
+        engine: CopyEngine,
+        site: Site,
+    ) -> Role<A, N>
+    where
+        TileSize<N>: AnyTileSize,
+    {
+        self.start_specialized_in(block, tile, engine, 1, site)
+    }
+
+    #[inline(always)]
+    fn start_specialized_in<const N: u32>(
+        self,
+        block: &ThreadBlock,
         _tile: &TiledPartition<N>,
         engine: CopyEngine,
+        groups: u32,
         site: Site,
     ) -> Role<A, N>
     where
@@ -194,11 +283,25 @@ impl<A: StageArray> Pipeline<A> {
                 site,
             );
         }
+        if groups == 0 || !(threads - N).is_multiple_of(groups) {
+            Target::check_failed(
+                c"Pipeline::start_specialized_in_turns: the consumers (the block's threads past the producers' tile) do not split into `groups` groups of equal size; take a number of groups that divides them",
+                site,
+            );
+        }
+        if !(A::STAGES as u32).is_multiple_of(groups) {
+            Target::check_failed(
+                c"Pipeline::start_specialized_in_turns: the ring's number of stages is not a multiple of `groups`, so a group could wait on a stage two phases ahead of the tile it holds (an mbarrier tells phases apart only by parity); take a ring whose stages are a multiple of the groups",
+                site,
+            );
+        }
         let rank = block.thread_rank();
-        // Each producer arrives twice a load (`arrive_loaded`).
+        let per_group = (threads - N) / groups;
+        // Each producer arrives twice a load (`arrive_loaded`); a stage is
+        // released by the group that took its tile.
         let mut stages = self.init(
             block,
-            (2 * N, threads - N),
+            (2 * N, per_group),
             engine == CopyEngine::Bulk,
             false,
             site,
@@ -208,9 +311,13 @@ impl<A: StageArray> Pipeline<A> {
             stages.threads = N;
             Role::Producer(Producer { stages })
         } else {
-            stages.rank = rank - N;
-            stages.threads = threads - N;
-            Role::Consumer(Consumer { stages })
+            stages.rank = (rank - N) % per_group;
+            stages.threads = per_group;
+            Role::Consumer(Consumer {
+                stages,
+                group: (rank - N) / per_group,
+                groups,
+            })
         }
     }
 }
@@ -432,9 +539,12 @@ pub struct Consumer<A: StageArray, const N: u32>
 where
     TileSize<N>: AnyTileSize,
 {
-    /// `rank` the thread's rank among the consumers, `threads` their
-    /// number; `tail` the tiles taken.
+    /// `rank` the thread's rank among the consumers of its group,
+    /// `threads` their number; `tail` the tiles its group has taken.
     stages: Stages<A>,
+    /// The thread's group of consumers, and how many there are.
+    group: u32,
+    groups: u32,
 }
 
 impl<A: StageArray, const N: u32> Consumer<A, N>
@@ -442,35 +552,53 @@ where
     TileSize<N>: AnyTileSize,
 {
     /// The calling thread's rank among the consumers (its rank in the
-    /// block less `N`).
+    /// block less `N`), or among its group's for
+    /// [`Pipeline::start_specialized_in_turns`].
     #[inline(always)]
     pub fn rank(&self) -> u32 {
         self.stages.rank
     }
 
-    /// The consumers: the block's threads less `N`.
+    /// The consumers: the block's threads less `N`, or its group's for
+    /// [`Pipeline::start_specialized_in_turns`].
     #[inline(always)]
     pub fn num_threads(&self) -> u32 {
         self.stages.threads
     }
 
-    /// Tiles taken so far.
+    /// The calling thread's group of consumers (0 for
+    /// [`Pipeline::start_specialized`]): it takes tiles `group`, `group +
+    /// groups`, … of the producers' loads.
+    #[inline(always)]
+    pub fn group(&self) -> u32 {
+        self.group
+    }
+
+    /// The groups of consumers that take the tiles in turn (1 for
+    /// [`Pipeline::start_specialized`]).
+    #[inline(always)]
+    pub fn groups(&self) -> u32 {
+        self.groups
+    }
+
+    /// Tiles taken so far, by the calling thread's group.
     #[inline(always)]
     pub fn taken(&self) -> u32 {
         self.stages.tail
     }
 
     /// Waits for the oldest tile not yet taken to land, and lends it out:
-    /// every consumer calls it, and reads the tile until the [`Stage`] is
-    /// dropped or released, which gives the stage back to the producers.
-    /// Taking a tile the producers never load waits forever (the CPU
-    /// backend reports it).
+    /// every consumer calls it (every consumer of the group, when groups
+    /// take turns: the group's next tile), and reads the tile until the
+    /// [`Stage`] is dropped or released, which gives the stage back to the
+    /// producers. Taking a tile the producers never load waits forever (the
+    /// CPU backend reports it).
     #[inline(always)]
     #[track_caller]
     pub fn next(&mut self, _tile: &TiledPartition<N>) -> Stage<'_, A> {
         let site = site!();
         Target::entering("Consumer::next", site);
-        let k = self.stages.tail;
+        let k = self.group + self.stages.tail * self.groups;
         let (s, round) = (k % Stages::<A>::STAGES, k / Stages::<A>::STAGES);
         self.stages.wait(Stages::<A>::full(s), round & 1, site);
         // The producers' loads are not seen here: the tile counts as written
