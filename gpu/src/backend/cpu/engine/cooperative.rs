@@ -133,7 +133,7 @@ fn run_group(
     let threads = geometry.block_dim.volume() as u32;
     let shared: Vec<RefCell<BlockShared>> = ranks
         .iter()
-        .map(|_| RefCell::new(BlockShared::new(threads, geometry.dynamic_shared)))
+        .map(|_| RefCell::new(BlockShared::new(threads, geometry.dynamic_shared, 0)))
         .collect();
     // Whether every block but the one running is stuck: then a block
     // spinning on global memory spins forever.

@@ -241,12 +241,21 @@ pub(crate) struct BlockGlobal {
 const FLAGGERS: usize = 8;
 
 impl BlockGlobal {
-    /// A new record whose count of releases starts at `epoch`.
-    pub fn from_epoch(epoch: u32) -> Self {
+    /// A new record whose count of releases starts at `epoch`, with room
+    /// for `elements` touched ones (the block before's count: blocks of one
+    /// launch mostly touch alike, and growing the map is a tenth of a
+    /// memory-bound kernel's emulated time).
+    pub fn from_epoch(epoch: u32, elements: usize) -> Self {
         BlockGlobal {
             epoch,
+            touched: FastMap::with_capacity_and_hasher(elements, Default::default()),
             ..BlockGlobal::default()
         }
+    }
+
+    /// How many elements the block touched.
+    pub fn touched(&self) -> usize {
+        self.touched.len()
     }
 
     /// The block's count of releases at the device's scope or wider.

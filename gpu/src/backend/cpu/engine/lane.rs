@@ -337,7 +337,7 @@ pub(crate) struct LaneCtx {
     /// counting a step reads only this thread's context.
     pub budget: u64,
     pub preempt_one_in: u32,
-    pub spin: Cell<SpinTrack>,
+    pub spin: RefCell<SpinTrack>,
     /// Schedule exploration's random state (xorshift), 0 when off.
     pub rng: Cell<u64>,
     /// Set while the block's end unwinds the thread's stack.
@@ -702,35 +702,40 @@ fn note_read(ctx: &LaneCtx, location: usize, global: bool, site: Site) {
 fn note_read_yielding(ctx: &LaneCtx, location: usize, global: bool, site: Site, yield_now: bool) {
     let progress = block_shared(|s| s.progress())
         .wrapping_add(ctx.launch().progress.0.load(Ordering::Relaxed) << 32);
-    let mut t = ctx.spin.get();
-    if t.seen != progress {
-        t = SpinTrack {
-            seen: progress,
-            ..SpinTrack::default()
-        };
-    }
-    if !t.locations[..t.used as usize].contains(&location) {
-        if (t.used as usize) < SPIN_LOCATIONS {
-            t.locations[t.used as usize] = location;
-            t.used += 1;
-        } else {
-            // Reading ever new locations: a scan, not a spin.
-            t = SpinTrack {
+    // Updated in place (one read of the emulator's in ten comes here): a
+    // copy of the record out and back stalls on the location just stored.
+    let (reads, global) = {
+        let mut t = ctx.spin.borrow_mut();
+        if t.seen != progress {
+            *t = SpinTrack {
                 seen: progress,
-                used: 1,
                 ..SpinTrack::default()
             };
-            t.locations[0] = location;
         }
-    }
-    t.reads += 1;
-    t.global |= global;
-    ctx.spin.set(t);
-    if yield_now || t.reads.is_multiple_of(SPIN_SLICE) {
+        let used = t.used as usize;
+        if !t.locations[..used].contains(&location) {
+            if used < SPIN_LOCATIONS {
+                t.locations[used] = location;
+                t.used += 1;
+            } else {
+                // Reading ever new locations: a scan, not a spin.
+                *t = SpinTrack {
+                    seen: progress,
+                    used: 1,
+                    ..SpinTrack::default()
+                };
+                t.locations[0] = location;
+            }
+        }
+        t.reads += 1;
+        t.global |= global;
+        (t.reads, t.global)
+    };
+    if yield_now || reads.is_multiple_of(SPIN_SLICE) {
         suspend(Request::Spin {
             site,
-            reads: t.reads,
-            global: t.global,
+            reads,
+            global,
         });
     }
 }

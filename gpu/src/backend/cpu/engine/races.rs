@@ -285,14 +285,17 @@ impl Clocks {
             // Records of older intervals come before `now` and everything
             // after it, except those made in a window of the interval just
             // before.
-            let keep = |r: Option<Rec>| r.filter(|r| r.window && r.epoch + 2 > now.epoch);
-            *state = ElemState {
-                epoch: now.epoch,
-                written: state.written,
-                write: keep(state.write),
-                atomic: keep(state.atomic),
-                reads: state.reads.map(keep),
+            // Cleared in place: this runs on most accesses, the first to
+            // an element in each interval.
+            let keep = |r: &mut Option<Rec>| {
+                if r.is_some_and(|r| !(r.window && r.epoch + 2 > now.epoch)) {
+                    *r = None;
+                }
             };
+            state.epoch = now.epoch;
+            keep(&mut state.write);
+            keep(&mut state.atomic);
+            state.reads.iter_mut().for_each(keep);
         }
         let mut result = Checked::Fine;
         if now.kind != AccessKind::Write {

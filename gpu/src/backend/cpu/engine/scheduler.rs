@@ -92,6 +92,10 @@ pub(crate) struct Counts {
     pub steps: u64,
     /// Shared-memory requests and transactions per access site.
     pub shared: SiteTotals,
+    /// How many global elements this host thread's last block touched:
+    /// room for the next block's record of them (not a count of the
+    /// launch; `add` leaves it).
+    pub global_elements: usize,
 }
 
 impl Counts {
@@ -209,6 +213,7 @@ pub(crate) fn run_block(
     let shared = RefCell::new(BlockShared::new(
         run.geometry.block_dim.volume() as u32,
         run.geometry.dynamic_shared,
+        counts.global_elements,
     ));
     let mut block = Block::new(run, stacks, &shared, &[], false);
     let mut result = loop {
@@ -250,6 +255,7 @@ pub(crate) fn close_block(
         Err(v) => Err(v),
         Ok(()) => shared.end(),
     };
+    counts.global_elements = shared.global_elements();
     let global = shared.take_global();
     shared.finish(&mut counts.shared);
     result.map(|()| global)
@@ -302,7 +308,7 @@ impl<'a> Block<'a> {
                     steps: Cell::new(0),
                     budget: launch.budget,
                     preempt_one_in: launch.preempt_one_in,
-                    spin: Cell::new(Default::default()),
+                    spin: RefCell::new(Default::default()),
                     rng: Cell::new(if seed == 0 {
                         0
                     } else {

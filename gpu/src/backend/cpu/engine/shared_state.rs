@@ -98,7 +98,9 @@ pub(crate) struct MulticastCall {
 }
 
 impl BlockShared {
-    pub fn new(threads: u32, dynamic_bytes: u32) -> Self {
+    /// A block of `threads` with `dynamic_bytes` of dynamic shared memory,
+    /// with room to record `global_elements` touched global elements.
+    pub fn new(threads: u32, dynamic_bytes: u32, global_elements: usize) -> Self {
         BlockShared {
             regions: Vec::new(),
             window_end: 0,
@@ -106,7 +108,7 @@ impl BlockShared {
             clocks: Clocks::new(threads),
             unwritten: None,
             progress: 0,
-            global: BlockGlobal::default(),
+            global: BlockGlobal::from_epoch(0, global_elements),
             executions: FastMap::default(),
             requests: FastMap::default(),
             sites: FastMap::default(),
@@ -353,6 +355,12 @@ impl BlockShared {
         self.global.epoch()
     }
 
+    /// How many global elements the block touched since the last grid
+    /// sync.
+    pub fn global_elements(&self) -> usize {
+        self.global.touched()
+    }
+
     /// The block's count of releases at the device's scope or wider.
     pub fn global_epoch(&self) -> u32 {
         self.global.epoch()
@@ -361,8 +369,8 @@ impl BlockShared {
     /// What the block did to global memory, for the launch's check across
     /// blocks; the count of releases goes on.
     pub fn take_global(&mut self) -> Vec<Touched> {
-        let epoch = self.global.epoch();
-        let global = core::mem::replace(&mut self.global, BlockGlobal::from_epoch(epoch));
+        let (epoch, elements) = (self.global.epoch(), self.global.touched());
+        let global = core::mem::replace(&mut self.global, BlockGlobal::from_epoch(epoch, elements));
         global.summary(&self.clocks)
     }
 
@@ -411,8 +419,9 @@ impl BlockShared {
         if kind == AccessKind::Write {
             self.progress += 1;
         }
-        let mut state = self.regions[r].elems[index as usize];
-        match self.clocks.check(&mut state, now) {
+        // Checked in place: an element's state is a few hundred bytes.
+        let state = &mut self.regions[r].elems[index as usize];
+        match self.clocks.check(state, now) {
             Checked::Race(earlier) => return Err(self.race(r, index, &earlier, &now)),
             Checked::Unwritten if self.unwritten.is_none() => {
                 self.unwritten = Some(Violation::UninitializedRead {
@@ -423,7 +432,6 @@ impl BlockShared {
             }
             Checked::Unwritten | Checked::Fine => {}
         }
-        self.regions[r].elems[index as usize] = state;
         self.count_request(r, index, kind, thread, site);
         Ok(())
     }
@@ -450,13 +458,17 @@ impl BlockShared {
         let region = &self.regions[r];
         let start = region.window + index * region.shape.size;
         let end = start + region.shape.size.max(1);
-        self.sites
-            .entry((site_id, kind, r as u32))
-            .or_insert((site, region.name));
         let n = self
             .executions
             .entry((thread, site_id, kind, r as u32))
             .or_insert(0);
+        if *n == 0 {
+            // The site's first execution by this thread; by the block's
+            // first thread there, the site's first.
+            self.sites
+                .entry((site_id, kind, r as u32))
+                .or_insert((site, region.name));
+        }
         if *n >= BANK_MODEL_EXECUTIONS {
             // Memory stays bounded however long a thread loops (or spins).
             return;
