@@ -24,10 +24,12 @@
 //! of the kernels (the `segmented_sort` family);
 //! `COOP_SEGMENTED_LAYOUTS=power-law mix,...` keeps the layouts named;
 //! `COOP_SEGMENTED_ROUTES=auto,merge,radix` times each build with those
-//! routes for the long segments (`coop_host::sort::LongSegments`; `merge`,
+//! routes for the long segments (`coop_host::sort::LongSegments`; `auto`,
 //! the library's default, alone by default), rows named by the route
 //! after the first;
-//! `COOP_SEGMENTED_VARIANT_ROUTES` gives the variants' routes instead.
+//! `COOP_SEGMENTED_VARIANT_ROUTES` gives the variants' routes instead
+//! (`merge` unless routes are named: builds older than the radix route
+//! have no other).
 
 use coop_host::cudarc::driver::{sys, CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
 use coop_host::sort::{BuiltinSort, LongSegments, SegmentedSorter};
@@ -360,14 +362,15 @@ fn main() -> Result<(), Error> {
             })
             .collect()
     };
-    let routes = routes_of("COOP_SEGMENTED_ROUTES", "merge");
+    let routes = routes_of("COOP_SEGMENTED_ROUTES", "auto");
     // Variants built before a route existed take only the others.
     let variant_routes = routes_of(
         "COOP_SEGMENTED_VARIANT_ROUTES",
         &std::env::var("COOP_SEGMENTED_ROUTES").unwrap_or_else(|_| "merge".into()),
     );
     // A sorter a build and route; the first route of each build keeps the
-    // build's name alone when it is `merge` (the rows of earlier runs).
+    // build's name alone when it is the library's default, `auto` (as the
+    // rows of runs before the radix route, whose default was `merge`).
     let mut sorters = Vec::new();
     for (build, ptx) in &builds {
         let variant = if build.is_empty() {
@@ -385,7 +388,7 @@ fn main() -> Result<(), Error> {
             if let Some(ptx) = ptx {
                 sorter = sorter.with_module(gpu.load_ptx(build, ptx)?)?;
             }
-            let label = if i == 0 && name == "merge" {
+            let label = if i == 0 && name == "auto" {
                 variant.clone()
             } else {
                 format!("{variant}{name}: ")
