@@ -243,8 +243,7 @@ const FLAGGERS: usize = 8;
 impl BlockGlobal {
     /// A new record whose count of releases starts at `epoch`, with room
     /// for `elements` touched ones (the block before's count: blocks of one
-    /// launch mostly touch alike, and growing the map is a tenth of a
-    /// memory-bound kernel's emulated time).
+    /// launch mostly touch alike, so the map rarely grows).
     pub fn from_epoch(epoch: u32, elements: usize) -> Self {
         BlockGlobal {
             epoch,

@@ -702,8 +702,8 @@ fn note_read(ctx: &LaneCtx, location: usize, global: bool, site: Site) {
 fn note_read_yielding(ctx: &LaneCtx, location: usize, global: bool, site: Site, yield_now: bool) {
     let progress = block_shared(|s| s.progress())
         .wrapping_add(ctx.launch().progress.0.load(Ordering::Relaxed) << 32);
-    // Updated in place (one read of the emulator's in ten comes here): a
-    // copy of the record out and back stalls on the location just stored.
+    // Updated in place: a copy of the record out and back stalls on the
+    // location just stored (every emulated read comes here).
     let (reads, global) = {
         let mut t = ctx.spin.borrow_mut();
         if t.seen != progress {
