@@ -182,6 +182,60 @@ fn the_look_back_combines_the_tiles_before_in_order() {
     }
 }
 
+/// The look-back in order over float tile states made by hand: whichever
+/// tiles have published their inclusive prefixes (each the left fold of
+/// the aggregates up to it), the prefix it finds has the bits of the left
+/// fold of every aggregate before the tile: near, 150 tiles back past four
+/// rounds without one, or several in one round.
+#[test]
+fn the_look_back_in_order_gives_the_left_fold_whoever_published() {
+    use coop::device::scan::{AGGREGATE, INCLUSIVE};
+    use coop_tests::kernels::look_back_in_order_f32;
+    let cpu = Cpu::new();
+    let config = coop_host::LaunchConfig::new(1, 32);
+    let (epoch, tile) = (5u32, 200usize);
+    let tag = |flag: u32| (epoch << 2 | flag) as u64;
+    // Magnitudes far apart, so that grouping the additions changes bits.
+    let values: Vec<f32> = (0..tile)
+        .map(|j| match j % 4 {
+            0 => 1.0e7 + j as f32,
+            1 => 0.3 + j as f32 * 1e-3,
+            2 => -1.0e7 + 0.7,
+            _ => 1.1e-2 * j as f32,
+        })
+        .collect();
+    let fold = |j: usize| values[..=j].iter().fold(0f32, |a, &b| a + b);
+    let want = fold(tile - 1);
+    for inclusive in [
+        vec![0],
+        vec![0, 150],
+        vec![0, 48, 199],
+        vec![0, 180, 185, 190, 197],
+        vec![0, 20, 40, 60, 80, 100, 120, 140, 160, 168],
+    ] {
+        let word = |v: f32, flag: u32| (v.to_bits() as u64) << 32 | tag(flag);
+        let mut status: Vec<u64> = values.iter().map(|&v| word(v, AGGREGATE)).collect();
+        status.push(0);
+        for &j in &inclusive {
+            status[j] = word(fold(j), INCLUSIVE);
+        }
+        let mut partials = vec![0f32; 2 * (tile + 1)];
+        let mut out = vec![0f32; 1];
+        cpu.launch(
+            look_back_in_order_f32,
+            config,
+            (tile as u32, &mut status, &mut partials, epoch, &mut out),
+        )
+        .unwrap();
+        assert_eq!(
+            out[0].to_bits(),
+            want.to_bits(),
+            "inclusive prefixes at {inclusive:?}: {} where the left fold is {want}",
+            out[0]
+        );
+    }
+}
+
 /// A scan kernel launched without the dynamic shared memory its tile is
 /// staged in stops with a message that names the call to make, on the CPU
 /// backend as on a GPU (the same check runs in both).

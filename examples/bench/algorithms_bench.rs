@@ -301,6 +301,18 @@ fn scans<T: Ty + coop_host::scan::BuiltinScan<Sum>>(gpu: &Gpu, cub: &Cub, logs: 
                 &mut || coop_scan(&deterministic, &mut out),
                 &mut || cub_scan(o),
             );
+            // The deterministic scan against the default one (the
+            // reference buffer takes the default's output).
+            row(
+                gpu,
+                &format!(
+                    "scan_deterministic_vs_default,{kind}_sum,{},2^{log}",
+                    T::NAME
+                ),
+                bytes,
+                &mut || coop_scan(&deterministic, &mut out),
+                &mut || coop_scan(&scanner, &mut reference),
+            );
         }
         let (i, o) = (ptr(gpu, &input), ptr(gpu, &out));
         let stream = gpu.stream().cu_stream();
@@ -343,7 +355,8 @@ fn scans<T: Ty + coop_host::scan::BuiltinScan<Sum>>(gpu: &Gpu, cub: &Cub, logs: 
 
 /// The scan in variants built apart (`COOP_SCAN_VARIANTS`: a
 /// comma-separated list of `name:threads=path.ptx`, PTX of
-/// `coop-host-kernels` with the `scan` feature), each against CUB at 2^28:
+/// `coop-host-kernels` with the `scan` feature), each against CUB at 2^28,
+/// inclusive and exclusive sums:
 /// how the figures in chapter 7 of the guide for the scan's parameters were
 /// taken. The variants must share this binary's items per thread.
 fn scan_variants<T: Ty + coop_host::scan::BuiltinScan<Sum>>(gpu: &Gpu, cub: &Cub, logs: &[u32]) {
@@ -368,48 +381,57 @@ fn scan_variants<T: Ty + coop_host::scan::BuiltinScan<Sum>>(gpu: &Gpu, cub: &Cub
             let mut out = gpu.zeros::<T>(n).unwrap();
             let reference = gpu.zeros::<T>(n).unwrap();
             let bytes = 2.0 * (n * std::mem::size_of::<T>()) as f64;
-            let temp_bytes = unsafe { (cub.scan_temp)(0, T::CUB, n) }.max(1);
-            let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
-            let (i, r, t) = (ptr(gpu, &input), ptr(gpu, &reference), ptr(gpu, &temp));
-            let stream = gpu.stream().cu_stream();
-            let mut cub_scan = || {
-                // SAFETY: live device buffers of n elements and the temp CUB asked for.
-                check(
-                    unsafe { (cub.scan)(0, T::CUB, i, r, n, t, temp_bytes, stream) },
-                    "DeviceScan",
-                );
-            };
-            let kernel = <T as coop_host::scan::BuiltinScan<Sum>>::KERNEL;
-            cub_scan();
-            scanner
-                .inclusive_with(&module, kernel, &input, &mut out)
-                .unwrap();
-            if !std::any::type_name::<T>().starts_with('f') {
-                let (a, b) = (
-                    gpu.download(&out).unwrap(),
-                    gpu.download(&reference).unwrap(),
-                );
-                assert!(
-                    a == b,
-                    "variant {name}: {} scan differs from CUB's",
-                    T::NAME
+            for exclusive in [false, true] {
+                let temp_bytes = unsafe { (cub.scan_temp)(exclusive as c_int, T::CUB, n) }.max(1);
+                let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
+                let (i, r, t) = (ptr(gpu, &input), ptr(gpu, &reference), ptr(gpu, &temp));
+                let stream = gpu.stream().cu_stream();
+                let mut cub_scan = || {
+                    // SAFETY: live device buffers of n elements and the temp CUB asked for.
+                    check(
+                        unsafe {
+                            (cub.scan)(exclusive as c_int, T::CUB, i, r, n, t, temp_bytes, stream)
+                        },
+                        "DeviceScan",
+                    );
+                };
+                let kernel = <T as coop_host::scan::BuiltinScan<Sum>>::KERNEL;
+                let coop_scan = |out: &mut CudaSlice<T>| {
+                    if exclusive {
+                        scanner
+                            .exclusive_with(&module, kernel, &input, out)
+                            .unwrap()
+                    } else {
+                        scanner
+                            .inclusive_with(&module, kernel, &input, out)
+                            .unwrap()
+                    }
+                };
+                cub_scan();
+                coop_scan(&mut out);
+                if !std::any::type_name::<T>().starts_with('f') {
+                    let (a, b) = (
+                        gpu.download(&out).unwrap(),
+                        gpu.download(&reference).unwrap(),
+                    );
+                    assert!(
+                        a == b,
+                        "variant {name}: {} scan differs from CUB's",
+                        T::NAME
+                    );
+                }
+                let kind = if exclusive { "exclusive" } else { "inclusive" };
+                row(
+                    gpu,
+                    &format!(
+                        "scan_variant_{name}_{threads},{kind}_sum,{},2^{log}",
+                        T::NAME
+                    ),
+                    bytes,
+                    &mut || coop_scan(&mut out),
+                    &mut cub_scan,
                 );
             }
-            let mut coop_scan = || {
-                scanner
-                    .inclusive_with(&module, kernel, &input, &mut out)
-                    .unwrap()
-            };
-            row(
-                gpu,
-                &format!(
-                    "scan_variant_{name}_{threads},inclusive_sum,{},2^{log}",
-                    T::NAME
-                ),
-                bytes,
-                &mut coop_scan,
-                &mut cub_scan,
-            );
         }
     }
 }

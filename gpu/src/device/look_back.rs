@@ -6,6 +6,14 @@
 //! publishes its own. The device-wide scan ([`scan`](crate::device::scan))
 //! is built on it; its module docs give the orderings step by step.
 //!
+//! The look-back *in order* ([`look_back_in_order`]) gives a result that
+//! does not depend on timing, for operators whose combinations differ in
+//! their last bits by grouping (float sums): it combines one tile after
+//! another, from the nearest inclusive prefix forward, so that every
+//! tile's prefix is the left fold `((a₀ ∘ a₁) ∘ a₂) ∘ …` of the tiles'
+//! aggregates, whichever tiles had published their inclusive prefixes
+//! when it looked (an inclusive prefix is that fold up to its tile).
+//!
 //! A status word is 64 bits, one single-copy atomic access: `value word <<
 //! 32 | epoch << 2 | flag`, the flag [`AGGREGATE`] or [`INCLUSIVE`], the
 //! epoch a number the host changes on every call so that the words need no
@@ -86,6 +94,34 @@ pub fn look_back<T: Shuffle, O: Operator<T>>(
     look_back_packing::<T, O, 2>(warp, tile, total, op, status, partials, epoch)
 }
 
+/// [`look_back`] in order (see the module docs): the exclusive prefix is
+/// the left fold of the aggregates of tiles `0..tile`, with the same bits
+/// whatever the timing. Public for the workspace's tests, as
+/// [`look_back`].
+#[doc(hidden)]
+#[inline(always)]
+#[track_caller]
+pub fn look_back_in_order<T: Shuffle, O: Operator<T>>(
+    warp: &TiledPartition<32>,
+    tile: usize,
+    total: T,
+    op: O,
+    status: &Out<u64>,
+    partials: &Out<T>,
+    epoch: u32,
+) -> T {
+    look_back_over::<T, O, 2, true>(
+        warp,
+        tile,
+        total,
+        op,
+        status,
+        partials,
+        partials.len() / 2,
+        epoch,
+    )
+}
+
 /// [`look_back`] with values of up to `PACK` words (at most [`MAX_PACK`])
 /// in their status words, [`packed_status_words`]`::<T>(PACK)` a tile.
 #[doc(hidden)]
@@ -100,7 +136,7 @@ pub fn look_back_packing<T: Shuffle, O: Operator<T>, const PACK: usize>(
     partials: &Out<T>,
     epoch: u32,
 ) -> T {
-    look_back_over::<T, O, PACK>(
+    look_back_over::<T, O, PACK, false>(
         warp,
         tile,
         total,
@@ -114,11 +150,11 @@ pub fn look_back_packing<T: Shuffle, O: Operator<T>, const PACK: usize>(
 
 /// [`look_back_packing`] whose `partials` hold two values for each of
 /// `tiles` tiles first (aggregates, then inclusive prefixes), and may hold
-/// more after them.
+/// more after them; `ORDERED`: [`look_back_in_order`]'s order.
 #[inline(always)]
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn look_back_over<T: Shuffle, O: Operator<T>, const PACK: usize>(
+pub(crate) fn look_back_over<T: Shuffle, O: Operator<T>, const PACK: usize, const ORDERED: bool>(
     warp: &TiledPartition<32>,
     tile: usize,
     total: T,
@@ -174,6 +210,12 @@ pub(crate) fn look_back_over<T: Shuffle, O: Operator<T>, const PACK: usize>(
     };
     let mut running = op.identity();
     let mut end = tile;
+    // In order: whether the round with the nearest inclusive prefix has
+    // been found (from there the look-back walks forward again), and the
+    // first round's values, kept when it had none (so that the walk
+    // forward need not load them again).
+    let mut found = false;
+    let mut first = op.identity();
     loop {
         // Lane l looks at tile end - 1 - l, if there is one (tiles before
         // tile 0 count as an inclusive identity, never reached: tile 0 is
@@ -232,6 +274,31 @@ pub(crate) fn look_back_over<T: Shuffle, O: Operator<T>, const PACK: usize>(
         } else {
             32
         };
+        if ORDERED {
+            // Back until a round has an inclusive prefix, then forward to
+            // the tile, folding each round from its nearest inclusive
+            // prefix (the fold up to there, whatever came before it) or
+            // after the rounds before.
+            if !found && stop == 32 {
+                if end == tile {
+                    first = value;
+                }
+                end -= 32;
+                continue;
+            }
+            found = true;
+            running = fold_in_order(warp, op, value, stop, running);
+            if end == tile {
+                break;
+            }
+            end += 32;
+            if end == tile {
+                // The first round, all aggregates when it was loaded.
+                running = fold_in_order(warp, op, first, 32, running);
+                break;
+            }
+            continue;
+        }
         let value = if lane > stop { op.identity() } else { value };
         // Lane 0 is the nearest tile: combine from the farthest down.
         let window = if O::COMMUTATIVE {
@@ -247,6 +314,48 @@ pub(crate) fn look_back_over<T: Shuffle, O: Operator<T>, const PACK: usize>(
     }
     publish(INCLUSIVE, tiles + tile, op.combine(running, total));
     running
+}
+
+/// A round's values (lane `l` holding the tile `l + 1` before the round's
+/// end) folded one after another, from the farthest tile to the nearest:
+/// from lane `stop`'s inclusive prefix when `stop < 32`, else onto
+/// `running`, the fold of the tiles before the round. Warp-uniform: every
+/// lane returns the fold.
+#[inline(always)]
+fn fold_in_order<T: Shuffle, O: Operator<T>>(
+    warp: &TiledPartition<32>,
+    op: O,
+    value: T,
+    stop: usize,
+    running: T,
+) -> T {
+    let (mut fold, mut top) = if stop < 32 {
+        (warp.shfl(value, stop as u32), stop)
+    } else {
+        (running, 32)
+    };
+    // A few lanes' values shuffled before they are combined, so that the
+    // shuffles' latencies overlap and only the combinations wait on each
+    // other: eight at a time for one-word values, four for larger ones.
+    let batch = if T::WORDS <= 1 { 8 } else { 4 };
+    while top > 0 {
+        let mut got = [value; 8];
+        let mut i = 0;
+        while i < batch {
+            let lane = if top > i { top - 1 - i } else { 0 };
+            got[i] = warp.shfl(value, lane as u32);
+            i += 1;
+        }
+        let mut i = 0;
+        while i < batch {
+            if top > i {
+                fold = op.combine(fold, got[i]);
+            }
+            i += 1;
+        }
+        top = top.saturating_sub(batch);
+    }
+    fold
 }
 
 /// Word `k` of `value`'s 32-bit words.

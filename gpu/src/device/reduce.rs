@@ -292,6 +292,24 @@ fn finish_in_last_block<T: Shuffle, O: Operator<T>>(
     partials: Out<T>,
     tickets: Out<u32>,
 ) {
+    finish_with(block, acc, op, partials, tickets, |block, parts| {
+        let (t, bt) = (block.thread_rank() as usize, block.num_threads() as usize);
+        scalar_share(parts, Identity, op, t, bt)
+    })
+}
+
+/// [`finish_in_last_block`] with the last block's threads' shares of the
+/// blocks' results given by `share`.
+#[inline(always)]
+#[track_caller]
+fn finish_with<T: Shuffle, O: Operator<T>>(
+    block: ThreadBlock,
+    acc: T,
+    op: O,
+    partials: Out<T>,
+    tickets: Out<u32>,
+    share: impl FnOnce(&ThreadBlock, &[T]) -> T,
+) {
     let grid = this_grid();
     let blocks = grid.num_blocks();
     if tickets.is_empty() {
@@ -326,14 +344,7 @@ fn finish_in_last_block<T: Shuffle, O: Operator<T>>(
     // block wrote its partial before taking a ticket, and none writes the
     // first `blocks` any more.
     let parts = unsafe { core::slice::from_raw_parts(partials.as_mut_ptr() as *const T, blocks) };
-    let (t, bt) = (block.thread_rank() as usize, block.num_threads() as usize);
-    store_block_result(
-        &block,
-        scalar_share(parts, Identity, op, t, bt),
-        op,
-        &partials,
-        blocks,
-    );
+    store_block_result(&block, share(&block, parts), op, &partials, blocks);
     if first {
         counter.store(0, Ordering::Relaxed); // ready for the next launch
     }
@@ -586,7 +597,88 @@ pub fn reduce_ordered<T: Vectorized, M: Map<T>, O: Operator<M::Output>>(
     partials: Out<M::Output>,
 ) {
     let grid = this_grid();
-    let (b, blocks) = (grid.block_rank(), grid.num_blocks());
+    let b = grid.block_rank();
+    let mine = ordered_share(&block, input, map, op, b, grid.num_blocks());
+    store_block_result(&block, mine, op, &partials, b);
+}
+
+/// [`reduce_ordered`] in one launch: each block reduces its span as
+/// [`reduce_ordered`] does and stores it in `partials[block rank]`, and the
+/// block that finishes last (the tickets of [`reduce_grid`]) reduces those
+/// in [`reduce_ordered`]'s order for one block, storing the total in
+/// `partials[blocks]`. Which block finishes last changes nothing: the
+/// result's bits depend on the input's length, the block count and the
+/// block size alone, as with two launches of [`reduce_ordered`] (the bits
+/// of the two forms may differ from each other). `coop_host`'s
+/// deterministic sums run it. Needs a `tickets` buffer of one element, 0
+/// before the launch (and after it); without one the kernel stops with a
+/// message.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::device::reduce::reduce_ordered_grid;
+/// use coop::device::map::Square;
+///
+/// #[kernel]
+/// pub fn squares_once(block: ThreadBlock, input: &[f32], partials: Out<f32>, tickets: Out<u32>) {
+///     reduce_ordered_grid(block, input, Square, op::Sum, partials, tickets)
+/// }
+///
+/// let input: Vec<f32> = (0..50_000).map(|i| 1.0 / (1.0 + i as f32)).collect();
+/// let run = |threads: usize| -> Result<u32, coop_host::Error> {
+///     let cpu = coop_host::Cpu::with_emulator(coop::cpu::Emulator::new().with_host_threads(threads));
+///     let (mut partials, mut tickets) = (vec![0f32; 7 + 1], vec![0u32; 1]);
+///     let config = coop_host::LaunchConfig::new(7, 128);
+///     cpu.launch(squares_once, config, (&input, &mut partials, &mut tickets))?;
+///     assert_eq!(tickets, [0]); // ready for the next launch
+///     Ok(partials[7].to_bits())
+/// };
+/// // Blocks one after another or several at once: the same bits.
+/// assert_eq!(run(1)?, run(4)?);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn reduce_ordered_grid<T, M, O>(
+    block: ThreadBlock,
+    input: &[T],
+    map: M,
+    op: O,
+    partials: Out<M::Output>,
+    tickets: Out<u32>,
+) where
+    T: Vectorized,
+    M: Map<T>,
+    M::Output: Vectorized,
+    O: Operator<M::Output>,
+{
+    assert!(
+        !tickets.is_empty(),
+        "reduce_ordered_grid finishes in one launch and needs a tickets buffer of one element \
+         (zero before the launch); for two launches without one, call reduce_ordered"
+    );
+    let grid = this_grid();
+    let blocks = grid.num_blocks();
+    let mine = ordered_share(&block, input, map, op, grid.block_rank(), blocks);
+    if blocks == 1 {
+        return store_block_result(&block, mine, op, &partials, 1);
+    }
+    finish_with(block, mine, op, partials, tickets, |block, parts| {
+        ordered_share(block, parts, Identity, op, 0, 1)
+    })
+}
+
+/// The thread's share of block `b`'s span (of `blocks`) in
+/// [`reduce_ordered`]'s fixed order, before the block's tree.
+#[inline(always)]
+fn ordered_share<T: Vectorized, M: Map<T>, O: Operator<M::Output>>(
+    block: &ThreadBlock,
+    input: &[T],
+    map: M,
+    op: O,
+    b: usize,
+    blocks: usize,
+) -> M::Output {
     let lanes = T::LANES;
     let chunks = input.len().div_ceil(lanes);
     let span = chunks.div_ceil(blocks);
@@ -608,7 +700,7 @@ pub fn reduce_ordered<T: Vectorized, M: Map<T>, O: Operator<M::Output>>(
             acc = op.combine(acc, map.apply(i, input[i]));
             i += 1;
         }
-        return store_block_result(&block, acc, op, &partials, b);
+        return acc;
     }
     let vector = (input.as_ptr() as usize).is_multiple_of(16);
     // Chunk `c` of the input: whole, through one vector load where the
@@ -670,5 +762,5 @@ pub fn reduce_ordered<T: Vectorized, M: Map<T>, O: Operator<M::Output>>(
         mine = op.combine(mine, acc[j]);
         j += 1;
     }
-    store_block_result(&block, mine, op, &partials, b);
+    mine
 }

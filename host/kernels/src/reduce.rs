@@ -1,8 +1,8 @@
 //! The plain device-wide reductions (`reduce_grid`) and the deterministic
-//! float sums (`reduce_ordered`).
+//! float sums (`reduce_ordered_grid`).
 
 use coop::device::map::{Abs, Identity, Square};
-use coop::device::reduce::{reduce_grid, reduce_ordered};
+use coop::device::reduce::{reduce_grid, reduce_ordered_grid};
 use coop::op::{Max, Min, Sum};
 use coop::prelude::*;
 
@@ -28,11 +28,11 @@ reductions! {
 
 macro_rules! ordered {
     ($($name:ident: $t:ty, $map:expr;)*) => {$(
-        /// One launch of a deterministic sum (see
-        /// `coop::device::reduce::reduce_ordered`).
+        /// A deterministic sum in one launch (see
+        /// `coop::device::reduce::reduce_ordered_grid`).
         #[kernel]
-        pub fn $name(block: ThreadBlock, input: &[$t], partials: Out<$t>) {
-            reduce_ordered(block, input, $map, Sum, partials)
+        pub fn $name(block: ThreadBlock, input: &[$t], partials: Out<$t>, tickets: Out<u32>) {
+            reduce_ordered_grid(block, input, $map, Sum, partials, tickets)
         }
     )*};
 }

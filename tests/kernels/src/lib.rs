@@ -749,6 +749,33 @@ pub fn look_back_last_nonzero_u64(
     }
 }
 
+/// The look-back in order (`look_back_in_order`) for a float sum over
+/// tile states the host made: lane 0 writes the exclusive prefix it finds,
+/// whose bits show the order of the additions.
+#[kernel]
+pub fn look_back_in_order_f32(
+    block: ThreadBlock,
+    tile: u32,
+    status: Out<u64>,
+    partials: Out<f32>,
+    epoch: u32,
+    out: Out<f32>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let prefix = coop::device::look_back::look_back_in_order(
+        &warp,
+        tile as usize,
+        0.0,
+        coop::op::Sum,
+        &status,
+        &partials,
+        epoch,
+    );
+    if warp.thread_rank() == 0 {
+        out.write(0, prefix);
+    }
+}
+
 /// Keeps the odd numbers: a predicate of the user's over `u32`
 /// (`coop::device::select::select_if`).
 #[kernel]

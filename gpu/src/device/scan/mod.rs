@@ -1,7 +1,8 @@
 //! Device-wide scans as functions a kernel calls: inclusive and exclusive
 //! scans of a whole buffer with any associative [`Operator`], in one pass
-//! over the data (decoupled look-back), or in three fixed passes whose
-//! result has the same bits on every device (reduce, then scan).
+//! over the data (decoupled look-back), with the tiles before each tile
+//! combined as they come or in a fixed order whose result has the same
+//! bits on every device.
 //!
 //! `coop_host::scan` runs [`scan`] for the built-in operators and types; a
 //! kernel crate wraps [`scan`] or [`scan_scalar`] in a `#[kernel]` of this
@@ -117,29 +118,32 @@
 //! Floating-point results depend on where each look-back stopped, which
 //! depends on timing: two runs can differ in the last bits, as CUB's do.
 //!
-//! # The deterministic passes
+//! # The deterministic pass
 //!
-//! With the same tiles: every block computes its tile's total exactly as
-//! the single pass does and stores it; one block scans the totals (in
-//! order, one chunk of `threads × items` after another); every block scans
-//! its tile again with its prefix in front. Nothing depends on timing or on
-//! the device: the tiles and every combination's order are fixed by the
-//! input's length and the block's thread count alone (the host's default
-//! for the latter depends on the element type only), and the CPU backend
-//! runs the same code, so a
-//! float scan has the same bits on every GPU and on the CPU backend. It
-//! reads the input twice.
+//! The same single pass, but each tile's look-back combines the tiles
+//! before it one after another ([in order](crate::device::look_back)),
+//! starting from the nearest inclusive prefix, instead of reducing a
+//! window of them as a tree: every tile's prefix is then the left fold
+//! `((t₀ ∘ t₁) ∘ t₂) ∘ …` of the tiles' totals, whichever tiles had
+//! published their inclusive prefixes when it looked, and a tile's total
+//! is computed by the same code every time (the staged variant, whatever
+//! the buffers' alignment). Nothing depends on timing or on the device: the
+//! tiles and every combination's order are fixed by the input's length
+//! and the block's thread count alone (the host's default for the latter
+//! depends on the element type only), and the CPU backend runs the same
+//! code, so a float scan has the same bits on every GPU and on the CPU
+//! backend. It reads the input once, as the single pass does; the fold
+//! costs a shuffle and a combination for each tile it passes.
 //!
 //! # The control word
 //!
 //! `control` bit 0 is set for an exclusive scan (rank `i` gets the
 //! elements before `i`; element 0 the operator's identity); bits 1 and 2
-//! give the pass, [`SINGLE_PASS`], [`TILE_TOTALS`], [`SCAN_TOTALS`] or
-//! [`WITH_PREFIXES`]; bit 3, [`PREFIXED`], puts a value in front of
+//! give the pass, [`SINGLE_PASS`] (0) or [`ORDERED`] (any other value);
+//! bit 3, [`PREFIXED`], puts a value in front of
 //! element 0, the combination of the count of values that bits 4 and up
 //! give ([`fronts`]). `status` has two `u64`s per tile, `partials` two
-//! (aggregates, then inclusive prefixes; the deterministic passes use the
-//! first half) and, with [`PREFIXED`], the values in front after them;
+//! (aggregates, then inclusive prefixes) and, with [`PREFIXED`], the values in front after them;
 //! and `epoch` is in `1..2^30`. A launch without
 //! [`shared_memory_bytes`] of dynamic shared memory stops with a message
 //! that says so.
@@ -160,14 +164,11 @@ use crate::{Out, Shuffle, ThreadBlock, TiledPartition, this_grid};
 
 /// The pass of a single-pass scan (decoupled look-back).
 pub const SINGLE_PASS: u32 = 0;
-/// The first deterministic pass: every tile's total into `partials[tile]`.
-pub const TILE_TOTALS: u32 = 1 << 1;
-/// The second deterministic pass, one block: the tiles' totals in
-/// `partials` become their exclusive scan, in place.
-pub const SCAN_TOTALS: u32 = 2 << 1;
-/// The third deterministic pass: every tile scanned with `partials[tile]`
-/// in front.
-pub const WITH_PREFIXES: u32 = 3 << 1;
+/// The deterministic pass: the single pass with each tile's look-back
+/// [in order](crate::device::look_back) (the tiles' totals combined one
+/// after another), so that the result's bits depend on the input's length
+/// and the block's thread count alone.
+pub const ORDERED: u32 = 1 << 1;
 /// The control bit of an exclusive scan.
 pub const EXCLUSIVE: u32 = 1;
 /// The control bit of a scan with a value in front of element 0 (an
@@ -270,7 +271,7 @@ pub const fn items_per_thread<T>() -> usize {
 }
 
 /// Tiles of a scan of `len` elements of `T` by blocks of `threads`: the
-/// grid a launch of every pass but [`SCAN_TOTALS`] needs (at least 1).
+/// grid a launch needs (at least 1).
 ///
 /// ```
 /// use coop::device::scan::{items_per_thread, tiles};
@@ -390,24 +391,31 @@ fn run<T: Shuffle, O: Operator<T>>(
     epoch: u32,
     vector: bool,
 ) {
-    // One copy of the pass for each kind of result, so that the choice is
-    // made once, not inside every item's loop.
-    if control & EXCLUSIVE != 0 {
-        run_pass::<T, O, true>(
-            block, input, output, op, control, status, partials, epoch, vector,
-        )
-    } else {
-        run_pass::<T, O, false>(
-            block, input, output, op, control, status, partials, epoch, vector,
-        )
+    // One copy of the pass for each kind of result and each pass, so that
+    // the choice is made once, not inside every item's loop, and the
+    // deterministic pass's look-back takes no registers from the single
+    // pass's.
+    macro_rules! pass {
+        ($exclusive:literal, $ordered:literal) => {
+            run_pass::<T, O, $exclusive, $ordered>(
+                block, input, output, op, control, status, partials, epoch, vector,
+            )
+        };
+    }
+    match (control & EXCLUSIVE != 0, control & (3 << 1) != SINGLE_PASS) {
+        (true, false) => pass!(true, false),
+        (false, false) => pass!(false, false),
+        (true, true) => pass!(true, true),
+        (false, true) => pass!(false, true),
     }
 }
 
-/// [`run`] for an exclusive scan or an inclusive one.
+/// [`run`] for an exclusive scan or an inclusive one, in the single pass
+/// or the deterministic one (`ORDERED`).
 #[inline(always)]
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
-fn run_pass<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
+fn run_pass<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool, const ORDERED: bool>(
     block: &ThreadBlock,
     input: &[T],
     output: &Out<T>,
@@ -421,7 +429,6 @@ fn run_pass<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
     let site = core::panic::Location::caller();
     let len = input.len();
     let items = items_per_thread::<T>();
-    let pass = control & (3 << 1);
     let threads = block.num_threads() as usize;
     let tile_len = threads * items;
     let tile = this_grid().block_rank();
@@ -436,10 +443,9 @@ fn run_pass<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
             site,
         );
     }
-    if pass == SCAN_TOTALS {
-        return scan_totals::<T, O>(block, op, &partials, len.div_ceil(tile_len), prefixed, site);
-    }
-    if pass == SINGLE_PASS && !EXCLUSIVE_RESULTS && vector && rows::applies::<T>() {
+    // The deterministic pass keeps to the staged variant, whose tiles'
+    // totals do not depend on the buffers' alignment.
+    if !ORDERED && !EXCLUSIVE_RESULTS && vector && rows::applies::<T>() {
         return rows::single_pass_inclusive(
             block, input, output, op, tile, &status, &partials, epoch, prefixed, site,
         );
@@ -486,50 +492,27 @@ fn run_pass<T: Shuffle, O: Operator<T>, const EXCLUSIVE_RESULTS: bool>(
         None
     };
     // The run again, after the look-back: from the staging, for a type
-    // of more than one word (whose look-back holds more registers); the
-    // run of a one-word type, or one that is not staged, stayed in
-    // registers (chapter 7 of the guide has the figures).
+    // of more than one word or in the deterministic pass (whose
+    // look-backs hold more registers); the run of a one-word type, or one
+    // that is not staged, stayed in registers in the single pass (chapter
+    // 7 of the guide has the figures).
     let reload = |x: &mut [T; MAX_ITEMS]| {
-        if let (Some(staging), true) = (&staging, T::WORDS > 1) {
+        if let (Some(staging), true) = (&staging, T::WORDS > 1 || ORDERED) {
             staging.read_run(block, x, site);
         }
     };
-    match pass {
-        SINGLE_PASS => scan_run::<T, O, EXCLUSIVE_RESULTS>(
-            block,
-            op,
-            &mut x,
-            site,
-            |warp, total| {
-                look_back_after(warp, tile, total, op, &status, &partials, epoch, prefixed)
-            },
-            reload,
-        ),
-        TILE_TOTALS => {
-            scan_run::<T, O, EXCLUSIVE_RESULTS>(
-                block,
-                op,
-                &mut x,
-                site,
-                |warp, total| {
-                    if warp.thread_rank() == 0 {
-                        partials.write(tile, total);
-                    }
-                    op.identity()
-                },
-                |_| {},
-            );
-            return;
-        }
-        _ => scan_run::<T, O, EXCLUSIVE_RESULTS>(
-            block,
-            op,
-            &mut x,
-            site,
-            |_, _| partials.read(tile),
-            reload,
-        ),
-    };
+    scan_run::<T, O, EXCLUSIVE_RESULTS>(
+        block,
+        op,
+        &mut x,
+        site,
+        |warp, total| {
+            look_back_after::<T, O, ORDERED>(
+                warp, tile, total, op, &status, &partials, epoch, prefixed,
+            )
+        },
+        reload,
+    );
     if let Some(staging) = staging {
         staging.write_run(block, &x, site);
         block.sync_named("scan", site);
@@ -624,7 +607,7 @@ fn front_of<T: Shuffle, O: Operator<T>>(op: O, partials: &Out<T>, count: usize) 
 /// inclusive prefix, and returns the value as what comes before it.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn look_back_after<T: Shuffle, O: Operator<T>>(
+pub(super) fn look_back_after<T: Shuffle, O: Operator<T>, const ORDERED: bool>(
     warp: &TiledPartition<32>,
     tile: usize,
     total: T,
@@ -636,63 +619,13 @@ pub(super) fn look_back_after<T: Shuffle, O: Operator<T>>(
 ) -> T {
     // The tiles' values come first; the values in front follow them.
     let tiles = (partials.len() - prefixed) / 2;
-    if prefixed > 0 && tile == 0 {
+    let (front, total) = if prefixed > 0 && tile == 0 {
         let front = front_of(op, partials, prefixed);
-        let total = op.combine(front, total);
-        look_back_over::<T, O, 2>(warp, 0, total, op, status, partials, tiles, epoch);
-        return front;
-    }
-    look_back_over::<T, O, 2>(warp, tile, total, op, status, partials, tiles, epoch)
-}
-
-/// The deterministic scan's second pass, in one block: the first `tiles`
-/// elements of `partials` (the tiles' totals) become their exclusive scan,
-/// chunk after chunk of `threads × items`, each thread a run of `items`
-/// consecutive totals, with the total of the chunks before in front.
-#[inline(always)]
-fn scan_totals<T: Shuffle, O: Operator<T>>(
-    block: &ThreadBlock,
-    op: O,
-    partials: &Out<T>,
-    tiles: usize,
-    prefixed: usize,
-    site: crate::backend::Site,
-) {
-    let items = items_per_thread::<T>();
-    let tiles = tiles.max(1);
-    holds(
-        c"device_scan: partials (a value a tile)",
-        partials.as_mut_ptr() as *const u8,
-        partials.len(),
-        tiles,
-        site,
-    );
-    let threads = block.num_threads() as usize;
-    let chunk = threads * items;
-    let first = block.thread_rank() as usize * items;
-    let mut carry = front_of(op, partials, prefixed);
-    let mut start = 0;
-    while start < tiles {
-        let mut x = [op.identity(); MAX_ITEMS];
-        let mut i = 0;
-        while i < items {
-            if start + first + i < tiles {
-                // SAFETY: below `tiles`, checked against the length above.
-                x[i] = unsafe { partials.read_in_bounds(start + first + i) };
-            }
-            i += 1;
-        }
-        let (_, chunk_total) =
-            scan_run::<T, O, true>(block, op, &mut x, site, |_, _| carry, |_| {});
-        let mut i = 0;
-        while i < items {
-            if start + first + i < tiles {
-                // SAFETY: as for the reads.
-                unsafe { partials.write_in_bounds(start + first + i, x[i]) };
-            }
-            i += 1;
-        }
-        carry = op.combine(carry, chunk_total);
-        start += chunk;
-    }
+        (Some(front), op.combine(front, total))
+    } else {
+        (None, total)
+    };
+    let before =
+        look_back_over::<T, O, 2, ORDERED>(warp, tile, total, op, status, partials, tiles, epoch);
+    front.unwrap_or(before)
 }

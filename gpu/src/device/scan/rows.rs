@@ -134,7 +134,9 @@ pub(super) fn single_pass_inclusive<T: Shuffle, O: Operator<T>>(
     });
     let (before, _, _) =
         collectives::prefix_of_warps(block, &warp, carry, 0, op, "scan", site, |warp, total| {
-            super::look_back_after(warp, tile, total, op, status, partials, epoch, prefixed)
+            super::look_back_after::<T, O, false>(
+                warp, tile, total, op, status, partials, epoch, prefixed,
+            )
         });
     let mut i = 0;
     while i < items {

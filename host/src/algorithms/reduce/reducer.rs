@@ -68,8 +68,9 @@ impl Reducer {
     /// [`sum_abs`](Self::sum_abs), [`sum_squares`](Self::sum_squares) of
     /// `f32` and `f64`) in an order fixed by the input's length alone, so
     /// that they have the same bits on every GPU, on the CPU backend, and
-    /// from run to run (`coop::device::reduce::reduce_ordered`: a grid of
-    /// `ceil(n / 65536)` blocks, at most 4096, then one block). Other
+    /// from run to run (`coop::device::reduce::reduce_ordered_grid`: one
+    /// launch of `ceil(n / 4096)` blocks, at most 4096, whose last block
+    /// to finish reduces the blocks' results in a fixed order). Other
     /// results are exact, so already the same everywhere; a user kernel's
     /// order is the kernel's.
     ///
@@ -88,6 +89,11 @@ impl Reducer {
     pub fn deterministic(mut self) -> Self {
         self.deterministic = true;
         self
+    }
+
+    /// The engine the reducer launches on.
+    pub(super) fn engine(&self) -> &Engine {
+        &self.engine
     }
 
     /// Whether float sums are deterministic (see
@@ -118,7 +124,7 @@ impl Reducer {
     pub fn sum<'a, T: Builtin<Sum>>(&self, input: impl Into<Input<'a, T>>) -> Result<T, Error> {
         let input = input.into();
         if self.deterministic {
-            if let Some(total) = ordered::sum(&self.engine, &input, OrderedMap::Identity) {
+            if let Some(total) = ordered::sum(self, &input, OrderedMap::Identity) {
                 return total;
             }
         }
@@ -214,7 +220,7 @@ impl Reducer {
     ) -> Result<T, Error> {
         let input = input.into();
         if self.deterministic {
-            if let Some(total) = ordered::sum(&self.engine, &input, OrderedMap::Abs) {
+            if let Some(total) = ordered::sum(self, &input, OrderedMap::Abs) {
                 return total;
             }
         }
@@ -240,7 +246,7 @@ impl Reducer {
     ) -> Result<T, Error> {
         let input = input.into();
         if self.deterministic {
-            if let Some(total) = ordered::sum(&self.engine, &input, OrderedMap::Square) {
+            if let Some(total) = ordered::sum(self, &input, OrderedMap::Square) {
                 return total;
             }
         }
@@ -674,6 +680,20 @@ impl Reducer {
         let blocks = self
             .sizing
             .one_wave::<T>(len, launcher.multiprocessors(), resident);
+        // SAFETY: the caller's promise.
+        unsafe { self.finish_in_one_launch(blocks, launch) }
+    }
+
+    /// [`one_launch`](Self::one_launch) over `blocks` blocks.
+    ///
+    /// # Safety
+    ///
+    /// As for [`one_launch`](Self::one_launch).
+    pub(super) unsafe fn finish_in_one_launch<U: Copy + 'static>(
+        &self,
+        blocks: u32,
+        launch: impl FnOnce(u32, &mut Output<'_, U>, &mut Output<'_, u32>) -> Result<(), Error>,
+    ) -> Result<U, Error> {
         let size = std::mem::size_of::<U>();
         let mut slots = self.lock();
         slots.reserve(&self.engine, (blocks as usize + 1) * size.max(16))?;

@@ -22,9 +22,10 @@
 //! Integer scans wrap on overflow and are exact. A float scan's last bits
 //! can change from run to run (where each tile's look-back stopped
 //! decides the order of its additions), as CUB's do;
-//! [`Scanner::deterministic`] scans in three fixed passes instead (tile
-//! totals, their scan, the tiles again), whose results have the same bits
-//! on every GPU and on the CPU backend, for a second read of the input.
+//! [`Scanner::deterministic`] runs the same single pass with each tile's
+//! look-back combining the tiles before it one after another, in tile
+//! order, so that its results have the same bits on every GPU and on the
+//! CPU backend, run after run.
 //!
 //! [`Scanner`] keeps its kernels and tile states between calls and runs
 //! your own scan kernels (user types and operators, in order for an
@@ -109,14 +110,11 @@ pub const fn default_block_threads<T>() -> u32 {
     256
 }
 
-/// One launch of a scan: the single pass, or one of the deterministic
-/// three.
+/// The pass of a scan: the single pass, or the deterministic one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Pass {
     Single,
-    TileTotals,
-    ScanTotals,
-    WithPrefixes,
+    Ordered,
 }
 
 impl Pass {
@@ -125,9 +123,7 @@ impl Pass {
         use coop::device::scan as s;
         let pass = match self {
             Pass::Single => s::SINGLE_PASS,
-            Pass::TileTotals => s::TILE_TOTALS,
-            Pass::ScanTotals => s::SCAN_TOTALS,
-            Pass::WithPrefixes => s::WITH_PREFIXES,
+            Pass::Ordered => s::ORDERED,
         };
         pass | if exclusive { s::EXCLUSIVE } else { 0 }
     }

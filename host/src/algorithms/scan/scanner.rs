@@ -99,10 +99,11 @@ impl Scanner {
         Ok(self)
     }
 
-    /// The same scanner, scanning in three fixed passes whose results have
-    /// the same bits on every GPU and on the CPU backend, run after run
-    /// (floating-point sums included); it reads the input twice. See the
-    /// [module docs](super).
+    /// The same scanner, combining the tiles before each tile one after
+    /// another in tile order, so that its results have the same bits on
+    /// every GPU and on the CPU backend, run after run (floating-point sums
+    /// included); still one pass over the input. See the [module
+    /// docs](super).
     ///
     /// ```
     /// use coop::op;
@@ -123,7 +124,7 @@ impl Scanner {
         self
     }
 
-    /// Whether this scanner runs the deterministic passes.
+    /// Whether this scanner runs the deterministic pass.
     pub fn is_deterministic(&self) -> bool {
         self.deterministic
     }
@@ -396,10 +397,10 @@ impl Scanner {
             .check_arguments::<K>(&[input.on_gpu(), output.on_gpu()])?;
         let launcher = self.engine.resolve(program, call)?;
         let threads = self.threads.unwrap_or(default_block_threads::<T>());
-        let passes: &[Pass] = if self.deterministic {
-            &[Pass::TileTotals, Pass::ScanTotals, Pass::WithPrefixes]
+        let pass = if self.deterministic {
+            Pass::Ordered
         } else {
-            &[Pass::Single]
+            Pass::Single
         };
         let tiles = coop::device::scan::tiles::<T>(input.len(), threads);
         // The values in front follow the tiles' values.
@@ -432,28 +433,20 @@ impl Scanner {
             coop::device::scan::PREFIXED | count << coop::device::scan::FRONTS_SHIFT
         };
         let mut output = output;
-        for pass in passes {
-            let blocks = if *pass == Pass::ScanTotals {
-                1
-            } else {
-                tiles as u32
-            };
-            K::Params::launch(
-                launcher,
-                kernel,
-                LaunchConfig::new(blocks, threads)
-                    .with_shared_memory(coop::device::scan::shared_memory_bytes::<T>(threads)),
-                (
-                    &input,
-                    &mut output,
-                    pass.control(exclusive) | control,
-                    &mut status,
-                    &mut values,
-                    epoch,
-                ),
-            )?;
-        }
-        Ok(())
+        K::Params::launch(
+            launcher,
+            kernel,
+            LaunchConfig::new(tiles as u32, threads)
+                .with_shared_memory(coop::device::scan::shared_memory_bytes::<T>(threads)),
+            (
+                &input,
+                &mut output,
+                pass.control(exclusive) | control,
+                &mut status,
+                &mut values,
+                epoch,
+            ),
+        )
     }
 
     fn lock(&self) -> MutexGuard<'_, TileStates> {
