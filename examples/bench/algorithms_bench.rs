@@ -183,6 +183,7 @@ trait Ty: coop_host::DeviceRepr + Copy + Default + PartialEq + std::fmt::Debug +
     const NAME: &'static str;
     const CUB: c_int;
     fn make(i: u64) -> Self;
+    fn to_f64(self) -> f64;
 }
 macro_rules! tys {
     ($($t:ty: $name:literal, $code:literal, $make:expr;)*) => {$(
@@ -190,6 +191,7 @@ macro_rules! tys {
             const NAME: &'static str = $name;
             const CUB: c_int = $code;
             fn make(i: u64) -> Self { let f: fn(u64) -> $t = $make; f(i) }
+            fn to_f64(self) -> f64 { self as f64 }
         }
     )*};
 }
@@ -276,10 +278,7 @@ fn scans<T: Ty + coop_host::scan::BuiltinScan<Sum>>(gpu: &Gpu, cub: &Cub, logs: 
             );
             if std::any::type_name::<T>().starts_with('f') {
                 let close = a.iter().zip(&b).all(|(x, y)| {
-                    let (x, y) = (
-                        format!("{x:?}").parse::<f64>().unwrap(),
-                        format!("{y:?}").parse::<f64>().unwrap(),
-                    );
+                    let (x, y) = (x.to_f64(), y.to_f64());
                     (x - y).abs() <= 1e-3 * (1.0 + y.abs()) * (n as f64).log2()
                 });
                 assert!(close, "{} scan of 2^{log} differs from CUB's", T::NAME);
@@ -577,6 +576,37 @@ fn transforms(gpu: &Gpu, cub: &Cub, logs: &[u32]) {
                 },
             );
         }
+        // The deterministic sum against CUB's plain sum (deterministic
+        // from run to run on one GPU), both returning the value.
+        let temp_bytes = unsafe { (cub.transform_temp)(4, 0, n) }.max(1);
+        let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
+        let (i, t, out) = (ptr(gpu, &input), ptr(gpu, &temp), ptr(gpu, &cub.out));
+        let cub_sum = || {
+            // SAFETY: live buffers.
+            check(
+                unsafe { (cub.transform)(4, 0, i, n, out, t, temp_bytes, stream) },
+                "DeviceReduce::Sum",
+            );
+            let b = gpu.download(&cub.out).unwrap();
+            // SAFETY: CUB wrote an f32 at 0.
+            unsafe { std::ptr::read_unaligned(b.as_ptr() as *const f32) as f64 }
+        };
+        let (a, b) = (deterministic.sum(&input).unwrap() as f64, cub_sum());
+        assert!(
+            (a - b).abs() <= 1e-4 * b.abs().max(1.0) * log as f64,
+            "deterministic sum of 2^{log}: coop {a}, CUB {b}"
+        );
+        row(
+            gpu,
+            &format!("deterministic,sum,f32,2^{log}"),
+            bytes,
+            &mut || {
+                deterministic.sum(&input).unwrap();
+            },
+            &mut || {
+                cub_sum();
+            },
+        );
         // The cost of a deterministic sum: against the default one.
         let mut det = || {
             deterministic.sum(&input).unwrap();
@@ -978,9 +1008,13 @@ fn main() {
     for part in parts.split(',') {
         match part.trim() {
             "scan" => {
-                scans::<i32>(&gpu, &cub, &logs(&[20, 24, 28, 30]));
-                scans::<u64>(&gpu, &cub, &logs(&[20, 24, 28, 30]));
-                scans::<f32>(&gpu, &cub, &logs(&[20, 24, 28, 30]));
+                let sizes = logs(&[16, 20, 24, 28, 30]);
+                scans::<i32>(&gpu, &cub, &sizes);
+                scans::<u32>(&gpu, &cub, &sizes);
+                scans::<f32>(&gpu, &cub, &sizes);
+                scans::<i64>(&gpu, &cub, &sizes);
+                scans::<u64>(&gpu, &cub, &sizes);
+                scans::<f64>(&gpu, &cub, &sizes);
             }
             "scan_variants" => {
                 scan_variants::<i32>(&gpu, &cub, &logs(&[24, 28]));
@@ -993,7 +1027,7 @@ fn main() {
                 args::<i32>(&gpu, &cub, &logs(&[28]));
                 args::<u64>(&gpu, &cub, &logs(&[28]));
             }
-            "transform" => transforms(&gpu, &cub, &logs(&[20, 24, 28])),
+            "transform" => transforms(&gpu, &cub, &logs(&[16, 20, 24, 28])),
             "segmented" => segmented(&gpu, &cub, 28.min(max_log)),
             "select" => {
                 selects::<i32>(&gpu, &cub, &logs(&[20, 24, 28]));

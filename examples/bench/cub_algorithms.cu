@@ -27,7 +27,7 @@ namespace {
 
 enum Ty { F32 = 0, F64 = 1, I32 = 2, U32 = 3, I64 = 4, U64 = 5 };
 enum Op { SUM = 0, MIN = 1, MAX = 2 };
-enum Map { SUM_SQUARES = 0, SUM_ABS = 1, MAX_ABS = 2, COUNT_POSITIVE = 3 };
+enum Map { SUM_SQUARES = 0, SUM_ABS = 1, MAX_ABS = 2, COUNT_POSITIVE = 3, PLAIN_SUM = 4 };
 
 // Each helper below does one algorithm for one element type. With
 // temp == nullptr it only writes the scratch size it needs into `bytes`,
@@ -82,7 +82,7 @@ struct Positive {
 /// cub::DeviceReduce::TransformReduce of n elements with `map` (0 sum of
 /// squares, 1 sum of absolute values, 2 largest absolute value, each into
 /// *out of type T; 3 count of elements above zero, into *out as an
-/// unsigned long long).
+/// unsigned long long; 4 the plain sum, into *out of type T).
 template <typename T>
 cudaError_t transform_reduce(int map, const void* in, size_t n, void* out, void* temp, size_t& bytes,
                              cudaStream_t stream) {
@@ -102,6 +102,11 @@ cudaError_t transform_reduce(int map, const void* in, size_t n, void* out, void*
     case COUNT_POSITIVE:
         return cub::DeviceReduce::TransformReduce(temp, bytes, d_in, static_cast<unsigned long long*>(out), items,
                                                   cuda::std::plus<>{}, Positive{}, 0ull, stream);
+    case PLAIN_SUM:
+        // The plain sum: CUB's reduction is deterministic from run to run
+        // on one GPU (no atomics, a fixed order), so it is the row that
+        // coop's deterministic sums compare with.
+        return cub::DeviceReduce::Sum(temp, bytes, d_in, d_out, items, stream);
     default: return cudaErrorInvalidValue;
     }
 }

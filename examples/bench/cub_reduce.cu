@@ -16,7 +16,7 @@
 namespace {
 
 enum Op { SUM = 0, MIN = 1, MAX = 2 };
-enum Ty { F32 = 0, F64 = 1, I32 = 2, U32 = 3, I64 = 4 };
+enum Ty { F32 = 0, F64 = 1, I32 = 2, U32 = 3, I64 = 4, U64 = 5 };
 
 template <typename T>
 cudaError_t device_reduce(int op, const void* in, size_t n, void* out, void* temp, size_t temp_bytes,
@@ -45,9 +45,9 @@ size_t temp_bytes_for(size_t n) {
 constexpr int REPS = 64;
 
 /// Each block reduces REPS sets of one value per thread; thread 0 writes
-/// their total. The same work as coop's block_reduce_f32/_i32.
+/// their total. The same work as coop's block_reduce_* kernels.
 template <typename T, int THREADS>
-__global__ void block_reduce(const T* in, T* out) {
+__global__ void __launch_bounds__(THREADS) block_reduce(const T* in, T* out) {
     using BR = cub::BlockReduce<T, THREADS>;
     __shared__ typename BR::TempStorage temp;
     T v = in[blockIdx.x * THREADS + threadIdx.x];
@@ -60,18 +60,60 @@ __global__ void block_reduce(const T* in, T* out) {
     if (threadIdx.x == 0) out[blockIdx.x] = acc;
 }
 
+/// Each block runs REPS inclusive sums of one value per thread; every
+/// thread writes the sum of its results. The same work as coop's
+/// block_scan_* kernels.
+template <typename T, int THREADS>
+__global__ void __launch_bounds__(THREADS) block_scan(const T* in, T* out) {
+    using BS = cub::BlockScan<T, THREADS>;
+    __shared__ typename BS::TempStorage temp;
+    int at = blockIdx.x * THREADS + threadIdx.x;
+    T v = in[at];
+    T acc = 0;
+    for (int i = 0; i < REPS; ++i) {
+        T r;
+        BS(temp).InclusiveSum(v + (T)i, r);
+        acc += r;
+        __syncthreads(); // before the TempStorage is reused
+    }
+    out[at] = acc;
+}
+
+/// block_reduce (scan false) or block_scan (scan true) of T at `threads`
+/// threads (64, 128, 256, 512, 1024) over `blocks` blocks.
 template <typename T>
-cudaError_t block_launch(int threads, const void* in, void* out, int blocks, cudaStream_t s) {
+cudaError_t block_launch(bool scan, int threads, const void* in, void* out, int blocks, cudaStream_t s) {
     const T* i = static_cast<const T*>(in);
     T* o = static_cast<T*>(out);
+#define COOP_BLOCK_CASE(N)                                                                                   \
+    case N:                                                                                                   \
+        if (scan)                                                                                             \
+            block_scan<T, N><<<blocks, N, 0, s>>>(i, o);                                                      \
+        else                                                                                                  \
+            block_reduce<T, N><<<blocks, N, 0, s>>>(i, o);                                                    \
+        break;
     switch (threads) {
-    case 128: block_reduce<T, 128><<<blocks, 128, 0, s>>>(i, o); break;
-    case 256: block_reduce<T, 256><<<blocks, 256, 0, s>>>(i, o); break;
-    case 512: block_reduce<T, 512><<<blocks, 512, 0, s>>>(i, o); break;
-    case 1024: block_reduce<T, 1024><<<blocks, 1024, 0, s>>>(i, o); break;
+        COOP_BLOCK_CASE(64)
+        COOP_BLOCK_CASE(128)
+        COOP_BLOCK_CASE(256)
+        COOP_BLOCK_CASE(512)
+        COOP_BLOCK_CASE(1024)
     default: return cudaErrorInvalidValue;
     }
+#undef COOP_BLOCK_CASE
     return cudaGetLastError();
+}
+
+int block_typed(bool scan, int ty, int threads, const void* in, void* out, int blocks, cudaStream_t stream) {
+    switch (ty) {
+    case F32: return block_launch<float>(scan, threads, in, out, blocks, stream);
+    case F64: return block_launch<double>(scan, threads, in, out, blocks, stream);
+    case I32: return block_launch<int>(scan, threads, in, out, blocks, stream);
+    case U32: return block_launch<unsigned>(scan, threads, in, out, blocks, stream);
+    case I64: return block_launch<long long>(scan, threads, in, out, blocks, stream);
+    case U64: return block_launch<unsigned long long>(scan, threads, in, out, blocks, stream);
+    default: return cudaErrorInvalidValue;
+    }
 }
 
 /// One thread waits until `ns` nanoseconds of the GPU's global timer have
@@ -103,7 +145,7 @@ size_t cub_bench_temp_bytes(size_t n) {
 }
 
 /// cub::DeviceReduce::{Sum,Min,Max} (op 0, 1, 2) of n elements of type ty
-/// (0 f32, 1 f64, 2 i32, 3 u32, 4 i64) at in, into *out, on stream.
+/// (0 f32, 1 f64, 2 i32, 3 u32, 4 i64, 5 u64) at in, into *out, on stream.
 int cub_bench_device_reduce(int op, int ty, const void* in, size_t n, void* out, void* temp, size_t temp_bytes,
                             cudaStream_t stream) {
     switch (ty) {
@@ -112,18 +154,22 @@ int cub_bench_device_reduce(int op, int ty, const void* in, size_t n, void* out,
     case I32: return device_reduce<int>(op, in, n, out, temp, temp_bytes, stream);
     case U32: return device_reduce<unsigned>(op, in, n, out, temp, temp_bytes, stream);
     case I64: return device_reduce<long long>(op, in, n, out, temp, temp_bytes, stream);
+    case U64: return device_reduce<unsigned long long>(op, in, n, out, temp, temp_bytes, stream);
     default: return cudaErrorInvalidValue;
     }
 }
 
-/// The block-reduction kernel for ty (0 f32, 2 i32) and threads (128, 256,
-/// 512, 1024) over `blocks` blocks, on stream.
+/// The block-reduction kernel for ty (0 f32, 1 f64, 2 i32, 3 u32, 4 i64,
+/// 5 u64) and threads (64, 128, 256, 512, 1024) over `blocks` blocks
+/// (one result a block), on stream.
 int cub_bench_block_reduce(int ty, int threads, const void* in, void* out, int blocks, cudaStream_t stream) {
-    switch (ty) {
-    case F32: return block_launch<float>(threads, in, out, blocks, stream);
-    case I32: return block_launch<int>(threads, in, out, blocks, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    return block_typed(false, ty, threads, in, out, blocks, stream);
+}
+
+/// The block-scan kernel for the same types and sizes (one result a
+/// thread), on stream.
+int cub_bench_block_scan(int ty, int threads, const void* in, void* out, int blocks, cudaStream_t stream) {
+    return block_typed(true, ty, threads, in, out, blocks, stream);
 }
 
 /// Holds `stream` for `ns` nanoseconds with a one-thread kernel: work the

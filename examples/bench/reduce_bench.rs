@@ -7,8 +7,9 @@
 //! device,<impl>,<op>,<type>,<n>,<median µs>,<GB/s read>
 //! call,<impl>,<op>,<type>,<n>,<median µs>,<GB/s read>
 //! block,<impl>,<type>,<threads>,<median µs per launch>,<block reductions per µs>
+//! block_scan,<impl>,<type>,<threads>,<median µs per launch>,<block scans per µs>
 //! copy,cuda,memcpy,f32,<n>,<median µs>,<GB/s read + written>
-//! ratio,<device|call|block>,<impl>,<key...>,<median>,<first quartile>,<third quartile>
+//! ratio,<device|call|block|block_scan>,<impl>,<key...>,<median>,<first quartile>,<third quartile>
 //! host,<impl>,<op>,<type>,<n>,<median µs the host spends in one call>
 //! ```
 //!
@@ -29,7 +30,9 @@
 //! all from the environment:
 //!
 //! - `COOP_BENCH`: one part, `sizes` (f32 sums of 2^10 to 2^30 elements),
-//!   `types` (each type and operator at 2^28), `block` (block reductions)
+//!   `types` (each type and operator at 2^28), `block` (block reductions
+//!   and block inclusive sums of the six built-in types at 64 to 1024
+//!   threads, against `BlockReduce` and `BlockScan`)
 //!   or `sum28` (one f32 sum of 2^28, for profilers); all but `sum28` by
 //!   default.
 //! - `COOP_SIZES=20,22`: the sizes part only at these powers of two.
@@ -107,6 +110,7 @@ type BlockReduceFn =
 struct Cub {
     device_reduce: DeviceReduceFn,
     block_reduce: BlockReduceFn,
+    block_scan: BlockReduceFn,
     hold: HoldFn,
     temp: CudaSlice<u8>,
     out: CudaSlice<u8>,
@@ -140,6 +144,7 @@ impl Cub {
             Cub {
                 device_reduce: symbol!("cub_bench_device_reduce"),
                 block_reduce: symbol!("cub_bench_block_reduce"),
+                block_scan: symbol!("cub_bench_block_scan"),
                 hold: symbol!("cub_bench_hold"),
                 temp,
                 out: gpu.zeros::<u8>(64).unwrap(),
@@ -176,32 +181,38 @@ impl Cub {
         assert_eq!(rc, 0, "cub::DeviceReduce failed: cudaError {rc}");
     }
 
-    /// CUB's block-reduction kernel for element type `ty` at `threads`
-    /// threads per block, one block per `out` element.
+    /// CUB's block-reduction kernel (or, with `scan`, its block-scan
+    /// kernel) for element type `ty` at `threads` threads per block over
+    /// `blocks` blocks.
     fn block<T>(
         &self,
         gpu: &Gpu,
-        ty: c_int,
-        threads: u32,
+        (ty, scan): (c_int, bool),
+        (blocks, threads): (u32, u32),
         x: &CudaSlice<T>,
         out: &mut CudaSlice<T>,
     ) {
         let stream = gpu.stream();
         let (inp, _r) = x.device_ptr(stream);
         let (o, _o) = out.device_ptr(stream);
+        let kernel = if scan {
+            self.block_scan
+        } else {
+            self.block_reduce
+        };
         // SAFETY: device pointers of live buffers: `threads` inputs per
-        // block, one output per block.
+        // block, one output per block (a reduction) or per thread (a scan).
         let rc = unsafe {
-            (self.block_reduce)(
+            kernel(
                 ty,
                 threads as c_int,
                 inp as *const c_void,
                 o as *mut c_void,
-                out.len() as c_int,
+                blocks as c_int,
                 stream.cu_stream(),
             )
         };
-        assert_eq!(rc, 0, "CUB block reduce: cudaError {rc}");
+        assert_eq!(rc, 0, "CUB block reduce/scan: cudaError {rc}");
     }
 
     /// The last device-wide result, as a `T`.
@@ -245,6 +256,10 @@ impl Elem for u32 {
 impl Elem for i64 {
     const NAME: &'static str = "i64";
     const CUB: c_int = 4;
+}
+impl Elem for u64 {
+    const NAME: &'static str = "u64";
+    const CUB: c_int = 5;
 }
 
 /// Median, first and third quartile.
@@ -535,6 +550,10 @@ fn main() {
             let x: CudaSlice<i64> = pattern(&gpu, n, |i| (i % 1000) as i64);
             device_row::<Sum, i64>(&gpu, coops, cub, &before, Timing::Gpu, SUM, x.slice(..));
         }
+        {
+            let x: CudaSlice<u64> = pattern(&gpu, n, |i| (i % 1000) as u64);
+            device_row::<Sum, u64>(&gpu, coops, cub, &before, Timing::Gpu, SUM, x.slice(..));
+        }
     }
     if part("block") {
         // The kernels built into this example, then those of any PTX files
@@ -545,10 +564,16 @@ fn main() {
         let only: Option<u32> = std::env::var("COOP_THREADS")
             .ok()
             .and_then(|v| v.parse().ok());
-        for threads in [128u32, 256, 512, 1024] {
-            if only.is_none_or(|o| o == threads) {
-                block_rows::<f32>(&gpu, &modules, cub, threads);
-                block_rows::<i32>(&gpu, &modules, cub, threads);
+        for scan in [false, true] {
+            for threads in [64u32, 128, 256, 512, 1024] {
+                if only.is_none_or(|o| o == threads) {
+                    block_rows::<f32>(&gpu, &modules, cub, threads, scan);
+                    block_rows::<f64>(&gpu, &modules, cub, threads, scan);
+                    block_rows::<i32>(&gpu, &modules, cub, threads, scan);
+                    block_rows::<u32>(&gpu, &modules, cub, threads, scan);
+                    block_rows::<i64>(&gpu, &modules, cub, threads, scan);
+                    block_rows::<u64>(&gpu, &modules, cub, threads, scan);
+                }
             }
         }
     }
@@ -576,40 +601,66 @@ fn ptx_files(gpu: &Gpu, var: &str) -> Vec<(String, Module)> {
         .collect()
 }
 
-/// A block-reduction kernel of the benchmark: `block_reduce_f32` or
-/// `block_reduce_i32`.
+/// The block kernels of the benchmark for one type: `block_reduce_*` and
+/// `block_scan_*`.
 trait BlockBench: Elem + From<u8> {
     fn to_f64(self) -> f64;
-    fn launch(module: &Module, cfg: LaunchConfig, x: &CudaSlice<Self>, out: &mut CudaSlice<Self>);
+    fn launch(
+        module: &Module,
+        scan: bool,
+        cfg: LaunchConfig,
+        x: &CudaSlice<Self>,
+        out: &mut CudaSlice<Self>,
+    );
 }
 macro_rules! block_bench {
-    ($($t:ty => $kernel:ident),*) => {$(
+    ($($t:ty => $reduce:ident, $scan:ident);*) => {$(
         impl BlockBench for $t {
             fn to_f64(self) -> f64 {
                 self as f64
             }
-            fn launch(module: &Module, cfg: LaunchConfig, x: &CudaSlice<$t>, out: &mut CudaSlice<$t>) {
-                module.launch(bench::$kernel, cfg, (x, out)).unwrap()
+            fn launch(
+                module: &Module,
+                scan: bool,
+                cfg: LaunchConfig,
+                x: &CudaSlice<$t>,
+                out: &mut CudaSlice<$t>,
+            ) {
+                if scan {
+                    module.launch(bench::$scan, cfg, (x, out)).unwrap()
+                } else {
+                    module.launch(bench::$reduce, cfg, (x, out)).unwrap()
+                }
             }
         }
     )*};
 }
-block_bench!(f32 => block_reduce_f32, i32 => block_reduce_i32);
+block_bench!(
+    f32 => block_reduce_f32, block_scan_f32;
+    f64 => block_reduce_f64, block_scan_f64;
+    i32 => block_reduce_i32, block_scan_i32;
+    u32 => block_reduce_u32, block_scan_u32;
+    i64 => block_reduce_i64, block_scan_i64;
+    u64 => block_reduce_u64, block_scan_u64
+);
 
-/// The block-reduction rows of every module's kernel for `T` and CUB's, at
-/// `threads` threads per block and 16 blocks per multiprocessor, timed in
-/// turns, with every side's results checked.
+/// The block-reduction rows (or, with `scan`, the block-scan rows) of
+/// every module's kernel for `T` and CUB's, at `threads` threads per block
+/// and 16 blocks per multiprocessor, timed in turns, with every side's
+/// results checked.
 fn block_rows<T: BlockBench>(
     gpu: &Gpu,
     modules: &[(String, Module)],
     cub: Option<&Cub>,
     threads: u32,
+    scan: bool,
 ) {
     let blocks = gpu.limits().multiprocessors * 16;
     let count = (blocks * threads) as usize;
     let x: CudaSlice<T> = gpu.upload(&vec![T::from(1u8); count]).unwrap();
+    let outputs = if scan { count } else { blocks as usize };
     let mut outs: Vec<CudaSlice<T>> = (0..=modules.len())
-        .map(|_| gpu.zeros(blocks as usize).unwrap())
+        .map(|_| gpu.zeros(outputs).unwrap())
         .collect();
     let (coop_outs, cub_out) = outs.split_at_mut(modules.len());
     let cfg = LaunchConfig::new(blocks, threads);
@@ -618,50 +669,62 @@ fn block_rows<T: BlockBench>(
         .zip(coop_outs.iter_mut())
         .map(|((_, module), out)| {
             let x = &x;
-            Box::new(move || T::launch(module, cfg, x, out)) as Box<dyn FnMut()>
+            Box::new(move || T::launch(module, scan, cfg, x, out)) as Box<dyn FnMut()>
         })
         .collect();
     if let Some(cub) = cub {
         let out = &mut cub_out[0];
         let x = &x;
-        sides.push(Box::new(move || cub.block(gpu, T::CUB, threads, x, out)));
+        sides.push(Box::new(move || {
+            cub.block(gpu, (T::CUB, scan), (blocks, threads), x, out)
+        }));
     }
     let mut refs: Vec<&mut dyn FnMut()> = sides.iter_mut().map(|s| &mut **s as _).collect();
     let times = time_gpu_interleaved(gpu, 31, &mut refs, &mut || ());
     drop(sides);
     let reps = (blocks * bench::BLOCK_REDUCE_REPS) as f64;
     let ty = T::NAME;
+    let part = if scan { "block_scan" } else { "block" };
     let labels = modules
         .iter()
         .map(|(l, _)| l.as_str())
         .chain(cub.map(|_| "cub"));
     for (label, t) in labels.zip(&times) {
         let us = median_ms(t) * 1e3;
-        println!("block,{label},{ty},{threads},{us:.3},{:.1}", reps / us);
+        println!("{part},{label},{ty},{threads},{us:.3},{:.1}", reps / us);
     }
     if cub.is_some() {
         for ((label, _), t) in modules.iter().zip(&times) {
             ratio_row(
-                &format!("block,{label},{ty},{threads}"),
+                &format!("{part},{label},{ty},{threads}"),
                 t,
                 &times[modules.len()],
             );
         }
     }
-    // Thread 0 of each block adds its block's totals of 1 + i per thread.
-    let want = (0..bench::BLOCK_REDUCE_REPS as i32)
-        .map(|i| threads as i32 * (1 + i))
-        .sum::<i32>() as f64;
+    // Every input is 1, so round i adds 1 + i a thread: a reduction's
+    // total is `threads` times the sum of 1 + i, a scan's result at rank r
+    // is r + 1 times it.
+    let rounds = (0..bench::BLOCK_REDUCE_REPS)
+        .map(|i| 1.0 + i as f64)
+        .sum::<f64>();
     let labels = modules
         .iter()
         .map(|(l, _)| l.as_str())
         .chain(cub.map(|_| "cub"));
     for (label, out) in labels.zip(&outs) {
         let got = gpu.download(out).unwrap();
+        let bad = got.iter().enumerate().position(|(i, &v)| {
+            let times = if scan {
+                (i % threads as usize + 1) as f64
+            } else {
+                threads as f64
+            };
+            v.to_f64() != times * rounds
+        });
         assert!(
-            got.iter().all(|&v| v.to_f64() == want),
-            "{label} block reduce {ty} at {threads} threads: {:?}, not {want}",
-            got[0]
+            bad.is_none(),
+            "{label} {part} {ty} at {threads} threads: element {bad:?} is wrong"
         );
     }
 }

@@ -3,55 +3,98 @@
 
 use coop::prelude::*;
 
-/// Reductions per launch in [`block_reduce_f32`] and [`block_reduce_i32`].
+/// Block-wide operations per launch in the `block_reduce_*` and
+/// `block_scan_*` kernels.
 pub const BLOCK_REDUCE_REPS: u32 = 64;
 const _: () = assert!(
     BLOCK_REDUCE_REPS.is_multiple_of(4),
     "the kernels below unroll by four"
 );
 
-/// Each block reduces `BLOCK_REDUCE_REPS` independent sets of one value per
-/// thread; thread 0 writes their total. A kernel that does little besides
-/// block reductions, to compare with CUB's `BlockReduce`.
-///
-/// The loop is unrolled by four by hand: nvcc unrolls the CUB kernel's loop
-/// by four on its own (its SASS shows four reductions per trip), rustc
-/// leaves this one rolled, and in a kernel this small the loop's own
-/// instructions show in the timings (chapter 7 of the guide).
-#[kernel]
-pub fn block_reduce_f32(block: ThreadBlock, input: &[f32], out: Out<f32>) {
-    let grid = this_grid();
-    let v = input[grid.thread_rank()];
-    let mut acc = 0.0f32;
+/// Element types of the block benchmarks: a sum that wraps for integers
+/// (so that the kernels' arithmetic is the same as CUB's C++) and the
+/// value of a loop counter.
+pub trait Elem: Copy + Shuffle + Default {
+    /// `self + other`, wrapping for integers.
+    fn plus(self, other: Self) -> Self;
+    /// `i` as this type.
+    fn of(i: u32) -> Self;
+}
+macro_rules! elem {
+    (float: $($f:ty),*; int: $($i:ty),*) => {
+        $(impl Elem for $f {
+            #[inline(always)]
+            fn plus(self, other: Self) -> Self { self + other }
+            #[inline(always)]
+            fn of(i: u32) -> Self { i as $f }
+        })*
+        $(impl Elem for $i {
+            #[inline(always)]
+            fn plus(self, other: Self) -> Self { self.wrapping_add(other) }
+            #[inline(always)]
+            fn of(i: u32) -> Self { i as $i }
+        })*
+    };
+}
+elem!(float: f32, f64; int: i32, u32, i64, u64);
+
+/// `BLOCK_REDUCE_REPS` block-wide operations `step` of one value per
+/// thread (`v + i` in round `i`), their results summed: the loop of both
+/// block benchmarks, unrolled by four by hand. nvcc unrolls the CUB
+/// kernels' loops by four on its own (their SASS shows four operations per
+/// trip), rustc leaves this one rolled, and in a kernel this small the
+/// loop's own instructions show in the timings (chapter 7 of the guide).
+#[inline(always)]
+fn rounds<T: Elem>(v: T, mut step: impl FnMut(T) -> T) -> T {
+    let mut acc = T::default();
     let mut i = 0;
     while i < BLOCK_REDUCE_REPS {
-        acc += reduce(&block, v + i as f32, op::Sum);
-        acc += reduce(&block, v + (i + 1) as f32, op::Sum);
-        acc += reduce(&block, v + (i + 2) as f32, op::Sum);
-        acc += reduce(&block, v + (i + 3) as f32, op::Sum);
+        acc = acc.plus(step(v.plus(T::of(i))));
+        acc = acc.plus(step(v.plus(T::of(i + 1))));
+        acc = acc.plus(step(v.plus(T::of(i + 2))));
+        acc = acc.plus(step(v.plus(T::of(i + 3))));
         i += 4;
     }
-    if block.thread_rank() == 0 {
-        out.write(grid.block_rank(), acc);
-    }
+    acc
 }
 
-/// [`block_reduce_f32`] for `i32` (whose warp sums are one `redux.sync`),
-/// unrolled the same way.
-#[kernel]
-pub fn block_reduce_i32(block: ThreadBlock, input: &[i32], out: Out<i32>) {
-    let grid = this_grid();
-    let v = input[grid.thread_rank()];
-    let mut acc = 0i32;
-    let mut i = 0;
-    while i < BLOCK_REDUCE_REPS as i32 {
-        acc = acc.wrapping_add(reduce(&block, v.wrapping_add(i), op::Sum));
-        acc = acc.wrapping_add(reduce(&block, v.wrapping_add(i + 1), op::Sum));
-        acc = acc.wrapping_add(reduce(&block, v.wrapping_add(i + 2), op::Sum));
-        acc = acc.wrapping_add(reduce(&block, v.wrapping_add(i + 3), op::Sum));
-        i += 4;
-    }
-    if block.thread_rank() == 0 {
-        out.write(grid.block_rank(), acc);
-    }
+/// Stamps out, for one element type, the two block benchmarks (a kernel
+/// cannot be generic):
+///
+/// - `block_reduce_*`: each block reduces `BLOCK_REDUCE_REPS` independent
+///   sets of one value per thread; thread 0 writes their total (one value
+///   a block). A kernel that does little besides block reductions, to
+///   compare with CUB's `BlockReduce`.
+/// - `block_scan_*`: each block runs `BLOCK_REDUCE_REPS` inclusive sums of
+///   one value per thread; every thread writes the sum of its results (one
+///   value a thread), against CUB's `BlockScan::InclusiveSum`.
+macro_rules! block_benchmarks {
+    ($($t:ty => $reduce:ident, $scan:ident;)*) => {$(
+        #[doc = concat!("Block reductions of `", stringify!($t), "` (see the module's `block_benchmarks!`).")]
+        #[kernel]
+        pub fn $reduce(block: ThreadBlock, input: &[$t], out: Out<$t>) {
+            let grid = this_grid();
+            let acc = rounds(input[grid.thread_rank()], |x| reduce(&block, x, op::Sum));
+            if block.thread_rank() == 0 {
+                out.write(grid.block_rank(), acc);
+            }
+        }
+
+        #[doc = concat!("Block inclusive sums of `", stringify!($t), "` (see the module's `block_benchmarks!`).")]
+        #[kernel]
+        pub fn $scan(block: ThreadBlock, input: &[$t], out: Out<$t>) {
+            let grid = this_grid();
+            let r = grid.thread_rank();
+            let acc = rounds(input[r], |x| inclusive_scan(&block, x, op::Sum));
+            out.write(r, acc);
+        }
+    )*};
+}
+block_benchmarks! {
+    f32 => block_reduce_f32, block_scan_f32;
+    f64 => block_reduce_f64, block_scan_f64;
+    i32 => block_reduce_i32, block_scan_i32;
+    u32 => block_reduce_u32, block_scan_u32;
+    i64 => block_reduce_i64, block_scan_i64;
+    u64 => block_reduce_u64, block_scan_u64;
 }
