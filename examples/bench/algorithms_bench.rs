@@ -578,6 +578,7 @@ fn transforms(gpu: &Gpu, cub: &Cub, logs: &[u32]) {
         }
         // The deterministic sum against CUB's plain sum (deterministic
         // from run to run on one GPU), both returning the value.
+        // SAFETY: a size query of CUB's library; it touches no buffer.
         let temp_bytes = unsafe { (cub.transform_temp)(4, 0, n) }.max(1);
         let temp = gpu.zeros::<u8>(temp_bytes).unwrap();
         let (i, t, out) = (ptr(gpu, &input), ptr(gpu, &temp), ptr(gpu, &cub.out));
