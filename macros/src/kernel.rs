@@ -210,7 +210,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 
     let limit_message = format!(
         "kernel `{name_str}`: its shared-memory parameters (`Shared<[E; N]>`, `Pipeline<..>`) take more than \
-         coop::shared::MAX_STATIC_SHARED_BYTES (48 KiB less the 1056 bytes kept for block \
+         coop::shared::MAX_STATIC_SHARED_BYTES (48 KiB less the 1312 bytes kept for block \
          collectives) of static shared memory, which ptxas refuses (and with it every kernel \
          of the crate); take the large array as a dynamic `Shared<[E]>` and size it at launch \
          with `LaunchConfig::with_shared_memory`"

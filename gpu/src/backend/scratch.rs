@@ -4,10 +4,11 @@
 use super::Site;
 
 /// Bytes of block-shared scratch: slots for up to 1024 bytes of partial
-/// results and a total of up to 32 bytes (`reduce::block` lays them out).
+/// results, a total of up to 32 bytes, and 256 bytes of the warps'
+/// prefixes of a block scan (`collectives::block` lays them out).
 /// A kernel that uses a block collective has this much static shared memory
 /// more than its own arrays.
-pub(crate) const BLOCK_SCRATCH_BYTES: usize = 1024 + 32;
+pub(crate) const BLOCK_SCRATCH_BYTES: usize = 1024 + 32 + 256;
 
 /// Words in the block's scratch. Every offset is in bytes, 4-aligned (16
 /// for `scratch_load4`), and within [`BLOCK_SCRATCH_BYTES`]; that is the

@@ -5,12 +5,15 @@
 //! word-major (word `j` of slot `i` is 32-bit word `stride * j + i`: 128
 //! slots of up to two words, or 32 of up to eight), so that lanes reading
 //! or writing consecutive slots touch consecutive banks; then the total, in
-//! the last 32 bytes. No collective writes the total before its first
-//! barrier, so a slow thread can still be reading the previous one. Values move with
+//! the next 32 bytes; then the warps' prefixes of a block scan (32 slots of
+//! up to two words, stride 32), in the last 256. No collective writes the
+//! total or the prefixes before its first barrier, so a slow thread can
+//! still be reading the previous ones. Values move with
 //! `st.shared`/`ld.shared` on the scratch's shared-window address: generic
-//! loads and stores, which a plain pointer gives, are slower. The second
-//! barrier of each call keeps the next block collective from overwriting
-//! slots that slower warps are still reading.
+//! loads and stores, which a plain pointer gives, are slower. A collective
+//! that reads the partials' slots after its first barrier ends with a
+//! second, which keeps the next block collective from overwriting slots
+//! that slower warps are still reading.
 
 use crate::backend::Site;
 use crate::groups::scratch::{load, load4, store_if};
@@ -29,11 +32,16 @@ const PER_WARP: u32 = 32 / RUN;
 const SMALL_SLOTS: u32 = 32 * PER_WARP;
 /// Byte offset of the total: past the partials of either layout.
 const TOTAL: u32 = 1024;
+/// Slot of warp 0's prefix in a block scan of values of up to two words
+/// (stride 32): past the total, in a region no collective writes before
+/// its first barrier.
+const PREFIXES: u32 = (TOTAL + 32) / 4;
 
 // The partials of either layout fit below the total, and the total's 32
 // bytes fit in the backend's scratch.
 const _: () = assert!(SMALL_SLOTS * 2 * 4 <= TOTAL && 32 * 8 * 4 <= TOTAL);
 const _: () = assert!(TOTAL as usize + 32 <= crate::backend::BLOCK_SCRATCH_BYTES);
+const _: () = assert!((PREFIXES as usize + 64) * 4 <= crate::backend::BLOCK_SCRATCH_BYTES);
 
 /// Two stages with a barrier after each, in one of three variants chosen
 /// at compile time from the type and operator:
@@ -48,9 +56,12 @@ const _: () = assert!(TOTAL as usize + 32 <= crate::backend::BLOCK_SCRATCH_BYTES
 ///   result is its lanes in rank order) and the first lane of each run
 ///   stores it: 4 per warp, up to 128 in all. After the barrier lane `l` of
 ///   warp 0 loads partials `4l..4l + 4` (one 16-byte load per word), folds
-///   them, and warp 0 combines its lanes in five steps.
+///   them, and warp 0 combines its lanes in five steps, or two in blocks
+///   of up to four warps (lanes past the last warp hold only the identity,
+///   so the steps that would fold them in are skipped).
 /// - **warps** (larger values): each warp reduces fully (five steps) so
-///   that its one result fits the scratch; warp 0 combines them as above.
+///   that its one result fits the scratch; warp 0 combines them as above,
+///   in two steps where there are at most four.
 ///
 /// In all three, lane 0 stores the total and, after a second barrier,
 /// every thread reads it. Warp 0's test goes through `vote.sync.all` so
@@ -79,7 +90,9 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
 }
 
 /// The two stages of [`reduce`], up to its first barrier and warp 0's
-/// combine: the total in every lane of warp 0, `None` in the other warps.
+/// combine: the total in lane 0 of warp 0 (in every lane where the
+/// operator has a `redux`; lanes past the warps' count rounded up to a
+/// power of two hold partials otherwise), `None` in the other warps.
 /// Without `reduce`'s second barrier, warp 0 may still be reading the
 /// scratch when the others return, so no block collective may follow in
 /// the same kernel.
@@ -135,17 +148,78 @@ pub(crate) fn reduce_into_warp0<T: Shuffle, O: Operator<T>>(
             let v = load(stride, lane, value, site);
             if lane < warps { v } else { op.identity() }
         };
-        Some(super::warp::reduce(&warp, mine, op, site))
+        // Only lanes `0..warps` hold partials: two steps for up to 4 warps.
+        Some(super::warp::reduce_below(&warp, mine, op, warps, site))
     } else {
         None
     }
 }
 
-/// Every warp scans its values; the last lane of each stores the warp's
-/// total; after a barrier each warp scans the totals to find what comes
-/// before it. Returns (inclusive, exclusive).
+/// A block scan. Returns (inclusive, exclusive); `EXCLUSIVE` says whether
+/// the caller uses the second (when it does not, no shuffle shifts the
+/// warps' scans by one lane, and the second is a copy of the first).
+///
+/// Every warp scans its values and its last lane stores the warp's total.
+/// For values of up to two words, after a barrier warp 0 alone scans the
+/// totals (two steps in blocks of up to four warps) and stores what comes
+/// before each warp in the prefixes' region; after a second barrier every
+/// thread loads its warp's. That region is written only between a scan's
+/// two barriers, so a slow thread still loading from it cannot meet the
+/// next collective's first stores, and two barriers suffice. Larger values
+/// take [`scan_by_warps`].
 #[inline(always)]
-pub(super) fn scan<T: Shuffle, O: Operator<T>>(
+pub(super) fn scan<const EXCLUSIVE: bool, T: Shuffle, O: Operator<T>>(
+    block: &ThreadBlock,
+    value: T,
+    op: O,
+    call: &'static str,
+    site: Site,
+) -> (T, T) {
+    if T::WORDS > 2 {
+        return scan_by_warps(block, value, op, call, site);
+    }
+    let warp = block.tiled_partition_at::<32>(site);
+    let lane = warp.thread_rank_at(site);
+    let w = warp.meta_group_rank();
+    let inclusive = super::warp::inclusive_scan(&warp, value, op, site);
+    let exclusive_in_warp = if EXCLUSIVE {
+        let within = warp.shfl_up_at(inclusive, 1, site);
+        if lane == 0 { op.identity() } else { within }
+    } else {
+        inclusive
+    };
+    store_if(lane == 31, 32, w, inclusive, site);
+    block.sync_named(call, site);
+    // See `reduce_into_warp0` for why the test goes through a vote.
+    if warp.all_at(w == 0, site) {
+        let warps = warp.meta_group_size();
+        let total = if lane < warps {
+            // Written before the barrier by warp `lane`.
+            load(32, lane, value, site)
+        } else {
+            op.identity()
+        };
+        let totals = super::warp::inclusive_scan_below(&warp, total, op, warps, site);
+        let shifted = warp.shfl_up_at(totals, 1, site);
+        let before = if lane == 0 { op.identity() } else { shifted };
+        store_if(lane < warps, 32, PREFIXES + lane, before, site);
+    }
+    block.sync_named(call, site);
+    // Written by warp 0 between the barriers.
+    let before_warp = load(32, PREFIXES + w, value, site);
+    (
+        op.combine(before_warp, inclusive),
+        op.combine(before_warp, exclusive_in_warp),
+    )
+}
+
+/// [`scan`] for values of more than two words: every warp scans its
+/// values; the last lane of each stores the warp's total; after a barrier
+/// each warp scans the totals to find what comes before it, and a second
+/// barrier keeps the next collective from overwriting totals a slower
+/// warp is still reading.
+#[inline(always)]
+fn scan_by_warps<T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
     value: T,
     op: O,
@@ -157,14 +231,15 @@ pub(super) fn scan<T: Shuffle, O: Operator<T>>(
     let inclusive = super::warp::inclusive_scan(&warp, value, op, site);
     store_if(lane == 31, 32, warp.meta_group_rank(), inclusive, site);
     block.sync_named(call, site);
-    let total = if lane < warp.meta_group_size() {
+    let warps = warp.meta_group_size();
+    let total = if lane < warps {
         // Written before the barrier by warp `lane`.
         load(32, lane, value, site)
     } else {
         op.identity()
     };
     // Lane w of `totals` holds warps 0..=w combined; this warp needs 0..w.
-    let totals = super::warp::inclusive_scan(&warp, total, op, site);
+    let totals = super::warp::inclusive_scan_below(&warp, total, op, warps, site);
     let w = warp.meta_group_rank();
     let before_warp = warp.shfl_at(totals, w.wrapping_sub(1) & 31, site);
     let before_warp = if w == 0 { op.identity() } else { before_warp };
@@ -248,7 +323,7 @@ pub(crate) fn prefix_of_warps<T: Shuffle, O: Operator<T>>(
         op.identity()
     };
     // Lane w of `totals` holds warps 0..=w combined; this warp needs 0..w.
-    let totals = super::warp::inclusive_scan(warp, total, op, site);
+    let totals = super::warp::inclusive_scan_below(warp, total, op, warps, site);
     let before_warp = warp.shfl_at(totals, w.wrapping_sub(1) & 31, site);
     let before_warp = if w == 0 { op.identity() } else { before_warp };
     let block_total = warp.shfl_at(totals, warps - 1, site);
@@ -294,7 +369,7 @@ pub(crate) fn warps_before<T: Shuffle, O: Operator<T>>(
         op.identity()
     };
     // Lane w of `totals` holds warps 0..=w combined; this warp needs 0..w.
-    let totals = super::warp::inclusive_scan(warp, total, op, site);
+    let totals = super::warp::inclusive_scan_below(warp, total, op, warps, site);
     let before_warp = warp.shfl_at(totals, w.wrapping_sub(1) & 31, site);
     let before_warp = if w == 0 { op.identity() } else { before_warp };
     let block_total = warp.shfl_at(totals, warps - 1, site);

@@ -225,11 +225,11 @@ impl Group for ThreadBlock {
     }
     #[inline(always)]
     fn inclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
-        block::scan(self, value, op, "inclusive_scan", site).0
+        block::scan::<false, _, _>(self, value, op, "inclusive_scan", site).0
     }
     #[inline(always)]
     fn exclusive_scan_in<T: Shuffle, O: Operator<T>>(&self, value: T, op: O, site: Site) -> T {
-        block::scan(self, value, op, "exclusive_scan", site).1
+        block::scan::<true, _, _>(self, value, op, "exclusive_scan", site).1
     }
     #[inline(always)]
     fn scan_update_in<T: Shuffle, O: Operator<T>>(

@@ -66,6 +66,70 @@ where
     v
 }
 
+/// Lanes at or under which [`reduce_below`] and [`inclusive_scan_below`]
+/// take two steps instead of `log2(N)`: blocks of up to 128 threads, whose
+/// warp 0 combines at most four warps' results.
+pub(crate) const FEW_LANES: u32 = 4;
+
+/// The result of ranks `0..lanes` in rank 0, where the ranks from `lanes`
+/// up hold the identity or nothing the caller needs: with `lanes` at most
+/// [`FEW_LANES`], two butterfly steps (neighbours first) instead of
+/// [`reduce`]'s `log2(N)`. `lanes` must be the same in every lane (a group
+/// size): the choice is one branch the whole tile takes, around two
+/// straight runs of steps (a test before every step measured slower in the
+/// larger blocks, chapter 7 of the guide). An operator with a `redux`
+/// keeps its one instruction.
+#[inline(always)]
+pub(crate) fn reduce_below<const N: u32, T: Shuffle, O: Operator<T>>(
+    tile: &TiledPartition<N>,
+    value: T,
+    op: O,
+    lanes: u32,
+    site: Site,
+) -> T
+where
+    TileSize<N>: AnyTileSize,
+{
+    if N > FEW_LANES && lanes <= FEW_LANES && op.redux().is_none() {
+        neighbours_first(tile, value, op, FEW_LANES, site)
+    } else {
+        reduce(tile, value, op, site)
+    }
+}
+
+/// The inclusive scan of ranks `0..lanes`, for ranks below `lanes`: with
+/// `lanes` at most [`FEW_LANES`], the two steps of [`inclusive_scan`] at
+/// distances 1 and 2, the only ones that reach such a rank from another;
+/// otherwise all `log2(N)`. Ranks from `lanes` up get partial results.
+/// `lanes` must be the same in every lane (a group size).
+#[inline(always)]
+pub(crate) fn inclusive_scan_below<const N: u32, T: Shuffle, O: Operator<T>>(
+    tile: &TiledPartition<N>,
+    value: T,
+    op: O,
+    lanes: u32,
+    site: Site,
+) -> T
+where
+    TileSize<N>: AnyTileSize,
+{
+    if N > FEW_LANES && lanes <= FEW_LANES {
+        let rank = tile.thread_rank_at(site);
+        let mut v = value;
+        let mut d = 1;
+        while d < FEW_LANES {
+            let lower = tile.shfl_up_at(v, d, site);
+            if rank >= d {
+                v = op.combine(lower, v);
+            }
+            d *= 2;
+        }
+        v
+    } else {
+        inclusive_scan(tile, value, op, site)
+    }
+}
+
 /// Hillis-Steele: `log2(N)` steps of `shfl_up`, combining the lower value
 /// on the left.
 #[inline(always)]

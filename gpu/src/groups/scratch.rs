@@ -1,6 +1,6 @@
 //! The block's scratch as slots of values: how the threads of a block, or
 //! of a tile of more than one warp, pass values through shared memory (the
-//! backend's [`Scratch`](crate::backend::Scratch), 1056 bytes a block).
+//! backend's [`Scratch`](crate::backend::Scratch), 1312 bytes a block).
 //! A slot holds a [`Shuffle`] value as 32-bit words, word `j` of slot `i`
 //! at word `stride * j + i`, so that lanes reading or writing consecutive
 //! slots touch consecutive banks. Ordering between threads comes from the

@@ -108,7 +108,7 @@ use core::marker::PhantomData;
 /// reachable through a dynamic `Shared<[E]>` sized at launch.
 ///
 /// ```
-/// assert_eq!(coop::shared::MAX_STATIC_SHARED_BYTES, 48 * 1024 - 1056);
+/// assert_eq!(coop::shared::MAX_STATIC_SHARED_BYTES, 48 * 1024 - 1312);
 /// ```
 pub const MAX_STATIC_SHARED_BYTES: usize = 48 * 1024 - BLOCK_COLLECTIVE_SCRATCH_BYTES;
 
