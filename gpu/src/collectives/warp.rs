@@ -114,17 +114,7 @@ where
     TileSize<N>: AnyTileSize,
 {
     if N > FEW_LANES && lanes <= FEW_LANES {
-        let rank = tile.thread_rank_at(site);
-        let mut v = value;
-        let mut d = 1;
-        while d < FEW_LANES {
-            let lower = tile.shfl_up_at(v, d, site);
-            if rank >= d {
-                v = op.combine(lower, v);
-            }
-            d *= 2;
-        }
-        v
+        scan_steps(tile, value, op, FEW_LANES, site)
     } else {
         inclusive_scan(tile, value, op, site)
     }
@@ -142,10 +132,26 @@ pub(crate) fn inclusive_scan<const N: u32, T: Shuffle, O: Operator<T>>(
 where
     TileSize<N>: AnyTileSize,
 {
+    scan_steps(tile, value, op, N, site)
+}
+
+/// The Hillis-Steele steps at distances 1, 2, 4, ... below `span` (a
+/// constant at every call, so the loop unrolls).
+#[inline(always)]
+fn scan_steps<const N: u32, T: Shuffle, O: Operator<T>>(
+    tile: &TiledPartition<N>,
+    value: T,
+    op: O,
+    span: u32,
+    site: Site,
+) -> T
+where
+    TileSize<N>: AnyTileSize,
+{
     let rank = tile.thread_rank_at(site);
     let mut v = value;
     let mut d = 1;
-    while d < N {
+    while d < span {
         let lower = tile.shfl_up_at(v, d, site);
         if rank >= d {
             v = op.combine(lower, v);
