@@ -90,9 +90,9 @@ pub(super) fn reduce<T: Shuffle, O: Operator<T>>(
 }
 
 /// The two stages of [`reduce`], up to its first barrier and warp 0's
-/// combine: the total in lane 0 of warp 0 (in every lane where the
-/// operator has a `redux`; lanes past the warps' count rounded up to a
-/// power of two hold partials otherwise), `None` in the other warps.
+/// combine: the total in lanes 0 to 3 of warp 0 at least (in all its
+/// lanes where the block has more than four warps or the operator has a
+/// `redux`), `None` in the other warps.
 /// Without `reduce`'s second barrier, warp 0 may still be reading the
 /// scratch when the others return, so no block collective may follow in
 /// the same kernel.
