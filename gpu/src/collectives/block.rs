@@ -193,13 +193,7 @@ pub(super) fn scan<const EXCLUSIVE: bool, T: Shuffle, O: Operator<T>>(
     // See `reduce_into_warp0` for why the test goes through a vote.
     if warp.all_at(w == 0, site) {
         let warps = warp.meta_group_size();
-        let total = if lane < warps {
-            // Written before the barrier by warp `lane`.
-            load(32, lane, value, site)
-        } else {
-            op.identity()
-        };
-        let totals = super::warp::inclusive_scan_below(&warp, total, op, warps, site);
+        let totals = scan_of_warp_totals(&warp, value, op, site);
         let shifted = warp.shfl_up_at(totals, 1, site);
         let before = if lane == 0 { op.identity() } else { shifted };
         store_if(lane < warps, 32, PREFIXES + lane, before, site);
@@ -231,15 +225,8 @@ fn scan_by_warps<T: Shuffle, O: Operator<T>>(
     let inclusive = super::warp::inclusive_scan(&warp, value, op, site);
     store_if(lane == 31, 32, warp.meta_group_rank(), inclusive, site);
     block.sync_named(call, site);
-    let warps = warp.meta_group_size();
-    let total = if lane < warps {
-        // Written before the barrier by warp `lane`.
-        load(32, lane, value, site)
-    } else {
-        op.identity()
-    };
     // Lane w of `totals` holds warps 0..=w combined; this warp needs 0..w.
-    let totals = super::warp::inclusive_scan_below(&warp, total, op, warps, site);
+    let totals = scan_of_warp_totals(&warp, value, op, site);
     let w = warp.meta_group_rank();
     let before_warp = warp.shfl_at(totals, w.wrapping_sub(1) & 31, site);
     let before_warp = if w == 0 { op.identity() } else { before_warp };
@@ -250,6 +237,28 @@ fn scan_by_warps<T: Shuffle, O: Operator<T>>(
         op.combine(before_warp, inclusive),
         op.combine(before_warp, exclusive_in_warp),
     )
+}
+
+/// After the barrier that follows the warps' stores of their totals (slot
+/// `w`, stride 32): lane `l` loads warp `l`'s total (lanes past the last
+/// warp take the identity) and the warp scans them, so that lane `w` holds
+/// warps `0..=w` combined. `like` gives the type its shape.
+#[inline(always)]
+fn scan_of_warp_totals<T: Shuffle, O: Operator<T>>(
+    warp: &crate::TiledPartition<32>,
+    like: T,
+    op: O,
+    site: Site,
+) -> T {
+    let lane = warp.thread_rank_at(site);
+    let warps = warp.meta_group_size();
+    let total = if lane < warps {
+        // Written before the barrier by warp `lane`.
+        load(32, lane, like, site)
+    } else {
+        op.identity()
+    };
+    super::warp::inclusive_scan_below(warp, total, op, warps, site)
 }
 
 /// [`scan`] whose block total, from one thread, goes through `update`
@@ -316,14 +325,8 @@ pub(crate) fn prefix_of_warps<T: Shuffle, O: Operator<T>>(
     let warps = warp.meta_group_size();
     store_if(lane == from, 32, w, warp_total, site);
     block.sync_named(call, site);
-    let total = if lane < warps {
-        // Written before the barrier by warp `lane`.
-        load(32, lane, warp_total, site)
-    } else {
-        op.identity()
-    };
     // Lane w of `totals` holds warps 0..=w combined; this warp needs 0..w.
-    let totals = super::warp::inclusive_scan_below(warp, total, op, warps, site);
+    let totals = scan_of_warp_totals(warp, warp_total, op, site);
     let before_warp = warp.shfl_at(totals, w.wrapping_sub(1) & 31, site);
     let before_warp = if w == 0 { op.identity() } else { before_warp };
     let block_total = warp.shfl_at(totals, warps - 1, site);
@@ -362,14 +365,8 @@ pub(crate) fn warps_before<T: Shuffle, O: Operator<T>>(
     let warps = warp.meta_group_size();
     store_if(lane == from, 32, w, warp_total, site);
     block.sync_named(call, site);
-    let total = if lane < warps {
-        // Written before the barrier by warp `lane`.
-        load(32, lane, warp_total, site)
-    } else {
-        op.identity()
-    };
     // Lane w of `totals` holds warps 0..=w combined; this warp needs 0..w.
-    let totals = super::warp::inclusive_scan_below(warp, total, op, warps, site);
+    let totals = scan_of_warp_totals(warp, warp_total, op, site);
     let before_warp = warp.shfl_at(totals, w.wrapping_sub(1) & 31, site);
     let before_warp = if w == 0 { op.identity() } else { before_warp };
     let block_total = warp.shfl_at(totals, warps - 1, site);
