@@ -69,3 +69,48 @@ fn back_to_back_block_collectives_keep_their_scratch_apart() {
         coop_tests::reductions::check_chain(&Target::Cpu(&cpu), block, 2, seed).unwrap();
     }
 }
+
+/// Runs of ranks `first..=last`, packed as `first << 32 | last`, joined
+/// only when the second starts right after the first ends: any other pair
+/// panics. A scan step that combined a lane's value with one that is not
+/// the run just below it (its own, say, where `shfl_up` has no lower lane
+/// to read) would stop the kernel.
+#[coop::kernel]
+pub fn adjacent_runs(block: coop::ThreadBlock, out: coop::Out<u64>) {
+    use coop::prelude::*;
+    let join = op::from_fn(u64::MAX, |a: u64, b: u64| {
+        if a == u64::MAX {
+            b
+        } else if b == u64::MAX {
+            a
+        } else {
+            assert!((a & 0xffff_ffff) + 1 == b >> 32, "runs not adjacent");
+            (a >> 32) << 32 | (b & 0xffff_ffff)
+        }
+    });
+    let run = |r: u32| u64::from(r) << 32 | u64::from(r);
+    let r = block.thread_rank();
+    let tile = block.tiled_partition::<8>();
+    let at = 2 * r as usize;
+    out.write(at, inclusive_scan(&block, run(r), join));
+    out.write(at + 1, inclusive_scan(&tile, run(tile.thread_rank()), join));
+}
+
+#[test]
+fn scans_combine_only_adjacent_runs_under_a_user_operator() {
+    let cpu = Cpu::new();
+    for block in [32u32, 96, 256, 1024] {
+        let mut out = vec![0u64; 2 * block as usize];
+        cpu.launch(
+            adjacent_runs,
+            coop_host::LaunchConfig::new(1, block),
+            (&mut out,),
+        )
+        .unwrap_or_else(|e| panic!("block of {block}: {e}"));
+        for r in 0..block {
+            let at = 2 * r as usize;
+            let runs = [u64::from(r), u64::from(r % 8)];
+            assert_eq!(out[at..at + 2], runs, "block of {block}, rank {r}");
+        }
+    }
+}

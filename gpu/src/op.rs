@@ -58,6 +58,14 @@ pub trait Operator<T>: Copy {
     fn redux(&self) -> Option<crate::__private::Redux> {
         None
     }
+
+    /// Whether `combine` may also run where its result is thrown away: it
+    /// has no side effects and cannot panic. A scan step then computes it
+    /// in every lane and keeps it in the lanes that need it (one predicated
+    /// instruction), where otherwise it branches around it. coop's own
+    /// operators say so; the default, `false`, is always correct.
+    #[doc(hidden)]
+    const SPECULATE: bool = false;
 }
 
 /// `a + b` (wrapping for integers); identity 0.
@@ -156,6 +164,7 @@ macro_rules! int_ops {
     ($($t:ty => $width:ident),*) => {$(
         impl Operator<$t> for Sum {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a.wrapping_add(b) }
             #[inline(always)]
@@ -165,6 +174,7 @@ macro_rules! int_ops {
         }
         impl Operator<$t> for Product {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a.wrapping_mul(b) }
             #[inline(always)]
@@ -172,6 +182,7 @@ macro_rules! int_ops {
         }
         impl Operator<$t> for Min {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { if b < a { b } else { a } }
             #[inline(always)]
@@ -181,6 +192,7 @@ macro_rules! int_ops {
         }
         impl Operator<$t> for Max {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { if b > a { b } else { a } }
             #[inline(always)]
@@ -190,6 +202,7 @@ macro_rules! int_ops {
         }
         impl Operator<$t> for BitAnd {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a & b }
             #[inline(always)]
@@ -199,6 +212,7 @@ macro_rules! int_ops {
         }
         impl Operator<$t> for BitOr {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a | b }
             #[inline(always)]
@@ -208,6 +222,7 @@ macro_rules! int_ops {
         }
         impl Operator<$t> for BitXor {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a ^ b }
             #[inline(always)]
@@ -226,6 +241,7 @@ macro_rules! float_ops {
     ($($t:ty),*) => {$(
         impl Operator<$t> for Sum {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a + b }
             #[inline(always)]
@@ -233,6 +249,7 @@ macro_rules! float_ops {
         }
         impl Operator<$t> for Product {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a * b }
             #[inline(always)]
@@ -240,6 +257,7 @@ macro_rules! float_ops {
         }
         impl Operator<$t> for Min {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a.min(b) }
             #[inline(always)]
@@ -247,6 +265,7 @@ macro_rules! float_ops {
         }
         impl Operator<$t> for Max {
             const COMMUTATIVE: bool = true;
+            const SPECULATE: bool = true;
             #[inline(always)]
             fn combine(&self, a: $t, b: $t) -> $t { a.max(b) }
             #[inline(always)]
@@ -477,6 +496,7 @@ fn arg_wins<T: Ordered>(a: Arg<T>, b: Arg<T>, larger: bool) -> bool {
 
 impl<T: Ordered> Operator<Arg<T>> for ArgMax {
     const COMMUTATIVE: bool = true;
+    const SPECULATE: bool = true;
     #[inline(always)]
     fn combine(&self, a: Arg<T>, b: Arg<T>) -> Arg<T> {
         if arg_wins(a, b, true) { a } else { b }
@@ -492,6 +512,7 @@ impl<T: Ordered> Operator<Arg<T>> for ArgMax {
 
 impl<T: Ordered> Operator<Arg<T>> for ArgMin {
     const COMMUTATIVE: bool = true;
+    const SPECULATE: bool = true;
     #[inline(always)]
     fn combine(&self, a: Arg<T>, b: Arg<T>) -> Arg<T> {
         if arg_wins(a, b, false) { a } else { b }
@@ -520,6 +541,7 @@ pub struct Flip<O>(pub O);
 
 impl<T, O: Operator<T>> Operator<T> for Flip<O> {
     const COMMUTATIVE: bool = O::COMMUTATIVE;
+    const SPECULATE: bool = O::SPECULATE;
     #[inline(always)]
     fn combine(&self, a: T, b: T) -> T {
         self.0.combine(b, a)

@@ -58,6 +58,19 @@ pub(crate) trait WarpCollectives {
     /// `value` of the lane `lane ^ lane_mask`.
     /// PTX: `shfl.sync.bfly.b32 d, value, lane_mask, clamp, mask`.
     fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32, site: Site) -> u32;
+    /// `word`, unchanged, out of a step the compiler cannot see into, so
+    /// that it does not rewrite the expression that made `word` together
+    /// with those that use it. A scan step puts its combined value through
+    /// it before choosing between that and the old one: otherwise LLVM
+    /// turns `if p { lower + v } else { v }` on integers into
+    /// `v + (if p { lower } else { 0 })` and re-associates the adds of
+    /// successive steps, four SASS instructions a step where the first form
+    /// gives ptxas's two (`SHFL`, `@p IADD`). PTX: one `mov.b32` in an
+    /// `asm!` block (ptxas removes it). CPU: `word`.
+    #[inline(always)]
+    fn opaque_word(word: u32) -> u32 {
+        word
+    }
     /// Bit `l` set when lane `l` of `mask` has `predicate`.
     /// PTX: `vote.sync.ballot.b32 d, predicate, mask`.
     fn vote_ballot(mask: u32, predicate: bool, site: Site) -> u32;

@@ -60,6 +60,7 @@ struct CountsSum;
 
 impl Operator<Counts> for CountsSum {
     const COMMUTATIVE: bool = true;
+    const SPECULATE: bool = true;
     #[inline(always)]
     fn combine(&self, a: Counts, b: Counts) -> Counts {
         core::array::from_fn(|k| a[k].wrapping_add(b[k]))

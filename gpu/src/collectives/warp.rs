@@ -33,18 +33,20 @@ where
         }
         return v;
     }
-    neighbours_first(tile, v, op, N, site)
+    neighbours_first(tile, v, op, 1, N, site)
 }
 
-/// Butterfly steps xor 1, 2, 4, ... below `span`, the run of lower ranks on
-/// the left: each lane always holds a contiguous run of ranks, so lane 0
-/// ends with ranks `0..span` combined in order, for any associative
-/// operator (order matters when it is not commutative).
+/// Butterfly steps xor `from`, `2 * from`, ... below `span` (`from` a power
+/// of two; 1 for a whole butterfly, or where an earlier call stopped), the
+/// run of lower ranks on the left: each lane always holds a contiguous run
+/// of ranks, so lane 0 ends with ranks `0..span` combined in order, for any
+/// associative operator (order matters when it is not commutative).
 #[inline(always)]
 pub(super) fn neighbours_first<const N: u32, T: Shuffle, O: Operator<T>>(
     tile: &TiledPartition<N>,
     value: T,
     op: O,
+    from: u32,
     span: u32,
     site: Site,
 ) -> T
@@ -53,7 +55,7 @@ where
 {
     let rank = tile.thread_rank_at(site);
     let mut v = value;
-    let mut m = 1;
+    let mut m = from;
     while m < span {
         let other = tile.shfl_xor_at(v, m, site);
         v = if O::COMMUTATIVE || rank & m == 0 {
@@ -67,18 +69,18 @@ where
 }
 
 /// Lanes at or under which [`reduce_below`] and [`inclusive_scan_below`]
-/// take two steps instead of `log2(N)`: blocks of up to 128 threads, whose
-/// warp 0 combines at most four warps' results.
+/// stop after two steps instead of `log2(N)`: blocks of up to 128 threads,
+/// whose warp 0 combines at most four warps' results.
 pub(crate) const FEW_LANES: u32 = 4;
 
 /// The result of ranks `0..lanes` in rank 0, where the ranks from `lanes`
-/// up hold the identity or nothing the caller needs: with `lanes` at most
-/// [`FEW_LANES`], two butterfly steps (neighbours first) instead of
-/// [`reduce`]'s `log2(N)`. `lanes` must be the same in every lane (a group
-/// size): the choice is one branch the whole tile takes, around two
-/// straight runs of steps (a test before every step measured slower in the
-/// larger blocks, chapter 7 of the guide). An operator with a `redux`
-/// keeps its one instruction.
+/// up hold the identity or nothing the caller needs: butterfly steps
+/// neighbours first, the first two always, the rest only when `lanes` is
+/// over [`FEW_LANES`]. `lanes` must be the same in every lane (a group
+/// size): the choice is one branch the whole tile takes around the later
+/// steps (a test before every step measured slower in the larger blocks,
+/// chapter 7 of the guide). An operator with a `redux` keeps its one
+/// instruction.
 #[inline(always)]
 pub(crate) fn reduce_below<const N: u32, T: Shuffle, O: Operator<T>>(
     tile: &TiledPartition<N>,
@@ -90,18 +92,23 @@ pub(crate) fn reduce_below<const N: u32, T: Shuffle, O: Operator<T>>(
 where
     TileSize<N>: AnyTileSize,
 {
-    if N > FEW_LANES && lanes <= FEW_LANES && op.redux().is_none() {
-        neighbours_first(tile, value, op, FEW_LANES, site)
+    if N > FEW_LANES && op.redux().is_none() {
+        let v = neighbours_first(tile, value, op, 1, FEW_LANES, site);
+        if lanes <= FEW_LANES {
+            v
+        } else {
+            neighbours_first(tile, v, op, FEW_LANES, N, site)
+        }
     } else {
         reduce(tile, value, op, site)
     }
 }
 
-/// The inclusive scan of ranks `0..lanes`, for ranks below `lanes`: with
-/// `lanes` at most [`FEW_LANES`], the two steps of [`inclusive_scan`] at
-/// distances 1 and 2, the only ones that reach such a rank from another;
-/// otherwise all `log2(N)`. Ranks from `lanes` up get partial results.
-/// `lanes` must be the same in every lane (a group size).
+/// The inclusive scan of ranks `0..lanes`, for ranks below `lanes`: the
+/// steps of [`inclusive_scan`] at distances 1 and 2 always, the ones from
+/// 4 up only when `lanes` is over [`FEW_LANES`] (no shorter distance
+/// reaches a rank below 4 from another). Ranks from `lanes` up get partial
+/// results. `lanes` must be the same in every lane (a group size).
 #[inline(always)]
 pub(crate) fn inclusive_scan_below<const N: u32, T: Shuffle, O: Operator<T>>(
     tile: &TiledPartition<N>,
@@ -113,8 +120,13 @@ pub(crate) fn inclusive_scan_below<const N: u32, T: Shuffle, O: Operator<T>>(
 where
     TileSize<N>: AnyTileSize,
 {
-    if N > FEW_LANES && lanes <= FEW_LANES {
-        scan_steps(tile, value, op, FEW_LANES, site)
+    if N > FEW_LANES {
+        let v = scan_steps(tile, value, op, 1, FEW_LANES, site);
+        if lanes <= FEW_LANES {
+            v
+        } else {
+            scan_steps(tile, v, op, FEW_LANES, N, site)
+        }
     } else {
         inclusive_scan(tile, value, op, site)
     }
@@ -132,16 +144,18 @@ pub(crate) fn inclusive_scan<const N: u32, T: Shuffle, O: Operator<T>>(
 where
     TileSize<N>: AnyTileSize,
 {
-    scan_steps(tile, value, op, N, site)
+    scan_steps(tile, value, op, 1, N, site)
 }
 
-/// The Hillis-Steele steps at distances 1, 2, 4, ... below `span` (a
-/// constant at every call, so the loop unrolls).
+/// The Hillis-Steele steps at distances `from`, `2 * from`, ... below
+/// `span` (constants at every call, so the loop unrolls; `from` is 1, or
+/// where an earlier call stopped).
 #[inline(always)]
 fn scan_steps<const N: u32, T: Shuffle, O: Operator<T>>(
     tile: &TiledPartition<N>,
     value: T,
     op: O,
+    from: u32,
     span: u32,
     site: Site,
 ) -> T
@@ -150,10 +164,16 @@ where
 {
     let rank = tile.thread_rank_at(site);
     let mut v = value;
-    let mut d = 1;
+    let mut d = from;
     while d < span {
         let lower = tile.shfl_up_at(v, d, site);
-        if rank >= d {
+        if O::SPECULATE {
+            // Combined in every lane and chosen after an opaque move: the
+            // step stays `SHFL`, `@p` combine in SASS
+            // (`WarpCollectives::opaque_word` says why).
+            let combined = op.combine(lower, v).map_words(Target::opaque_word);
+            v = if rank >= d { combined } else { v };
+        } else if rank >= d {
             v = op.combine(lower, v);
         }
         d *= 2;

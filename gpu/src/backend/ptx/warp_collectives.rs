@@ -84,6 +84,17 @@ impl WarpCollectives for Ptx {
     }
 
     #[inline(always)]
+    fn opaque_word(word: u32) -> u32 {
+        let out: u32;
+        // SAFETY: a register move; it reads and writes no memory.
+        unsafe {
+            core::arch::asm!("mov.b32 {}, {};", out(reg32) out, in(reg32) word,
+                options(pure, nomem, nostack));
+        }
+        out
+    }
+
+    #[inline(always)]
     fn active_mask(_site: Site) -> u32 {
         let mask: u32;
         // SAFETY: `activemask` reads which lanes execute it; it has no
