@@ -381,9 +381,9 @@ fn reductions_lower_to_redux_or_a_butterfly_of_log2_n_shuffles() {
         // A block of f32: three butterfly steps in every warp (4 partial
         // results a warp), a barrier (`barrier.sync`, non-aligned), warp 0 folding
         // the partials (one `ld.shared.v4` a lane) and combining its lanes
-        // in two steps, then three more behind one branch in blocks of more
-        // than four warps, and a barrier before every thread reads the
-        // total.
+        // in two steps (blocks of up to four warps) or five (the two paths
+        // of one branch, in that order in the PTX), and a barrier before
+        // every thread reads the total.
         let block = ops("lower_block_reduce_f32");
         let barriers: Vec<usize> = (0..block.len())
             .filter(|&i| block[i] == "barrier.sync")
@@ -393,7 +393,7 @@ fn reductions_lower_to_redux_or_a_butterfly_of_log2_n_shuffles() {
         // Warp 0's test, `w == 0`, as a vote that ptxas knows is uniform.
         let vote_then_bfly: Vec<String> = std::iter::once("vote.sync.all.pred".to_string())
             .chain(bfly(2))
-            .chain(bfly(3))
+            .chain(bfly(5))
             .collect();
         assert_eq!(
             block[barriers[0] + 1..barriers[1]],

@@ -69,16 +69,17 @@ where
 }
 
 /// Lanes at or under which [`reduce_below`] and [`inclusive_scan_below`]
-/// stop after two steps instead of `log2(N)`: blocks of up to 128 threads,
+/// take two steps instead of `log2(N)`: blocks of up to 128 threads,
 /// whose warp 0 combines at most four warps' results.
 pub(crate) const FEW_LANES: u32 = 4;
 
 /// The result of ranks `0..lanes` in rank 0, where the ranks from `lanes`
-/// up hold the identity or nothing the caller needs: butterfly steps
-/// neighbours first, the first two always, the rest only when `lanes` is
-/// over [`FEW_LANES`]. `lanes` must be the same in every lane (a group
-/// size): the choice is one branch the whole tile takes around the later
-/// steps (a test before every step measured slower in the larger blocks,
+/// up hold the identity or nothing the caller needs: with `lanes` at most
+/// [`FEW_LANES`], two butterfly steps (neighbours first) instead of
+/// [`reduce`]'s `log2(N)`. `lanes` must be the same in every lane (a group
+/// size): the choice is one branch the whole tile takes, around two
+/// straight runs of steps (a test before every step measured slower in the
+/// larger blocks, and so did sharing the first two steps between the runs:
 /// chapter 7 of the guide). An operator with a `redux` keeps its one
 /// instruction.
 #[inline(always)]
@@ -92,13 +93,8 @@ pub(crate) fn reduce_below<const N: u32, T: Shuffle, O: Operator<T>>(
 where
     TileSize<N>: AnyTileSize,
 {
-    if N > FEW_LANES && op.redux().is_none() {
-        let v = neighbours_first(tile, value, op, 1, FEW_LANES, site);
-        if lanes <= FEW_LANES {
-            v
-        } else {
-            neighbours_first(tile, v, op, FEW_LANES, N, site)
-        }
+    if N > FEW_LANES && lanes <= FEW_LANES && op.redux().is_none() {
+        neighbours_first(tile, value, op, 1, FEW_LANES, site)
     } else {
         reduce(tile, value, op, site)
     }
