@@ -111,7 +111,7 @@ pub(crate) fn reduce_into_warp0<T: Shuffle, O: Operator<T>>(
     let small = op.redux().is_none() && T::WORDS <= 2;
     let stride = if small { SMALL_SLOTS } else { 32 };
     if small {
-        let partial = super::warp::neighbours_first(&warp, value, op, 1, RUN, site);
+        let partial = super::warp::neighbours_first(&warp, value, op, RUN, site);
         store_if(
             lane.is_multiple_of(RUN),
             stride,

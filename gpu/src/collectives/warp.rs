@@ -33,12 +33,11 @@ where
         }
         return v;
     }
-    neighbours_first(tile, v, op, 1, N, site)
+    neighbours_first(tile, v, op, N, site)
 }
 
-/// Butterfly steps xor `from`, `2 * from`, ... below `span` (`from` a power
-/// of two; 1 for a whole butterfly, or where an earlier call stopped), the
-/// run of lower ranks on the left: each lane always holds a contiguous run
+/// Butterfly steps xor 1, 2, 4, ... below `span` (a power of two; `N`
+/// for a whole butterfly), the run of lower ranks on the left: each lane always holds a contiguous run
 /// of ranks, so lane 0 ends with ranks `0..span` combined in order, for any
 /// associative operator (order matters when it is not commutative).
 #[inline(always)]
@@ -46,7 +45,6 @@ pub(super) fn neighbours_first<const N: u32, T: Shuffle, O: Operator<T>>(
     tile: &TiledPartition<N>,
     value: T,
     op: O,
-    from: u32,
     span: u32,
     site: Site,
 ) -> T
@@ -55,7 +53,7 @@ where
 {
     let rank = tile.thread_rank_at(site);
     let mut v = value;
-    let mut m = from;
+    let mut m = 1;
     while m < span {
         let other = tile.shfl_xor_at(v, m, site);
         v = if O::COMMUTATIVE || rank & m == 0 {
@@ -94,7 +92,7 @@ where
     TileSize<N>: AnyTileSize,
 {
     if N > FEW_LANES && lanes <= FEW_LANES && op.redux().is_none() {
-        neighbours_first(tile, value, op, 1, FEW_LANES, site)
+        neighbours_first(tile, value, op, FEW_LANES, site)
     } else {
         reduce(tile, value, op, site)
     }
