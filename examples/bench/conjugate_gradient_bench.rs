@@ -7,7 +7,8 @@
 //! the vectors are reset, every solve checked. Each runs on its own grid
 //! (the most blocks of 512 that fit at once) and on CUDA's grid. Needs a
 //! GPU; `examples/bench/conjugate_gradient.sh` builds the CUDA side and
-//! runs it. Prints CSV rows:
+//! runs it; `COOP_PORT_PTX` replaces coop's PTX with a file (for
+//! variants). Prints CSV rows:
 //!
 //! ```text
 //! cg,<impl>,<grid>,<blocks>,<registers>,<iterations>,<median ms>,<µs per iteration>
@@ -17,7 +18,6 @@ use coop_examples::checks::conjugate_gradient::{outcome, tridiagonal, Solve};
 use coop_examples::kernels::conjugate_gradient::{
     conjugate_gradient, conjugate_gradient_unbounded, CG_THREADS,
 };
-use coop_examples::PTX;
 use coop_host::{Device, Gpu, LaunchConfig, Program, Timer};
 
 const ROWS: usize = 10 << 20;
@@ -32,14 +32,7 @@ fn main() {
     }
     let gpu = Gpu::new(0).expect("a GPU");
     let device = Device::Gpu(gpu.clone());
-    let coop = Program::Gpu(gpu.load(&PTX).expect("coop's example kernels"));
-    let cuda = std::env::var("COOP_CUDA_PTX").ok().map(|path| {
-        let text = std::fs::read_to_string(&path).expect("the CUDA twin's PTX");
-        Program::Gpu(
-            gpu.load_ptx("conjugate_gradient.cu", &text)
-                .expect("it loads"),
-        )
-    });
+    let (coop, cuda) = coop_examples::bench_programs(&gpu, "conjugate_gradient.cu");
     println!(
         "# {} ({} SMs)",
         gpu.limits().name,

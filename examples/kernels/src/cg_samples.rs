@@ -78,13 +78,25 @@ pub fn max_in_buckets(grid: Grid, src: &[i32], values: &[i32], maxima: Out<i32>)
 /// `binaryPartitionCG`: `odds[0]` counts the odd values of `input`,
 /// `sums[0]` adds them and `sums[1]` adds the even ones, through each
 /// warp's two `binary_partition` groups. `input.len()` must be a multiple
-/// of 32 (every lane of a warp reaches the partition).
+/// of 32 (every lane of a warp reaches the partition) and below 2^32.
+///
+/// As the sample, the grid-stride index is 32 bits (its `int`): the
+/// grid's rank and size are computed once, and the loop needs no 64-bit
+/// arithmetic. The lengths of `odds` and `sums` are checked once, before
+/// the loop, which then carries no bounds checks.
 #[kernel]
 pub fn odd_even_count_and_sum(grid: Grid, input: &[i32], odds: Out<i32>, sums: Out<i32>) {
+    assert!(
+        !odds.is_empty() && sums.len() >= 2,
+        "odd_even_count_and_sum: `odds` needs 1 element and `sums` 2"
+    );
+    let n = u32::try_from(input.len())
+        .expect("odd_even_count_and_sum: `input` has 2^32 elements or more");
+    let stride = grid.num_threads() as u32;
     let warp = this_thread_block().tiled_partition::<32>();
-    let mut i = grid.thread_rank();
-    while i < input.len() {
-        let elem = input[i];
+    let mut i = grid.thread_rank() as u32;
+    while i < n {
+        let elem = input[i as usize];
         let side = warp.binary_partition(elem & 1 == 1);
         if elem & 1 == 1 {
             let sum = reduce(&side, elem, op::Sum);
@@ -97,7 +109,8 @@ pub fn odd_even_count_and_sum(grid: Grid, input: &[i32], odds: Out<i32>, sums: O
             side.invoke_one(|| sums.atomic().add(1, sum));
         }
         warp.sync();
-        i += grid.num_threads();
+        // Saturating: past `u32::MAX` the loop is over (`n` is below it).
+        i = i.saturating_add(stride);
     }
 }
 
