@@ -46,6 +46,10 @@
 //!   as most blocks per multiprocessor, optionally `x` the fewest tiles per
 //!   block (`Reducer::with_blocks_per_sm`, `with_tiles_per_block`); rows
 //!   `coop-bps4`, `coop-bps40x3`, ... (the default grid stays `coop`).
+//! - The block rows time coop's block kernels twice: `coop` reads the
+//!   block size at run time, `coop-shaped` declares it
+//!   (`#[kernel(block = N)]`), as CUB's kernels have it as a template
+//!   parameter.
 //! - `COOP_BENCH_PTX=a.ptx:b.ptx`: the block kernels of these PTX files
 //!   (variants of the example kernels' PTX) too, as rows `coop-a`,
 //!   `coop-b`.
@@ -559,8 +563,16 @@ fn main() {
         // The kernels built into this example, then those of any PTX files
         // named in COOP_BENCH_PTX (a hand-edited variant of the example
         // kernels' PTX, say), each labelled with its file's stem.
-        let mut modules = vec![("coop".to_string(), gpu.load(&PTX).unwrap())];
-        modules.extend(ptx_files(&gpu, "COOP_BENCH_PTX"));
+        let builtin = gpu.load(&PTX).unwrap();
+        let files = ptx_files(&gpu, "COOP_BENCH_PTX");
+        // (label, module, whether the kernels declare the block size): the
+        // built-in kernels both ways (`coop-shaped` declares it, as CUB's
+        // template parameter does), the files' generic ones.
+        let mut modules = vec![
+            ("coop".to_string(), &builtin, false),
+            ("coop-shaped".to_string(), &builtin, true),
+        ];
+        modules.extend(files.iter().map(|(label, m)| (label.clone(), m, false)));
         let only: Option<u32> = std::env::var("COOP_THREADS")
             .ok()
             .and_then(|v| v.parse().ok());
@@ -602,46 +614,74 @@ fn ptx_files(gpu: &Gpu, var: &str) -> Vec<(String, Module)> {
 }
 
 /// The block kernels of the benchmark for one type: `block_reduce_*` and
-/// `block_scan_*`.
+/// `block_scan_*`, or with `shaped` the ones declared for `threads`
+/// (`block_reduce_*_<threads>`, `block_scan_*_<threads>`).
 trait BlockBench: Elem + From<u8> {
     fn to_f64(self) -> f64;
     fn launch(
         module: &Module,
-        scan: bool,
+        kind: (bool, bool),
         cfg: LaunchConfig,
         x: &CudaSlice<Self>,
         out: &mut CudaSlice<Self>,
     );
 }
 macro_rules! block_bench {
-    ($($t:ty => $reduce:ident, $scan:ident);*) => {$(
+    ($($t:ty => $reduce:ident, $scan:ident, [$($n:literal => $sr:ident, $ss:ident),*]);*) => {$(
         impl BlockBench for $t {
             fn to_f64(self) -> f64 {
                 self as f64
             }
             fn launch(
                 module: &Module,
-                scan: bool,
+                (scan, shaped): (bool, bool),
                 cfg: LaunchConfig,
                 x: &CudaSlice<$t>,
                 out: &mut CudaSlice<$t>,
             ) {
-                if scan {
-                    module.launch(bench::$scan, cfg, (x, out)).unwrap()
-                } else {
-                    module.launch(bench::$reduce, cfg, (x, out)).unwrap()
+                if !shaped {
+                    return if scan {
+                        module.launch(bench::$scan, cfg, (x, out)).unwrap()
+                    } else {
+                        module.launch(bench::$reduce, cfg, (x, out)).unwrap()
+                    };
+                }
+                match (cfg.block.x, scan) {
+                    $(
+                        ($n, false) => module.launch(bench::$sr, cfg, (x, out)).unwrap(),
+                        ($n, true) => module.launch(bench::$ss, cfg, (x, out)).unwrap(),
+                    )*
+                    (threads, _) => panic!("no declared block kernel for {threads} threads"),
                 }
             }
         }
     )*};
 }
 block_bench!(
-    f32 => block_reduce_f32, block_scan_f32;
-    f64 => block_reduce_f64, block_scan_f64;
-    i32 => block_reduce_i32, block_scan_i32;
-    u32 => block_reduce_u32, block_scan_u32;
-    i64 => block_reduce_i64, block_scan_i64;
-    u64 => block_reduce_u64, block_scan_u64
+    f32 => block_reduce_f32, block_scan_f32, [
+        64 => block_reduce_f32_64, block_scan_f32_64, 128 => block_reduce_f32_128, block_scan_f32_128,
+        256 => block_reduce_f32_256, block_scan_f32_256, 512 => block_reduce_f32_512, block_scan_f32_512,
+        1024 => block_reduce_f32_1024, block_scan_f32_1024];
+    f64 => block_reduce_f64, block_scan_f64, [
+        64 => block_reduce_f64_64, block_scan_f64_64, 128 => block_reduce_f64_128, block_scan_f64_128,
+        256 => block_reduce_f64_256, block_scan_f64_256, 512 => block_reduce_f64_512, block_scan_f64_512,
+        1024 => block_reduce_f64_1024, block_scan_f64_1024];
+    i32 => block_reduce_i32, block_scan_i32, [
+        64 => block_reduce_i32_64, block_scan_i32_64, 128 => block_reduce_i32_128, block_scan_i32_128,
+        256 => block_reduce_i32_256, block_scan_i32_256, 512 => block_reduce_i32_512, block_scan_i32_512,
+        1024 => block_reduce_i32_1024, block_scan_i32_1024];
+    u32 => block_reduce_u32, block_scan_u32, [
+        64 => block_reduce_u32_64, block_scan_u32_64, 128 => block_reduce_u32_128, block_scan_u32_128,
+        256 => block_reduce_u32_256, block_scan_u32_256, 512 => block_reduce_u32_512, block_scan_u32_512,
+        1024 => block_reduce_u32_1024, block_scan_u32_1024];
+    i64 => block_reduce_i64, block_scan_i64, [
+        64 => block_reduce_i64_64, block_scan_i64_64, 128 => block_reduce_i64_128, block_scan_i64_128,
+        256 => block_reduce_i64_256, block_scan_i64_256, 512 => block_reduce_i64_512, block_scan_i64_512,
+        1024 => block_reduce_i64_1024, block_scan_i64_1024];
+    u64 => block_reduce_u64, block_scan_u64, [
+        64 => block_reduce_u64_64, block_scan_u64_64, 128 => block_reduce_u64_128, block_scan_u64_128,
+        256 => block_reduce_u64_256, block_scan_u64_256, 512 => block_reduce_u64_512, block_scan_u64_512,
+        1024 => block_reduce_u64_1024, block_scan_u64_1024]
 );
 
 /// The block-reduction rows (or, with `scan`, the block-scan rows) of
@@ -650,7 +690,7 @@ block_bench!(
 /// results checked.
 fn block_rows<T: BlockBench>(
     gpu: &Gpu,
-    modules: &[(String, Module)],
+    modules: &[(String, &Module, bool)],
     cub: Option<&Cub>,
     threads: u32,
     scan: bool,
@@ -667,9 +707,10 @@ fn block_rows<T: BlockBench>(
     let mut sides: Vec<Box<dyn FnMut() + '_>> = modules
         .iter()
         .zip(coop_outs.iter_mut())
-        .map(|((_, module), out)| {
+        .map(|((_, module, shaped), out)| {
             let x = &x;
-            Box::new(move || T::launch(module, scan, cfg, x, out)) as Box<dyn FnMut()>
+            let shaped = *shaped;
+            Box::new(move || T::launch(module, (scan, shaped), cfg, x, out)) as Box<dyn FnMut()>
         })
         .collect();
     if let Some(cub) = cub {
@@ -687,14 +728,14 @@ fn block_rows<T: BlockBench>(
     let part = if scan { "block_scan" } else { "block" };
     let labels = modules
         .iter()
-        .map(|(l, _)| l.as_str())
+        .map(|(l, _, _)| l.as_str())
         .chain(cub.map(|_| "cub"));
     for (label, t) in labels.zip(&times) {
         let us = median_ms(t) * 1e3;
         println!("{part},{label},{ty},{threads},{us:.3},{:.1}", reps / us);
     }
     if cub.is_some() {
-        for ((label, _), t) in modules.iter().zip(&times) {
+        for ((label, _, _), t) in modules.iter().zip(&times) {
             ratio_row(
                 &format!("{part},{label},{ty},{threads}"),
                 t,
@@ -710,7 +751,7 @@ fn block_rows<T: BlockBench>(
         .sum::<f64>();
     let labels = modules
         .iter()
-        .map(|(l, _)| l.as_str())
+        .map(|(l, _, _)| l.as_str())
         .chain(cub.map(|_| "cub"));
     for (label, out) in labels.zip(&outs) {
         let got = gpu.download(out).unwrap();

@@ -98,3 +98,71 @@ block_benchmarks! {
     i64 => block_reduce_i64, block_scan_i64;
     u64 => block_reduce_u64, block_scan_u64;
 }
+
+/// Stamps out the block benchmarks again for one element type and each
+/// block size, declared with it (`#[kernel(block = N)]`):
+/// `block_reduce_<type>_<N>` and `block_scan_<type>_<N>`. CUB's
+/// `BlockReduce<T, THREADS>` and `BlockScan<T, THREADS>` take the block
+/// size as a template parameter, so its kernels know it; these are coop's
+/// kernels that know it too, beside the ones above that read it at run
+/// time (chapter 7 of the guide has both rows).
+macro_rules! shaped_block_benchmarks {
+    ($($t:ty: $($n:literal => $reduce:ident, $scan:ident),*;)*) => {$($(
+        #[doc = concat!("`block_reduce_", stringify!($t), "` for blocks of ", stringify!($n), " threads, declared.")]
+        #[kernel(block = $n)]
+        pub fn $reduce(block: ThreadBlock, input: &[$t], out: Out<$t>) {
+            let grid = this_grid();
+            let acc = rounds(input[grid.thread_rank()], |x| reduce(&block, x, op::Sum));
+            if block.thread_rank() == 0 {
+                out.write(grid.block_rank(), acc);
+            }
+        }
+
+        #[doc = concat!("`block_scan_", stringify!($t), "` for blocks of ", stringify!($n), " threads, declared.")]
+        #[kernel(block = $n)]
+        pub fn $scan(block: ThreadBlock, input: &[$t], out: Out<$t>) {
+            let grid = this_grid();
+            let r = grid.thread_rank();
+            let acc = rounds(input[r], |x| inclusive_scan(&block, x, op::Sum));
+            out.write(r, acc);
+        }
+    )*)*};
+}
+shaped_block_benchmarks! {
+    f32:
+        64 => block_reduce_f32_64, block_scan_f32_64,
+        128 => block_reduce_f32_128, block_scan_f32_128,
+        256 => block_reduce_f32_256, block_scan_f32_256,
+        512 => block_reduce_f32_512, block_scan_f32_512,
+        1024 => block_reduce_f32_1024, block_scan_f32_1024;
+    f64:
+        64 => block_reduce_f64_64, block_scan_f64_64,
+        128 => block_reduce_f64_128, block_scan_f64_128,
+        256 => block_reduce_f64_256, block_scan_f64_256,
+        512 => block_reduce_f64_512, block_scan_f64_512,
+        1024 => block_reduce_f64_1024, block_scan_f64_1024;
+    i32:
+        64 => block_reduce_i32_64, block_scan_i32_64,
+        128 => block_reduce_i32_128, block_scan_i32_128,
+        256 => block_reduce_i32_256, block_scan_i32_256,
+        512 => block_reduce_i32_512, block_scan_i32_512,
+        1024 => block_reduce_i32_1024, block_scan_i32_1024;
+    u32:
+        64 => block_reduce_u32_64, block_scan_u32_64,
+        128 => block_reduce_u32_128, block_scan_u32_128,
+        256 => block_reduce_u32_256, block_scan_u32_256,
+        512 => block_reduce_u32_512, block_scan_u32_512,
+        1024 => block_reduce_u32_1024, block_scan_u32_1024;
+    i64:
+        64 => block_reduce_i64_64, block_scan_i64_64,
+        128 => block_reduce_i64_128, block_scan_i64_128,
+        256 => block_reduce_i64_256, block_scan_i64_256,
+        512 => block_reduce_i64_512, block_scan_i64_512,
+        1024 => block_reduce_i64_1024, block_scan_i64_1024;
+    u64:
+        64 => block_reduce_u64_64, block_scan_u64_64,
+        128 => block_reduce_u64_128, block_scan_u64_128,
+        256 => block_reduce_u64_256, block_scan_u64_256,
+        512 => block_reduce_u64_512, block_scan_u64_512,
+        1024 => block_reduce_u64_1024, block_scan_u64_1024;
+}
