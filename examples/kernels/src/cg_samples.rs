@@ -82,7 +82,9 @@ pub fn max_in_buckets(grid: Grid, src: &[i32], values: &[i32], maxima: Out<i32>)
 ///
 /// As the sample, the grid-stride index is 32 bits (its `int`): the
 /// grid's rank and size are computed once, and the loop needs no 64-bit
-/// arithmetic. The lengths of `odds` and `sums` are checked once, before
+/// arithmetic. Like the sample's, it assumes a grid of fewer than 2^32
+/// threads (the benchmark's is 264 blocks of 1024); a larger grid needs
+/// the `usize` index of the other kernels here. The lengths of `odds` and `sums` are checked once, before
 /// the loop, which then carries no bounds checks.
 #[kernel]
 pub fn odd_even_count_and_sum(grid: Grid, input: &[i32], odds: Out<i32>, sums: Out<i32>) {
