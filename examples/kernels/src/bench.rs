@@ -59,7 +59,8 @@ fn rounds<T: Elem>(v: T, mut step: impl FnMut(T) -> T) -> T {
 }
 
 /// Stamps out, for one element type, the two block benchmarks (a kernel
-/// cannot be generic):
+/// cannot be generic), each line with the `#[kernel]` arguments its two
+/// kernels take:
 ///
 /// - `block_reduce_*`: each block reduces `BLOCK_REDUCE_REPS` independent
 ///   sets of one value per thread; thread 0 writes their total (one value
@@ -68,10 +69,17 @@ fn rounds<T: Elem>(v: T, mut step: impl FnMut(T) -> T) -> T {
 /// - `block_scan_*`: each block runs `BLOCK_REDUCE_REPS` inclusive sums of
 ///   one value per thread; every thread writes the sum of its results (one
 ///   value a thread), against CUB's `BlockScan::InclusiveSum`.
+///
+/// `block_reduce_<type>` and `block_scan_<type>` read the block size at
+/// run time. `block_reduce_<type>_<N>` and `block_scan_<type>_<N>` are
+/// declared for blocks of `N` threads (`#[kernel(block = N)]`): CUB's
+/// `BlockReduce<T, THREADS>` and `BlockScan<T, THREADS>` take the size as
+/// a template parameter, so its kernels know it; these are coop's kernels
+/// that know it too (chapter 7 of the guide has both rows).
 macro_rules! block_benchmarks {
-    ($($t:ty => $reduce:ident, $scan:ident;)*) => {$(
-        #[doc = concat!("Block reductions of `", stringify!($t), "` (see the module's `block_benchmarks!`).")]
-        #[kernel]
+    ($($t:ty => $reduce:ident, $scan:ident $(($($args:tt)*))?;)*) => {$(
+        #[doc = concat!("Block reductions of `", stringify!($t), "`", $(" declared (", stringify!($($args)*), ")",)? " (see the module's `block_benchmarks!`).")]
+        #[kernel $(($($args)*))?]
         pub fn $reduce(block: ThreadBlock, input: &[$t], out: Out<$t>) {
             let grid = this_grid();
             let acc = rounds(input[grid.thread_rank()], |x| reduce(&block, x, op::Sum));
@@ -80,8 +88,8 @@ macro_rules! block_benchmarks {
             }
         }
 
-        #[doc = concat!("Block inclusive sums of `", stringify!($t), "` (see the module's `block_benchmarks!`).")]
-        #[kernel]
+        #[doc = concat!("Block inclusive sums of `", stringify!($t), "`", $(" declared (", stringify!($($args)*), ")",)? " (see the module's `block_benchmarks!`).")]
+        #[kernel $(($($args)*))?]
         pub fn $scan(block: ThreadBlock, input: &[$t], out: Out<$t>) {
             let grid = this_grid();
             let r = grid.thread_rank();
@@ -97,72 +105,34 @@ block_benchmarks! {
     u32 => block_reduce_u32, block_scan_u32;
     i64 => block_reduce_i64, block_scan_i64;
     u64 => block_reduce_u64, block_scan_u64;
-}
-
-/// Stamps out the block benchmarks again for one element type and each
-/// block size, declared with it (`#[kernel(block = N)]`):
-/// `block_reduce_<type>_<N>` and `block_scan_<type>_<N>`. CUB's
-/// `BlockReduce<T, THREADS>` and `BlockScan<T, THREADS>` take the block
-/// size as a template parameter, so its kernels know it; these are coop's
-/// kernels that know it too, beside the ones above that read it at run
-/// time (chapter 7 of the guide has both rows).
-macro_rules! shaped_block_benchmarks {
-    ($($t:ty: $($n:literal => $reduce:ident, $scan:ident),*;)*) => {$($(
-        #[doc = concat!("`block_reduce_", stringify!($t), "` for blocks of ", stringify!($n), " threads, declared.")]
-        #[kernel(block = $n)]
-        pub fn $reduce(block: ThreadBlock, input: &[$t], out: Out<$t>) {
-            let grid = this_grid();
-            let acc = rounds(input[grid.thread_rank()], |x| reduce(&block, x, op::Sum));
-            if block.thread_rank() == 0 {
-                out.write(grid.block_rank(), acc);
-            }
-        }
-
-        #[doc = concat!("`block_scan_", stringify!($t), "` for blocks of ", stringify!($n), " threads, declared.")]
-        #[kernel(block = $n)]
-        pub fn $scan(block: ThreadBlock, input: &[$t], out: Out<$t>) {
-            let grid = this_grid();
-            let r = grid.thread_rank();
-            let acc = rounds(input[r], |x| inclusive_scan(&block, x, op::Sum));
-            out.write(r, acc);
-        }
-    )*)*};
-}
-shaped_block_benchmarks! {
-    f32:
-        64 => block_reduce_f32_64, block_scan_f32_64,
-        128 => block_reduce_f32_128, block_scan_f32_128,
-        256 => block_reduce_f32_256, block_scan_f32_256,
-        512 => block_reduce_f32_512, block_scan_f32_512,
-        1024 => block_reduce_f32_1024, block_scan_f32_1024;
-    f64:
-        64 => block_reduce_f64_64, block_scan_f64_64,
-        128 => block_reduce_f64_128, block_scan_f64_128,
-        256 => block_reduce_f64_256, block_scan_f64_256,
-        512 => block_reduce_f64_512, block_scan_f64_512,
-        1024 => block_reduce_f64_1024, block_scan_f64_1024;
-    i32:
-        64 => block_reduce_i32_64, block_scan_i32_64,
-        128 => block_reduce_i32_128, block_scan_i32_128,
-        256 => block_reduce_i32_256, block_scan_i32_256,
-        512 => block_reduce_i32_512, block_scan_i32_512,
-        1024 => block_reduce_i32_1024, block_scan_i32_1024;
-    u32:
-        64 => block_reduce_u32_64, block_scan_u32_64,
-        128 => block_reduce_u32_128, block_scan_u32_128,
-        256 => block_reduce_u32_256, block_scan_u32_256,
-        512 => block_reduce_u32_512, block_scan_u32_512,
-        1024 => block_reduce_u32_1024, block_scan_u32_1024;
-    i64:
-        64 => block_reduce_i64_64, block_scan_i64_64,
-        128 => block_reduce_i64_128, block_scan_i64_128,
-        256 => block_reduce_i64_256, block_scan_i64_256,
-        512 => block_reduce_i64_512, block_scan_i64_512,
-        1024 => block_reduce_i64_1024, block_scan_i64_1024;
-    u64:
-        64 => block_reduce_u64_64, block_scan_u64_64,
-        128 => block_reduce_u64_128, block_scan_u64_128,
-        256 => block_reduce_u64_256, block_scan_u64_256,
-        512 => block_reduce_u64_512, block_scan_u64_512,
-        1024 => block_reduce_u64_1024, block_scan_u64_1024;
+    f32 => block_reduce_f32_64, block_scan_f32_64 (block = 64);
+    f32 => block_reduce_f32_128, block_scan_f32_128 (block = 128);
+    f32 => block_reduce_f32_256, block_scan_f32_256 (block = 256);
+    f32 => block_reduce_f32_512, block_scan_f32_512 (block = 512);
+    f32 => block_reduce_f32_1024, block_scan_f32_1024 (block = 1024);
+    f64 => block_reduce_f64_64, block_scan_f64_64 (block = 64);
+    f64 => block_reduce_f64_128, block_scan_f64_128 (block = 128);
+    f64 => block_reduce_f64_256, block_scan_f64_256 (block = 256);
+    f64 => block_reduce_f64_512, block_scan_f64_512 (block = 512);
+    f64 => block_reduce_f64_1024, block_scan_f64_1024 (block = 1024);
+    i32 => block_reduce_i32_64, block_scan_i32_64 (block = 64);
+    i32 => block_reduce_i32_128, block_scan_i32_128 (block = 128);
+    i32 => block_reduce_i32_256, block_scan_i32_256 (block = 256);
+    i32 => block_reduce_i32_512, block_scan_i32_512 (block = 512);
+    i32 => block_reduce_i32_1024, block_scan_i32_1024 (block = 1024);
+    u32 => block_reduce_u32_64, block_scan_u32_64 (block = 64);
+    u32 => block_reduce_u32_128, block_scan_u32_128 (block = 128);
+    u32 => block_reduce_u32_256, block_scan_u32_256 (block = 256);
+    u32 => block_reduce_u32_512, block_scan_u32_512 (block = 512);
+    u32 => block_reduce_u32_1024, block_scan_u32_1024 (block = 1024);
+    i64 => block_reduce_i64_64, block_scan_i64_64 (block = 64);
+    i64 => block_reduce_i64_128, block_scan_i64_128 (block = 128);
+    i64 => block_reduce_i64_256, block_scan_i64_256 (block = 256);
+    i64 => block_reduce_i64_512, block_scan_i64_512 (block = 512);
+    i64 => block_reduce_i64_1024, block_scan_i64_1024 (block = 1024);
+    u64 => block_reduce_u64_64, block_scan_u64_64 (block = 64);
+    u64 => block_reduce_u64_128, block_scan_u64_128 (block = 128);
+    u64 => block_reduce_u64_256, block_scan_u64_256 (block = 256);
+    u64 => block_reduce_u64_512, block_scan_u64_512 (block = 512);
+    u64 => block_reduce_u64_1024, block_scan_u64_1024 (block = 1024);
 }
