@@ -4,6 +4,7 @@
 
 use crate::dep_info::dep_info_files;
 use crate::manifest::package_name;
+use crate::nested_outputs::NestedOutputs;
 use crate::toolchain::{check_rust_src, check_rustc_version};
 use crate::{convergence, BuildError};
 use std::ffi::OsString;
@@ -376,6 +377,12 @@ impl PtxBuilder {
         .env("CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS", "false")
         .env("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "false")
         .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
+        let release = target_dir.join("nvptx64-nvidia-cuda").join("release");
+        let lib = package.replace('-', "_");
+        let outputs = NestedOutputs::new(&release, package, &target_dir, &self.features);
+        // What this crate and feature set left in the shared folder last
+        // time, so that cargo judges its freshness against its own outputs.
+        outputs.restore();
         let output = cmd.output().map_err(|source| BuildError::Spawn {
             program: cargo.to_string_lossy().into_owned(),
             source,
@@ -397,11 +404,10 @@ impl PtxBuilder {
                 output: compiler_messages(&said, &self.crate_dir),
             });
         }
-        let release = target_dir.join("nvptx64-nvidia-cuda").join("release");
-        let lib = package.replace('-', "_");
+        outputs.keep();
         // Cargo's dep-info lists every local source file of the crate and its
         // path dependencies: watch them all.
-        if let Ok(dep_info) = std::fs::read_to_string(release.join(format!("lib{lib}.d"))) {
+        if let Ok(dep_info) = std::fs::read_to_string(release.join(format!("{lib}.d"))) {
             for file in dep_info_files(&dep_info) {
                 println!("cargo::rerun-if-changed={file}");
             }

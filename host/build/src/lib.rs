@@ -21,6 +21,7 @@ mod dep_info;
 mod error;
 pub mod launch_bounds;
 mod manifest;
+mod nested_outputs;
 pub mod register_limits;
 mod toolchain;
 
