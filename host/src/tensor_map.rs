@@ -1,42 +1,6 @@
-//! [`TensorMap`]: the host's description of a 1- to 5-D array in device
-//! memory, for a kernel's tensor copies
-//! ([`Stages::load_tensor`](coop::memory::pipeline::Stages::load_tensor)).
-//!
-//! A map is typed by the tile it moves, the same Rust array type the
-//! kernel's [`coop::memory::tensor::TensorMap<T>`] parameter names
-//! (outermost dimension first: `[[f32; 64]; 32]` is 32 rows of 64), and
-//! borrows the array for as long as it lives. On a GPU it is the driver's
-//! descriptor (`cuTensorMapEncodeTiled`), copied into device memory; on
-//! the CPU backend coop's own description of the same array. Both refuse
-//! the same layouts, with [`Error::InvalidArgument`] naming what was wrong
-//! and what is allowed:
-//!
-//! - sizes from 1 to 2^32 elements per dimension, outermost first;
-//! - strides (elements, outermost first) with 1 for the innermost
-//!   dimension and, for the others, a multiple of 16 bytes below 2^40
-//!   bytes; every element the sizes and strides reach inside the buffer;
-//! - the array's first element 16-byte aligned;
-//! - tiles of at most 256 elements along each dimension, whose rows (the
-//!   innermost dimension) are a multiple of 16 bytes;
-//! - NaN as the out-of-bounds fill only for `f32` and `f64`.
-//!
-//! A GPU before sm_90 has no copy engine for tensor copies: building a map
-//! for one is [`Error::Unavailable`].
-//!
-//! ```
-//! use coop_host::{OutOfBounds, TensorLayout, TensorMap};
-//!
-//! // A 100 x 100 matrix stored with rows of 128 floats, in tiles of 32 x 32.
-//! let data = vec![1.0f32; 100 * 128];
-//! let layout = TensorLayout::new([100, 100]).strides([128, 1]).fill(OutOfBounds::Nan);
-//! let map = TensorMap::<[[f32; 32]; 32]>::cpu(&data, layout)?;
-//! assert_eq!(map.dims(), [100, 100]);
-//!
-//! // Rows of 99 floats are 396 bytes: not a multiple of 16.
-//! let err = TensorMap::<[[f32; 32]; 32]>::cpu(&data, TensorLayout::new([100, 99]).strides([99, 1]));
-//! assert!(err.unwrap_err().to_string().contains("multiple of 16 bytes"));
-//! # Ok::<(), coop_host::Error>(())
-//! ```
+//! [`TensorMap`] and [`TensorMapMut`]: the host's descriptions of 1- to
+//! 5-D arrays in device memory, for a kernel's tensor copies and tensor
+//! stores; the layouts they accept are listed on [`TensorMap`].
 
 use crate::args::{CpuArg, GpuArg, PushWords};
 use crate::{Buffer, Device, Error, Gpu};
@@ -146,8 +110,46 @@ impl Descriptor {
 }
 
 /// Tiles of type `T` of an array in device memory, as a launch argument
-/// for a kernel's [`coop::memory::tensor::TensorMap<T>`] parameter; see
-/// the [module](self).
+/// for a kernel's [`coop::memory::tensor::TensorMap<T>`] parameter: the
+/// host's description of a 1- to 5-D array in device memory, for a
+/// kernel's tensor copies
+/// ([`Stages::load_tensor`](coop::memory::pipeline::Stages::load_tensor)).
+///
+/// A map is typed by the tile it moves, the same Rust array type the
+/// kernel's [`coop::memory::tensor::TensorMap<T>`] parameter names
+/// (outermost dimension first: `[[f32; 64]; 32]` is 32 rows of 64), and
+/// borrows the array for as long as it lives. On a GPU it is the driver's
+/// descriptor (`cuTensorMapEncodeTiled`), copied into device memory; on
+/// the CPU backend coop's own description of the same array. Both refuse
+/// the same layouts, with [`Error::InvalidArgument`] naming what was wrong
+/// and what is allowed:
+///
+/// - sizes from 1 to 2^32 elements per dimension, outermost first;
+/// - strides (elements, outermost first) with 1 for the innermost
+///   dimension and, for the others, a multiple of 16 bytes below 2^40
+///   bytes; every element the sizes and strides reach inside the buffer;
+/// - the array's first element 16-byte aligned;
+/// - tiles of at most 256 elements along each dimension, whose rows (the
+///   innermost dimension) are a multiple of 16 bytes;
+/// - NaN as the out-of-bounds fill only for `f32` and `f64`.
+///
+/// A GPU before sm_90 has no copy engine for tensor copies: building a map
+/// for one is [`Error::Unavailable`].
+///
+/// ```
+/// use coop_host::{OutOfBounds, TensorLayout, TensorMap};
+///
+/// // A 100 x 100 matrix stored with rows of 128 floats, in tiles of 32 x 32.
+/// let data = vec![1.0f32; 100 * 128];
+/// let layout = TensorLayout::new([100, 100]).strides([128, 1]).fill(OutOfBounds::Nan);
+/// let map = TensorMap::<[[f32; 32]; 32]>::cpu(&data, layout)?;
+/// assert_eq!(map.dims(), [100, 100]);
+///
+/// // Rows of 99 floats are 396 bytes: not a multiple of 16.
+/// let err = TensorMap::<[[f32; 32]; 32]>::cpu(&data, TensorLayout::new([100, 99]).strides([99, 1]));
+/// assert!(err.unwrap_err().to_string().contains("multiple of 16 bytes"));
+/// # Ok::<(), coop_host::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct TensorMap<'a, T: TileArray>
 where

@@ -21,6 +21,14 @@ mod sealed {
 /// and the device-wide [`onesweep_keys`](crate::device::radix_sort::onesweep_keys)): `u8`, `i8`, `u16`, `i16`, `u32`,
 /// `i32`, `f32`, `u64`, `i64` and `f64`.
 ///
+/// A key's bits are made to sort as its value does: a signed integer's
+/// sign bit is flipped; a float with the sign bit set has every bit
+/// flipped, another has its sign bit set. `-0.0` counts as `0.0` (the two
+/// keep their input order between them), and a NaN sorts by its bits:
+/// after `+inf` when its sign bit is clear, before `-inf` when it is set
+/// (as CUB's sorts do). For a descending sort every bit is then flipped,
+/// so the order reverses while equal keys keep theirs.
+///
 /// ```
 /// use coop::device::radix_sort::RadixKey;
 /// assert_eq!(<f32 as RadixKey>::BITS, 32);
@@ -40,14 +48,14 @@ pub trait RadixKey: Shuffle + SharedElem + sealed::Sealed {
     const BITS: u32;
 
     /// The digit of bits `shift .. shift + width` (`width` at most
-    /// [`RADIX_BITS`], `shift + width` at most [`BITS`](Self::BITS)) of the
-    /// key's bits made to sort as its values do (see the [module
-    /// docs](self)), every bit flipped first when `control` has
+    /// [`RADIX_BITS`](crate::device::radix_sort::RADIX_BITS), `shift + width` at most [`BITS`](Self::BITS)) of the
+    /// key's bits made to sort as its values do (see the [trait
+    /// docs](RadixKey)), every bit flipped first when `control` has
     /// [`DESCENDING`].
     fn digit(self, shift: u32, width: u32, control: u32) -> u32;
 
     /// All of the key's bits made to sort as its values do (see the
-    /// [module docs](self)), every bit flipped first when `control` has
+    /// [trait docs](RadixKey)), every bit flipped first when `control` has
     /// [`DESCENDING`], in the low [`BITS`](Self::BITS) bits of a `u64`:
     /// keys compare as these numbers do (the top-k selection's
     /// comparisons).

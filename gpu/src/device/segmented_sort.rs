@@ -306,7 +306,7 @@ const BAD_BLOCK: &core::ffi::CStr =
 /// then [`MERGE`] `+ 2p` and `+ 2p + 1` for each merge pass `p`, or with
 /// [`CLASSIFY`], [`SMALL`] and [`RADIX`] (blocks of at least
 /// [`RADIX_MIN_THREADS`]), over the same buffers, blocks and `control`
-/// ([`DESCENDING`](crate::block::DESCENDING) or 0). The host reads the
+/// ([`DESCENDING`] or 0). The host reads the
 /// [`Header`] after the first phase to size the others (a phase with
 /// nothing to do may be left out).
 ///

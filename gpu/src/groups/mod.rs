@@ -1,12 +1,12 @@
 //! The groups of threads a kernel names, as typed handles: the block
-//! ([`ThreadBlock`](crate::ThreadBlock)), its tiles
-//! ([`TiledPartition`](crate::TiledPartition)), groups known at run time
-//! ([`CoalescedGroup`](crate::CoalescedGroup)), the grid
-//! ([`Grid`](crate::Grid), [`CooperativeGrid`](crate::CooperativeGrid)) and
-//! the cluster ([`Cluster`](crate::Cluster)); what every group shares
-//! ([`ThreadGroup`](crate::ThreadGroup), [`SyncGroup`](crate::SyncGroup));
+//! ([`ThreadBlock`]), its tiles
+//! ([`TiledPartition`]), groups known at run time
+//! ([`CoalescedGroup`]), the grid
+//! ([`Grid`], [`CooperativeGrid`]) and
+//! the cluster ([`Cluster`]); what every group shares
+//! ([`ThreadGroup`], [`SyncGroup`]);
 //! and the values their warp instructions move between lanes
-//! ([`Shuffle`](crate::Shuffle), [`MatchKey`](crate::MatchKey)).
+//! ([`Shuffle`], [`MatchKey`]).
 //!
 //! Each handle's own methods (barriers, shuffles, votes, matches) lower to
 //! one instruction of the backend each; reductions and scans over a group

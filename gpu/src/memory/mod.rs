@@ -14,7 +14,7 @@
 
 pub mod atomic;
 pub(crate) mod device_copy;
-mod fence;
+pub mod fence;
 pub mod matrix;
 pub mod out;
 pub mod pipeline;

@@ -5,7 +5,7 @@
 
 use coop::prelude::*;
 
-/// Values of `input` each thread of [`mix`] keeps live at once.
+/// Values of `input` each thread of `mix` keeps live at once.
 pub const MIX_TERMS: usize = 24;
 
 /// Per thread `g` below `input.len()`: `out[g]` is the sum of the block's

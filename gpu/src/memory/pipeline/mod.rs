@@ -96,9 +96,9 @@ use crate::memory::tensor::{
 use crate::memory::tile::{PlainTile, TileArray, swizzled_element};
 use core::marker::PhantomData;
 
-mod multicast;
+pub mod multicast;
 pub use multicast::MulticastStages;
-mod specialized;
+pub mod specialized;
 pub use specialized::{Consumer, Producer, Role};
 
 mod sealed {

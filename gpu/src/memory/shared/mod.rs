@@ -66,14 +66,14 @@
 
 mod array;
 mod atomic_phase;
-mod bulk_out;
+pub mod bulk_out;
 mod cluster_phase;
-mod copying;
-mod inbox;
+pub mod copying;
+pub mod inbox;
 mod ownership;
 mod phase;
 mod raw;
-mod storing;
+pub mod storing;
 mod tile_scratch;
 
 pub use crate::backend::elements::SharedElem;
