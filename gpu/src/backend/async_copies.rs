@@ -28,7 +28,9 @@ pub(crate) type CombineElement = unsafe fn(global: *mut u8, tile: *const u8);
 /// `kind`, a [`TensorElem::DATA_TYPE`](crate::memory::tensor::TensorElem::DATA_TYPE)
 /// code) and the CPU backend's (`combine`).
 #[derive(Clone, Copy)]
-#[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))] // the CPU backend combines only
+// Each build reads its own fields: the CPU backend `combine`, the GPU's
+// sm_90 build `op` and `kind`, its sm_80 build none.
+#[allow(dead_code)]
 pub(crate) struct BulkCombine {
     pub op: Rmw,
     pub kind: u32,

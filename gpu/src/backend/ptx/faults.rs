@@ -13,7 +13,9 @@
 
 use super::Ptx;
 use crate::Dim3;
-use crate::backend::{Faults, Registers, Site};
+#[cfg(not(coop_silent_panics))]
+use crate::backend::Registers;
+use crate::backend::{Faults, Site};
 use core::arch::nvptx as arch;
 use core::ffi::CStr;
 use core::fmt::Debug;
@@ -24,6 +26,7 @@ fn trap() -> ! {
     unsafe { arch::trap() }
 }
 
+#[cfg(not(coop_silent_panics))]
 #[allow(improper_ctypes)]
 unsafe extern "C" {
     /// CUDA's device-side `printf`: the driver copies what it prints to the
@@ -45,6 +48,7 @@ macro_rules! report_format {
 
 /// The arguments of a [`report_format!`] string, laid out as `vprintf`
 /// reads them (each at its own alignment, as in a C struct).
+#[cfg(not(coop_silent_panics))]
 #[repr(C)]
 struct ReportArgs {
     block: [u32; 3],
