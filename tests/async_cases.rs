@@ -175,6 +175,13 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             cases += 1;
         }
+        for &threads in &[64u32, 192, 1024] {
+            let what = format!("shared_async_reductions n {n} threads {threads}");
+            let _w = watch(what.clone());
+            check_shared_async_reductions(device, program, n, threads)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            cases += 1;
+        }
     }
     eprintln!(
         "asynchronous copies on {}: {cases} cases",
@@ -320,6 +327,72 @@ fn check_async_reductions(
         expected,
         "{what}: the tiles' sums"
     );
+    Ok(())
+}
+
+/// `shared_async_reductions` over `n` elements in blocks of `threads`
+/// (a multiple of 64), against the host: each block's bins, maximum, list
+/// (as a sorted set: warps append in any order) and tiles' sums.
+fn check_shared_async_reductions(
+    device: &Device,
+    program: &Program,
+    n: usize,
+    threads: u32,
+) -> Result<(), Error> {
+    let input: Vec<u32> = data_u32(n).iter().map(|&x| x % 100_000).collect();
+    let t = threads as usize;
+    let blocks = n.div_ceil(t).max(1);
+    let tiles = t / 64;
+    let data = device.upload(&input)?;
+    let mut bins = device.zeros::<u64>(4 * blocks)?;
+    let mut maxima = device.zeros::<u32>(blocks)?;
+    let mut counts = device.zeros::<u32>(blocks)?;
+    let mut lists = device.zeros::<u32>(blocks * t)?;
+    let mut tile_sums = device.zeros::<u32>(blocks * tiles)?;
+    program.launch(
+        k::shared_async_reductions,
+        LaunchConfig::new(blocks as u32, threads),
+        (
+            &data,
+            &mut bins,
+            &mut maxima,
+            &mut counts,
+            &mut lists,
+            &mut tile_sums,
+        ),
+    )?;
+    let what = format!("shared_async_reductions n {n} threads {threads}");
+    let (bins, maxima) = (device.download(&bins)?, device.download(&maxima)?);
+    let (counts, lists) = (device.download(&counts)?, device.download(&lists)?);
+    let tile_sums = device.download(&tile_sums)?;
+    let value = |i: usize| if i < n { input[i] } else { 0 };
+    for b in 0..blocks {
+        let mine: Vec<u32> = (b * t..(b + 1) * t).map(value).collect();
+        let mut expected_bins = [0u64; 4];
+        for (w, warp) in mine.chunks(32).enumerate() {
+            expected_bins[w % 4] += warp.iter().map(|&x| x as u64).sum::<u64>();
+        }
+        assert_eq!(
+            bins[4 * b..4 * b + 4],
+            expected_bins,
+            "{what}: block {b}'s bins"
+        );
+        let max = mine.iter().copied().max().unwrap_or(0);
+        assert_eq!(maxima[b], max, "{what}: block {b}'s maximum");
+        let mut kept: Vec<u32> = (b * t..((b + 1) * t).min(n))
+            .map(|i| input[i])
+            .filter(|x| x % 3 == 0)
+            .collect();
+        assert_eq!(counts[b] as usize, kept.len(), "{what}: block {b}'s count");
+        let mut got = lists[b * t..b * t + kept.len()].to_vec();
+        got.sort_unstable();
+        kept.sort_unstable();
+        assert_eq!(got, kept, "{what}: block {b}'s list");
+        for (j, tile) in mine.chunks(64).enumerate() {
+            let sum = tile.iter().fold(0u32, |acc, &x| acc.wrapping_add(x));
+            assert_eq!(tile_sums[b * tiles + j], sum, "{what}: block {b} tile {j}");
+        }
+    }
     Ok(())
 }
 

@@ -1444,6 +1444,72 @@ fn a_tile_slot_belongs_to_the_tile_leader() {
     );
 }
 
+/// Every warp stores its sum in slot 0: only warp 0's leader owns it.
+#[kernel]
+pub fn warps_store_their_sums_in_one_slot(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    buf: Shared<[u32; 4]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let slots = buf.own(TileLeaders::<32>);
+    let x = input[block.thread_rank() as usize];
+    reduce_store_async(&warp, &slots, 0, x, op::Sum); // store-to-slot-0
+    let slots = slots.publish(&block);
+    if block.thread_rank() == 0 {
+        out.write(0, slots.get(0));
+    }
+}
+
+#[kernel]
+pub fn warps_store_their_sums_in_one_slot_fixed(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    buf: Shared<[u32; 4]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let slots = buf.own(TileLeaders::<32>);
+    let x = input[block.thread_rank() as usize];
+    reduce_store_async(&warp, &slots, warp.meta_group_rank() as usize, x, op::Sum);
+    let slots = slots.publish(&block);
+    if block.thread_rank() == 0 {
+        out.write(0, (0..4).map(|w| slots.get(w)).sum());
+    }
+}
+
+#[test]
+fn a_groups_stored_result_goes_to_a_slot_its_leader_owns() {
+    let input: Vec<u32> = (0..128).collect();
+    let mut out = vec![0u32; 1];
+    let e = error_of(cpu().launch(
+        warps_store_their_sums_in_one_slot,
+        cfg(1, 128),
+        (&input[..], &mut out),
+    ));
+    let Violation::Panic {
+        thread, location, ..
+    } = &*e.violation
+    else {
+        panic!("{e}")
+    };
+    // Warp 1's leader is the first to store where it owns nothing.
+    assert_eq!(*thread % 32, 0, "{e}");
+    assert_ne!(*thread, 0, "{e}");
+    assert_eq!(
+        location.as_ref().map(|l| l.line),
+        Some(line_of("store-to-slot-0"))
+    );
+    assert!(e.to_string().contains("belongs to thread 0"), "{e}");
+    clean(cpu().launch(
+        warps_store_their_sums_in_one_slot_fixed,
+        cfg(1, 128),
+        (&input[..], &mut out),
+    ));
+    assert_eq!(out, [127 * 128 / 2]);
+}
+
 #[kernel]
 pub fn a_map_whose_nth_disagrees(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
     // Owner: pairs (thread r owns 2r and 2r + 1); nth: strided, which

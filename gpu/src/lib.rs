@@ -96,8 +96,8 @@ pub use device::scan as device_scan;
 pub use device::segmented;
 
 pub use collectives::{
-    AtomicUpdate, Group, exclusive_scan, exclusive_scan_update, inclusive_scan,
-    inclusive_scan_update, reduce, reduce_store_async, reduce_update_async,
+    AtomicUpdate, Group, StoreTarget, UpdateTarget, exclusive_scan, exclusive_scan_update,
+    inclusive_scan, inclusive_scan_update, reduce, reduce_store_async, reduce_update_async,
 };
 /// Turns a function into a kernel: a PTX entry point on the GPU, and on the
 /// host a unit struct of the same name implementing [`Kernel`], which

@@ -25,8 +25,8 @@ mod update;
 mod votes;
 
 pub use update::{
-    AtomicUpdate, exclusive_scan_update, inclusive_scan_update, reduce_store_async,
-    reduce_update_async,
+    AtomicUpdate, StoreTarget, UpdateTarget, exclusive_scan_update, inclusive_scan_update,
+    reduce_store_async, reduce_update_async,
 };
 
 use crate::backend::target::Target;

@@ -1,23 +1,45 @@
-//! Reductions whose result goes to global memory instead of back to the
-//! threads: cooperative groups' `reduce_update_async` (the group's result
-//! combined atomically into an element) and `reduce_store_async` (stored
-//! to it). One thread of the group makes the update after the reduction;
-//! nothing waits for it, so the group goes on at once.
+//! Reductions whose result goes to memory instead of back to the threads:
+//! cooperative groups' `reduce_update_async` (the group's result combined
+//! atomically into an element) and `reduce_store_async` (stored to it),
+//! into global memory or into a shared array. One thread of the group
+//! makes the update after the reduction; nothing waits for it, so the
+//! group goes on at once.
 //!
 //! And scans whose total updates an element atomically, every thread's
 //! result starting from the element's value before the update:
 //! cooperative groups' `inclusive_scan_update` and `exclusive_scan_update`,
 //! the building block of groups that append to a shared output.
+//!
+//! | target | updates (`reduce_update_async`, scan updates) | stores (`reduce_store_async`) |
+//! |---|---|---|
+//! | global memory | [`AtomicOut`] (`out.atomic()`), element `usize` | [`Out`], element `usize` |
+//! | a shared array | its [`Atomics`] phase, the array's index | its [`Owned`] phase, an element the storing thread owns |
 
+use crate::backend::Rmw;
 use crate::memory::atomic::{AtomicElem, AtomicInteger, AtomicOut};
+use crate::memory::shared::{Atomics, Owned, Ownership, SharedArray};
 use crate::op::{BitAnd, BitOr, BitXor, Max, Min, Operator, Sum};
 use crate::{Out, Shuffle};
 
 use super::Group;
 
+mod sealed {
+    pub trait UpdateTarget {}
+    pub trait StoreTarget {}
+}
+
 /// An operator that one atomic instruction can combine into an element of
-/// global memory: [`Sum`] for every atomic type, [`Min`], [`Max`],
-/// [`BitAnd`], [`BitOr`] and [`BitXor`] for the integers.
+/// memory: [`Sum`] for every atomic type, [`Min`], [`Max`], [`BitAnd`],
+/// [`BitOr`] and [`BitXor`] for the integers.
+///
+/// ```
+/// use coop::AtomicUpdate;
+/// use coop::op;
+/// fn updates<T: coop::memory::atomic::AtomicElem, O: AtomicUpdate<T>>(_: O) {}
+/// updates::<f64, _>(op::Sum);
+/// updates::<u32, _>(op::Max);
+/// updates::<i64, _>(op::BitXor);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no atomic instruction that combines a `{T}` into memory",
     label = "no atomic form of this operator for this type",
@@ -25,66 +47,146 @@ use super::Group;
     note = "for another operator or type, `reduce` and then update from one thread: `if group.thread_rank() == 0 {{ ... }}`"
 )]
 pub trait AtomicUpdate<T: AtomicElem>: Operator<T> {
-    /// Combines `value` into element `index` of `target` (one `red`).
+    /// The atomic instruction's operation.
     #[doc(hidden)]
-    #[track_caller]
-    fn update(target: &AtomicOut<'_, T>, index: usize, value: T);
-    /// Combines `value` into element `index` of `target` and returns the
-    /// element's value before (one `atom`).
-    #[doc(hidden)]
-    #[track_caller]
-    fn fetch_update(target: &AtomicOut<'_, T>, index: usize, value: T) -> T;
+    const RMW: Rmw;
 }
 
 impl<T: AtomicElem> AtomicUpdate<T> for Sum
 where
     Sum: Operator<T>,
 {
-    #[inline(always)]
-    #[track_caller]
-    fn update(target: &AtomicOut<'_, T>, index: usize, value: T) {
-        target.add(index, value)
-    }
-    #[inline(always)]
-    #[track_caller]
-    fn fetch_update(target: &AtomicOut<'_, T>, index: usize, value: T) -> T {
-        target.fetch_add(index, value)
-    }
+    const RMW: Rmw = Rmw::Add;
 }
 
 macro_rules! integer_updates {
-    ($($op:ident => $method:ident, $fetch:ident),*) => {$(
+    ($($op:ident => $rmw:ident),*) => {$(
         impl<T: AtomicInteger> AtomicUpdate<T> for $op
         where
             $op: Operator<T>,
         {
-            #[inline(always)]
-            #[track_caller]
-            fn update(target: &AtomicOut<'_, T>, index: usize, value: T) {
-                target.$method(index, value)
-            }
-            #[inline(always)]
-            #[track_caller]
-            fn fetch_update(target: &AtomicOut<'_, T>, index: usize, value: T) -> T {
-                target.$fetch(index, value)
-            }
+            const RMW: Rmw = Rmw::$rmw;
         }
     )*};
 }
-integer_updates!(
-    Min => min, fetch_min,
-    Max => max, fetch_max,
-    BitAnd => and, fetch_and,
-    BitOr => or, fetch_or,
-    BitXor => xor, fetch_xor
-);
+integer_updates!(Min => Min, Max => Max, BitAnd => And, BitOr => Or, BitXor => Xor);
+
+/// Memory that [`reduce_update_async`], [`inclusive_scan_update`] and
+/// [`exclusive_scan_update`] combine a group's result into: an element of
+/// global memory through an [`AtomicOut`] view (`out.atomic()`, with its
+/// scope and ordering; the element a `usize`), or an element of a shared
+/// array in its [`Atomics`] phase (block scope; the element named by the
+/// array's index, `(row, column)` for a 2-D array).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not memory a group's result can be combined into atomically",
+    label = "not an atomic view of global memory or a shared array's atomic phase",
+    note = "global memory: pass `&out.atomic()` (an `AtomicOut`); a shared array: its `Atomics` phase, from `.atomics(&block)` of its `Owned` or `Published` phase",
+    note = "to store the result without combining it, use `reduce_store_async` with an `Out` or an `Owned` phase"
+)]
+pub trait UpdateTarget<T: AtomicElem>: sealed::UpdateTarget {
+    /// How the target names an element.
+    type Index: Copy;
+    /// Combines `value` into element `index` with `op` (one `red`).
+    #[doc(hidden)]
+    #[track_caller]
+    fn combine(&self, index: Self::Index, op: Rmw, value: T);
+    /// Combines `value` into element `index` with `op` and returns the
+    /// element's value before (one `atom`).
+    #[doc(hidden)]
+    #[track_caller]
+    fn fetch_combine(&self, index: Self::Index, op: Rmw, value: T) -> T;
+}
+
+impl<T: AtomicElem> sealed::UpdateTarget for AtomicOut<'_, T> {}
+impl<T: AtomicElem> UpdateTarget<T> for AtomicOut<'_, T> {
+    type Index = usize;
+    #[inline(always)]
+    #[track_caller]
+    fn combine(&self, index: usize, op: Rmw, value: T) {
+        self.reduce(
+            index,
+            op,
+            value,
+            c"reduce_update_async",
+            crate::backend::site!(),
+        )
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn fetch_combine(&self, index: usize, op: Rmw, value: T) -> T {
+        self.rmw(index, op, value, c"scan_update", crate::backend::site!())
+    }
+}
+
+impl<A: SharedArray + ?Sized> sealed::UpdateTarget for Atomics<A> {}
+impl<A: SharedArray + ?Sized> UpdateTarget<A::Elem> for Atomics<A>
+where
+    A::Elem: AtomicElem,
+{
+    type Index = A::Index;
+    #[inline(always)]
+    #[track_caller]
+    fn combine(&self, index: A::Index, op: Rmw, value: A::Elem) {
+        self.reduce(index, op, value, crate::backend::site!())
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn fetch_combine(&self, index: A::Index, op: Rmw, value: A::Elem) -> A::Elem {
+        self.rmw(index, op, value, crate::backend::site!())
+    }
+}
+
+/// Memory that [`reduce_store_async`] stores a group's result to: an
+/// element of global memory through an [`Out`] (the element a `usize`),
+/// or an element of a shared array in an [`Owned`] phase, which the
+/// group's storing thread (its thread of rank 0) must own under the
+/// phase's map, checked as every write of the phase is
+/// ([`TileLeaders`](crate::memory::shared::TileLeaders) gives each tile's
+/// leader the slot of its tile).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not memory a group's result can be stored to",
+    label = "not an `Out` or a shared array's `Owned` phase",
+    note = "global memory: pass the kernel's `Out`; a shared array: an `Owned` phase (`.own(map)`) whose map gives the group's thread of rank 0 the element, such as `TileLeaders`",
+    note = "to combine the result into an element atomically, use `reduce_update_async`"
+)]
+pub trait StoreTarget<T>: sealed::StoreTarget {
+    /// How the target names an element.
+    type Index: Copy;
+    /// Stores `value` to element `index`.
+    #[doc(hidden)]
+    #[track_caller]
+    fn store(&self, index: Self::Index, value: T);
+}
+
+impl<T: Copy> sealed::StoreTarget for Out<'_, T> {}
+impl<T: Copy> StoreTarget<T> for Out<'_, T> {
+    type Index = usize;
+    #[inline(always)]
+    #[track_caller]
+    fn store(&self, index: usize, value: T) {
+        self.write(index, value)
+    }
+}
+
+impl<A: SharedArray + ?Sized, M: Ownership<A>> sealed::StoreTarget for Owned<A, M> {}
+impl<A: SharedArray + ?Sized, M: Ownership<A>> StoreTarget<A::Elem> for Owned<A, M> {
+    type Index = A::Index;
+    #[inline(always)]
+    #[track_caller]
+    fn store(&self, index: A::Index, value: A::Elem) {
+        self.write(index, value)
+    }
+}
 
 /// Combines every thread's `value` with `op` and, from one thread of the
 /// group, combines the result atomically into element `index` of `target`
-/// (with the view's scope and ordering): CUDA's
-/// `cg::reduce_update_async`. No thread gets the result, and nothing waits
-/// for the update; another launch, or a grid barrier, sees it. An operator
-/// without an atomic form is a compile error that says what to use.
+/// ([`UpdateTarget`]: global memory through an [`AtomicOut`], with the
+/// view's scope and ordering, or a shared array in its [`Atomics`]
+/// phase): CUDA's `cg::reduce_update_async`. No thread gets the result,
+/// and nothing waits for the update; in global memory another launch, or
+/// a grid barrier, sees it, in a shared array the barrier that ends the
+/// atomic phase. An operator without an atomic form is a compile error
+/// that says what to use.
 ///
 /// ```
 /// use coop::prelude::*;
@@ -109,6 +211,42 @@ integer_updates!(
 /// # Ok::<(), coop_host::Error>(())
 /// ```
 ///
+/// Into a shared array, through its atomic phase: each warp combines its
+/// threads' values into the bin of its choice with one shared atomic a
+/// warp, and the block's bins go out after a barrier.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::shared::{ByRank, Shared};
+/// use coop_host::{Cpu, LaunchConfig};
+///
+/// /// The block's inputs summed into 4 bins, a warp's share going to bin
+/// /// `warp % 4`.
+/// #[kernel]
+/// pub fn warp_bins(block: ThreadBlock, input: &[u32], out: Out<u32>, bins: Shared<[u32; 4]>) {
+///     let t = block.thread_rank() as usize;
+///     let zero = bins.own(ByRank::new());
+///     if t < 4 {
+///         zero.write(t, 0);
+///     }
+///     let bins = zero.atomics(&block); // barrier: every bin is 0
+///     let warp = block.tiled_partition::<32>();
+///     let bin = warp.meta_group_rank() as usize % 4;
+///     reduce_update_async(&warp, &bins, bin, input[t], op::Sum);
+///     let bins = bins.publish(&block); // barrier: every update is done
+///     if t < 4 {
+///         out.write(t, bins.get(t));
+///     }
+/// }
+///
+/// let input: Vec<u32> = (0..256).collect();
+/// let mut out = vec![0u32; 4];
+/// Cpu::new().launch(warp_bins, LaunchConfig::new(1, 256), (&input[..], &mut out))?;
+/// let warp_sum = |w: u32| (w * 32..w * 32 + 32).sum::<u32>();
+/// assert_eq!(out[1], warp_sum(1) + warp_sum(5));
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+///
 /// ```compile_fail,E0277
 /// use coop::prelude::*;
 ///
@@ -122,26 +260,23 @@ integer_updates!(
 #[inline(always)]
 #[track_caller]
 #[doc(alias = "cg::reduce_update_async")]
-pub fn reduce_update_async<G, T, O>(
-    group: &G,
-    target: &AtomicOut<'_, T>,
-    index: usize,
-    value: T,
-    op: O,
-) where
+pub fn reduce_update_async<G, T, O, X>(group: &G, target: &X, index: X::Index, value: T, op: O)
+where
     G: Group,
     T: Shuffle + AtomicElem,
     O: AtomicUpdate<T>,
+    X: UpdateTarget<T>,
 {
     let total = super::reduce(group, value, op);
     if crate::ThreadGroup::thread_rank(group) == 0 {
-        O::update(target, index, total);
+        target.combine(index, O::RMW, total);
     }
 }
 
 /// Combines every thread's `value` with `op` and, from one thread of the
-/// group, stores the result in element `index` of `target`: CUDA's
-/// `cg::reduce_store_async`. No thread gets the result, and nothing waits
+/// group, stores the result in element `index` of `target`
+/// ([`StoreTarget`]: an [`Out`] in global memory, or a shared array's
+/// [`Owned`] phase): CUDA's `cg::reduce_store_async`. No thread gets the result, and nothing waits
 /// for the store. Any operator and any element type.
 ///
 /// ```
@@ -164,25 +299,59 @@ pub fn reduce_update_async<G, T, O>(
 /// }
 /// # Ok::<(), coop_host::Error>(())
 /// ```
+///
+/// Into a shared array: each tile's leader owns its tile's slot under
+/// [`TileLeaders`](crate::memory::shared::TileLeaders), so the store is a
+/// write of the array's [`Owned`] phase, checked like any other; the
+/// block reads the slots after the phase is published.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::shared::{Shared, TileLeaders};
+/// use coop_host::{Cpu, LaunchConfig};
+///
+/// /// The smallest of each warp's maxima.
+/// #[kernel]
+/// pub fn min_of_maxima(block: ThreadBlock, input: &[i32], out: Out<i32>, maxima: Shared<[i32; 8]>) {
+///     let warp = block.tiled_partition::<32>();
+///     let slots = maxima.own(TileLeaders::<32>);
+///     let x = input[block.thread_rank() as usize];
+///     reduce_store_async(&warp, &slots, warp.meta_group_rank() as usize, x, op::Max);
+///     let slots = slots.publish(&block);
+///     if block.thread_rank() == 0 {
+///         let warps = warp.meta_group_size() as usize;
+///         out.write(0, (0..warps).map(|w| slots.get(w)).min().unwrap());
+///     }
+/// }
+///
+/// let input: Vec<i32> = (0..256).map(|i| (i * 7919) % 1000 - 500).collect();
+/// let mut out = vec![0i32];
+/// Cpu::new().launch(min_of_maxima, LaunchConfig::new(1, 256), (&input[..], &mut out))?;
+/// let expected = input.chunks(32).map(|c| *c.iter().max().unwrap()).min().unwrap();
+/// assert_eq!(out[0], expected);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
 #[inline(always)]
 #[track_caller]
 #[doc(alias = "cg::reduce_store_async")]
-pub fn reduce_store_async<G, T, O>(group: &G, target: &Out<'_, T>, index: usize, value: T, op: O)
+pub fn reduce_store_async<G, T, O, X>(group: &G, target: &X, index: X::Index, value: T, op: O)
 where
     G: Group,
     T: Shuffle,
     O: Operator<T>,
+    X: StoreTarget<T>,
 {
     let total = super::reduce(group, value, op);
     if crate::ThreadGroup::thread_rank(group) == 0 {
-        target.write(index, total);
+        target.store(index, total);
     }
 }
 
 /// An inclusive scan of every thread's `value` with `op`, whose total the
 /// group's last thread combines atomically into element `index` of
-/// `target`; every thread gets its scan combined after the element's value
-/// before that update (CUDA's `cg::inclusive_scan_update`). Groups that
+/// `target` (an [`UpdateTarget`], as for [`reduce_update_async`]); every
+/// thread gets its scan combined after the element's value before that
+/// update (CUDA's `cg::inclusive_scan_update`). Groups that
 /// append to one output take their places this way: the element counts
 /// what all of them appended so far. Operators are those of
 /// [`reduce_update_async`] (one atomic instruction).
@@ -214,10 +383,10 @@ where
 #[inline(always)]
 #[track_caller]
 #[doc(alias = "cg::inclusive_scan_update")]
-pub fn inclusive_scan_update<G, T, O>(
+pub fn inclusive_scan_update<G, T, O, X>(
     group: &G,
-    target: &AtomicOut<'_, T>,
-    index: usize,
+    target: &X,
+    index: X::Index,
     value: T,
     op: O,
 ) -> T
@@ -225,6 +394,7 @@ where
     G: Group,
     T: Shuffle + AtomicElem,
     O: AtomicUpdate<T>,
+    X: UpdateTarget<T>,
 {
     scan_update(group, target, index, value, op, "inclusive_scan_update").0
 }
@@ -266,10 +436,10 @@ where
 #[inline(always)]
 #[track_caller]
 #[doc(alias = "cg::exclusive_scan_update")]
-pub fn exclusive_scan_update<G, T, O>(
+pub fn exclusive_scan_update<G, T, O, X>(
     group: &G,
-    target: &AtomicOut<'_, T>,
-    index: usize,
+    target: &X,
+    index: X::Index,
     value: T,
     op: O,
 ) -> T
@@ -277,6 +447,7 @@ where
     G: Group,
     T: Shuffle + AtomicElem,
     O: AtomicUpdate<T>,
+    X: UpdateTarget<T>,
 {
     scan_update(group, target, index, value, op, "exclusive_scan_update").1
 }
@@ -286,10 +457,10 @@ where
 /// backend's diagnostics. Returns (inclusive, exclusive).
 #[inline(always)]
 #[track_caller]
-fn scan_update<G, T, O>(
+fn scan_update<G, T, O, X>(
     group: &G,
-    target: &AtomicOut<'_, T>,
-    index: usize,
+    target: &X,
+    index: X::Index,
     value: T,
     op: O,
     call: &'static str,
@@ -298,9 +469,10 @@ where
     G: Group,
     T: Shuffle + AtomicElem,
     O: AtomicUpdate<T>,
+    X: UpdateTarget<T>,
 {
     let site = core::panic::Location::caller();
     <crate::backend::target::Target as crate::backend::Naming>::entering(call, site);
-    let update = |total| O::fetch_update(target, index, total);
+    let update = |total| target.fetch_combine(index, O::RMW, total);
     group.scan_update_in(value, op, update, site)
 }

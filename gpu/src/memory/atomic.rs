@@ -313,7 +313,7 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
     }
 
     #[inline(always)]
-    fn rmw(
+    pub(crate) fn rmw(
         &self,
         index: usize,
         op: Rmw,
@@ -338,7 +338,14 @@ impl<T: AtomicElem> AtomicOut<'_, T> {
     }
 
     #[inline(always)]
-    fn reduce(&self, index: usize, op: Rmw, value: T, call: &'static core::ffi::CStr, site: Site) {
+    pub(crate) fn reduce(
+        &self,
+        index: usize,
+        op: Rmw,
+        value: T,
+        call: &'static core::ffi::CStr,
+        site: Site,
+    ) {
         let p = self.at(index, call, AtomicOp::Update, site);
         // SAFETY: as in `rmw`.
         unsafe {

@@ -8,7 +8,7 @@
 
 use coop::memory::pipeline::{CopyEngine, Pipeline, Role};
 use coop::prelude::*;
-use coop::shared::Shared;
+use coop::shared::{ByRank, Shared, TileLeaders};
 
 /// Block `b` stages `input[offset + 256 b ..]` (at most 256 elements;
 /// zeros past the end) and writes `2 x + t` of element `t` to `out[256 b +
@@ -410,6 +410,76 @@ pub fn async_reductions(
     let t = this_grid().block_rank() * (block.num_threads() as usize / 128)
         + tile.meta_group_rank() as usize;
     reduce_store_async(&tile, &tile_sums, t, x, op::Sum);
+}
+
+/// The asynchronous reductions into shared memory, a block at a time:
+/// every warp adds its sum to bin `warp % 4` of a shared array in its
+/// atomic phase and the block combines its maximum into a shared counter
+/// (`reduce_update_async`); every warp appends its multiples of 3 to the
+/// block's list through another shared counter (`exclusive_scan_update`);
+/// every 64-thread tile stores its sum in its slot of a shared array under
+/// `TileLeaders<64>` (`reduce_store_async`). Block `b` writes its bins to
+/// `bins[4 b..]`, its maximum to `maxima[b]`, its list's length to
+/// `counts[b]`, the list to `lists[b * threads..]` and its tiles' sums to
+/// `tile_sums[b * tiles..]`. Threads past the input contribute the
+/// identity and keep nothing.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn shared_async_reductions(
+    grid: Grid,
+    block: ThreadBlock,
+    input: &[u32],
+    bins: Out<u64>,
+    maxima: Out<u32>,
+    counts: Out<u32>,
+    lists: Out<u32>,
+    tile_sums: Out<u32>,
+    shared_bins: Shared<[u64; 4]>,
+    counters: Shared<[u32; 2]>,
+    slots: Shared<[u32; 16]>,
+) {
+    let i = grid.thread_rank();
+    let real = i < input.len();
+    let x = if real { input[i] } else { 0 };
+    let t = block.thread_rank() as usize;
+    let threads = block.num_threads() as usize;
+    let b = this_grid().block_rank();
+    let zero_bins = shared_bins.own(ByRank::new());
+    let zero_counters = counters.own(ByRank::new());
+    if t < 4 {
+        zero_bins.write(t, 0);
+    }
+    if t < 2 {
+        zero_counters.write(t, 0);
+    }
+    let shared_bins = zero_bins.atomics(&block);
+    let counters = zero_counters.atomics(&block);
+    let warp = block.tiled_partition::<32>();
+    let bin = warp.meta_group_rank() as usize % 4;
+    reduce_update_async(&warp, &shared_bins, bin, x as u64, op::Sum);
+    reduce_update_async(&block, &counters, 0, x, op::Max);
+    let keep = real && x % 3 == 0;
+    let at = exclusive_scan_update(&warp, &counters, 1, keep as u32, op::Sum);
+    if keep {
+        lists.write(b * threads + at as usize, x);
+    }
+    let tile = block.tiled_partition::<64>();
+    let owned = slots.own(TileLeaders::<64>);
+    reduce_store_async(&tile, &owned, tile.meta_group_rank() as usize, x, op::Sum);
+    let shared_bins = shared_bins.publish(&block);
+    let counters = counters.publish(&block);
+    let owned = owned.publish(&block);
+    if t < 4 {
+        bins.write(b * 4 + t, shared_bins.get(t));
+    }
+    if t == 0 {
+        maxima.write(b, counters.get(0));
+        counts.write(b, counters.get(1));
+    }
+    let tiles = threads / 64;
+    if t < tiles {
+        tile_sums.write(b * tiles + t, owned.get(t));
+    }
 }
 
 /// Scans with an update: each thread keeps its input when it is a multiple

@@ -159,7 +159,7 @@ where
     A::Elem: AtomicElem,
 {
     #[inline(always)]
-    fn rmw(&self, index: A::Index, op: Rmw, value: A::Elem, site: Site) -> A::Elem {
+    pub(crate) fn rmw(&self, index: A::Index, op: Rmw, value: A::Elem, site: Site) -> A::Elem {
         let i = element::<A>(&self.region, index, site);
         A::Elem::from_bits(Target::shared_atomic_rmw(
             self.region.base,
@@ -172,7 +172,7 @@ where
     }
 
     #[inline(always)]
-    fn reduce(&self, index: A::Index, op: Rmw, value: A::Elem, site: Site) {
+    pub(crate) fn reduce(&self, index: A::Index, op: Rmw, value: A::Elem, site: Site) {
         let i = element::<A>(&self.region, index, site);
         Target::shared_atomic_reduce(
             self.region.base,
