@@ -1699,6 +1699,94 @@ fn deterministic_sums_and_scans_have_the_same_bits_on_the_gpu_and_the_cpu_backen
     );
 }
 
+/// A deterministic reducer's float sums by key (and scans by key) have
+/// the same bits on the GPU and on the CPU backend, and, over thousands of
+/// tiles on the GPU, the same bits call after call.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn deterministic_sums_by_key_have_the_same_bits_on_the_gpu_and_the_cpu_backend() {
+    let _watch = watch(
+        "the GPU test `deterministic_sums_by_key_have_the_same_bits_on_the_gpu_and_the_cpu_backend`",
+        TEST_LIMIT,
+    );
+    use coop_host::{runs::RunReducer, Device};
+    let s = suite();
+    let gpu = Device::Gpu(s.gpu.clone());
+    let cpu = Device::cpu();
+    let mut rng = coop_tests::Rng::new(0x5EED);
+    let mut compared = 0;
+    let sums = |device: &Device, keys: &[u32], values: &[f32], wide: &[f64]| {
+        let r = RunReducer::new(device).unwrap().deterministic();
+        let n = keys.len();
+        let (k, v, w) = (
+            device.upload(keys).unwrap(),
+            device.upload(values).unwrap(),
+            device.upload(wide).unwrap(),
+        );
+        let mut ko = device.zeros::<u32>(n).unwrap();
+        let (mut a, mut b) = (
+            device.zeros::<f32>(n).unwrap(),
+            device.zeros::<f64>(n).unwrap(),
+        );
+        let runs = r.sum_by_key(&k, &v, &mut ko, &mut a).unwrap();
+        r.sum_by_key(&k, &w, &mut ko, &mut b).unwrap();
+        let mut bits: Vec<u64> = device.download(&a).unwrap()[..runs]
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .collect();
+        bits.extend(
+            device.download(&b).unwrap()[..runs]
+                .iter()
+                .map(|x| x.to_bits()),
+        );
+        r.inclusive_sum_by_key(&k, &v, &mut a).unwrap();
+        r.exclusive_sum_by_key(&k, &w, &mut b).unwrap();
+        bits.extend(
+            device
+                .download(&a)
+                .unwrap()
+                .iter()
+                .map(|x| x.to_bits() as u64),
+        );
+        bits.extend(device.download(&b).unwrap().iter().map(|x| x.to_bits()));
+        bits
+    };
+    for &n in &[1000usize, 65_537, 1 << 20] {
+        let keys: Vec<u32> = (0..n as u32).map(|i| i / 50_000).collect();
+        let values: Vec<f32> = (0..n)
+            .map(|_| (rng.next_u64() % 1_000_000) as f32 * 1e-4 - 30.0)
+            .collect();
+        let wide: Vec<f64> = values.iter().map(|&x| x as f64 * 1.000_001).collect();
+        let (g, c) = (
+            sums(&gpu, &keys, &values, &wide),
+            sums(&cpu, &keys, &values, &wide),
+        );
+        let bad = g.iter().zip(&c).position(|(a, b)| a != b);
+        assert!(
+            g.len() == c.len() && bad.is_none(),
+            "deterministic sums by key of {n}: value {bad:?} differs between the GPU and the CPU backend"
+        );
+        compared += 1;
+    }
+    let n = 1 << 24;
+    let keys: Vec<u32> = (0..n as u32).map(|i| i / 3_000_000).collect();
+    let values: Vec<f32> = (0..n)
+        .map(|_| (rng.next_u64() % 1_000_000) as f32 * 1e-3 - 300.0)
+        .collect();
+    let wide: Vec<f64> = values.iter().map(|&x| x as f64).collect();
+    let first = sums(&gpu, &keys, &values, &wide);
+    for run in 1..4 {
+        let again = sums(&gpu, &keys, &values, &wide);
+        let bad = first.iter().zip(&again).position(|(a, b)| a != b);
+        assert!(
+            bad.is_none(),
+            "deterministic sums by key of 2^24, run {run}: value {bad:?} differs from run 0"
+        );
+        compared += 1;
+    }
+    eprintln!("deterministic sums by key: {compared} comparisons bit for bit");
+}
+
 /// Ragged tiles (`ragged` kernels): blocks of 120, 100, 37, 33 and 1
 /// threads (and whole ones) in tiles of 32 and 8, every query, shuffle,
 /// vote, reduction and scan as the host computes them.

@@ -862,6 +862,14 @@ fn runs<T: Ty + coop::DeviceCopy + coop::Shuffle + coop_host::cudarc::driver::Va
             .unwrap();
         reducers.push((format!("_variant_{name}"), other));
     }
+    // Float sums by key in tile order too (`RunReducer::deterministic`);
+    // integer sums are exact and run the same kernels either way.
+    if T::NAME.starts_with('f') {
+        let deterministic = coop_host::runs::RunReducer::new(&device)
+            .unwrap()
+            .deterministic();
+        reducers.push(("_deterministic".to_string(), deterministic));
+    }
     for &log in logs {
         let n = 1usize << log;
         let values = upload::<T>(gpu, n);

@@ -70,7 +70,9 @@
 //! gives the ordered result. Where a run spans tiles its floating-point
 //! result can differ in the last bits from call to call (where each
 //! tile's look-back stopped decides the grouping of its additions), as
-//! CUB's does.
+//! CUB's does; [`reduce_by_key_in_order`] and [`scan_by_key_in_order`]
+//! fold the tiles in tile order instead, for results with the same bits
+//! on every call, every GPU and the CPU backend.
 //!
 //! # The parameters
 //!
@@ -87,7 +89,7 @@ use crate::backend::Site;
 use crate::collectives;
 use crate::device::arguments::holds;
 use crate::device::blocked::{MAX_ITEMS, each_item, items_within, load_run, loads_by_chunks};
-use crate::device::look_back::{look_back_packing, packed_status_words};
+use crate::device::look_back::{look_back_over, packed_status_words};
 use crate::device::staging::SharedWords;
 use crate::op::Operator;
 use crate::{Out, Shuffle, ThreadBlock, this_grid};
@@ -343,7 +345,113 @@ pub fn reduce_by_key<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
     partials: Out<RunTotal<V>>,
     epoch: u32,
 ) {
-    let site = core::panic::Location::caller();
+    reduce_by_key_as::<K, V, O, false>(
+        block,
+        keys,
+        values,
+        keys_out,
+        values_out,
+        op,
+        runs,
+        status,
+        partials,
+        epoch,
+        core::panic::Location::caller(),
+    )
+}
+
+/// [`reduce_by_key`] whose results have the same bits whatever the
+/// timing: each tile's look-back combines the tiles before it one after
+/// another in tile order
+/// ([`look_back_in_order`](crate::device::look_back::look_back_in_order)),
+/// so that a run's result is the left fold of its tiles' partial results,
+/// the same on every GPU and on the CPU backend for the same block size.
+/// For float sums, whose last bits depend on the grouping of the
+/// additions (CUB's reduce-by-key has no such mode). Its parameters and
+/// launch are [`reduce_by_key`]'s; a look-back that walks forward again
+/// costs some speed where runs span many tiles.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::device::runs::{partials_len, reduce_by_key_in_order, shared_memory_bytes, status_len, tiles, RunTotal};
+///
+/// #[kernel]
+/// pub fn sums_by_day(block: ThreadBlock, days: &[u32], amounts: &[f32], days_out: Out<u32>,
+///                    sums_out: Out<f32>, runs: Out<u64>, status: Out<u64>,
+///                    partials: Out<RunTotal<f32>>, epoch: u32) {
+///     reduce_by_key_in_order(block, days, amounts, days_out, sums_out, op::Sum, runs, status, partials, epoch)
+/// }
+///
+/// // One long run and a short one, over many tiles of 64 threads.
+/// let n = 40_000;
+/// let days: Vec<u32> = (0..n).map(|i| if i < n - 10 { 1 } else { 2 }).collect();
+/// let amounts: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 * 1e-3).collect();
+/// let (threads, cpu) = (64, coop_host::Cpu::new());
+/// let config = coop_host::LaunchConfig::new(tiles::<u32, f32>(n, threads) as u32, threads)
+///     .with_shared_memory(shared_memory_bytes::<u32, f32>(threads));
+/// let mut bits = Vec::new();
+/// for epoch in 1..=2 {
+///     let (mut days_out, mut sums, mut runs) = (vec![0u32; n], vec![0f32; n], [0u64]);
+///     let mut status = vec![0u64; status_len::<u32, f32>(n, threads)];
+///     let mut partials = vec![RunTotal::new(0, 0f32); partials_len::<u32, f32>(n, threads)];
+///     cpu.launch(sums_by_day, config, (&days[..], &amounts[..], &mut days_out[..], &mut sums[..],
+///                                      &mut runs[..], &mut status, &mut partials, epoch))?;
+///     assert_eq!((runs[0], &days_out[..2]), (2, &[1, 2][..]));
+///     let exact: f64 = amounts[..n - 10].iter().map(|&a| a as f64).sum();
+///     assert!((sums[0] as f64 - exact).abs() < 1e-2 * exact.sqrt());
+///     bits.push(sums[0].to_bits());
+/// }
+/// assert_eq!(bits[0], bits[1]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+#[doc(alias = "deterministic reduce by key")]
+pub fn reduce_by_key_in_order<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
+    block: ThreadBlock,
+    keys: &[K],
+    values: &[V],
+    keys_out: Out<K>,
+    values_out: Out<V>,
+    op: O,
+    runs: Out<u64>,
+    status: Out<u64>,
+    partials: Out<RunTotal<V>>,
+    epoch: u32,
+) {
+    reduce_by_key_as::<K, V, O, true>(
+        block,
+        keys,
+        values,
+        keys_out,
+        values_out,
+        op,
+        runs,
+        status,
+        partials,
+        epoch,
+        core::panic::Location::caller(),
+    )
+}
+
+/// [`reduce_by_key`], its look-back in tile order where `ORDERED`, its
+/// faults at `site`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn reduce_by_key_as<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>, const ORDERED: bool>(
+    block: ThreadBlock,
+    keys: &[K],
+    values: &[V],
+    keys_out: Out<K>,
+    values_out: Out<V>,
+    op: O,
+    runs: Out<u64>,
+    status: Out<u64>,
+    partials: Out<RunTotal<V>>,
+    epoch: u32,
+    site: Site,
+) {
     holds(
         c"device_runs: the values (one a key)",
         values.as_ptr() as *const u8,
@@ -357,7 +465,7 @@ pub fn reduce_by_key<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
         values_out: &values_out,
         runs: &runs,
     };
-    run(
+    run::<K, V, O, ORDERED>(
         &block,
         keys,
         Some(values),
@@ -419,7 +527,7 @@ pub fn run_length_encode<K: Shuffle + PartialEq>(
         values_out: &lengths_out,
         runs: &runs,
     };
-    run(
+    run::<K, u32, crate::op::Sum, false>(
         &block,
         keys,
         None,
@@ -493,7 +601,95 @@ pub fn scan_by_key<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
     partials: Out<RunTotal<V>>,
     epoch: u32,
 ) {
-    let site = core::panic::Location::caller();
+    scan_by_key_as::<K, V, O, false>(
+        block,
+        keys,
+        values,
+        values_out,
+        op,
+        control,
+        status,
+        partials,
+        epoch,
+        core::panic::Location::caller(),
+    )
+}
+
+/// [`scan_by_key`] whose results have the same bits whatever the timing,
+/// as [`reduce_by_key_in_order`]'s: each tile's look-back combines the
+/// tiles before it in tile order. Its parameters and launch are
+/// [`scan_by_key`]'s.
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::device::runs::{partials_len, scan_by_key_in_order, shared_memory_bytes, status_len, tiles, RunTotal};
+///
+/// #[kernel]
+/// pub fn balances(block: ThreadBlock, accounts: &[u32], amounts: &[f64], out: Out<f64>,
+///                 control: u32, status: Out<u64>, partials: Out<RunTotal<f64>>, epoch: u32) {
+///     scan_by_key_in_order(block, accounts, amounts, out, op::Sum, control, status, partials, epoch)
+/// }
+///
+/// let n = 20_000;
+/// let accounts: Vec<u32> = (0..n as u32).map(|i| i / 7000).collect();
+/// let amounts: Vec<f64> = (0..n).map(|i| ((i * 7919) % 1000) as f64 * 0.01).collect();
+/// let threads = 64;
+/// let config = coop_host::LaunchConfig::new(tiles::<u32, f64>(n, threads) as u32, threads)
+///     .with_shared_memory(shared_memory_bytes::<u32, f64>(threads));
+/// let mut out = vec![0f64; n];
+/// let mut status = vec![0u64; status_len::<u32, f64>(n, threads)];
+/// let mut partials = vec![RunTotal::new(0, 0f64); partials_len::<u32, f64>(n, threads)];
+/// coop_host::Cpu::new().launch(balances, config,
+///     (&accounts[..], &amounts[..], &mut out[..], 0, &mut status, &mut partials, 1))?;
+/// let exact: f64 = amounts[7000..14000].iter().sum();
+/// assert!((out[13999] - exact).abs() < 1e-6);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+#[doc(alias = "deterministic segmented scan")]
+pub fn scan_by_key_in_order<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
+    block: ThreadBlock,
+    keys: &[K],
+    values: &[V],
+    values_out: Out<V>,
+    op: O,
+    control: u32,
+    status: Out<u64>,
+    partials: Out<RunTotal<V>>,
+    epoch: u32,
+) {
+    scan_by_key_as::<K, V, O, true>(
+        block,
+        keys,
+        values,
+        values_out,
+        op,
+        control,
+        status,
+        partials,
+        epoch,
+        core::panic::Location::caller(),
+    )
+}
+
+/// [`scan_by_key`], its look-back in tile order where `ORDERED`, its
+/// faults at `site`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn scan_by_key_as<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>, const ORDERED: bool>(
+    block: ThreadBlock,
+    keys: &[K],
+    values: &[V],
+    values_out: Out<V>,
+    op: O,
+    control: u32,
+    status: Out<u64>,
+    partials: Out<RunTotal<V>>,
+    epoch: u32,
+    site: Site,
+) {
     holds(
         c"device_runs: the values (one a key)",
         values.as_ptr() as *const u8,
@@ -506,7 +702,7 @@ pub fn scan_by_key<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
         out: &values_out,
         exclusive: control & EXCLUSIVE != 0,
     };
-    run(
+    run::<K, V, O, ORDERED>(
         &block,
         keys,
         Some(values),
@@ -573,7 +769,7 @@ fn load_items<T: Shuffle>(
 /// each where there are none; see the module docs.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
+fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>, const ORDERED: bool>(
     block: &ThreadBlock,
     keys: &[K],
     values: Option<&[V]>,
@@ -638,9 +834,9 @@ fn run<K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
     // instructions a tile executes.
     let args = (keys, values, unit, op, status, partials, epoch, site);
     if first + tile_len <= len {
-        tile_of::<true, K, V, O>(block, args, emit);
+        tile_of::<true, ORDERED, K, V, O>(block, args, emit);
     } else {
-        tile_of::<false, K, V, O>(block, args, emit);
+        tile_of::<false, ORDERED, K, V, O>(block, args, emit);
     }
 }
 
@@ -659,10 +855,16 @@ type TileArgs<'a, 'b, K, V, O> = (
     Site,
 );
 
-/// This block's tile (not past the input's end), whole where `FULL`: see
-/// [`run`].
+/// This block's tile (not past the input's end), whole where `FULL`, its
+/// look-back in tile order where `ORDERED`: see [`run`].
 #[inline(always)]
-fn tile_of<const FULL: bool, K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>(
+fn tile_of<
+    const FULL: bool,
+    const ORDERED: bool,
+    K: Shuffle + PartialEq,
+    V: Shuffle,
+    O: Operator<V>,
+>(
     block: &ThreadBlock,
     (keys, values, unit, op, status, partials, epoch, site): TileArgs<'_, '_, K, V, O>,
     emit: Emit<'_, '_, K, V>,
@@ -773,7 +975,16 @@ fn tile_of<const FULL: bool, K: Shuffle + PartialEq, V: Shuffle, O: Operator<V>>
     let mut acc = before.value;
     let total = RunTotal::new(block_total.starts as u64, block_total.value);
     let look_back = |warp: &crate::TiledPartition<32>| {
-        look_back_packing::<_, _, PACK>(warp, tile, total, seg, status, partials, epoch)
+        look_back_over::<_, _, PACK, ORDERED>(
+            warp,
+            tile,
+            total,
+            seg,
+            status,
+            partials,
+            partials.len() / 2,
+            epoch,
+        )
     };
     let (keys_out, values_out, runs) = match emit {
         Emit::Runs {

@@ -1,7 +1,10 @@
 //! Runs of equal keys (`coop::device::runs`): sums by key, run-length
 //! encoding, and sums scanned by key.
 
-use coop::device::runs::{reduce_by_key, run_length_encode, scan_by_key, RunTotal};
+use coop::device::runs::{
+    reduce_by_key, reduce_by_key_in_order, run_length_encode, scan_by_key, scan_by_key_in_order,
+    RunTotal,
+};
 use coop::op::Sum;
 use coop::prelude::*;
 
@@ -91,4 +94,56 @@ sum_scans_by_key! {
     sum_scan_by_key_k32_f32: u32, f32; sum_scan_by_key_k32_f64: u32, f64;
     sum_scan_by_key_k64_v32: u64, u32; sum_scan_by_key_k64_v64: u64, u64;
     sum_scan_by_key_k64_f32: u64, f32; sum_scan_by_key_k64_f64: u64, f64;
+}
+
+macro_rules! ordered_float_sums_by_key {
+    ($($name:ident, $scan:ident: $k:ty, $v:ty;)*) => {$(
+        /// The sum of each run of equal keys' float values, the same bits
+        /// on every call (see
+        /// `coop::device::runs::reduce_by_key_in_order`). Keys as the
+        /// unsigned integers of their width.
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            keys: &[$k],
+            values: &[$v],
+            keys_out: Out<$k>,
+            values_out: Out<$v>,
+            runs: Out<u64>,
+            status: Out<u64>,
+            partials: Out<RunTotal<$v>>,
+            epoch: u32,
+        ) {
+            reduce_by_key_in_order(
+                block, keys, values, keys_out, values_out, Sum, runs, status, partials, epoch,
+            )
+        }
+
+        /// Each element's sum of its run's float values up to it (or
+        /// before it, with `control` `coop::device::runs::EXCLUSIVE`), the
+        /// same bits on every call (see
+        /// `coop::device::runs::scan_by_key_in_order`). Keys as the
+        /// unsigned integers of their width.
+        #[kernel]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $scan(
+            block: ThreadBlock,
+            keys: &[$k],
+            values: &[$v],
+            values_out: Out<$v>,
+            control: u32,
+            status: Out<u64>,
+            partials: Out<RunTotal<$v>>,
+            epoch: u32,
+        ) {
+            scan_by_key_in_order(block, keys, values, values_out, Sum, control, status, partials, epoch)
+        }
+    )*};
+}
+
+ordered_float_sums_by_key! {
+    ordered_sum_by_key_k32_f32, ordered_sum_scan_by_key_k32_f32: u32, f32;
+    ordered_sum_by_key_k32_f64, ordered_sum_scan_by_key_k32_f64: u32, f64;
+    ordered_sum_by_key_k64_f32, ordered_sum_scan_by_key_k64_f32: u64, f32;
+    ordered_sum_by_key_k64_f64, ordered_sum_scan_by_key_k64_f64: u64, f64;
 }

@@ -27,6 +27,19 @@ pub trait BuiltinSumByKey<V: DeviceCopy + Shuffle>: DeviceCopy + Shuffle {
     type ScanKernel: Kernel<Params = ScanParams<Self::KeyBits, Self::ValueWord>>;
     /// Its descriptor.
     const SCAN_KERNEL: Self::ScanKernel;
+    /// The sum by key of a [`RunReducer::deterministic`](super::RunReducer::deterministic)
+    /// reducer, over the key's bits: for float values
+    /// `coop::device::runs::reduce_by_key_in_order`, for integer values
+    /// (whose sums are exact in any grouping) the plain kernel.
+    type OrderedKernel: Kernel<Params = Params<Self::KeyBits, V>>;
+    /// Its descriptor.
+    const ORDERED_KERNEL: Self::OrderedKernel;
+    /// The sum scanned by key of a deterministic reducer: for float values
+    /// `coop::device::runs::scan_by_key_in_order`, for integer values the
+    /// plain scan kernel.
+    type OrderedScanKernel: Kernel<Params = ScanParams<Self::KeyBits, Self::ValueWord>>;
+    /// Its descriptor.
+    const ORDERED_SCAN_KERNEL: Self::OrderedScanKernel;
 }
 
 /// Key types with a built-in run-length encoding: `u8`, `i8`, `u16`,
@@ -43,7 +56,8 @@ pub trait BuiltinEncode: DeviceCopy + Shuffle {
 }
 
 macro_rules! sums {
-    ($($k:ty, $v:ty => $kernel:ident, $bits:ty, $word:ty, $scan:ident;)*) => {$(
+    ($($k:ty, $v:ty => $kernel:ident, $bits:ty, $word:ty, $scan:ident, $ordered:ident,
+       $ordered_scan:ident;)*) => {$(
         impl BuiltinSumByKey<$v> for $k {
             type Kernel = coop_host_kernels::$kernel;
             const KERNEL: Self::Kernel = coop_host_kernels::$kernel;
@@ -51,35 +65,63 @@ macro_rules! sums {
             type ValueWord = $word;
             type ScanKernel = coop_host_kernels::$scan;
             const SCAN_KERNEL: Self::ScanKernel = coop_host_kernels::$scan;
+            type OrderedKernel = coop_host_kernels::$ordered;
+            const ORDERED_KERNEL: Self::OrderedKernel = coop_host_kernels::$ordered;
+            type OrderedScanKernel = coop_host_kernels::$ordered_scan;
+            const ORDERED_SCAN_KERNEL: Self::OrderedScanKernel = coop_host_kernels::$ordered_scan;
         }
     )*};
 }
 
 sums! {
-    u32, f32 => sum_by_key_u32_f32, u32, f32, sum_scan_by_key_k32_f32;
-    u32, f64 => sum_by_key_u32_f64, u32, f64, sum_scan_by_key_k32_f64;
-    u32, i32 => sum_by_key_u32_i32, u32, u32, sum_scan_by_key_k32_v32;
-    u32, u32 => sum_by_key_u32_u32, u32, u32, sum_scan_by_key_k32_v32;
-    u32, i64 => sum_by_key_u32_i64, u32, u64, sum_scan_by_key_k32_v64;
-    u32, u64 => sum_by_key_u32_u64, u32, u64, sum_scan_by_key_k32_v64;
-    i32, f32 => sum_by_key_i32_f32, u32, f32, sum_scan_by_key_k32_f32;
-    i32, f64 => sum_by_key_i32_f64, u32, f64, sum_scan_by_key_k32_f64;
-    i32, i32 => sum_by_key_i32_i32, u32, u32, sum_scan_by_key_k32_v32;
-    i32, u32 => sum_by_key_i32_u32, u32, u32, sum_scan_by_key_k32_v32;
-    i32, i64 => sum_by_key_i32_i64, u32, u64, sum_scan_by_key_k32_v64;
-    i32, u64 => sum_by_key_i32_u64, u32, u64, sum_scan_by_key_k32_v64;
-    u64, f32 => sum_by_key_u64_f32, u64, f32, sum_scan_by_key_k64_f32;
-    u64, f64 => sum_by_key_u64_f64, u64, f64, sum_scan_by_key_k64_f64;
-    u64, i32 => sum_by_key_u64_i32, u64, u32, sum_scan_by_key_k64_v32;
-    u64, u32 => sum_by_key_u64_u32, u64, u32, sum_scan_by_key_k64_v32;
-    u64, i64 => sum_by_key_u64_i64, u64, u64, sum_scan_by_key_k64_v64;
-    u64, u64 => sum_by_key_u64_u64, u64, u64, sum_scan_by_key_k64_v64;
-    i64, f32 => sum_by_key_i64_f32, u64, f32, sum_scan_by_key_k64_f32;
-    i64, f64 => sum_by_key_i64_f64, u64, f64, sum_scan_by_key_k64_f64;
-    i64, i32 => sum_by_key_i64_i32, u64, u32, sum_scan_by_key_k64_v32;
-    i64, u32 => sum_by_key_i64_u32, u64, u32, sum_scan_by_key_k64_v32;
-    i64, i64 => sum_by_key_i64_i64, u64, u64, sum_scan_by_key_k64_v64;
-    i64, u64 => sum_by_key_i64_u64, u64, u64, sum_scan_by_key_k64_v64;
+    u32, f32 => sum_by_key_u32_f32, u32, f32, sum_scan_by_key_k32_f32,
+        ordered_sum_by_key_k32_f32, ordered_sum_scan_by_key_k32_f32;
+    u32, f64 => sum_by_key_u32_f64, u32, f64, sum_scan_by_key_k32_f64,
+        ordered_sum_by_key_k32_f64, ordered_sum_scan_by_key_k32_f64;
+    u32, i32 => sum_by_key_u32_i32, u32, u32, sum_scan_by_key_k32_v32,
+        sum_by_key_u32_i32, sum_scan_by_key_k32_v32;
+    u32, u32 => sum_by_key_u32_u32, u32, u32, sum_scan_by_key_k32_v32,
+        sum_by_key_u32_u32, sum_scan_by_key_k32_v32;
+    u32, i64 => sum_by_key_u32_i64, u32, u64, sum_scan_by_key_k32_v64,
+        sum_by_key_u32_i64, sum_scan_by_key_k32_v64;
+    u32, u64 => sum_by_key_u32_u64, u32, u64, sum_scan_by_key_k32_v64,
+        sum_by_key_u32_u64, sum_scan_by_key_k32_v64;
+    i32, f32 => sum_by_key_i32_f32, u32, f32, sum_scan_by_key_k32_f32,
+        ordered_sum_by_key_k32_f32, ordered_sum_scan_by_key_k32_f32;
+    i32, f64 => sum_by_key_i32_f64, u32, f64, sum_scan_by_key_k32_f64,
+        ordered_sum_by_key_k32_f64, ordered_sum_scan_by_key_k32_f64;
+    i32, i32 => sum_by_key_i32_i32, u32, u32, sum_scan_by_key_k32_v32,
+        sum_by_key_u32_i32, sum_scan_by_key_k32_v32;
+    i32, u32 => sum_by_key_i32_u32, u32, u32, sum_scan_by_key_k32_v32,
+        sum_by_key_u32_u32, sum_scan_by_key_k32_v32;
+    i32, i64 => sum_by_key_i32_i64, u32, u64, sum_scan_by_key_k32_v64,
+        sum_by_key_u32_i64, sum_scan_by_key_k32_v64;
+    i32, u64 => sum_by_key_i32_u64, u32, u64, sum_scan_by_key_k32_v64,
+        sum_by_key_u32_u64, sum_scan_by_key_k32_v64;
+    u64, f32 => sum_by_key_u64_f32, u64, f32, sum_scan_by_key_k64_f32,
+        ordered_sum_by_key_k64_f32, ordered_sum_scan_by_key_k64_f32;
+    u64, f64 => sum_by_key_u64_f64, u64, f64, sum_scan_by_key_k64_f64,
+        ordered_sum_by_key_k64_f64, ordered_sum_scan_by_key_k64_f64;
+    u64, i32 => sum_by_key_u64_i32, u64, u32, sum_scan_by_key_k64_v32,
+        sum_by_key_u64_i32, sum_scan_by_key_k64_v32;
+    u64, u32 => sum_by_key_u64_u32, u64, u32, sum_scan_by_key_k64_v32,
+        sum_by_key_u64_u32, sum_scan_by_key_k64_v32;
+    u64, i64 => sum_by_key_u64_i64, u64, u64, sum_scan_by_key_k64_v64,
+        sum_by_key_u64_i64, sum_scan_by_key_k64_v64;
+    u64, u64 => sum_by_key_u64_u64, u64, u64, sum_scan_by_key_k64_v64,
+        sum_by_key_u64_u64, sum_scan_by_key_k64_v64;
+    i64, f32 => sum_by_key_i64_f32, u64, f32, sum_scan_by_key_k64_f32,
+        ordered_sum_by_key_k64_f32, ordered_sum_scan_by_key_k64_f32;
+    i64, f64 => sum_by_key_i64_f64, u64, f64, sum_scan_by_key_k64_f64,
+        ordered_sum_by_key_k64_f64, ordered_sum_scan_by_key_k64_f64;
+    i64, i32 => sum_by_key_i64_i32, u64, u32, sum_scan_by_key_k64_v32,
+        sum_by_key_u64_i32, sum_scan_by_key_k64_v32;
+    i64, u32 => sum_by_key_i64_u32, u64, u32, sum_scan_by_key_k64_v32,
+        sum_by_key_u64_u32, sum_scan_by_key_k64_v32;
+    i64, i64 => sum_by_key_i64_i64, u64, u64, sum_scan_by_key_k64_v64,
+        sum_by_key_u64_i64, sum_scan_by_key_k64_v64;
+    i64, u64 => sum_by_key_i64_u64, u64, u64, sum_scan_by_key_k64_v64,
+        sum_by_key_u64_u64, sum_scan_by_key_k64_v64;
 }
 
 macro_rules! encodings {

@@ -40,6 +40,7 @@ pub struct RunReducer {
     state: Mutex<State>,
     count: CountBuffer,
     threads: u32,
+    deterministic: bool,
 }
 
 /// What a reducer keeps between calls.
@@ -62,6 +63,7 @@ impl std::fmt::Debug for RunReducer {
         f.debug_struct("RunReducer")
             .field("device", &self.engine.describe())
             .field("threads", &self.threads)
+            .field("deterministic", &self.deterministic)
             .finish()
     }
 }
@@ -74,7 +76,49 @@ impl RunReducer {
             state: Mutex::default(),
             count: CountBuffer::default(),
             threads: DEFAULT_BLOCK_THREADS,
+            deterministic: false,
         })
+    }
+
+    /// The same reducer, whose built-in float sums by key
+    /// ([`sum_by_key`](Self::sum_by_key), [`sum_by_key_into`](Self::sum_by_key_into),
+    /// [`inclusive_sum_by_key`](Self::inclusive_sum_by_key),
+    /// [`exclusive_sum_by_key`](Self::exclusive_sum_by_key)) have the same
+    /// bits on every call, on every GPU and on the CPU backend, for the
+    /// same block size: each tile's look-back combines the tiles before it
+    /// one after another in tile order
+    /// (`coop::device::runs::reduce_by_key_in_order`), where the default
+    /// combines whatever tiles had published when it looked, so that a
+    /// run spanning tiles can change in its last bits from call to call
+    /// (as CUB's reduce-by-key does; CUB has no deterministic form).
+    /// Integer sums are exact in any grouping and run the plain kernels.
+    /// Your own kernels choose for themselves
+    /// (`reduce_by_key_in_order`, `scan_by_key_in_order`).
+    ///
+    /// ```
+    /// use coop_host::{runs::RunReducer, Device};
+    ///
+    /// let device = Device::cpu(); // or Device::gpu_or_cpu()
+    /// let reducer = RunReducer::new(&device)?.deterministic();
+    /// assert!(reducer.is_deterministic());
+    /// // One run over many tiles, summed twice: the same bits.
+    /// let keys = vec![3u32; 50_000];
+    /// let values: Vec<f32> = (0..50_000).map(|i| ((i * 7919) % 1000) as f32 * 1e-3).collect();
+    /// let (mut k, mut a, mut b) = (vec![0u32; 50_000], vec![0f32; 50_000], vec![0f32; 50_000]);
+    /// assert_eq!(reducer.sum_by_key(&keys, &values, &mut k, &mut a)?, 1);
+    /// assert_eq!(reducer.sum_by_key(&keys, &values, &mut k, &mut b)?, 1);
+    /// assert_eq!((k[0], a[0].to_bits()), (3, b[0].to_bits()));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn deterministic(mut self) -> Self {
+        self.deterministic = true;
+        self
+    }
+
+    /// Whether this reducer's float sums by key are deterministic
+    /// ([`deterministic`](Self::deterministic)).
+    pub fn is_deterministic(&self) -> bool {
+        self.deterministic
     }
 
     /// The same reducer, launching blocks of `threads` threads. Fails with
@@ -133,16 +177,7 @@ impl RunReducer {
         self.counted(|r, count| {
             let (keys, values) = (keys.into(), values.into());
             let out = (keys_out.into(), sums_out.into());
-            r.launch_pairs(
-                call,
-                ProgramRef::Own,
-                K::KERNEL,
-                keys,
-                values,
-                out.0,
-                out.1,
-                count,
-            )
+            r.launch_sums(call, keys, values, out.0, out.1, count)
         })
     }
 
@@ -159,15 +194,51 @@ impl RunReducer {
         let call = Call("RunReducer::sum_by_key_into");
         let (keys, values) = (keys.into(), values.into());
         let out = (keys_out.into(), sums_out.into());
+        self.launch_sums(call, keys, values, out.0, out.1, count.into())
+    }
+
+    /// A built-in sum by key: the plain kernel, or for a deterministic
+    /// reducer the ordered one over the keys' bits.
+    pub(super) fn launch_sums<K: BuiltinSumByKey<V>, V: DeviceCopy + Shuffle>(
+        &self,
+        call: Call,
+        keys: Input<'_, K>,
+        values: Input<'_, V>,
+        keys_out: Output<'_, K>,
+        sums_out: Output<'_, V>,
+        count: Output<'_, u64>,
+    ) -> Result<(), Error> {
+        if !self.deterministic {
+            return self.launch_pairs(
+                call,
+                ProgramRef::Own,
+                K::KERNEL,
+                keys,
+                values,
+                keys_out,
+                sums_out,
+                count,
+            );
+        }
+        let mut keys_out = keys_out;
+        // SAFETY: a key and the unsigned integer of its width have the
+        // same size and alignment, any bits are either, and keys compare
+        // by their bits.
+        let (keys, keys_out) = unsafe {
+            (
+                keys.reinterpret::<K::KeyBits>(),
+                keys_out.reinterpret_mut::<K::KeyBits>(),
+            )
+        };
         self.launch_pairs(
             call,
             ProgramRef::Own,
-            K::KERNEL,
+            K::ORDERED_KERNEL,
             keys,
             values,
-            out.0,
-            out.1,
-            count.into(),
+            keys_out,
+            sums_out,
+            count,
         )
     }
 
@@ -427,6 +498,17 @@ impl RunReducer {
                 sums_out.reinterpret_mut::<K::ValueWord>(),
             )
         };
+        if self.deterministic {
+            return self.launch_scan(
+                call,
+                ProgramRef::Own,
+                K::ORDERED_SCAN_KERNEL,
+                keys,
+                values,
+                sums_out,
+                exclusive,
+            );
+        }
         self.launch_scan(
             call,
             ProgramRef::Own,
