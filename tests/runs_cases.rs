@@ -63,6 +63,10 @@ fn patterns<K: Copy>(n: usize, rng: &mut Rng, make: fn(u64) -> K) -> Vec<(&'stat
         ("one run", (0..n).map(|_| make(7)).collect()),
         ("long runs", long),
         ("distinct", (0..n as u64).map(make).collect()),
+        (
+            "distinct, descending",
+            (0..n as u64).rev().map(make).collect(),
+        ),
     ]
 }
 
@@ -114,7 +118,10 @@ where
         }
         device.download(&out).unwrap()
     }
-    for &n in &[0, 1, 2, 31, 4095, 4096, 4097, 16_385, 140_001] {
+    // The tile edges of 4-byte (4096 elements) and 8-byte (2048) values.
+    for &n in &[
+        0, 1, 2, 31, 2047, 2048, 2049, 4095, 4096, 4097, 16_385, 140_001,
+    ] {
         for (pattern, keys) in patterns(n, &mut rng, make) {
             for exclusive in [false, true] {
                 let what = format!("{n} {name} keys, {pattern}, exclusive {exclusive}");
@@ -310,7 +317,30 @@ pub fn check_all(device: &Device, program: ProgramRef<'_>) -> usize {
         "encode of floats: -0.0 repeats 0.0, NaN never repeats"
     );
     assert!(fk[3].is_nan() && fk[0] == 0.0 && fk[4] == 1.0);
-    calls += 2;
+    // The same rules across tile edges: zeros of both signs, NaNs and
+    // ones, in runs of 1 to 5 over three tiles and a bit.
+    let mut rng = Rng::new(0xF10A7);
+    let specials = [0.0f32, -0.0, f32::NAN, 1.0, -1.0];
+    let mut keys = Vec::new();
+    while keys.len() < 3 * 4096 + 7 {
+        let k = specials[rng.below(5) as usize];
+        for _ in 0..=rng.below(5) {
+            keys.push(k);
+        }
+    }
+    // NaN never repeats; -0.0 repeats 0.0.
+    let mut want: Vec<u32> = Vec::new();
+    for (i, &k) in keys.iter().enumerate() {
+        if i == 0 || keys[i - 1] != k {
+            want.push(0);
+        }
+        *want.last_mut().unwrap() += 1;
+    }
+    let (_, lengths) = run_on(device, &keys, &vec![1u32; keys.len()], |k, _, ko, lo| {
+        reducer.encode(k, ko, lo).unwrap()
+    });
+    assert!(lengths == want, "encode of zeros, NaNs and ones over tiles");
+    calls += 3;
     // An operator that is not commutative, over runs that span tiles
     // (small blocks: more tiles).
     let small = RunReducer::new(device)

@@ -183,7 +183,17 @@ where
                 }
             }
             runs_data.truncate(n + offset);
-            for input in [&data, &runs_data] {
+            // Already sorted, reversed (runs of three), and all equal.
+            let len = (n + offset) as u64;
+            let sorted: Vec<T> = (0..len).map(|i| make(i / 3)).collect();
+            let reversed: Vec<T> = (0..len).map(|i| make((len - i) / 3)).collect();
+            let equal: Vec<T> = (0..len).map(|_| make(5)).collect();
+            let shapes: Vec<&Vec<T>> = if offset == 0 {
+                vec![&data, &runs_data, &sorted, &reversed, &equal]
+            } else {
+                vec![&data, &runs_data]
+            };
+            for input in shapes {
                 let got = run_with(device, input, &[], offset, |i, _, o| {
                     selector.unique(i, o).unwrap()
                 });

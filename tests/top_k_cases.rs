@@ -217,6 +217,16 @@ fn check_errors(device: &Device, top: &TopK) {
     let mut none = device.upload::<u32>(&[]).unwrap();
     top.largest(&keys, &mut none).unwrap();
     assert_eq!(device.download(&two).unwrap(), [0, 0]);
+    // An empty input: k = 0 is no work; any other k asks for more keys
+    // than there are.
+    let empty = device.upload::<u32>(&[]).unwrap();
+    top.largest(&empty, &mut none).unwrap();
+    top.smallest(&empty, &mut none).unwrap();
+    let err = top.largest(&empty, &mut one).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArgument { call: "TopK::largest", problem } if problem.contains("`keys_out` holds 1") && problem.contains("`keys` 0")),
+        "{err}"
+    );
 }
 
 /// Every check on `device`; `large` (a GPU) adds longer inputs and
@@ -230,7 +240,7 @@ pub fn check_all(device: &Device, large: bool) -> usize {
             &[1, 2, 2049, 4097, 70_001],
         )
     } else {
-        (&[1, 2, 31, 4097, 9001], &[1, 3, 2049])
+        (&[1, 2, 31, 4096, 4097, 9001], &[1, 3, 2049])
     };
     let mut calls = 0;
     calls += check_type::<u32>(device, &top, &loose, all, 21);
