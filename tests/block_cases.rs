@@ -623,6 +623,45 @@ pub fn f32_keys(n: usize, pattern: Pattern, seed: u64, specials: bool) -> Vec<f3
 /// host; `specials` adds float specials (`-0.0`, NaNs) to the float keys,
 /// and `ranks` runs [`k::block_rank_u32`] too (CUB's twins have no
 /// ranking kernel). Returns the number of cases. With `limit`, each case
+/// Runs a `block_copy_vectorized_*` kernel over `input[offset..]` into an
+/// output of `shift` zeros and then room for the copy, in blocks of 64
+/// threads of `items` elements each; whether the output is the zeros and
+/// then the copy.
+fn copy_vectorized<T, K>(
+    device: &Device,
+    program: &Program,
+    kernel: K,
+    input: &[T],
+    offset: usize,
+    shift: usize,
+    items: usize,
+) -> Result<bool, Error>
+where
+    T: coop::DeviceCopy + Default + PartialEq + Copy,
+    K: coop::Kernel<
+        Params = (
+            coop::kernel::params::Slice<T>,
+            coop::kernel::params::Value<u32>,
+            coop::kernel::params::Value<u32>,
+            coop::kernel::params::OutSlice<T>,
+        ),
+    >,
+{
+    let body = &input[offset..];
+    let blocks = body.len().div_ceil(64 * items).max(1) as u32;
+    let data = device.upload(input)?;
+    let mut out = device.zeros::<T>(shift + body.len())?;
+    program.launch(
+        kernel,
+        LaunchConfig::new(blocks, 64),
+        (&data, offset as u32, shift as u32, &mut out),
+    )?;
+    let got = device.download(&out)?;
+    let mut want = vec![T::default(); shift];
+    want.extend_from_slice(body);
+    Ok(got == want)
+}
+
 /// runs under a watchdog of that length.
 pub fn check_all(
     device: &Device,
@@ -638,6 +677,65 @@ pub fn check_all(
         assert!(run(), "{what}: differs from the host");
         cases += 1;
     };
+    // Vectorized copies: aligned and offset views on both sides, whole and
+    // partial tiles (blocks of 64).
+    for n in [1usize, 511, 512, 513, 2000] {
+        for (offset, shift) in [(0usize, 0usize), (1, 0), (0, 1), (4, 4), (2, 6)] {
+            if offset > n {
+                continue;
+            }
+            case(
+                format!("block_copy_vectorized_u32 {n} +{offset} -> +{shift}"),
+                &mut || {
+                    let input: Vec<u32> = (0..n as u32)
+                        .map(|i| i.wrapping_mul(2_654_435_761))
+                        .collect();
+                    copy_vectorized(
+                        device,
+                        program,
+                        k::block_copy_vectorized_u32,
+                        &input,
+                        offset,
+                        shift,
+                        8,
+                    )
+                    .unwrap()
+                },
+            );
+            case(
+                format!("block_copy_vectorized_i64 {n} +{offset} -> +{shift}"),
+                &mut || {
+                    let input: Vec<i64> = (0..n as i64).map(|i| i * -7_000_000_019).collect();
+                    copy_vectorized(
+                        device,
+                        program,
+                        k::block_copy_vectorized_i64,
+                        &input,
+                        offset,
+                        shift,
+                        6,
+                    )
+                    .unwrap()
+                },
+            );
+            case(
+                format!("block_copy_vectorized_f32x3 {n} +{offset} -> +{shift}"),
+                &mut || {
+                    let input: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 3.0).collect();
+                    copy_vectorized(
+                        device,
+                        program,
+                        k::block_copy_vectorized_f32x3,
+                        &input,
+                        offset,
+                        shift,
+                        3,
+                    )
+                    .unwrap()
+                },
+            );
+        }
+    }
     for (p, &pattern) in PATTERNS.iter().enumerate() {
         let seed = 11 + p as u64;
         for n in [1, 511, 512, 513, 2000] {

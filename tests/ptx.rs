@@ -334,6 +334,28 @@ fn register_capped_kernels(ptx: &str) -> Vec<String> {
 }
 
 /// The collective instructions of an entry, in order.
+/// `block::load_vectorized` and `store_vectorized` move a thread's run
+/// of 8 `u32`s with two 16-byte loads and two 16-byte stores (the element
+/// by element path beside them for partial or unaligned runs), where
+/// `load_blocked` would issue eight of each.
+#[test]
+fn vectorized_block_loads_and_stores_are_16_byte_accesses() {
+    use coop_tests::TEST_KERNELS_PTX;
+    for sm in [80, 90] {
+        let ptx = TEST_KERNELS_PTX.get(sm).unwrap();
+        let instrs = entry_instructions(ptx, "block_copy_vectorized_u32");
+        let count = |op: &str| instrs.iter().filter(|i| i.opcode.starts_with(op)).count();
+        assert_eq!(count("ld.global.v4."), 2, "sm_{sm}: two 16-byte loads");
+        assert_eq!(count("st.global.v4."), 2, "sm_{sm}: two 16-byte stores");
+        // Three f32s a thread are no whole chunk: element by element.
+        let instrs = entry_instructions(ptx, "block_copy_vectorized_f32x3");
+        assert!(
+            !instrs.iter().any(|i| i.opcode.contains(".v4")),
+            "sm_{sm}: no vector access for runs of 12 bytes"
+        );
+    }
+}
+
 fn collective_opcodes(ptx: &str, entry: &str) -> Vec<String> {
     entry_instructions(ptx, entry)
         .into_iter()

@@ -17,6 +17,7 @@
 //! | call | what it does | CUB |
 //! |---|---|---|
 //! | [`load_blocked`], [`load_striped`] | a tile from a slice, straight into registers; elements past the slice's end take a fill value | `BlockLoad` (`DIRECT`, `STRIPED`) |
+//! | [`load_vectorized`], [`store_vectorized`] | the blocked arrangement, a thread's run moved 16 bytes an instruction where it is whole and aligned | `BlockLoad`/`BlockStore` (`VECTORIZE`) |
 //! | [`load_transposed`] | striped (coalesced) loads, then [`striped_to_blocked`] | `BlockLoad` (`TRANSPOSE`) |
 //! | [`load_warp_striped`], [`store_warp_striped`] | each warp's `32 × ITEMS` consecutive elements striped over its lanes (coalesced, no exchange): the arrangement [`RadixSort::warp_striped`] sorts | `BlockLoad`/`BlockStore` (`WARP_TRANSPOSE`'s first step) |
 //! | [`store_blocked`], [`store_striped`], [`store_transposed`] | the same, to an [`Out`](crate::Out); elements past its end are not stored | `BlockStore` |
@@ -99,8 +100,10 @@ pub use exchange::{
     blocked_to_striped, scatter_to_blocked, scatter_to_striped, striped_to_blocked,
 };
 pub use histogram::{Bin, histogram, histogram_add};
-pub use load::{load_blocked, load_striped, load_transposed, load_warp_striped};
+pub use load::{load_blocked, load_striped, load_transposed, load_vectorized, load_warp_striped};
 pub use merge_sort::{merge_sort, merge_sort_pairs};
 pub use radix_key::{DESCENDING, RadixKey};
 pub use radix_sort::{RANK_BITS, RadixSort, radix_rank};
-pub use store::{store_blocked, store_striped, store_transposed, store_warp_striped};
+pub use store::{
+    store_blocked, store_striped, store_transposed, store_vectorized, store_warp_striped,
+};

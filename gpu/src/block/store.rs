@@ -4,8 +4,10 @@
 
 use super::exchange::blocked_to_striped;
 use super::items::for_items;
+use super::load::vectorizes;
+use crate::device::staging::Words16;
 use crate::memory::shared::{Published, SharedArray, SharedElem, TileScratch};
-use crate::{Out, ThreadBlock};
+use crate::{Out, Shuffle, ThreadBlock};
 
 /// Stores `value` at `first + at`, if that is inside `out`.
 #[inline(always)]
@@ -51,6 +53,84 @@ pub fn store_blocked<T: Copy, const ITEMS: usize>(
     for_items!(i < ITEMS => {
         element(out, first, t * ITEMS + i, items[i]);
     });
+}
+
+/// Stores the blocked tile at `out[first..]` as [`store_blocked`] does,
+/// each thread's run written 16 bytes a store (`st.global.v4`, CUB's
+/// `BLOCK_STORE_VECTORIZE`) where the run lies whole inside `out` at a
+/// 16-byte aligned address and is a whole number of 16-byte chunks of
+/// 4-, 8- or 16-byte elements (as for
+/// [`load_vectorized`](super::load_vectorized)); element by element
+/// otherwise, elements past `out`'s end not stored. On the CPU backend
+/// every element counts as written by its thread, as with
+/// [`store_blocked`].
+///
+/// ```
+/// use coop::prelude::*;
+/// use coop::block;
+///
+/// /// Each thread writes its rank to its run of 4.
+/// #[kernel]
+/// pub fn runs(block: ThreadBlock, out: Out<u32>) {
+///     let t = block.thread_rank();
+///     block::store_vectorized(&block, [t; 4], &out, 0);
+/// }
+///
+/// let mut out = vec![0u32; 126]; // 32 threads × 4 would be 128: the last 2 are not stored
+/// coop_host::Cpu::new().launch(runs, coop_host::LaunchConfig::new(1, 32), (&mut out,))?;
+/// assert_eq!(out[..6], [0, 0, 0, 0, 1, 1]);
+/// assert_eq!(out[125], 31);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "BlockStore")]
+#[doc(alias = "BLOCK_STORE_VECTORIZE")]
+#[doc(alias = "StoreDirectBlockedVectorized")]
+pub fn store_vectorized<T: Shuffle, const ITEMS: usize>(
+    block: &ThreadBlock,
+    items: [T; ITEMS],
+    out: &Out<'_, T>,
+    first: usize,
+) {
+    let t = block.thread_rank() as usize;
+    if vectorizes::<T>(ITEMS)
+        && let Some(start) = first.checked_add(t * ITEMS)
+        && start.checked_add(ITEMS).is_some_and(|end| end <= out.len())
+        && (out.as_mut_ptr().wrapping_add(start) as usize).is_multiple_of(16)
+    {
+        // The run's 32-bit words in memory order (a `Shuffle` value's
+        // words are its bytes: `vectorizes` checks it).
+        let mut words = [0u32; 32];
+        let mut n = 0;
+        for_items!(i < ITEMS => {
+            let _ = items[i].map_words(|w| {
+                words[n] = w;
+                n += 1;
+                w
+            });
+        });
+        let lanes = 16 / core::mem::size_of::<T>();
+        let chunks = ITEMS / lanes;
+        let mut k = 0;
+        while k < chunks {
+            let chunk = Words16([
+                words[4 * k],
+                words[4 * k + 1],
+                words[4 * k + 2],
+                words[4 * k + 3],
+            ]);
+            // SAFETY: elements `start + k × lanes ..` of the run lie in
+            // `out` (checked above); a chunk is `lanes` whole elements'
+            // bytes with no padding (`vectorizes`), and its first element
+            // is 16-byte aligned (the run's start is, and chunks are 16
+            // bytes).
+            unsafe { out.write_chunk(start + k * lanes, lanes, chunk) };
+            k += 1;
+        }
+        return;
+    }
+    store_blocked(block, items, out, first)
 }
 
 /// Stores the striped tile at `out[first..]`: thread `t`'s item `i` goes
