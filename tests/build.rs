@@ -126,6 +126,15 @@ fn main() {
             at_48.extend(["k32", "k64"].iter().flat_map(|k| {
                 ["v32", "v64", "f32", "f64"].map(|v| format!("sum_scan_by_key_{k}_{v}"))
             }));
+            // The deterministic float sums (look-back in tile order) at
+            // the same caps as their plain twins.
+            let mut sums = sums;
+            for k in ["k32", "k64"] {
+                for v in ["f32", "f64"] {
+                    sums.push(format!("ordered_sum_by_key_{k}_{v}"));
+                    at_48.push(format!("ordered_sum_scan_by_key_{k}_{v}"));
+                }
+            }
             builder = builder
                 .max_registers(&sums.iter().map(String::as_str).collect::<Vec<_>>(), 64)
                 .max_registers(&at_48.iter().map(String::as_str).collect::<Vec<_>>(), 48);

@@ -1510,6 +1510,29 @@ fn a_groups_stored_result_goes_to_a_slot_its_leader_owns() {
     assert_eq!(out, [127 * 128 / 2]);
 }
 
+/// A scan update into counter 1 of a one-counter buffer.
+#[kernel]
+pub fn scan_update_past_the_counters(block: ThreadBlock, counters: Out<u32>, out: Out<u32>) {
+    let warp = block.tiled_partition::<32>();
+    let at = exclusive_scan_update(&warp, &counters.atomic(), 1, 1, op::Sum);
+    out.write(block.thread_rank() as usize, at);
+}
+
+#[test]
+fn a_scan_update_past_its_counters_is_reported_under_its_own_name() {
+    let (mut counters, mut out) = (vec![0u32; 1], vec![0u32; 32]);
+    let e = error_of(cpu().launch(
+        scan_update_past_the_counters,
+        cfg(1, 32),
+        (&mut counters, &mut out),
+    ));
+    assert!(
+        e.to_string()
+            .contains("exclusive_scan_update: index 1 is out of bounds"),
+        "{e}"
+    );
+}
+
 #[kernel]
 pub fn a_map_whose_nth_disagrees(block: ThreadBlock, out: Out<u32>, buf: Shared<[u32; 64]>) {
     // Owner: pairs (thread r owns 2r and 2r + 1); nth: strided, which

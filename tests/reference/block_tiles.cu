@@ -376,3 +376,48 @@ extern "C" __global__ void block_sort_warp_striped_u32(const unsigned* keys, siz
     __syncthreads();
     Store(temp.store).Store(out + first, items, valid);
 }
+
+// The vectorized copies: BlockLoad/BlockStore with BLOCK_LOAD_VECTORIZE
+// and BLOCK_STORE_VECTORIZE (CUB falls back to element by element where a
+// pointer is not aligned), guarded at the input's and the output's ends.
+template <typename T, int ITEMS>
+__device__ void copy_vectorized(const T* input, size_t len, unsigned offset, unsigned shift,
+                                T* out, size_t out_len, T fill) {
+    using Load = cub::BlockLoad<T, 64, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+    using Store = cub::BlockStore<T, 64, ITEMS, cub::BLOCK_STORE_VECTORIZE>;
+    const size_t tile = 64 * ITEMS;
+    const size_t n = len - offset;
+    const size_t first = (size_t)blockIdx.x * tile;
+    T items[ITEMS];
+    const size_t left = n > first ? n - first : 0;
+    if (left >= tile) {
+        Load().Load(input + offset + first, items);
+    } else {
+        Load().Load(input + offset + first, items, (int)left, fill);
+    }
+    const size_t at = (size_t)shift + first;
+    const size_t room = out_len > at ? out_len - at : 0;
+    if (room >= tile) {
+        Store().Store(out + at, items);
+    } else {
+        Store().Store(out + at, items, (int)room);
+    }
+}
+
+extern "C" __global__ void block_copy_vectorized_u32(const unsigned* input, size_t len,
+                                                     unsigned offset, unsigned shift,
+                                                     unsigned* out, size_t out_len) {
+    copy_vectorized<unsigned, 8>(input, len, offset, shift, out, out_len, 0xffffffffu);
+}
+
+extern "C" __global__ void block_copy_vectorized_i64(const long long* input, size_t len,
+                                                     unsigned offset, unsigned shift,
+                                                     long long* out, size_t out_len) {
+    copy_vectorized<long long, 6>(input, len, offset, shift, out, out_len, -1);
+}
+
+extern "C" __global__ void block_copy_vectorized_f32x3(const float* input, size_t len,
+                                                       unsigned offset, unsigned shift, float* out,
+                                                       size_t out_len) {
+    copy_vectorized<float, 3>(input, len, offset, shift, out, out_len, __int_as_float(0x7fc00000));
+}

@@ -91,10 +91,17 @@ pub trait UpdateTarget<T: AtomicElem>: sealed::UpdateTarget {
     #[track_caller]
     fn combine(&self, index: Self::Index, op: Rmw, value: T);
     /// Combines `value` into element `index` with `op` and returns the
-    /// element's value before (one `atom`).
+    /// element's value before (one `atom`); `call` names the user's call
+    /// in the report of an index out of bounds.
     #[doc(hidden)]
     #[track_caller]
-    fn fetch_combine(&self, index: Self::Index, op: Rmw, value: T) -> T;
+    fn fetch_combine(
+        &self,
+        index: Self::Index,
+        op: Rmw,
+        value: T,
+        call: &'static core::ffi::CStr,
+    ) -> T;
 }
 
 impl<T: AtomicElem> sealed::UpdateTarget for AtomicOut<'_, T> {}
@@ -113,8 +120,8 @@ impl<T: AtomicElem> UpdateTarget<T> for AtomicOut<'_, T> {
     }
     #[inline(always)]
     #[track_caller]
-    fn fetch_combine(&self, index: usize, op: Rmw, value: T) -> T {
-        self.rmw(index, op, value, c"scan_update", crate::backend::site!())
+    fn fetch_combine(&self, index: usize, op: Rmw, value: T, call: &'static core::ffi::CStr) -> T {
+        self.rmw(index, op, value, call, crate::backend::site!())
     }
 }
 
@@ -131,7 +138,13 @@ where
     }
     #[inline(always)]
     #[track_caller]
-    fn fetch_combine(&self, index: A::Index, op: Rmw, value: A::Elem) -> A::Elem {
+    fn fetch_combine(
+        &self,
+        index: A::Index,
+        op: Rmw,
+        value: A::Elem,
+        _call: &'static core::ffi::CStr,
+    ) -> A::Elem {
         self.rmw(index, op, value, crate::backend::site!())
     }
 }
@@ -396,7 +409,8 @@ where
     O: AtomicUpdate<T>,
     X: UpdateTarget<T>,
 {
-    scan_update(group, target, index, value, op, "inclusive_scan_update").0
+    let call = (c"inclusive_scan_update", "inclusive_scan_update");
+    scan_update(group, target, index, value, op, call).0
 }
 
 /// An exclusive scan of every thread's `value` with `op`, whose total the
@@ -449,12 +463,14 @@ where
     O: AtomicUpdate<T>,
     X: UpdateTarget<T>,
 {
-    scan_update(group, target, index, value, op, "exclusive_scan_update").1
+    let call = (c"exclusive_scan_update", "exclusive_scan_update");
+    scan_update(group, target, index, value, op, call).1
 }
 
 /// The two scan updates' shared body: the group's scan, whose total one
-/// thread fetches into element `index` of `target`, named `call` in the CPU
-/// backend's diagnostics. Returns (inclusive, exclusive).
+/// thread fetches into element `index` of `target`, named `call` (as C
+/// and Rust strings) in the CPU backend's diagnostics and in the report of
+/// an index out of bounds. Returns (inclusive, exclusive).
 #[inline(always)]
 #[track_caller]
 fn scan_update<G, T, O, X>(
@@ -463,7 +479,7 @@ fn scan_update<G, T, O, X>(
     index: X::Index,
     value: T,
     op: O,
-    call: &'static str,
+    (cname, call): (&'static core::ffi::CStr, &'static str),
 ) -> (T, T)
 where
     G: Group,
@@ -473,6 +489,6 @@ where
 {
     let site = core::panic::Location::caller();
     <crate::backend::target::Target as crate::backend::Naming>::entering(call, site);
-    let update = |total| target.fetch_combine(index, O::RMW, total);
+    let update = |total| target.fetch_combine(index, O::RMW, total, cname);
     group.scan_update_in(value, op, update, site)
 }

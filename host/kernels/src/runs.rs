@@ -8,10 +8,11 @@ use coop::device::runs::{
 use coop::op::Sum;
 use coop::prelude::*;
 
+/// Kernels of sums by key, each calling `$f` (`reduce_by_key`, or
+/// `reduce_by_key_in_order` for the deterministic ones).
 macro_rules! sums_by_key {
-    ($($name:ident: $k:ty, $v:ty;)*) => {$(
-        /// The sum of each run of equal keys' values (see
-        /// `coop::device::runs::reduce_by_key`).
+    ($f:ident; $($name:ident: $k:ty, $v:ty;)*) => {$(
+        #[doc = concat!("The sum of each run of equal keys' values (see `coop::device::runs::", stringify!($f), "`).")]
         #[kernel]
         pub fn $name(
             block: ThreadBlock,
@@ -24,12 +25,13 @@ macro_rules! sums_by_key {
             partials: Out<RunTotal<$v>>,
             epoch: u32,
         ) {
-            reduce_by_key(block, keys, values, keys_out, values_out, Sum, runs, status, partials, epoch)
+            $f(block, keys, values, keys_out, values_out, Sum, runs, status, partials, epoch)
         }
     )*};
 }
 
 sums_by_key! {
+    reduce_by_key;
     sum_by_key_u32_f32: u32, f32; sum_by_key_u32_f64: u32, f64; sum_by_key_u32_i32: u32, i32;
     sum_by_key_u32_u32: u32, u32; sum_by_key_u32_i64: u32, i64; sum_by_key_u32_u64: u32, u64;
     sum_by_key_i32_f32: i32, f32; sum_by_key_i32_f64: i32, f64; sum_by_key_i32_i32: i32, i32;
@@ -65,13 +67,14 @@ encodings! {
     encode_i32: i32; encode_f32: f32; encode_u64: u64; encode_i64: i64; encode_f64: f64;
 }
 
+/// Kernels of sums scanned by key, each calling `$f` (`scan_by_key`, or
+/// `scan_by_key_in_order` for the deterministic ones).
 macro_rules! sum_scans_by_key {
-    ($($name:ident: $k:ty, $v:ty;)*) => {$(
-        /// Each element's sum of its run's values up to it, or before it
-        /// with `control` `coop::device::runs::EXCLUSIVE` (see
-        /// `coop::device::runs::scan_by_key`). Keys as the unsigned
-        /// integers of their width (equal exactly when their bits are),
-        /// values of integers as unsigned words (their sums wrap alike).
+    ($f:ident; $($name:ident: $k:ty, $v:ty;)*) => {$(
+        #[doc = concat!("Each element's sum of its run's values up to it, or before it with `control` \
+            `coop::device::runs::EXCLUSIVE` (see `coop::device::runs::", stringify!($f), "`). Keys as \
+            the unsigned integers of their width (equal exactly when their bits are), values of \
+            integers as unsigned words (their sums wrap alike).")]
         #[kernel]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
@@ -84,66 +87,29 @@ macro_rules! sum_scans_by_key {
             partials: Out<RunTotal<$v>>,
             epoch: u32,
         ) {
-            scan_by_key(block, keys, values, values_out, Sum, control, status, partials, epoch)
+            $f(block, keys, values, values_out, Sum, control, status, partials, epoch)
         }
     )*};
 }
 
 sum_scans_by_key! {
+    scan_by_key;
     sum_scan_by_key_k32_v32: u32, u32; sum_scan_by_key_k32_v64: u32, u64;
     sum_scan_by_key_k32_f32: u32, f32; sum_scan_by_key_k32_f64: u32, f64;
     sum_scan_by_key_k64_v32: u64, u32; sum_scan_by_key_k64_v64: u64, u64;
     sum_scan_by_key_k64_f32: u64, f32; sum_scan_by_key_k64_f64: u64, f64;
 }
 
-macro_rules! ordered_float_sums_by_key {
-    ($($name:ident, $scan:ident: $k:ty, $v:ty;)*) => {$(
-        /// The sum of each run of equal keys' float values, the same bits
-        /// on every call (see
-        /// `coop::device::runs::reduce_by_key_in_order`). Keys as the
-        /// unsigned integers of their width.
-        #[kernel]
-        pub fn $name(
-            block: ThreadBlock,
-            keys: &[$k],
-            values: &[$v],
-            keys_out: Out<$k>,
-            values_out: Out<$v>,
-            runs: Out<u64>,
-            status: Out<u64>,
-            partials: Out<RunTotal<$v>>,
-            epoch: u32,
-        ) {
-            reduce_by_key_in_order(
-                block, keys, values, keys_out, values_out, Sum, runs, status, partials, epoch,
-            )
-        }
-
-        /// Each element's sum of its run's float values up to it (or
-        /// before it, with `control` `coop::device::runs::EXCLUSIVE`), the
-        /// same bits on every call (see
-        /// `coop::device::runs::scan_by_key_in_order`). Keys as the
-        /// unsigned integers of their width.
-        #[kernel]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $scan(
-            block: ThreadBlock,
-            keys: &[$k],
-            values: &[$v],
-            values_out: Out<$v>,
-            control: u32,
-            status: Out<u64>,
-            partials: Out<RunTotal<$v>>,
-            epoch: u32,
-        ) {
-            scan_by_key_in_order(block, keys, values, values_out, Sum, control, status, partials, epoch)
-        }
-    )*};
+// The deterministic float sums (`RunReducer::deterministic`), keys as
+// the unsigned integers of their width.
+sums_by_key! {
+    reduce_by_key_in_order;
+    ordered_sum_by_key_k32_f32: u32, f32; ordered_sum_by_key_k32_f64: u32, f64;
+    ordered_sum_by_key_k64_f32: u64, f32; ordered_sum_by_key_k64_f64: u64, f64;
 }
 
-ordered_float_sums_by_key! {
-    ordered_sum_by_key_k32_f32, ordered_sum_scan_by_key_k32_f32: u32, f32;
-    ordered_sum_by_key_k32_f64, ordered_sum_scan_by_key_k32_f64: u32, f64;
-    ordered_sum_by_key_k64_f32, ordered_sum_scan_by_key_k64_f32: u64, f32;
-    ordered_sum_by_key_k64_f64, ordered_sum_scan_by_key_k64_f64: u64, f64;
+sum_scans_by_key! {
+    scan_by_key_in_order;
+    ordered_sum_scan_by_key_k32_f32: u32, f32; ordered_sum_scan_by_key_k32_f64: u32, f64;
+    ordered_sum_scan_by_key_k64_f32: u64, f32; ordered_sum_scan_by_key_k64_f64: u64, f64;
 }

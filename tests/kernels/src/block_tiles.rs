@@ -417,52 +417,28 @@ pub fn warp_sort_pairs_i64(
     }
 }
 
-/// Block `b`'s tile of `input[offset..]` (`ITEMS` a thread: 8 `u32`s)
-/// loaded by `load_vectorized` and stored by `store_vectorized` from
-/// `out[shift..]`: a copy whose runs go by 16-byte accesses where they are
-/// whole and aligned (`offset` and `shift` multiples of 4), element by
-/// element elsewhere.
-#[kernel]
-pub fn block_copy_vectorized_u32(
-    block: ThreadBlock,
-    input: &[u32],
-    offset: u32,
-    shift: u32,
-    out: Out<u32>,
-) {
-    let items = &input[offset as usize..];
-    let first = block.group_index().x as usize * block.num_threads() as usize * 8;
-    let run: [u32; 8] = block::load_vectorized(&block, items, first, u32::MAX);
-    block::store_vectorized(&block, run, &out, shift as usize + first);
+/// Kernels that copy block `b`'s tile of `input[offset..]` (`$items` a
+/// thread) to `out[shift..]` by `load_vectorized` and `store_vectorized`:
+/// their runs go by 16-byte accesses where they are whole and aligned,
+/// element by element elsewhere.
+macro_rules! vectorized_copies {
+    ($($(#[$doc:meta])* $name:ident: $t:ty, $items:literal, $fill:expr;)*) => {$(
+        $(#[$doc])*
+        #[kernel]
+        pub fn $name(block: ThreadBlock, input: &[$t], offset: u32, shift: u32, out: Out<$t>) {
+            let items = &input[offset as usize..];
+            let first = block.group_index().x as usize * block.num_threads() as usize * $items;
+            let run: [$t; $items] = block::load_vectorized(&block, items, first, $fill);
+            block::store_vectorized(&block, run, &out, shift as usize + first);
+        }
+    )*};
 }
 
-/// [`block_copy_vectorized_u32`] with 6 `i64`s a thread (three chunks).
-#[kernel]
-pub fn block_copy_vectorized_i64(
-    block: ThreadBlock,
-    input: &[i64],
-    offset: u32,
-    shift: u32,
-    out: Out<i64>,
-) {
-    let items = &input[offset as usize..];
-    let first = block.group_index().x as usize * block.num_threads() as usize * 6;
-    let run: [i64; 6] = block::load_vectorized(&block, items, first, -1);
-    block::store_vectorized(&block, run, &out, shift as usize + first);
-}
-
-/// [`block_copy_vectorized_u32`] with 3 `f32`s a thread: not whole
-/// chunks, so always element by element.
-#[kernel]
-pub fn block_copy_vectorized_f32x3(
-    block: ThreadBlock,
-    input: &[f32],
-    offset: u32,
-    shift: u32,
-    out: Out<f32>,
-) {
-    let items = &input[offset as usize..];
-    let first = block.group_index().x as usize * block.num_threads() as usize * 3;
-    let run: [f32; 3] = block::load_vectorized(&block, items, first, f32::NAN);
-    block::store_vectorized(&block, run, &out, shift as usize + first);
+vectorized_copies! {
+    /// 8 `u32`s a thread: two chunks where offsets are multiples of 4.
+    block_copy_vectorized_u32: u32, 8, u32::MAX;
+    /// 6 `i64`s a thread: three chunks.
+    block_copy_vectorized_i64: i64, 6, -1;
+    /// 3 `f32`s a thread: not whole chunks, so always element by element.
+    block_copy_vectorized_f32x3: f32, 3, f32::NAN;
 }
