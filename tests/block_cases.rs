@@ -290,6 +290,25 @@ pub fn run_flags_u32(
     Ok((device.download(&heads)?, device.download(&tails)?))
 }
 
+/// [`k::block_flags_apart_u32`] of `keys` (whole tiles): heads and tails.
+pub fn run_flags_apart_u32(
+    device: &Device,
+    program: &Program,
+    keys: &[u32],
+) -> Result<(Vec<u32>, Vec<u32>), Error> {
+    let (threads, items) = k::FLAGS_U32;
+    let input = device.upload(keys)?;
+    let mut heads = device.zeros::<u32>(keys.len())?;
+    let mut tails = device.zeros::<u32>(keys.len())?;
+    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
+    program.launch(
+        k::block_flags_apart_u32,
+        config,
+        (&input, &mut heads, &mut tails),
+    )?;
+    Ok((device.download(&heads)?, device.download(&tails)?))
+}
+
 /// The host's [`k::block_flags_u32`]: the tiles' neighbours are the
 /// input's, so these are the whole input's heads and tails.
 pub fn flags_u32_reference(keys: &[u32]) -> (Vec<u32>, Vec<u32>) {
@@ -619,10 +638,6 @@ pub fn f32_keys(n: usize, pattern: Pattern, seed: u64, specials: bool) -> Vec<f3
     v
 }
 
-/// Runs every case of every kernel on `device`, checking each against the
-/// host; `specials` adds float specials (`-0.0`, NaNs) to the float keys,
-/// and `ranks` runs [`k::block_rank_u32`] too (CUB's twins have no
-/// ranking kernel). Returns the number of cases. With `limit`, each case
 /// Runs a `block_copy_vectorized_*` kernel over `input[offset..]` into an
 /// output of `shift` zeros and then room for the copy, in blocks of 64
 /// threads of `items` elements each; whether the output is the zeros and
@@ -662,6 +677,11 @@ where
     Ok(got == want)
 }
 
+/// Runs every case of every kernel on `device`, checking each against the
+/// host; `specials` adds float specials (`-0.0`, NaNs) to the float keys,
+/// and `ranks` runs [`k::block_rank_u32`] and [`k::block_flags_apart_u32`]
+/// too (CUB's twins have no ranking kernel, and flag heads and tails
+/// together). Returns the number of cases. With `limit`, each case
 /// runs under a watchdog of that length.
 pub fn check_all(
     device: &Device,
@@ -801,6 +821,15 @@ pub fn check_all(
             case(format!("block_flags_u32 {n} {pattern:?}"), &mut || {
                 run_flags_u32(device, program, &keys).unwrap() == flags_u32_reference(&keys)
             });
+            if ranks {
+                case(
+                    format!("block_flags_apart_u32 {n} {pattern:?}"),
+                    &mut || {
+                        run_flags_apart_u32(device, program, &keys).unwrap()
+                            == flags_u32_reference(&keys)
+                    },
+                );
+            }
         }
         for n in [320, 960] {
             let values = data(n, pattern, seed, |w| w as i32, |&k| k);

@@ -12,7 +12,7 @@ fn block_tiles_match_the_host_on_the_cpu() {
     let program = device.load(&TEST_KERNELS_PTX).unwrap();
     assert_eq!(
         block_cases::check_all(&device, &program, true, true, None),
-        594
+        604
     );
 }
 

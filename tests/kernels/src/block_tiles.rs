@@ -144,6 +144,24 @@ pub fn block_flags_u32(block: ThreadBlock, keys: &[u32], heads: Out<u32>, tails:
     block::store_blocked(&block, t.map(u32::from), &tails, first);
 }
 
+/// [`block_flags_u32`] with the heads and the tails flagged apart
+/// (`flag_heads`, then `flag_tails`): the same flags.
+#[kernel]
+pub fn block_flags_apart_u32(block: ThreadBlock, keys: &[u32], heads: Out<u32>, tails: Out<u32>) {
+    let first = tile_start(&block, 288);
+    let items: [u32; 3] = block::load_blocked(&block, keys, first, 0);
+    let before = if first > 0 {
+        Some(keys[first - 1])
+    } else {
+        None
+    };
+    let after = keys.get(first + 288).copied();
+    let h = block::flag_heads(&block, items, |a, b| a != b, before);
+    let t = block::flag_tails(&block, items, |a, b| a != b, after);
+    block::store_blocked(&block, h.map(u32::from), &heads, first);
+    block::store_blocked(&block, t.map(u32::from), &tails, first);
+}
+
 /// `left[i] = x[i] - x[i - 1]` and `right[i] = x[i] - x[i + 1]`
 /// (wrapping) over each tile of 320 `i32`, the tiles' neighbours taken
 /// from the tiles around (none at the input's ends: the item stays). The

@@ -93,8 +93,9 @@ impl RunReducer {
     /// (as CUB's reduce-by-key does; CUB has no deterministic form).
     /// Integer sums are exact in any grouping and run the plain kernels.
     /// The order costs time: 1.6–1.9 times the default's for `f32` sums
-    /// on an H100 (guide, chapter 7). Your own kernels choose for themselves
-    /// (`reduce_by_key_in_order`, `scan_by_key_in_order`).
+    /// on an H100, measured before the kernels got the plain ones'
+    /// register caps (guide, chapter 7). Your own kernels choose for
+    /// themselves (`reduce_by_key_in_order`, `scan_by_key_in_order`).
     ///
     /// ```
     /// use coop_host::{runs::RunReducer, Device};
