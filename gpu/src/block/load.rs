@@ -2,9 +2,9 @@
 //! guarded: elements past the slice's end take a fill value, so a partial
 //! last tile needs no special case.
 
+use super::chunks::{RUN_ITEMS, load_run, loads_by_chunks};
 use super::exchange::striped_to_blocked;
 use super::items::for_items;
-use crate::device::blocked::{MAX_ITEMS, load_run, loads_by_chunks};
 use crate::memory::shared::{Published, SharedArray, SharedElem, TileScratch};
 use crate::{Shuffle, ThreadBlock};
 
@@ -118,7 +118,7 @@ pub fn load_vectorized<T: Shuffle, const ITEMS: usize>(
         // SAFETY: `start + ITEMS <= input.len()`.
         let src = unsafe { input.as_ptr().add(start) };
         if (src as usize).is_multiple_of(16) {
-            let mut run = [fill; MAX_ITEMS];
+            let mut run = [fill; RUN_ITEMS];
             // SAFETY: `src` is 16-byte aligned and starts `ITEMS` elements
             // of `input`; `vectorizes` implies `loads_by_chunks`.
             unsafe { load_run(src, ITEMS, &mut run) };

@@ -78,6 +78,7 @@
 //! ```
 
 mod adjacent_difference;
+pub(crate) mod chunks;
 mod discontinuity;
 mod exchange;
 mod histogram;

@@ -2,10 +2,10 @@
 //! `BlockStore`), guarded: elements past the output's end are not stored,
 //! so a partial last tile needs no special case.
 
+use super::chunks::Words16;
 use super::exchange::blocked_to_striped;
 use super::items::for_items;
 use super::load::vectorizes;
-use crate::device::staging::Words16;
 use crate::memory::shared::{Published, SharedArray, SharedElem, TileScratch};
 use crate::{Out, Shuffle, ThreadBlock};
 

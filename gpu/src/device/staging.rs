@@ -22,11 +22,7 @@ use crate::backend::target::Target;
 use crate::backend::{AsyncCopies, ElemShape, Faults, Rmw, SharedMemory, Site, Word};
 use crate::{Out, Shuffle, ThreadBlock};
 
-/// 16 bytes of shared memory moved by one instruction (`ld.shared.v4.u32`,
-/// `st.shared.v4.u32`).
-#[repr(C, align(16))]
-#[derive(Clone, Copy)]
-pub(crate) struct Words16(pub [u32; 4]);
+pub(crate) use crate::block::chunks::Words16;
 
 // SAFETY: four `u32`s, no padding, every bit pattern a value.
 unsafe impl SharedElem for Words16 {}

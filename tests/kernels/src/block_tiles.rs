@@ -131,31 +131,31 @@ pub fn block_sort_u8(block: ThreadBlock, keys: &[u8], out: Out<u8>, tile: Shared
 /// tile after (none at the input's ends). The input is whole tiles.
 #[kernel]
 pub fn block_flags_u32(block: ThreadBlock, keys: &[u32], heads: Out<u32>, tails: Out<u32>) {
-    let first = tile_start(&block, 288);
-    let items: [u32; 3] = block::load_blocked(&block, keys, first, 0);
+    let (first, items, before, after) = flags_tile(&block, keys);
+    let (h, t) = block::flag_heads_and_tails(&block, items, |a, b| a != b, before, after);
+    block::store_blocked(&block, h.map(u32::from), &heads, first);
+    block::store_blocked(&block, t.map(u32::from), &tails, first);
+}
+
+/// The flags kernels' tile of 288 keys: where it starts, its items, and
+/// the keys before and after it (none at the input's ends).
+#[inline(always)]
+fn flags_tile(block: &ThreadBlock, keys: &[u32]) -> (usize, [u32; 3], Option<u32>, Option<u32>) {
+    let first = tile_start(block, 288);
+    let items: [u32; 3] = block::load_blocked(block, keys, first, 0);
     let before = if first > 0 {
         Some(keys[first - 1])
     } else {
         None
     };
-    let after = keys.get(first + 288).copied();
-    let (h, t) = block::flag_heads_and_tails(&block, items, |a, b| a != b, before, after);
-    block::store_blocked(&block, h.map(u32::from), &heads, first);
-    block::store_blocked(&block, t.map(u32::from), &tails, first);
+    (first, items, before, keys.get(first + 288).copied())
 }
 
 /// [`block_flags_u32`] with the heads and the tails flagged apart
 /// (`flag_heads`, then `flag_tails`): the same flags.
 #[kernel]
 pub fn block_flags_apart_u32(block: ThreadBlock, keys: &[u32], heads: Out<u32>, tails: Out<u32>) {
-    let first = tile_start(&block, 288);
-    let items: [u32; 3] = block::load_blocked(&block, keys, first, 0);
-    let before = if first > 0 {
-        Some(keys[first - 1])
-    } else {
-        None
-    };
-    let after = keys.get(first + 288).copied();
+    let (first, items, before, after) = flags_tile(&block, keys);
     let h = block::flag_heads(&block, items, |a, b| a != b, before);
     let t = block::flag_tails(&block, items, |a, b| a != b, after);
     block::store_blocked(&block, h.map(u32::from), &heads, first);
