@@ -281,31 +281,32 @@ pub fn run_flags_u32(
     program: &Program,
     keys: &[u32],
 ) -> Result<(Vec<u32>, Vec<u32>), Error> {
-    let (threads, items) = k::FLAGS_U32;
-    let input = device.upload(keys)?;
-    let mut heads = device.zeros::<u32>(keys.len())?;
-    let mut tails = device.zeros::<u32>(keys.len())?;
-    let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
-    program.launch(k::block_flags_u32, config, (&input, &mut heads, &mut tails))?;
-    Ok((device.download(&heads)?, device.download(&tails)?))
+    run_flags_with(device, program, k::block_flags_u32, keys)
 }
 
-/// [`k::block_flags_apart_u32`] of `keys` (whole tiles): heads and tails.
-pub fn run_flags_apart_u32(
+/// `kernel` ([`k::block_flags_u32`] or [`k::block_flags_apart_u32`]) of
+/// `keys` (whole tiles): heads and tails.
+fn run_flags_with<K>(
     device: &Device,
     program: &Program,
+    kernel: K,
     keys: &[u32],
-) -> Result<(Vec<u32>, Vec<u32>), Error> {
+) -> Result<(Vec<u32>, Vec<u32>), Error>
+where
+    K: coop::Kernel<
+        Params = (
+            coop::kernel::params::Slice<u32>,
+            coop::kernel::params::OutSlice<u32>,
+            coop::kernel::params::OutSlice<u32>,
+        ),
+    >,
+{
     let (threads, items) = k::FLAGS_U32;
     let input = device.upload(keys)?;
     let mut heads = device.zeros::<u32>(keys.len())?;
     let mut tails = device.zeros::<u32>(keys.len())?;
     let config = LaunchConfig::new(tiles(keys.len(), threads as usize * items), threads);
-    program.launch(
-        k::block_flags_apart_u32,
-        config,
-        (&input, &mut heads, &mut tails),
-    )?;
+    program.launch(kernel, config, (&input, &mut heads, &mut tails))?;
     Ok((device.download(&heads)?, device.download(&tails)?))
 }
 
@@ -825,7 +826,7 @@ pub fn check_all(
                 case(
                     format!("block_flags_apart_u32 {n} {pattern:?}"),
                     &mut || {
-                        run_flags_apart_u32(device, program, &keys).unwrap()
+                        run_flags_with(device, program, k::block_flags_apart_u32, &keys).unwrap()
                             == flags_u32_reference(&keys)
                     },
                 );
