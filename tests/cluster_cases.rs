@@ -3,7 +3,7 @@
 //! GPU suite (`tests/gpu.rs`, beside CUDA's twin) share.
 
 use crate::kernels::clusters::{self as k, CLUSTER_FIELDS};
-use coop_host::{Device, Error, LaunchConfig, Program};
+use coop_host::{Device, Error, LaunchConfig, Launcher, Program};
 
 /// The host's fields for `blocks` blocks of `threads` in clusters of
 /// `cluster` (1-D).
@@ -174,6 +174,72 @@ pub fn check_dsm(device: &Device, program: &Program) {
         assert!(
             got == dsm_histogram_reference(&input, cluster),
             "dsm_histogram, clusters of {cluster}: differs from the host"
+        );
+    }
+}
+
+/// The host's [`k::cluster_grid_rounds`] for `blocks` blocks in clusters
+/// of `cluster` over `rounds` rounds: the sums, then each thread's last
+/// value.
+pub fn grid_rounds_reference(blocks: u32, cluster: u32, rounds: u32) -> (Vec<u32>, Vec<u32>) {
+    let (blocks, cluster, threads) = (blocks as usize, cluster as usize, k::ROUND_THREADS);
+    let clusters = blocks / cluster;
+    let mut values: Vec<u32> = (0..blocks * threads)
+        .map(|i| 1000 * (i / threads) as u32 + (i % threads) as u32)
+        .collect();
+    let mut sums = Vec::new();
+    for _ in 0..rounds {
+        let round: Vec<u32> = (0..clusters * threads)
+            .map(|i| {
+                let (c, t) = (i / threads, i % threads);
+                (0..cluster)
+                    .map(|p| values[(c * cluster + p) * threads + t])
+                    .sum()
+            })
+            .collect();
+        for (i, v) in values.iter_mut().enumerate() {
+            let (b, t) = (i / threads, i % threads);
+            let next = (b / cluster + 1) % clusters;
+            *v = round[next * threads + t] + (b % cluster) as u32;
+        }
+        sums.extend(round);
+    }
+    (sums, values)
+}
+
+/// Runs [`k::cluster_grid_rounds`] (or its twin) of `program` on
+/// `device`: the sums and the last values.
+pub fn run_grid_rounds(
+    device: &Device,
+    program: Launcher<'_>,
+    blocks: u32,
+    cluster: u32,
+    rounds: u32,
+) -> Result<(Vec<u32>, Vec<u32>), Error> {
+    let threads = k::ROUND_THREADS;
+    let mut sums = device.zeros::<u32>((blocks / cluster * rounds) as usize * threads)?;
+    let mut out = device.zeros::<u32>(blocks as usize * threads)?;
+    program.launch(
+        k::cluster_grid_rounds,
+        LaunchConfig::new(blocks, threads as u32).with_cluster(cluster),
+        (rounds, &mut sums, &mut out),
+    )?;
+    Ok((device.download(&sums)?, device.download(&out)?))
+}
+
+/// The cooperative launches in clusters on `device` (clusters of 1 to 8
+/// blocks, up to `max_blocks` blocks), against the host; `program` is
+/// coop's kernels or CUDA's twins.
+pub fn check_grid_rounds(device: &Device, program: Launcher<'_>, max_blocks: u32) {
+    for (blocks, cluster) in [(4, 1), (4, 2), (8, 4), (8, 8), (16, 2), (32, 4), (64, 8)] {
+        if blocks > max_blocks {
+            continue;
+        }
+        let got = run_grid_rounds(device, program, blocks, cluster, 3)
+            .unwrap_or_else(|e| panic!("{blocks} blocks in clusters of {cluster}: {e}"));
+        assert!(
+            got == grid_rounds_reference(blocks, cluster, 3),
+            "cluster_grid_rounds, {blocks} blocks in clusters of {cluster}: differs from the host"
         );
     }
 }

@@ -633,6 +633,32 @@ fn the_cluster_kernel_of_the_gpu_suite_matches_the_host_reference() {
     coop_tests::cluster_cases::check_all(&device, &program);
 }
 
+/// A cooperative kernel launched in clusters on the CPU backend: grid
+/// syncs, cluster syncs and distributed shared memory in one kernel, for
+/// clusters of 1 to 8 blocks, against the host; a grid past what the
+/// emulated device holds at once is refused as on a GPU.
+#[test]
+fn a_cooperative_kernel_in_clusters_matches_the_host_reference() {
+    let device = coop_host::Device::cpu();
+    let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
+    coop_tests::cluster_cases::check_grid_rounds(&device, program.launcher(), 32);
+    let cpu = coop_host::Cpu::new();
+    let max = cpu.max_cooperative_blocks(coop_tests::kernels::clusters::cluster_grid_rounds, 64, 0);
+    let blocks = (max / 8 + 1) * 8;
+    let err = coop_tests::cluster_cases::run_grid_rounds(&device, program.launcher(), blocks, 8, 1)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            coop_host::Error::InvalidLaunch {
+                problem: coop_host::LaunchProblem::GridNotCoResident { .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
 /// The `grid_sum` example's kernels on the CPU backend: the sum in one
 /// cooperative launch and in two launches, on a grid of the most blocks
 /// the emulated device holds, equal the host's; and the stencil rounds in

@@ -966,6 +966,40 @@ fn clusters_match_the_host_the_cpu_backend_and_cuda() {
         c::check_dsm(&gpu, &coop)
     });
     c::check_dsm(&cpu, &cpu.load(&TEST_KERNELS_PTX).unwrap());
+    // A cooperative kernel launched in clusters (the driver's
+    // `cuLaunchKernelEx` with the cooperative attribute): grid syncs,
+    // cluster syncs and distributed shared memory in one kernel, against
+    // the host; one cluster more than the driver's figure is refused by
+    // name, before the driver sees it.
+    watched(
+        "cooperative launch in clusters (coop)",
+        LAUNCH_LIMIT,
+        || c::check_grid_rounds(&gpu, coop.launcher(), 64),
+    );
+    watched(
+        "cooperative launch in clusters (CUDA)",
+        LAUNCH_LIMIT,
+        || c::check_grid_rounds(&gpu, coop_host::Launcher::Gpu(&s.cuda), 64),
+    );
+    let active = s
+        .coop
+        .max_active_clusters(
+            kernels::clusters::cluster_grid_rounds,
+            LaunchConfig::new(8, 64).with_cluster(8),
+        )
+        .unwrap();
+    eprintln!("cooperative clusters of 8 blocks of 64 threads: {active} at once");
+    let err = c::run_grid_rounds(&gpu, coop.launcher(), (active + 1) * 8, 8, 1).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidLaunch {
+                problem: LaunchProblem::ClustersNotCoResident { .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
     for (blocks, cluster) in [(2, 1), (4, 2), (8, 4), (16, 8)] {
         let rotated = watched("dsm_rotate (CUDA)", LAUNCH_LIMIT, || {
             let mut out = s.gpu.zeros::<u32>(blocks as usize * 128).unwrap();

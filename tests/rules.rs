@@ -3153,6 +3153,99 @@ fn a_block_that_skips_its_clusters_sync_leaves_the_others_waiting() {
     );
 }
 
+// A cooperative launch in clusters: the cluster's sync orders only its
+// blocks; another cluster's result needs the grid's.
+
+#[kernel(cooperative)]
+pub fn next_clusters_total_after_a_cluster_sync(
+    grid: CooperativeGrid,
+    cluster: Cluster,
+    totals: Out<u32>,
+    out: Out<u32>,
+) {
+    let b = grid.block_rank();
+    let first = this_thread_block().thread_rank() == 0;
+    let c = b / cluster.num_blocks() as usize;
+    let clusters = grid.num_blocks() / cluster.num_blocks() as usize;
+    if first && cluster.block_rank() == 0 {
+        totals.write(c, 10 * c as u32); // cluster-total
+    }
+    cluster.sync(); // enough for this cluster's total, not the next one's
+    if first {
+        out.write(b, totals.read((c + 1) % clusters)); // next-cluster-total
+    }
+    grid.sync();
+}
+
+#[kernel(cooperative)]
+pub fn next_clusters_total_after_the_grid_sync(
+    grid: CooperativeGrid,
+    cluster: Cluster,
+    totals: Out<u32>,
+    out: Out<u32>,
+) {
+    let b = grid.block_rank();
+    let first = this_thread_block().thread_rank() == 0;
+    let c = b / cluster.num_blocks() as usize;
+    let clusters = grid.num_blocks() / cluster.num_blocks() as usize;
+    if first && cluster.block_rank() == 0 {
+        totals.write(c, 10 * c as u32);
+    }
+    cluster.sync();
+    let own = if first { totals.read(c) } else { 0 };
+    grid.sync();
+    if first {
+        out.write(b, own + totals.read((c + 1) % clusters));
+    }
+}
+
+#[test]
+fn in_a_cooperative_launch_in_clusters_only_the_grid_sync_orders_other_clusters() {
+    let (mut totals, mut out) = (vec![0u32; 2], vec![0u32; 4]);
+    broken(
+        cpu().launch(
+            next_clusters_total_after_a_cluster_sync,
+            cfg(4, 32).with_cluster(2),
+            (&mut totals, &mut out),
+        ),
+        "GlobalRace totals[1] | block 2 thread 0 writes @{cluster-total} | block 0 thread 0 reads @{next-cluster-total}",
+    );
+    clean(cpu().launch(
+        next_clusters_total_after_the_grid_sync,
+        cfg(4, 32).with_cluster(2),
+        (&mut totals, &mut out),
+    ));
+    assert_eq!(out, [10, 10, 10, 10]);
+}
+
+#[kernel(cooperative)]
+pub fn cluster_leader_returns_in_a_cooperative_launch(
+    grid: CooperativeGrid,
+    cluster: Cluster,
+    out: Out<u32>,
+) {
+    let b = grid.block_rank();
+    if b == 2 {
+        return; // a cluster's first block leaves early
+    }
+    cluster.sync(); // cooperative-cluster-sync
+    grid.sync();
+    out.write(b, 1);
+}
+
+#[test]
+fn a_block_that_leaves_its_cluster_in_a_cooperative_launch_is_named_at_the_cluster_sync() {
+    let mut out = vec![0u32; 4];
+    broken(
+        cpu().launch(
+            cluster_leader_returns_in_a_cooperative_launch,
+            cfg(4, 32).with_cluster(2),
+            (&mut out,),
+        ),
+        "ClusterSyncNotReached block 3 @{cooperative-cluster-sync} | blocks 2 returned",
+    );
+}
+
 #[kernel]
 pub fn one_slot_per_cluster_rank(cluster: Cluster, out: Out<u32>) {
     // Meant as one slot per block, but indexed by the rank in the cluster:

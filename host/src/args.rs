@@ -12,7 +12,10 @@
 //! No launch can be made from arguments with missing words.
 
 use coop::kernel::params::{OutSlice, ParamList, ParamMarker, Slice, Value};
-use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr, LaunchArgs, PushKernelArg};
+use cudarc::driver::{
+    CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, LaunchArgs,
+    PushKernelArg, SyncOnDrop,
+};
 
 /// A host value that can be passed for a kernel parameter described by `P`
 /// in a GPU launch.
@@ -56,6 +59,61 @@ pub unsafe trait GpuArg<P> {
 pub trait PushWords {
     /// Pushes the words onto `args`, in order.
     fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>);
+    /// Pushes the words' addresses onto `raw`, in order, for a launch
+    /// that cudarc's builder cannot make (the driver's `cuLaunchKernelEx`
+    /// with launch attributes).
+    fn push_raw<'a>(&'a mut self, raw: &mut RawWords<'a>);
+}
+
+/// The parameter list of a launch made through the driver directly: the
+/// address of each PTX word, and the stream-ordering guards of the buffers
+/// (cudarc's: the launch's stream waits for earlier writes of a buffer, and
+/// the buffer's later users wait for this launch once the guards drop,
+/// after the launch is queued).
+pub struct RawWords<'a> {
+    stream: &'a CudaStream,
+    addresses: Vec<*mut core::ffi::c_void>,
+    guards: Vec<SyncOnDrop<'a>>,
+}
+
+impl<'a> RawWords<'a> {
+    /// An empty list for a launch on `stream`.
+    pub(crate) fn new(stream: &'a CudaStream) -> Self {
+        RawWords {
+            stream,
+            addresses: Vec::new(),
+            guards: Vec::new(),
+        }
+    }
+
+    /// The driver's `kernelParams`: one address a word, in order. They
+    /// point into the words pushed, which outlive `self`.
+    pub(crate) fn addresses(&mut self) -> *mut *mut core::ffi::c_void {
+        self.addresses.as_mut_ptr()
+    }
+
+    fn word<T>(&mut self, word: &'a T) {
+        self.addresses
+            .push(word as *const T as *mut core::ffi::c_void);
+    }
+
+    /// Pushes the address of `buffer`, which the kernel reads, kept in
+    /// `slot` (which the list points at).
+    pub(crate) fn push_address<B: DevicePtr<T>, T>(&mut self, buffer: &'a B, slot: &'a mut u64) {
+        let (at, guard) = buffer.device_ptr(self.stream);
+        *slot = at;
+        self.guards.push(guard);
+        self.word(&*slot);
+    }
+}
+
+impl core::fmt::Debug for RawWords<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RawWords")
+            .field("words", &self.addresses.len())
+            .field("buffers", &self.guards.len())
+            .finish()
+    }
 }
 
 /// The two PTX words of a slice parameter: a device buffer, pushed as its
@@ -65,6 +123,8 @@ pub trait PushWords {
 pub struct DeviceSlice<B> {
     buffer: B,
     len: u64,
+    /// The buffer's device address, for a launch through the driver.
+    address: u64,
 }
 
 impl<B> DeviceSlice<B> {
@@ -73,33 +133,54 @@ impl<B> DeviceSlice<B> {
         DeviceSlice {
             buffer,
             len: len as u64,
+            address: 0,
         }
     }
 }
 
-impl<T> PushWords for DeviceSlice<&CudaSlice<T>> {
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
-        args.arg(self.buffer).arg(&self.len);
-    }
+/// `PushWords` for a slice the kernel reads (`$buffer` borrowed shared)
+/// or writes (borrowed mutably).
+macro_rules! slice_words {
+    (read $buffer:ty) => {
+        impl<T> PushWords for DeviceSlice<$buffer> {
+            fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
+                args.arg(&*self.buffer).arg(&self.len);
+            }
+            fn push_raw<'a>(&'a mut self, raw: &mut RawWords<'a>) {
+                let DeviceSlice {
+                    buffer,
+                    len,
+                    address,
+                } = self;
+                raw.push_address(*buffer, address);
+                raw.word(&*len);
+            }
+        }
+    };
+    (write $buffer:ty) => {
+        impl<T> PushWords for DeviceSlice<$buffer> {
+            fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
+                args.arg(&mut *self.buffer).arg(&self.len);
+            }
+            fn push_raw<'a>(&'a mut self, raw: &mut RawWords<'a>) {
+                let DeviceSlice {
+                    buffer,
+                    len,
+                    address,
+                } = self;
+                let (at, guard) = buffer.device_ptr_mut(raw.stream);
+                *address = at;
+                raw.guards.push(guard);
+                raw.word(&*address);
+                raw.word(&*len);
+            }
+        }
+    };
 }
-
-impl<T> PushWords for DeviceSlice<&CudaView<'_, T>> {
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
-        args.arg(self.buffer).arg(&self.len);
-    }
-}
-
-impl<T> PushWords for DeviceSlice<&mut CudaSlice<T>> {
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
-        args.arg(&mut *self.buffer).arg(&self.len);
-    }
-}
-
-impl<T> PushWords for DeviceSlice<&mut CudaViewMut<'_, T>> {
-    fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
-        args.arg(&mut *self.buffer).arg(&self.len);
-    }
-}
+slice_words!(read &CudaSlice<T>);
+slice_words!(read &CudaView<'_, T>);
+slice_words!(write &mut CudaSlice<T>);
+slice_words!(write &mut CudaViewMut<'_, T>);
 
 /// The one PTX word of a number parameter: the value itself.
 #[derive(Debug)]
@@ -108,6 +189,9 @@ pub struct ValueWord<T>(T);
 impl<T: DeviceRepr> PushWords for ValueWord<T> {
     fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
         args.arg(&self.0);
+    }
+    fn push_raw<'a>(&'a mut self, raw: &mut RawWords<'a>) {
+        raw.word(&self.0);
     }
 }
 
@@ -120,10 +204,7 @@ unsafe impl<T> GpuArg<Slice<T>> for &CudaSlice<T> {
     where
         Self: 'a;
     fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
-        Some(DeviceSlice {
-            buffer: &**self,
-            len: self.len() as u64,
-        })
+        Some(DeviceSlice::new(&**self, self.len()))
     }
 }
 
@@ -135,10 +216,7 @@ unsafe impl<T> GpuArg<Slice<T>> for &mut CudaSlice<T> {
     where
         Self: 'a;
     fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
-        Some(DeviceSlice {
-            len: self.len() as u64,
-            buffer: &**self,
-        })
+        Some(DeviceSlice::new(&**self, self.len()))
     }
 }
 
@@ -151,10 +229,7 @@ unsafe impl<'v, T> GpuArg<Slice<T>> for &CudaView<'v, T> {
     where
         Self: 'a;
     fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
-        Some(DeviceSlice {
-            buffer: &**self,
-            len: self.len() as u64,
-        })
+        Some(DeviceSlice::new(&**self, self.len()))
     }
 }
 
@@ -167,10 +242,8 @@ unsafe impl<T> GpuArg<OutSlice<T>> for &mut CudaSlice<T> {
     where
         Self: 'a;
     fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
-        Some(DeviceSlice {
-            len: self.len() as u64,
-            buffer: &mut **self,
-        })
+        let len = self.len();
+        Some(DeviceSlice::new(&mut **self, len))
     }
 }
 
@@ -182,10 +255,8 @@ unsafe impl<'v, T> GpuArg<OutSlice<T>> for &mut CudaViewMut<'v, T> {
     where
         Self: 'a;
     fn gpu_words(&mut self) -> Option<Self::Words<'_>> {
-        Some(DeviceSlice {
-            len: self.len() as u64,
-            buffer: &mut **self,
-        })
+        let len = self.len();
+        Some(DeviceSlice::new(&mut **self, len))
     }
 }
 
@@ -356,6 +427,10 @@ macro_rules! kernel_args {
             #[allow(unused_variables)]
             fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
                 $(self.$i.push(args);)*
+            }
+            #[allow(unused_variables)]
+            fn push_raw<'a>(&'a mut self, raw: &mut RawWords<'a>) {
+                $(self.$i.push_raw(raw);)*
             }
         }
 

@@ -241,12 +241,6 @@ impl Cpu {
                 kernel: K::NAME,
                 problem,
             })?;
-        if K::COOPERATIVE && config.cluster != coop::Dim3::new(1, 1, 1) {
-            return Err(Error::InvalidLaunch {
-                kernel: K::NAME,
-                problem: LaunchProblem::CooperativeCluster,
-            });
-        }
         if K::COOPERATIVE {
             if !limits.cooperative_launch {
                 return Err(Error::InvalidLaunch {

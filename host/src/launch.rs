@@ -218,6 +218,27 @@ pub(crate) fn check_co_resident(
     Ok(())
 }
 
+/// Checks that a cooperative launch in clusters fits on the device at once:
+/// no more clusters than `active` (the driver's figure for the kernel, its
+/// block and its cluster shape) of `shared_bytes` a block.
+pub(crate) fn check_clusters_co_resident(
+    config: &LaunchConfig,
+    active: u32,
+    shared_bytes: u32,
+) -> Result<(), LaunchProblem> {
+    let clusters = config.grid.volume() / config.cluster.volume().max(1);
+    if clusters > active as u64 {
+        return Err(LaunchProblem::ClustersNotCoResident {
+            clusters,
+            max: active,
+            cluster: config.cluster,
+            block_threads: config.block.volume() as u32,
+            shared_bytes,
+        });
+    }
+    Ok(())
+}
+
 /// Blocks a cluster may hold on every GPU that has clusters (CUDA's
 /// portable cluster size).
 pub const MAX_CLUSTER_BLOCKS: u32 = 8;

@@ -2,7 +2,7 @@
 //! 5-D arrays in device memory, for a kernel's tensor copies and tensor
 //! stores; the layouts they accept are listed on [`TensorMap`].
 
-use crate::args::{CpuArg, GpuArg, PushWords};
+use crate::args::{CpuArg, GpuArg, PushWords, RawWords};
 use crate::{Buffer, Device, Error, Gpu};
 use coop::kernel::params::{TensorTiles, TensorTilesOut};
 use coop::kernel::NoWord;
@@ -93,7 +93,7 @@ impl Descriptor {
     fn gpu_word(&self) -> Option<DescriptorWord<'_>> {
         match self {
             Descriptor::Gpu { buffer, offset } => {
-                Some(DescriptorWord(buffer.slice(*offset..*offset + 128)))
+                Some(DescriptorWord(buffer.slice(*offset..*offset + 128), 0))
             }
             Descriptor::Cpu(_) => None,
         }
@@ -543,11 +543,14 @@ where
 /// The one PTX word of a tensor map parameter: the descriptor's address in
 /// device memory.
 #[derive(Debug)]
-pub struct DescriptorWord<'a>(CudaView<'a, u8>);
+pub struct DescriptorWord<'a>(CudaView<'a, u8>, u64);
 
 impl PushWords for DescriptorWord<'_> {
     fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
         args.arg(&self.0);
+    }
+    fn push_raw<'a>(&'a mut self, raw: &mut RawWords<'a>) {
+        raw.push_address(&self.0, &mut self.1);
     }
 }
 

@@ -228,6 +228,35 @@ extern "C" __global__ void cluster_ranks(unsigned* stage, size_t stage_len, unsi
 }
 #endif
 
+// The twin of coop-test-kernels' `clusters::cluster_grid_rounds` (sm_90):
+// a cooperative launch in clusters, `grid.sync()` beside `cluster.sync()`
+// and `map_shared_rank`. Blocks of 64 threads.
+#if __CUDA_ARCH__ >= 900
+extern "C" __global__ void cluster_grid_rounds(unsigned rounds, unsigned* sums, size_t sums_len,
+                                               unsigned* out, size_t out_len) {
+    __shared__ unsigned values[64];
+    cg::grid_group grid = cg::this_grid();
+    cg::cluster_group cluster = cg::this_cluster();
+    unsigned b = blockIdx.x, t = threadIdx.x;
+    unsigned n = cluster.num_blocks();
+    unsigned clusters = gridDim.x / n, c = b / n;
+    unsigned mine = 1000 * b + t;
+    for (unsigned round = 0; round < rounds; ++round) {
+        values[t] = mine;
+        cluster.sync();
+        if (cluster.block_rank() == 0) {
+            unsigned sum = 0;
+            for (unsigned p = 0; p < n; ++p) sum += cluster.map_shared_rank(values, p)[t];
+            sums[(round * clusters + c) * 64 + t] = sum;
+        }
+        cluster.sync();
+        grid.sync();
+        mine = sums[(round * clusters + (c + 1) % clusters) * 64 + t] + cluster.block_rank();
+    }
+    out[64 * b + t] = mine;
+}
+#endif
+
 // Twins of coop-test-kernels' `clusters::dsm_rotate` and
 // `clusters::dsm_histogram` (sm_90): distributed shared memory through
 // `cluster.map_shared_rank`.

@@ -153,9 +153,28 @@ pub enum LaunchProblem {
         /// Static plus dynamic shared memory a block, in bytes.
         shared_bytes: u32,
     },
-    /// A cooperative kernel launched in clusters.
-    #[error("a cooperative kernel cannot be launched in clusters here: launch it without `with_cluster`")]
-    CooperativeCluster,
+    /// A cooperative launch in clusters of more clusters than fit on the
+    /// GPU at once (its grid syncs would wait forever for the clusters
+    /// that never start).
+    #[error(
+        "a cooperative launch needs every block on the GPU at once, but its grid is {clusters} \
+         clusters of {} blocks and at most {max} such clusters fit at once ({block_threads} \
+         threads and {shared_bytes} bytes of shared memory a block): launch at most {max} \
+         clusters (`Module::max_active_clusters` gives the figure), or use smaller clusters, \
+         fewer threads or less shared memory a block", cluster.volume()
+    )]
+    ClustersNotCoResident {
+        /// Clusters asked for.
+        clusters: u64,
+        /// The most clusters of this shape resident at once.
+        max: u32,
+        /// The cluster's shape in blocks.
+        cluster: Dim3,
+        /// Threads a block.
+        block_threads: u32,
+        /// Static plus dynamic shared memory a block, in bytes.
+        shared_bytes: u32,
+    },
     /// The device does not take cooperative launches.
     #[error("this device cannot launch a cooperative kernel (its grid syncs need the driver's cooperative launch)")]
     CooperativeUnsupported,

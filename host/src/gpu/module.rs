@@ -443,25 +443,28 @@ impl Module {
         // Clusters: the function's required cluster shape, set before the
         // launch (0, 0, 0 requires none), held while the launch is queued.
         let mut clusters = self.clusters.lock().unwrap_or_else(|p| p.into_inner());
-        let no_cluster = Dim3::new(1, 1, 1);
-        if K::COOPERATIVE && config.cluster != no_cluster {
-            return Err(Error::InvalidLaunch {
-                kernel: K::NAME,
-                problem: crate::LaunchProblem::CooperativeCluster,
-            });
-        }
+        let clustered = config.cluster != Dim3::new(1, 1, 1);
         require_cluster(&mut clusters, K::NAME, &function, config.cluster)?;
-        if config.cluster != no_cluster {
+        if clustered {
             let active = self.active_clusters(K::NAME, &function, &config)?;
+            let shared_bytes = limits.static_shared_bytes.saturating_add(dynamic);
             if active == 0 {
                 return Err(Error::InvalidLaunch {
                     kernel: K::NAME,
                     problem: crate::LaunchProblem::ClusterNotSchedulable {
                         cluster: config.cluster,
                         block_threads: config.block.volume() as u32,
-                        shared_bytes: limits.static_shared_bytes.saturating_add(dynamic),
+                        shared_bytes,
                     },
                 });
+            }
+            if K::COOPERATIVE {
+                crate::launch::check_clusters_co_resident(&config, active, shared_bytes).map_err(
+                    |problem| Error::InvalidLaunch {
+                        kernel: K::NAME,
+                        problem,
+                    },
+                )?;
             }
         }
         if K::COOPERATIVE {
@@ -484,30 +487,42 @@ impl Module {
             })?;
         }
         let stream = self.gpu.stream();
-        let mut builder = stream.launch_builder(&function);
-        words.push(&mut builder);
-        let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: (config.grid.x, config.grid.y, config.grid.z),
-            block_dim: (config.block.x, config.block.y, config.block.z),
-            shared_mem_bytes: dynamic,
-        };
-        // SAFETY: `launch` needs words that match the kernel's PTX parameters
-        // in number, order and type, of memory that outlives the launch. The
-        // words were pushed from `args.gpu_words()`, which exists only when
-        // every argument is in GPU memory; each `GpuArg<P>` pushes the words
-        // `KernelParam` reads for `P`, and `K::Params` lists the kernel's
-        // parameters, so they match its PTX entry point. The buffers are
-        // borrowed by `words` until this call returns, and cudarc frees
-        // device memory on the stream, after the work queued before. The
-        // configuration passed `validate` above. A cooperative kernel's grid
-        // fits on the device at once (checked above), which its grid syncs
-        // need, and the cooperative launch gives them the driver's barrier
-        // word.
-        let launched = unsafe {
-            if K::COOPERATIVE {
-                builder.launch_cooperative(cfg)
-            } else {
-                builder.launch(cfg)
+        // SAFETY (both launches): the words must match the kernel's PTX
+        // parameters in number, order and type, of memory that outlives the
+        // launch. They were pushed from `args.gpu_words()`, which exists
+        // only when every argument is in GPU memory; each `GpuArg<P>`
+        // pushes the words `KernelParam` reads for `P`, and `K::Params`
+        // lists the kernel's parameters, so they match its PTX entry point.
+        // The buffers are borrowed by `words` until this call returns, and
+        // cudarc frees device memory on the stream, after the work queued
+        // before. The configuration passed `validate` above. A cooperative
+        // kernel's grid fits on the device at once (checked above, in
+        // clusters too), which its grid syncs need, and the cooperative
+        // launch gives them the driver's barrier word.
+        let launched = if K::COOPERATIVE && clustered {
+            // cudarc's builder has no launch attributes: the driver's
+            // `cuLaunchKernelEx` with the cooperative one (the cluster's
+            // shape is the function's, set above).
+            let mut raw = crate::args::RawWords::new(stream);
+            words.push_raw(&mut raw);
+            // SAFETY: as above; `raw` holds the words' addresses, which
+            // point into `words`, alive until this function returns.
+            unsafe { launch_cooperative_in_clusters(stream, &function, &config, &mut raw) }
+        } else {
+            let mut builder = stream.launch_builder(&function);
+            words.push(&mut builder);
+            let cfg = cudarc::driver::LaunchConfig {
+                grid_dim: (config.grid.x, config.grid.y, config.grid.z),
+                block_dim: (config.block.x, config.block.y, config.block.z),
+                shared_mem_bytes: dynamic,
+            };
+            // SAFETY: as above.
+            unsafe {
+                if K::COOPERATIVE {
+                    builder.launch_cooperative(cfg).map(drop)
+                } else {
+                    builder.launch(cfg).map(drop)
+                }
             }
         };
         launched.map_err(|source| {
@@ -550,6 +565,58 @@ impl Module {
         cache.insert(K::NAME, (function.clone(), limits));
         Ok((function, limits))
     }
+}
+
+/// Queues `function` on `stream` through the driver's `cuLaunchKernelEx`
+/// with the cooperative launch attribute, in the clusters the function
+/// requires (set by [`require_cluster`]), with the parameters `words`.
+///
+/// # Safety
+///
+/// `words` must hold one address a PTX parameter of the function, in
+/// order, each of a value of the parameter's type, alive until this call
+/// returns; buffers they name must stay allocated until the launch has run
+/// (their guards in `words` order later work on the stream after it); the
+/// grid must fit on the device at once, as a cooperative launch needs.
+unsafe fn launch_cooperative_in_clusters(
+    stream: &cudarc::driver::CudaStream,
+    function: &CudaFunction,
+    config: &LaunchConfig,
+    words: &mut crate::args::RawWords<'_>,
+) -> Result<(), cudarc::driver::DriverError> {
+    stream.context().bind_to_thread()?;
+    // SAFETY: an all-zero attribute value is a valid union (its padding).
+    let mut value: sys::CUlaunchAttributeValue = unsafe { core::mem::zeroed() };
+    value.cooperative = 1;
+    let mut attributes = [sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
+        pad: [0; 4],
+        value,
+    }];
+    let launch = sys::CUlaunchConfig {
+        gridDimX: config.grid.x,
+        gridDimY: config.grid.y,
+        gridDimZ: config.grid.z,
+        blockDimX: config.block.x,
+        blockDimY: config.block.y,
+        blockDimZ: config.block.z,
+        sharedMemBytes: config.shared_memory_bytes,
+        hStream: stream.cu_stream(),
+        attrs: attributes.as_mut_ptr(),
+        numAttrs: attributes.len() as u32,
+    };
+    // SAFETY: the configuration and its attribute live across the call;
+    // the function is loaded in the stream's context, bound above; the
+    // caller vouches for the parameters and the grid.
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &launch,
+            function.cu_function(),
+            words.addresses(),
+            core::ptr::null_mut(),
+        )
+    }
+    .result()
 }
 
 /// The driver's attribute `a` of `function`, the kernel `name`.

@@ -116,3 +116,48 @@ pub fn dsm_pass_on(
     let mine = writes.publish(&cluster);
     out.write(this_grid().thread_rank(), mine.get(r as usize));
 }
+
+/// Threads a block of [`cluster_grid_rounds`].
+pub const ROUND_THREADS: usize = 64;
+
+/// A cooperative launch in clusters, grid syncs and cluster syncs in one
+/// kernel: `rounds` rounds; in each, thread `t` of every block puts its
+/// value (at first `1000 * grid block + t`) into the block's shared array;
+/// after `share`, thread `t` of the cluster's first block adds element `t`
+/// of every block of the cluster into `sums[(round * clusters + cluster) *
+/// 64 + t]`; after the grid sync, each thread's new value is the next
+/// cluster's sum of its `t` plus its block's rank in the cluster.
+/// `out[64 * b + t]`: the last value of thread `t` of block `b`.
+#[kernel(cooperative)]
+pub fn cluster_grid_rounds(
+    grid: CooperativeGrid,
+    cluster: Cluster,
+    block: ThreadBlock,
+    rounds: u32,
+    sums: Out<u32>,
+    out: Out<u32>,
+    values: coop::shared::Shared<[u32; ROUND_THREADS]>,
+) {
+    let b = grid.block_rank();
+    let t = block.thread_rank() as usize;
+    let n = cluster.num_blocks() as usize;
+    let clusters = grid.num_blocks() / n;
+    let c = b / n;
+    let mut mine = 1000 * b as u32 + t as u32;
+    let mut owned = values.own(coop::shared::ByRank::new());
+    for round in 0..rounds as usize {
+        owned.set(mine);
+        let shared = owned.publish(&block).share(&cluster);
+        if cluster.block_rank() == 0 {
+            let sum = (0..n as u32).map(|p| shared.get_from(p, t)).sum();
+            sums.write((round * clusters + c) * ROUND_THREADS + t, sum);
+        }
+        owned = shared
+            .unshare(&cluster)
+            .own(&block, coop::shared::ByRank::new());
+        grid.sync();
+        let next = (c + 1) % clusters;
+        mine = sums.read((round * clusters + next) * ROUND_THREADS + t) + cluster.block_rank();
+    }
+    out.write(ROUND_THREADS * b + t, mine);
+}

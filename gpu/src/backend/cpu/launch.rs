@@ -490,7 +490,7 @@ impl Emulator {
                 cluster_dim: cluster,
             };
             report = if K::COOPERATIVE || cluster.volume() > 1 {
-                self.run_cooperative(&body, &shared, geometry, seed)
+                self.run_cooperative(&body, &shared, geometry, K::COOPERATIVE, seed)
             } else {
                 self.run_grid(&body, &shared, geometry, seed)
             }
@@ -614,22 +614,24 @@ impl Emulator {
         Ok(report(geometry, counts))
     }
 
-    /// Runs a cooperative launch (every block at once) or a clustered one
-    /// (each cluster's blocks at once), on this host thread, so that grid
-    /// and cluster syncs complete.
+    /// Runs a cooperative launch (`grid_syncs`: every block at once, in
+    /// clusters or not) or a clustered one (each cluster's blocks at once,
+    /// one cluster after another), on this host thread, so that grid and
+    /// cluster syncs complete.
     fn run_cooperative(
         &self,
         body: &(dyn Fn() + Sync),
         launch: &LaunchShared,
         geometry: Geometry,
+        grid_syncs: bool,
         seed: u64,
     ) -> Result<Report, Box<(Dim3, Violation)>> {
         let stacks = RefCell::new(Stacks::new(self.stack_size));
         let mut counts = Counts::default();
-        if geometry.cluster_dim.volume() > 1 {
-            cooperative::run_clusters(geometry, body, launch, seed, &stacks, &mut counts)?;
-        } else {
+        if grid_syncs {
             cooperative::run_grid(geometry, body, launch, seed, &stacks, &mut counts)?;
+        } else {
+            cooperative::run_clusters(geometry, body, launch, seed, &stacks, &mut counts)?;
         }
         Ok(report(geometry, counts))
     }

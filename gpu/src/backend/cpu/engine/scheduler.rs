@@ -159,13 +159,23 @@ pub(crate) struct Block<'a> {
     cooperative: bool,
 }
 
+/// Which blocks a sync waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Group {
+    /// Every block of a cooperative launch (`CooperativeGrid::sync`).
+    Grid,
+    /// The blocks of one cluster (`Cluster::sync`).
+    Cluster,
+}
+
 /// Why [`Block::run`] returned without an error.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Pause {
     /// Every thread returned.
     Done,
-    /// Every thread waits at the grid or cluster sync at this site.
-    GroupSync(Site, &'static str),
+    /// Every thread waits at the grid or cluster sync (`Group`) at this
+    /// site.
+    GroupSync(Group, Site, &'static str),
     /// (Cooperative launches.) The threads left spin on global memory that
     /// another block may change; `stuck` once they have reached the spin
     /// limit.
@@ -430,8 +440,8 @@ impl Block<'_> {
                 Spin::Blocked { stuck } => return Ok(Pause::Blocked { stuck }),
                 Spin::None => {}
             }
-            if let Some((site, call)) = self.resolve_barrier(counts)? {
-                return Ok(Pause::GroupSync(site, call));
+            if let Some((group, site, call)) = self.resolve_barrier(counts)? {
+                return Ok(Pause::GroupSync(group, site, call));
             }
         }
     }
@@ -831,12 +841,12 @@ impl Block<'_> {
 
     /// Only threads at block barriers (or returned) remain: complete the
     /// barrier, or report why it never will. Threads that all wait at a
-    /// grid sync stay there: its site is returned, for the launch to
-    /// complete it once every block has arrived.
+    /// grid or cluster sync stay there: the sync is returned, for the
+    /// launch to complete it once every block of its group has arrived.
     fn resolve_barrier(
         &mut self,
         counts: &mut Counts,
-    ) -> Result<Option<(Site, &'static str)>, Violation> {
+    ) -> Result<Option<(Group, Site, &'static str)>, Violation> {
         if let Some(stalled) = self.stalled_barrier() {
             return Err(stalled);
         }
@@ -845,7 +855,12 @@ impl Block<'_> {
             site,
         }) = self.ctxs.first().map(|c| c.state.get())
         {
-            return Ok(Some((site, lane::written_name(&self.ctxs[0], &op, site))));
+            let group = match op {
+                Op::GridSync => Group::Grid,
+                _ => Group::Cluster,
+            };
+            let call = lane::written_name(&self.ctxs[0], &op, site);
+            return Ok(Some((group, site, call)));
         }
         for ctx in self.ctxs.iter() {
             ctx.state.set(State::Ready(0));
