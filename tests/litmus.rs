@@ -18,7 +18,8 @@
 //! | two flags from one writer | data, release flag 0, more data, release flag 1 | an acquire of flag 0 orders only what was written before its release: the later data read after it is `UnsynchronizedRead` |
 //! | message passing, store buffering and IRIW over atomics only, under schedule exploration | a relaxed flag before atomic data; two flags raised and read crosswise; two readers of two writers | no race to report; each seeded schedule may let a load return its location's previous value, so the weak outcomes show (old data, both loads old, readers disagreeing) where the model allows them and never with release/acquire or with device fences between |
 //! | write after read across blocks | a block reads after an acquire, then releases; another acquires that release and overwrites the element | the write is ordered after the read (its writer synchronized with a release the reader's block made after the read): nothing reported, whichever block reads |
-//! | message passing and counters at the cluster's scope | a flag released and acquired at `Scope::Cluster`; a counter updated at it | within a cluster the pair orders the data and the counter is atomic; across clusters the flag's atomics race, as does one counter for the launch; without clusters the scope is the block's |
+//! | message passing and counters at the cluster's scope | a flag released and acquired at `Scope::Cluster`; a counter updated at it | within a cluster the pair orders the data and the counter is atomic; across clusters the release reaches nothing (the data's read is `UnsynchronizedRead` naming it) and the flag's atomics race, as does one counter for the launch; without clusters the scope is the block's |
+//! | message passing with fences in a launch in clusters | data, a fence at the cluster's or the device's scope, a relaxed flag at the device's scope; the reader's acquire, or relaxed load and fence at either scope | within a cluster always; across clusters only with device fences (or an acquire) on both sides: a writer's cluster fence is `ClusterRelease`, a reader's `ClusterFence`, each naming the fence |
 //! | the GPU's litmus kernels (`coop_test_kernels::litmus`) | message passing in lock-step rounds, with and without a preload; store buffering in rounds | clean exactly with release, acquire and no preload; the GPU suite runs them for many rounds and prints the weak outcomes seen |
 
 use coop::atomic::{Ordering, Scope};
@@ -1138,8 +1139,9 @@ fn the_cluster_scope_orders_and_is_atomic_within_a_cluster_only() {
         );
         assert!(result.is_ok(), "within a cluster: {result:?}");
         assert_eq!(seen, [42]);
-        // Across clusters the flag's atomics race (the acquire, then the
-        // store, once the reader's cluster is merged).
+        // Across clusters the release reaches nothing: the data's read is
+        // reported, naming the release at the cluster's scope (the flag's
+        // atomics race too, found once the reader's cluster is merged).
         let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
         let result = cpu.launch(
             message_passing_in_a_cluster,
@@ -1149,22 +1151,31 @@ fn the_cluster_scope_orders_and_is_atomic_within_a_cluster_only() {
         let Err(Error::Emulation(e)) = result else {
             panic!("across clusters: expected a race, got {result:?}")
         };
-        let Violation::GlobalRace {
-            buffer,
-            first,
-            second,
-            ..
-        } = &*e.violation
-        else {
-            panic!("across clusters: {e}")
-        };
-        assert_eq!(*buffer, "flag", "{e}");
-        let lines = [first.site.line(), second.site.line()];
-        assert!(
-            lines.contains(&line_of("cluster-flag-store"))
-                && lines.contains(&line_of("cluster-flag-load")),
-            "{e}"
-        );
+        match &*e.violation {
+            Violation::UnsynchronizedRead {
+                buffer,
+                gap: SyncGap::ClusterRelease { release },
+                ..
+            } => {
+                assert_eq!(*buffer, "data", "{e}");
+                assert_eq!(release.line(), line_of("cluster-flag-store"), "{e}");
+            }
+            Violation::GlobalRace {
+                buffer,
+                first,
+                second,
+                ..
+            } => {
+                assert_eq!(*buffer, "flag", "{e}");
+                let lines = [first.site.line(), second.site.line()];
+                assert!(
+                    lines.contains(&line_of("cluster-flag-store"))
+                        && lines.contains(&line_of("cluster-flag-load")),
+                    "{e}"
+                );
+            }
+            _ => panic!("across clusters: {e}"),
+        }
         assert!(e.to_string().contains("`Scope::Cluster`"), "{e}");
         // A counter per cluster is fine; one for the whole launch races.
         let mut counts = vec![0u32; 2];
@@ -1432,5 +1443,120 @@ fn what_a_thread_observed_before_a_barrier_its_block_never_reads_older() {
         );
         assert!(result.is_ok(), "seed {seed}: {result:?}");
         assert_eq!(saw, [1], "seed {seed}");
+    }
+}
+
+/// How [`fenced_message_passing_in_clusters`]'s writer releases and its
+/// reader acquires.
+const FENCE_CLUSTER: u32 = 0;
+const FENCE_DEVICE: u32 = 1;
+const LOAD_ACQUIRE: u32 = 2;
+
+/// Message passing through a flag at the device's scope, in a launch in
+/// clusters of two: block 0 writes the data, fences (`write`: at the
+/// cluster's or the device's scope) and stores the flag relaxed; the reader
+/// (block 1, of the same cluster, or block 2, of the next, when `across` is
+/// 1) waits for the flag (`read`: relaxed, then a fence at the cluster's or
+/// the device's scope; or an acquire load) and reads the data.
+#[kernel]
+pub fn fenced_message_passing_in_clusters(
+    grid: Grid,
+    data: Out<u32>,
+    flag: Out<u32>,
+    seen: Out<u32>,
+    write: u32,
+    read: u32,
+    across: u32,
+) {
+    if this_thread_block().thread_rank() != 0 {
+        return;
+    }
+    let flags = flag.atomic();
+    let reader = if across == 1 { 2 } else { 1 };
+    let b = grid.block_rank();
+    if b == 0 {
+        data.write(0, 42); // fenced-data-write
+        if write == FENCE_CLUSTER {
+            coop::memory::fence_cluster(); // writer-cluster-fence
+        } else {
+            fence_device();
+        }
+        flags.store(0, 1);
+    } else if b == reader {
+        if read == LOAD_ACQUIRE {
+            let acquire = flags.with_ordering(Ordering::Acquire);
+            while acquire.load(0) == 0 {}
+        } else {
+            while flags.load(0) == 0 {}
+            if read == FENCE_CLUSTER {
+                coop::memory::fence_cluster(); // reader-cluster-fence
+            } else {
+                fence_device();
+            }
+        }
+        seen.write(0, data.read(0)); // fenced-data-read
+    }
+}
+
+#[test]
+fn a_fence_at_the_cluster_scope_orders_the_blocks_of_its_cluster_only() {
+    let (write_line, read_line) = (line_of("fenced-data-write"), line_of("fenced-data-read"));
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
+        let cpu = Cpu::with_emulator(emulator);
+        for write in [FENCE_CLUSTER, FENCE_DEVICE] {
+            for read in [FENCE_CLUSTER, FENCE_DEVICE, LOAD_ACQUIRE] {
+                for across in [0, 1] {
+                    let what = format!("writer {write}, reader {read}, across clusters {across}");
+                    let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
+                    let result = cpu.launch(
+                        fenced_message_passing_in_clusters,
+                        LaunchConfig::new(4, 32).with_cluster(2),
+                        (&mut data, &mut flag, &mut seen, write, read, across),
+                    );
+                    // Within a cluster every pair orders; across clusters
+                    // only a fence at the device's scope on the writer's
+                    // side and one (or an acquire) on the reader's.
+                    let ordered = across == 0 || (write == FENCE_DEVICE && read != FENCE_CLUSTER);
+                    if ordered {
+                        assert!(result.is_ok(), "{what}: {result:?}");
+                        assert_eq!(seen, [42], "{what}");
+                        continue;
+                    }
+                    let Err(Error::Emulation(e)) = result else {
+                        panic!("{what}: expected a report, got {result:?}")
+                    };
+                    let Violation::UnsynchronizedRead {
+                        buffer,
+                        write: w,
+                        read: r,
+                        gap,
+                        ..
+                    } = &*e.violation
+                    else {
+                        panic!("{what}: {e}")
+                    };
+                    assert_eq!(*buffer, "data", "{what}");
+                    assert_eq!(
+                        (w.site.line(), r.site.line()),
+                        (write_line, read_line),
+                        "{what}"
+                    );
+                    let text = e.to_string();
+                    match gap {
+                        SyncGap::ClusterRelease { release } => {
+                            assert_eq!(write, FENCE_CLUSTER, "{what}");
+                            assert_eq!(release.line(), line_of("writer-cluster-fence"), "{what}");
+                            assert!(text.contains("fence_device()"), "{text}");
+                        }
+                        SyncGap::ClusterFence { fence } => {
+                            assert_eq!((write, read), (FENCE_DEVICE, FENCE_CLUSTER), "{what}");
+                            assert_eq!(fence.line(), line_of("reader-cluster-fence"), "{what}");
+                            assert!(text.contains("cluster's scope"), "{text}");
+                        }
+                        other => panic!("{what}: {other:?}: {text}"),
+                    }
+                }
+            }
+        }
     }
 }

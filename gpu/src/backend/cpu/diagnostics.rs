@@ -144,6 +144,21 @@ pub enum SyncGap {
         /// The relaxed store of the flag the reader acquired.
         store: Site,
     },
+    /// The reader acquired the flag the writer raised, but the writer's
+    /// release was at the cluster's scope (a `fence_cluster()` before a
+    /// relaxed store, or a store at `Scope::Cluster`), and the reader's
+    /// block is in another cluster.
+    ClusterRelease {
+        /// The writer's release at the cluster's scope.
+        release: Site,
+    },
+    /// The reader's relaxed atomic read the flag another cluster's block
+    /// released at the device's scope, but the fence after it was at the
+    /// cluster's scope, which acquires only what its own cluster released.
+    ClusterFence {
+        /// The fence at the cluster's scope.
+        fence: Site,
+    },
     /// The reader acquired flags, but none of them carries a release the
     /// writer's block made after the write (the flag was raised before the
     /// write, or after it but before the writer's fence, or by a thread
@@ -1203,6 +1218,23 @@ impl Violation {
                          read-modify-write such as `fetch_add` or `fetch_inc`), or put a \
                          `fence_device()` right after it (before the block barrier that tells \
                          the other threads)"
+                    ),
+                    SyncGap::ClusterRelease { release } => write!(
+                        f,
+                        "the writer released at {release} at the cluster's scope, which orders \
+                         nothing for the blocks of other clusters, and block {} is in another \
+                         cluster than block {}. Release at the device's scope: `fence_device()` \
+                         instead of `fence_cluster()`, or the flag's atomics at `Scope::Device` \
+                         (the default) rather than `Scope::Cluster`",
+                        read.block, write.block
+                    ),
+                    SyncGap::ClusterFence { fence } => write!(
+                        f,
+                        "its relaxed atomic read the flag block {} released, but the fence at \
+                         {fence} is at the cluster's scope and acquires only what the blocks of \
+                         its own cluster released. Use `fence_device()` there, or load the flag \
+                         with acquire ordering at the device's scope",
+                        write.block
                     ),
                     SyncGap::RelaxedLink { store } => write!(
                         f,

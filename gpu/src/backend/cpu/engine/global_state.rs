@@ -921,6 +921,19 @@ fn gap_of(sync: Option<&SyncView>, writer: u32, epoch: u32, acquired: bool) -> O
     if acquired && epoch_in(&sync.knows, writer) > epoch {
         return None;
     }
+    // The reader's side took the release, but at the cluster's scope from
+    // another cluster: a release or fence at the device's scope is needed.
+    if let Some((block, release)) = sync.far_release
+        && acquired
+        && block == writer
+    {
+        return Some(SyncGap::ClusterRelease { release });
+    }
+    if let Some(fence) = sync.cluster_fence
+        && epoch_in(&sync.pending_far, writer) > epoch
+    {
+        return Some(SyncGap::ClusterFence { fence });
+    }
     match (sync.observed_at, sync.link) {
         (Some(atomic), _) if epoch_in(&sync.pending, writer) > epoch => {
             Some(SyncGap::RelaxedObserve { atomic })

@@ -142,12 +142,25 @@ pub(crate) struct SyncView {
     /// The relaxed store its last acquire read from, when that store
     /// carried no release: a broken link of a chain of flags.
     pub link: Option<Site>,
+    /// Releases its relaxed atomics observed from blocks of other
+    /// clusters, which a fence at the cluster's scope does not take.
+    pub pending_far: Shared,
+    /// Its last fence at the cluster's scope after such an observation.
+    pub cluster_fence: Option<Site>,
+    /// The last release at the cluster's scope, by a block of another
+    /// cluster, that one of its acquires read: the block and the release
+    /// (which orders nothing for this thread).
+    pub far_release: Option<(u32, Site)>,
 }
 
 impl SyncView {
     /// Whether it holds nothing.
     pub fn is_empty(&self) -> bool {
-        self.knows.is_none() && self.pending.is_none() && self.link.is_none()
+        self.knows.is_none()
+            && self.pending.is_none()
+            && self.link.is_none()
+            && self.pending_far.is_none()
+            && self.far_release.is_none()
     }
 }
 
@@ -166,6 +179,11 @@ pub(crate) struct Flag {
     pub prev: Option<(u64, Shared)>,
     /// The last write.
     pub last: Option<LastWrite>,
+    /// When what the value carries was released at the cluster's scope:
+    /// the releasing block's cluster and the release (a releasing atomic,
+    /// or the fence before a relaxed store); it orders nothing for
+    /// readers in other clusters.
+    pub cluster_only: Option<(u32, Site)>,
 }
 
 /// Who made a location's last write, and what orders a reader after it.
@@ -187,6 +205,9 @@ pub(crate) struct LastWrite {
 pub(crate) struct Writer {
     pub block: u32,
     pub min_epoch: u32,
+    /// Its release at the cluster's scope, if its write carries one: the
+    /// block's cluster and the release.
+    pub cluster_only: Option<(u32, Site)>,
 }
 
 /// The launch's atomic locations that carry releases, by address.
@@ -279,9 +300,17 @@ impl Flags {
             if access.stores {
                 flag.carried = None;
                 flag.relaxed = None;
+                flag.cluster_only = None;
             }
             match carries {
                 Some(_) => {
+                    // A release sequence keeps what the location held; it
+                    // stays limited to a cluster only while each release in
+                    // it is.
+                    flag.cluster_only = match flag.carried {
+                        None => writer.cluster_only,
+                        Some(_) => flag.cluster_only.and(writer.cluster_only),
+                    };
                     join(&mut flag.carried, &carries);
                     flag.relaxed = None;
                 }
@@ -333,6 +362,7 @@ mod tests {
         let writer = Writer {
             block: 0,
             min_epoch: 1,
+            cluster_only: None,
         };
         flags.access(8, store, release.clone(), site, writer, || (0, Some(0)));
         let (_, read, version) = flags.access(8, load, None, site, writer, || (1, None));

@@ -372,6 +372,9 @@ pub(crate) struct LaneCtx {
     /// Its knowledge at its last fence at the device's scope, with that
     /// release: what a relaxed store or update after it carries.
     pub fenced: RefCell<Shared>,
+    /// That fence, when it was at the cluster's scope (in a launch in
+    /// clusters): what it releases reaches the cluster's blocks only.
+    pub fenced_in_cluster: Cell<Option<Site>>,
     /// Its block's rank in the grid.
     pub block_rank: u32,
     /// Under schedule exploration, made at its first atomic: what bounds
@@ -623,21 +626,39 @@ pub(crate) fn in_clusters() -> bool {
     current().info.cluster_dim.volume() > 1
 }
 
+/// The cluster (its linear rank among the launch's clusters) of the
+/// block of linear rank `block`, for the current launch.
+fn cluster_of(ctx: &LaneCtx, block: u32) -> u32 {
+    let (grid, cluster) = (ctx.info.grid_dim, ctx.info.cluster_dim);
+    let b = super::global_state::unrank(block, grid);
+    let clusters = Dim3::new(grid.x / cluster.x, grid.y / cluster.y, grid.z / cluster.z);
+    clusters.linearize(Dim3::new(b.x / cluster.x, b.y / cluster.y, b.z / cluster.z)) as u32
+}
+
 /// A fence by the current lane: a step, after which (`across_blocks`: a
 /// fence whose scope holds other blocks, after an atomic access at the
 /// device's scope or wider that may have observed another block's flag)
 /// its reads of global memory may follow a flag protocol.
-pub(crate) fn fence(across_blocks: bool, site: Site) {
+pub(crate) fn fence(across_blocks: bool, in_cluster: bool, site: Site) {
     let ctx = count_step(site);
     let thread = ctx.info.rank;
     let epoch = block_shared(|s| s.global_fence(thread, across_blocks, site));
     if across_blocks {
-        // Acquire: what its relaxed atomics observed. Release: a relaxed
-        // store after it carries what the thread knows, and this release.
+        // Acquire: what its relaxed atomics observed (at the cluster's
+        // scope, from its own cluster's blocks only). Release: a relaxed
+        // store after it carries what the thread knows, and this release
+        // (at the cluster's scope, for the cluster's blocks only).
+        ctx.fenced_in_cluster.set(in_cluster.then_some(site));
         let mut sync = ctx.sync.borrow_mut();
         let sync = sync.get_or_insert_with(Default::default);
         let pending = sync.pending.clone();
         happens_before::join(&mut sync.knows, &pending);
+        if !in_cluster {
+            let far = sync.pending_far.clone();
+            happens_before::join(&mut sync.knows, &far);
+        } else if sync.pending_far.is_some() {
+            sync.cluster_fence = Some(site);
+        }
         let mut fenced = sync.knows.clone();
         happens_before::insert(&mut fenced, ctx.block_rank, epoch);
         *ctx.fenced.borrow_mut() = fenced;
@@ -909,6 +930,18 @@ pub(crate) fn synchronized(
     } else {
         ctx.fenced.borrow().clone()
     };
+    // A release at the cluster's scope (in a launch in clusters) orders
+    // nothing for the blocks of other clusters.
+    let cluster = if in_clusters() {
+        Some(cluster_of(ctx, ctx.block_rank))
+    } else {
+        None
+    };
+    let cluster_only = match (cluster, release) {
+        (Some(c), true) if scope == Scope::Cluster => Some((c, site)),
+        (Some(c), false) => ctx.fenced_in_cluster.get().map(|fence| (c, fence)),
+        _ => None,
+    };
     if carries.is_none() && !flags.in_use() {
         return op().0; // no location carries anything to observe, nor will this
     }
@@ -922,6 +955,7 @@ pub(crate) fn synchronized(
         // A release orders a reader that synchronized with it; anything
         // else, one that synchronized with the block's next release.
         min_epoch: if release { epoch } else { epoch + 1 },
+        cluster_only,
     };
     let (mut result, before, version) = flags.access(addr, access, carries, site, writer, op);
     let mut carried = before.carried.clone();
@@ -959,6 +993,28 @@ pub(crate) fn synchronized(
         return result;
     }
     let mut sync = ctx.sync.borrow_mut();
+    // What another cluster released at the cluster's scope reaches this
+    // block not at all; what it released wider, only through a fence or
+    // acquire wider than the cluster's.
+    if let (Some(c), Some((far, release))) = (cluster, before.cluster_only)
+        && far != c
+        && carried.is_some()
+    {
+        carried = None;
+        if let Some(w) = before.last {
+            sync.get_or_insert_with(Default::default).far_release = Some((w.block, release));
+        }
+    }
+    let far_writer = match (cluster, before.last) {
+        (Some(c), Some(w)) => cluster_of(ctx, w.block) != c,
+        _ => false,
+    };
+    if far_writer && !acquire && carried.is_some() {
+        let sync = sync.get_or_insert_with(Default::default);
+        happens_before::join(&mut sync.pending_far, &carried);
+        sync.observed_at = Some(site);
+        return result;
+    }
     match (&carried, acquire) {
         (Some(_), true) => {
             let sync = sync.get_or_insert_with(Default::default);

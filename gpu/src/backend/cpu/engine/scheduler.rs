@@ -332,6 +332,7 @@ impl<'a> Block<'a> {
                     block_acquired: Cell::new(false),
                     sync: RefCell::new(None),
                     fenced: RefCell::new(None),
+                    fenced_in_cluster: Cell::new(None),
                     block_rank: geometry.grid_dim.linearize(geometry.block) as u32,
                     weak: RefCell::new(None),
                     callers: RefCell::new(Vec::new()),

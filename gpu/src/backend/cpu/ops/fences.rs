@@ -4,10 +4,10 @@
 //! or the system's scope lets the thread's later reads follow a flag
 //! another block raised, and publishes the thread's earlier writes to the
 //! readers of a flag it raises after it; one at the block's scope does
-//! both within the block only. One at the cluster's scope is taken as one
-//! at the device's in a launch in clusters (its blocks' accesses to one
-//! element from another cluster race anyway, unless device-scope atomics
-//! carry them), and as the block's without clusters.
+//! both within the block only. One at the cluster's scope does both for
+//! the blocks of its cluster in a launch in clusters (a flag it publishes
+//! to a block of another cluster publishes nothing), and is the block's
+//! without clusters.
 
 use super::super::Cpu;
 use super::super::engine::lane;
@@ -22,7 +22,7 @@ impl Fences for Cpu {
             FenceScope::Cluster => lane::in_clusters(),
             FenceScope::Device | FenceScope::System => true,
         };
-        lane::fence(across_blocks, site);
+        lane::fence(across_blocks, scope == FenceScope::Cluster, site);
         core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
     }
 }
