@@ -2974,6 +2974,76 @@ pub fn cluster_split_barrier_returns_before_the_wait(cluster: Cluster, out: Out<
     out.write(g, 1);
 }
 
+/// Each block's thread 0 writes its slot *after* arriving at the
+/// cluster's split barrier (meant before), and after the wait reads the
+/// other block's slot.
+#[kernel]
+pub fn cluster_writes_after_its_arrival(cluster: Cluster, slots: Out<u32>, seen: Out<u32>) {
+    let b = this_grid().block_rank();
+    let first = this_thread_block().thread_rank() == 0;
+    let arrival = cluster.barrier_arrive();
+    if first {
+        slots.write(b, 7 + b as u32); // write-after-cluster-arrive
+    }
+    cluster.barrier_wait(arrival);
+    if first {
+        seen.write(b, slots.read(b ^ 1)); // read-after-cluster-wait
+    }
+}
+
+#[kernel]
+pub fn cluster_writes_before_its_arrival(cluster: Cluster, slots: Out<u32>, seen: Out<u32>) {
+    let b = this_grid().block_rank();
+    let first = this_thread_block().thread_rank() == 0;
+    if first {
+        slots.write(b, 7 + b as u32);
+    }
+    let arrival = cluster.barrier_arrive();
+    cluster.barrier_wait(arrival);
+    if first {
+        seen.write(b, slots.read(b ^ 1));
+    }
+}
+
+/// The same on the grid's split barrier, within one block: thread 0 reads
+/// after the wait what thread 1 wrote after its arrival.
+#[kernel(cooperative)]
+pub fn grid_writes_after_its_arrival(grid: CooperativeGrid, slots: Out<u32>, seen: Out<u32>) {
+    let t = this_thread_block().thread_rank() as usize;
+    let b = grid.block_rank();
+    let arrival = grid.barrier_arrive();
+    if t == 1 {
+        slots.write(b, 1); // write-after-grid-arrive
+    }
+    grid.barrier_wait(arrival);
+    if t == 0 {
+        seen.write(b, slots.read(b)); // read-after-grid-wait
+    }
+}
+
+#[test]
+fn an_access_between_a_cluster_or_grid_arrive_and_its_wait_races_with_accesses_after_the_wait() {
+    let (mut slots, mut seen) = (vec![0u32; 4], vec![0u32; 4]);
+    broken(
+        cpu().launch(
+            cluster_writes_after_its_arrival,
+            cfg(4, 32).with_cluster(2),
+            (&mut slots, &mut seen),
+        ),
+        "GlobalRace slots[0] | block 0 thread 0 writes @{write-after-cluster-arrive} | block 1 thread 0 reads @{read-after-cluster-wait}",
+    );
+    clean(cpu().launch(
+        cluster_writes_before_its_arrival,
+        cfg(4, 32).with_cluster(2),
+        (&mut slots, &mut seen),
+    ));
+    assert_eq!(seen, [8, 7, 10, 9]);
+    broken(
+        cpu().launch(grid_writes_after_its_arrival, cfg(2, 32), (&mut slots, &mut seen)),
+        "GlobalRace slots[0] | block 0 thread 1 writes @{write-after-grid-arrive} | block 0 thread 0 reads @{read-after-grid-wait}",
+    );
+}
+
 #[kernel(cooperative)]
 pub fn grid_split_barrier_syncs_before_the_wait(grid: CooperativeGrid, out: Out<u32>) {
     let arrival = grid.barrier_arrive(); // grid-arrive

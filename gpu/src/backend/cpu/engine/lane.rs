@@ -871,9 +871,18 @@ pub(crate) fn global_access(
         release: atomic.is_some_and(|a| a.release),
         flag: atomic.is_some_and(|a| a.op != AtomicOp::Load && !a.release && !a.block_scope),
     };
+    let arrived = ctx.group_arrival.get().is_some();
     let checked = {
         let sync = ctx.sync.borrow();
-        block_shared(|s| s.global_access(access, sync.as_deref()))
+        block_shared(|s| {
+            let checked = s.global_access(access, sync.as_deref());
+            // Between a cluster's or grid's arrive and the wait: checked
+            // again once the wait completes.
+            if arrived && s.after_arrival.len() < super::shared_state::AFTER_ARRIVAL {
+                s.after_arrival.push(access);
+            }
+            checked
+        })
     };
     if let Err(conflict) = checked {
         let violation =

@@ -379,7 +379,13 @@ impl<'a> Block<'a> {
         }
         self.shared.borrow_mut().barrier()?;
         counts.barriers += 1;
-        Ok(())
+        // What its threads did between a split barrier's arrive and this
+        // wait is unordered with what every thread does after it.
+        let rechecked = self.shared.borrow_mut().recheck_after_arrival();
+        rechecked.map_err(|(buffer, index, conflict)| {
+            let block = self.ctxs[0].info.block;
+            super::global_state::block_race(&self.launch.buffers, block, buffer, index, conflict)
+        })
     }
 }
 

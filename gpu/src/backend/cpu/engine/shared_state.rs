@@ -77,7 +77,16 @@ pub(crate) struct BlockShared {
     /// cluster have reached and others not yet, by (barriers' region,
     /// load number).
     pub multicasts: FastMap<(u32, u32), MulticastCall>,
+    /// Accesses of global memory its threads made between their arrival at
+    /// a cluster's or grid's split barrier and their wait: unordered with
+    /// what other threads do after the wait, so checked again after it
+    /// (the first [`AFTER_ARRIVAL`] of an interval).
+    pub after_arrival: Vec<Access>,
 }
+
+/// How many accesses between a split barrier's arrive and wait a block
+/// keeps for the check after the wait.
+pub(crate) const AFTER_ARRIVAL: usize = 4096;
 
 /// The first call of a multicast load by a block of the cluster, which the
 /// other blocks' calls must match.
@@ -116,6 +125,7 @@ impl BlockShared {
             remote_writes: FastMap::default(),
             asynchronous: AsyncState::default(),
             multicasts: FastMap::default(),
+            after_arrival: Vec::new(),
         }
     }
 
@@ -364,6 +374,26 @@ impl BlockShared {
     /// The block's count of releases at the device's scope or wider.
     pub fn global_epoch(&self) -> u32 {
         self.global.epoch()
+    }
+
+    /// Checks again, after the block's threads passed a cluster's or grid's
+    /// sync, the accesses they made between arriving at its split barrier
+    /// and waiting: as made after the sync, against what every thread does
+    /// after it, in the block and (through the block's record) in the
+    /// other blocks.
+    /// A conflict comes with its element (buffer, index).
+    pub fn recheck_after_arrival(&mut self) -> Result<(), (u32, usize, Conflict)> {
+        for mut access in core::mem::take(&mut self.after_arrival) {
+            // The same access again, not a second release or flag.
+            access.release = false;
+            access.flag = false;
+            access.acquired = false;
+            access.trusted = false;
+            self.global
+                .access(&self.clocks, access, None)
+                .map_err(|c| (access.buffer, access.index, c))?;
+        }
+        Ok(())
     }
 
     /// What the block did to global memory, for the launch's check across
