@@ -635,25 +635,28 @@ fn the_cluster_kernel_of_the_gpu_suite_matches_the_host_reference() {
 
 /// A cooperative kernel launched in clusters on the CPU backend: grid
 /// syncs, cluster syncs and distributed shared memory in one kernel, for
-/// clusters of 1 to 8 blocks, against the host; a grid past what the
+/// clusters of 1 to 8 blocks, against the host; one cluster past what the
 /// emulated device holds at once is refused as on a GPU.
 #[test]
 fn a_cooperative_kernel_in_clusters_matches_the_host_reference() {
     let device = coop_host::Device::cpu();
     let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
     coop_tests::cluster_cases::check_grid_rounds(&device, program.launcher(), 32);
-    let cpu = coop_host::Cpu::new();
-    let max = cpu.max_cooperative_blocks(coop_tests::kernels::clusters::cluster_grid_rounds, 64, 0);
-    let blocks = (max / 8 + 1) * 8;
-    let err = coop_tests::cluster_cases::run_grid_rounds(&device, program.launcher(), blocks, 8, 1)
+    let config = coop_host::LaunchConfig::new(8, 64).with_cluster(8);
+    let active = program
+        .max_active_clusters(coop_tests::kernels::clusters::cluster_grid_rounds, config)
+        .unwrap();
+    let launcher = program.launcher();
+    coop_tests::cluster_cases::run_grid_rounds(&device, launcher, active * 8, 8, 1).unwrap();
+    let err = coop_tests::cluster_cases::run_grid_rounds(&device, launcher, (active + 1) * 8, 8, 1)
         .unwrap_err();
     assert!(
         matches!(
             err,
             coop_host::Error::InvalidLaunch {
-                problem: coop_host::LaunchProblem::GridNotCoResident { .. },
+                problem: coop_host::LaunchProblem::ClustersNotCoResident { max, .. },
                 ..
-            }
+            } if max == active
         ),
         "{err}"
     );

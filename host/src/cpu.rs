@@ -219,6 +219,63 @@ impl Cpu {
             .saturating_mul(self.limits.multiprocessors)
     }
 
+    /// How many clusters of `config`'s shape (its block, dynamic shared
+    /// memory and cluster) of `kernel` the emulated device holds at once:
+    /// the blocks [`max_cooperative_blocks`](Self::max_cooperative_blocks)
+    /// counts, in whole clusters (the CPU backend does not know how a GPU
+    /// groups its multiprocessors, so a GPU's figure, which
+    /// [`Module::max_active_clusters`](crate::Module::max_active_clusters)
+    /// gives, may be lower). Fails as a launch would on a configuration the
+    /// device refuses, or one without cluster dimensions.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// #[kernel(cooperative)]
+    /// pub fn rounds(grid: CooperativeGrid, cluster: Cluster, out: Out<u32>) {
+    ///     cluster.sync();
+    ///     grid.sync();
+    ///     if this_thread_block().thread_rank() == 0 {
+    ///         out.write(grid.block_rank(), cluster.block_rank());
+    ///     }
+    /// }
+    ///
+    /// let cpu = Cpu::new(); // one multiprocessor: 8 blocks of 256 at once
+    /// let config = LaunchConfig::new(4, 256).with_cluster(4);
+    /// assert_eq!(cpu.max_active_clusters(rounds, config)?, 2);
+    /// let mut out = vec![0u32; 8];
+    /// cpu.launch(rounds, LaunchConfig::new(8, 256).with_cluster(4), (&mut out,))?;
+    /// assert_eq!(out, [0, 1, 2, 3, 0, 1, 2, 3]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn max_active_clusters<K: Kernel>(
+        &self,
+        kernel: K,
+        config: LaunchConfig,
+    ) -> Result<u32, Error> {
+        config
+            .validate(&self.limits, &kernel_limits::<K>(&self.limits))
+            .map_err(|problem| Error::InvalidLaunch {
+                kernel: K::NAME,
+                problem,
+            })?;
+        if config.cluster == coop::Dim3::new(1, 1, 1) {
+            return Err(Error::InvalidArgument {
+                call: "Cpu::max_active_clusters",
+                problem: "`config` has no cluster dimensions: give it some with \
+                          `LaunchConfig::with_cluster`"
+                    .into(),
+            });
+        }
+        let blocks = self.max_cooperative_blocks(
+            kernel,
+            config.block.volume() as u32,
+            config.shared_memory_bytes,
+        );
+        Ok(blocks / config.cluster.volume() as u32)
+    }
+
     /// Launches `kernel` with `args`, one per non-handle parameter in order,
     /// checked against its signature at compile time, and runs it to the
     /// end. The configuration is checked as for a GPU launch.
@@ -252,6 +309,19 @@ impl Cpu {
                 .static_shared_bytes
                 .saturating_add(config.shared_memory_bytes);
             let per = limits.resident_blocks(config.block.volume() as u32, shared);
+            if config.cluster != coop::Dim3::new(1, 1, 1) {
+                // In clusters: whole clusters of the blocks that fit, the
+                // figure `max_active_clusters` gives, checked first as on
+                // a GPU.
+                let active =
+                    per.saturating_mul(limits.multiprocessors) / config.cluster.volume() as u32;
+                crate::launch::check_clusters_co_resident(&config, active, shared).map_err(
+                    |problem| Error::InvalidLaunch {
+                        kernel: K::NAME,
+                        problem,
+                    },
+                )?;
+            }
             crate::launch::check_co_resident(
                 &config,
                 per,

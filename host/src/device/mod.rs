@@ -265,6 +265,46 @@ impl Program {
         }
     }
 
+    /// How many clusters of `config`'s shape of `kernel` fit on the device
+    /// at once, the most a cooperative launch in clusters may have:
+    /// [`Module::max_active_clusters`] on a GPU (the driver's figure),
+    /// [`Cpu::max_active_clusters`] on the CPU backend.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop_host::{Device, LaunchConfig};
+    ///
+    /// #[kernel(cooperative)]
+    /// pub fn ranks(grid: CooperativeGrid, cluster: Cluster, out: Out<u32>) {
+    ///     cluster.sync();
+    ///     grid.sync();
+    ///     if this_thread_block().thread_rank() == 0 {
+    ///         out.write(grid.block_rank(), cluster.block_rank());
+    ///     }
+    /// }
+    ///
+    /// # static PTX: coop_host::PtxSet = coop_host::PtxSet::new("none", &[]);
+    /// let device = Device::cpu();
+    /// let program = device.load(&PTX)?;
+    /// let shape = LaunchConfig::new(2, 128).with_cluster(2);
+    /// // As many clusters as fit at once: a grid sized for this device.
+    /// let clusters = program.max_active_clusters(ranks, shape)?;
+    /// let mut out = device.zeros::<u32>(2 * clusters as usize)?;
+    /// program.launch(ranks, LaunchConfig::new(2 * clusters, 128).with_cluster(2), (&mut out,))?;
+    /// assert_eq!(device.download(&out)?[..2], [0, 1]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    pub fn max_active_clusters<K: Kernel>(
+        &self,
+        kernel: K,
+        config: LaunchConfig,
+    ) -> Result<u32, Error> {
+        match self {
+            Program::Gpu(module) => module.max_active_clusters(kernel, config),
+            Program::Cpu(cpu) => cpu.max_active_clusters(kernel, config),
+        }
+    }
+
     /// The block size at which `kernel` keeps the most threads running on
     /// each multiprocessor, with `dynamic_shared_bytes(block_threads)`
     /// bytes of dynamic shared memory a block, and the grid that fills the

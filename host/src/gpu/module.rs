@@ -405,7 +405,12 @@ impl Module {
     ///
     /// A `#[kernel(cooperative)]` goes through the driver's cooperative
     /// launch, which a grid sync needs, after a check that its grid fits
-    /// on the GPU at once ([`max_cooperative_blocks`](Self::max_cooperative_blocks)).
+    /// on the GPU at once ([`max_cooperative_blocks`](Self::max_cooperative_blocks));
+    /// launched [`with_cluster`](LaunchConfig::with_cluster), also that its
+    /// clusters do ([`max_active_clusters`](Self::max_active_clusters),
+    /// else [`LaunchProblem::ClustersNotCoResident`](crate::LaunchProblem::ClustersNotCoResident)),
+    /// through the driver's `cuLaunchKernelEx` with the cooperative
+    /// attribute.
     #[track_caller]
     pub fn launch<K: Kernel, A: KernelArgs<K::Params>>(
         &self,
