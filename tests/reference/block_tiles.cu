@@ -378,27 +378,39 @@ extern "C" __global__ void block_sort_warp_striped_u32(const unsigned* keys, siz
 }
 
 // The vectorized copies: BlockLoad/BlockStore with BLOCK_LOAD_VECTORIZE
-// and BLOCK_STORE_VECTORIZE (CUB falls back to element by element where a
-// pointer is not aligned), guarded at the input's and the output's ends.
+// and BLOCK_STORE_VECTORIZE, guarded at the input's and the output's ends.
+// CUB's vectorized store of a full tile does not check the pointer's
+// alignment (it requires a pointer aligned to the vector; an H100 faulted
+// with a misaligned address on `out + 1`), so the twin checks it, as a CUB
+// user must, and stores element by element (BLOCK_STORE_DIRECT) where it
+// is not aligned; the same for the load. coop's `store_vectorized` and
+// `load_vectorized` make that check themselves.
 template <typename T, int ITEMS>
 __device__ void copy_vectorized(const T* input, size_t len, unsigned offset, unsigned shift,
                                 T* out, size_t out_len, T fill) {
     using Load = cub::BlockLoad<T, 64, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+    using LoadDirect = cub::BlockLoad<T, 64, ITEMS, cub::BLOCK_LOAD_DIRECT>;
     using Store = cub::BlockStore<T, 64, ITEMS, cub::BLOCK_STORE_VECTORIZE>;
+    using StoreDirect = cub::BlockStore<T, 64, ITEMS, cub::BLOCK_STORE_DIRECT>;
     const size_t tile = 64 * ITEMS;
     const size_t n = len - offset;
     const size_t first = (size_t)blockIdx.x * tile;
     T items[ITEMS];
     const size_t left = n > first ? n - first : 0;
-    if (left >= tile) {
-        Load().Load(input + offset + first, items);
+    const T* from = input + offset + first;
+    if (left >= tile && reinterpret_cast<uintptr_t>(from) % 16 == 0) {
+        Load().Load(from, items);
+    } else if (left >= tile) {
+        LoadDirect().Load(from, items);
     } else {
-        Load().Load(input + offset + first, items, (int)left, fill);
+        Load().Load(from, items, (int)left, fill);
     }
     const size_t at = (size_t)shift + first;
     const size_t room = out_len > at ? out_len - at : 0;
-    if (room >= tile) {
+    if (room >= tile && reinterpret_cast<uintptr_t>(out + at) % 16 == 0) {
         Store().Store(out + at, items);
+    } else if (room >= tile) {
+        StoreDirect().Store(out + at, items);
     } else {
         Store().Store(out + at, items, (int)room);
     }

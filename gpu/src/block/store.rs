@@ -63,7 +63,10 @@ pub fn store_blocked<T: Copy, const ITEMS: usize>(
 /// [`load_vectorized`](super::load_vectorized)); element by element
 /// otherwise, elements past `out`'s end not stored. On the CPU backend
 /// every element counts as written by its thread, as with
-/// [`store_blocked`].
+/// [`store_blocked`]. The alignment is checked for each run at run time:
+/// any `first` and any sub-view of a buffer are fine (CUB's vectorized
+/// store of a full tile takes the pointer's alignment as given, and faults
+/// with a misaligned address when it is not).
 ///
 /// ```
 /// use coop::prelude::*;
