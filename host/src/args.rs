@@ -101,6 +101,21 @@ impl<'a> RawWords<'a> {
     /// `slot` (which the list points at).
     pub(crate) fn push_address<B: DevicePtr<T>, T>(&mut self, buffer: &'a B, slot: &'a mut u64) {
         let (at, guard) = buffer.device_ptr(self.stream);
+        self.push_guarded(at, guard, slot);
+    }
+
+    /// Pushes the address of `buffer`, which the kernel writes, kept in
+    /// `slot`.
+    pub(crate) fn push_address_mut<B: DevicePtrMut<T>, T>(
+        &mut self,
+        buffer: &'a mut B,
+        slot: &'a mut u64,
+    ) {
+        let (at, guard) = buffer.device_ptr_mut(self.stream);
+        self.push_guarded(at, guard, slot);
+    }
+
+    fn push_guarded(&mut self, at: u64, guard: SyncOnDrop<'a>, slot: &'a mut u64) {
         *slot = at;
         self.guards.push(guard);
         self.word(&*slot);
@@ -138,13 +153,14 @@ impl<B> DeviceSlice<B> {
     }
 }
 
-/// `PushWords` for a slice the kernel reads (`$buffer` borrowed shared)
-/// or writes (borrowed mutably).
+/// `PushWords` for a slice the kernel reads (`$buffer` borrowed shared,
+/// its address taken by `push_address`) or writes (borrowed mutably,
+/// `push_address_mut`, and `mut`).
 macro_rules! slice_words {
-    (read $buffer:ty) => {
+    ($buffer:ty, $address:ident $(, $mut:tt)?) => {
         impl<T> PushWords for DeviceSlice<$buffer> {
             fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
-                args.arg(&*self.buffer).arg(&self.len);
+                args.arg(&$($mut)? *self.buffer).arg(&self.len);
             }
             fn push_raw<'a>(&'a mut self, raw: &mut RawWords<'a>) {
                 let DeviceSlice {
@@ -152,35 +168,16 @@ macro_rules! slice_words {
                     len,
                     address,
                 } = self;
-                raw.push_address(*buffer, address);
-                raw.word(&*len);
-            }
-        }
-    };
-    (write $buffer:ty) => {
-        impl<T> PushWords for DeviceSlice<$buffer> {
-            fn push<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
-                args.arg(&mut *self.buffer).arg(&self.len);
-            }
-            fn push_raw<'a>(&'a mut self, raw: &mut RawWords<'a>) {
-                let DeviceSlice {
-                    buffer,
-                    len,
-                    address,
-                } = self;
-                let (at, guard) = buffer.device_ptr_mut(raw.stream);
-                *address = at;
-                raw.guards.push(guard);
-                raw.word(&*address);
+                raw.$address(&$($mut)? **buffer, address);
                 raw.word(&*len);
             }
         }
     };
 }
-slice_words!(read &CudaSlice<T>);
-slice_words!(read &CudaView<'_, T>);
-slice_words!(write &mut CudaSlice<T>);
-slice_words!(write &mut CudaViewMut<'_, T>);
+slice_words!(&CudaSlice<T>, push_address);
+slice_words!(&CudaView<'_, T>, push_address);
+slice_words!(&mut CudaSlice<T>, push_address_mut, mut);
+slice_words!(&mut CudaViewMut<'_, T>, push_address_mut, mut);
 
 /// The one PTX word of a number parameter: the value itself.
 #[derive(Debug)]
