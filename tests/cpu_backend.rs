@@ -642,6 +642,13 @@ fn a_cooperative_kernel_in_clusters_matches_the_host_reference() {
     let device = coop_host::Device::cpu();
     let program = device.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
     coop_tests::cluster_cases::check_grid_rounds(&device, program.launcher(), 32);
+    // Under schedule exploration (threads and blocks in seeded orders)
+    // the results are the same and nothing is reported.
+    let explored = coop_host::Device::Cpu(coop_host::Cpu::with_emulator(
+        coop::cpu::Emulator::new().with_schedules(2),
+    ));
+    let explored_program = explored.load(&coop_tests::TEST_KERNELS_PTX).unwrap();
+    coop_tests::cluster_cases::check_grid_rounds(&explored, explored_program.launcher(), 16);
     let config = coop_host::LaunchConfig::new(8, 64).with_cluster(8);
     let active = program
         .max_active_clusters(coop_tests::kernels::clusters::cluster_grid_rounds, config)
