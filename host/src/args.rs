@@ -10,6 +10,12 @@
 //! into words: a buffer of the other device gives no words, and the launch
 //! fails with [`Error::WrongDevice`](crate::Error::WrongDevice) naming it.
 //! No launch can be made from arguments with missing words.
+//!
+//! A GPU launch's words go onto cudarc's launch builder
+//! ([`PushWords::push`]), or, for a launch the builder cannot make (a
+//! cooperative launch in clusters, through the driver's
+//! `cuLaunchKernelEx`), into a [`RawWords`] list of their addresses with
+//! cudarc's stream-ordering guards of the buffers ([`PushWords::push_raw`]).
 
 use coop::kernel::params::{OutSlice, ParamList, ParamMarker, Slice, Value};
 use cudarc::driver::{
