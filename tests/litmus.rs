@@ -19,6 +19,7 @@
 //! | message passing, store buffering and IRIW over atomics only, under schedule exploration | a relaxed flag before atomic data; two flags raised and read crosswise; two readers of two writers | no race to report; each seeded schedule may let a load return its location's previous value, so the weak outcomes show (old data, both loads old, readers disagreeing) where the model allows them and never with release/acquire or with device fences between |
 //! | write after read across blocks | a block reads after an acquire, then releases; another acquires that release and overwrites the element | the write is ordered after the read (its writer synchronized with a release the reader's block made after the read): nothing reported, whichever block reads |
 //! | message passing and counters at the cluster's scope | a flag released and acquired at `Scope::Cluster`; a counter updated at it | within a cluster the pair orders the data and the counter is atomic; across clusters the release reaches nothing (the data's read is `UnsynchronizedRead` naming it) and the flag's atomics race, as does one counter for the launch; without clusters the scope is the block's |
+//! | a release after a cluster's sync (cumulativity) | block 0 writes, the cluster syncs, block 1 releases a flag, a block of another cluster acquires it and reads | with the sync; without it the write is reported at the data's lines |
 //! | message passing with fences in a launch in clusters | data, a fence at the cluster's or the device's scope, a relaxed flag at the device's scope; the reader's acquire, or relaxed load and fence at either scope | within a cluster always; across clusters only with device fences (or an acquire) on both sides: a writer's cluster fence is `ClusterRelease`, a reader's `ClusterFence`, each naming the fence |
 //! | the GPU's litmus kernels (`coop_test_kernels::litmus`) | message passing in lock-step rounds, with and without a preload; store buffering in rounds | clean exactly with release, acquire and no preload; the GPU suite runs them for many rounds and prints the weak outcomes seen |
 
@@ -1558,5 +1559,71 @@ fn a_fence_at_the_cluster_scope_orders_the_blocks_of_its_cluster_only() {
                 }
             }
         }
+    }
+}
+
+/// Cumulativity through a cluster's sync: block 0 writes the data; (with
+/// `synced`) the cluster syncs; block 1, of the same cluster, releases the
+/// flag at the device's scope; block 2, of the next cluster, acquires it
+/// and reads the data. The sync orders block 0's write before block 1's
+/// release, which publishes it; without the sync nothing does.
+#[kernel]
+pub fn release_after_a_cluster_sync(
+    cluster: Cluster,
+    data: Out<u32>,
+    flag: Out<u32>,
+    seen: Out<u32>,
+    synced: u32,
+) {
+    let b = this_grid().block_rank();
+    let first = this_thread_block().thread_rank() == 0;
+    if b == 0 && first {
+        data.write(0, 42); // cumulative-write
+    }
+    if synced == 1 {
+        cluster.sync();
+    }
+    if b == 1 && first {
+        flag.atomic().with_ordering(Ordering::Release).store(0, 1);
+    }
+    if b == 2 && first {
+        let acquire = flag.atomic().with_ordering(Ordering::Acquire);
+        while acquire.load(0) == 0 {}
+        seen.write(0, data.read(0)); // cumulative-read
+    }
+}
+
+#[test]
+fn a_release_after_a_cluster_sync_publishes_the_clusters_writes() {
+    for emulator in [Emulator::new(), Emulator::new().with_schedules(3)] {
+        let cpu = Cpu::with_emulator(emulator);
+        let config = LaunchConfig::new(4, 32).with_cluster(2);
+        let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
+        let result = cpu.launch(
+            release_after_a_cluster_sync,
+            config,
+            (&mut data, &mut flag, &mut seen, 1),
+        );
+        assert!(result.is_ok(), "with the cluster sync: {result:?}");
+        assert_eq!(seen, [42]);
+        let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
+        let result = cpu.launch(
+            release_after_a_cluster_sync,
+            config,
+            (&mut data, &mut flag, &mut seen, 0),
+        );
+        let Err(Error::Emulation(e)) = result else {
+            panic!("without the cluster sync: expected a report, got {result:?}")
+        };
+        let (w, r) = match &*e.violation {
+            Violation::GlobalRace { first, second, .. } => (first.site.line(), second.site.line()),
+            Violation::UnreleasedWrite { write, read, .. } => (write.site.line(), read.site.line()),
+            _ => panic!("without the cluster sync: {e}"),
+        };
+        assert_eq!(
+            (w, r),
+            (line_of("cumulative-write"), line_of("cumulative-read")),
+            "{e}"
+        );
     }
 }

@@ -21,6 +21,7 @@
 //! clusters).
 
 use super::global_state::{LaunchGlobal, Touched, unrank};
+use super::happens_before;
 use super::lane::LaunchShared;
 pub(crate) use super::scheduler::Group;
 use super::scheduler::{Block, BlockRun, Counts, Geometry, Pause, Stacks, close_block};
@@ -332,6 +333,20 @@ fn drive(
                        cluster: Option<usize>,
                        counts: &mut Counts|
      -> Result<(), (usize, Violation)> {
+        // A cluster's sync releases each block's writes before it, and
+        // each block acquires the others' (cumulativity: a release after
+        // it publishes them to other clusters).
+        if let Some(Place::AtSync(Group::Cluster, site, _)) = places.get(range.start).copied() {
+            let mut knows = None;
+            for i in range.clone() {
+                let (epoch, known) = blocks[i].release_at_cluster_sync(site);
+                happens_before::join(&mut knows, &known);
+                happens_before::insert(&mut knows, ranks[i], epoch);
+            }
+            for i in range.clone() {
+                blocks[i].learn(&knows);
+            }
+        }
         for i in range.clone() {
             let touched = shared[i].borrow_mut().take_global();
             records

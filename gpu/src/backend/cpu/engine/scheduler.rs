@@ -366,6 +366,40 @@ impl<'a> Block<'a> {
         self.ctxs.iter().map(|c| c.steps.get()).sum()
     }
 
+    /// Every block of its cluster waits at the cluster sync this block
+    /// waits at, which releases what each thread wrote before it (at the
+    /// cluster's scope, `barrier.cluster.arrive`): counted as a release of
+    /// every thread, at `site`. Returns the block's epoch after it and
+    /// what its threads know, for [`learn`](Self::learn).
+    pub(crate) fn release_at_cluster_sync(&mut self, site: Site) -> (u32, happens_before::Shared) {
+        let epoch = {
+            let mut shared = self.shared.borrow_mut();
+            for thread in 0..self.ctxs.len() as u32 {
+                shared.global_fence(thread, true, site);
+            }
+            shared.global_epoch()
+        };
+        let mut knows = None;
+        for c in self.ctxs.iter() {
+            if let Some(s) = c.sync.borrow().as_ref() {
+                happens_before::join(&mut knows, &s.knows);
+            }
+        }
+        (epoch, knows)
+    }
+
+    /// After its cluster's sync, every thread knows what any thread of the
+    /// cluster knew, and every block's release at the sync (`knows`): a
+    /// release after the sync publishes the other blocks' writes before it
+    /// too (cumulativity).
+    pub(crate) fn learn(&mut self, knows: &happens_before::Shared) {
+        for c in self.ctxs.iter() {
+            let mut s = c.sync.borrow_mut();
+            let s = s.get_or_insert_with(Default::default);
+            happens_before::join(&mut s.knows, knows);
+        }
+    }
+
     /// Every block has arrived at the grid or cluster sync this block
     /// waits at: its threads go on, in a new interval of the block's race
     /// detector.
