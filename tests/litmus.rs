@@ -1563,10 +1563,13 @@ fn a_fence_at_the_cluster_scope_orders_the_blocks_of_its_cluster_only() {
 }
 
 /// Cumulativity through a cluster's sync: block 0 writes the data; (with
-/// `synced`) the cluster syncs; block 1, of the same cluster, releases the
-/// flag at the device's scope; block 2, of the next cluster, acquires it
-/// and reads the data. The sync orders block 0's write before block 1's
-/// release, which publishes it; without the sync nothing does.
+/// `synced` 1 or 2) the cluster syncs; block 1, of the same cluster,
+/// releases the flag at the device's scope; block 2, of the next cluster,
+/// acquires it and reads the data (with `synced` 2: the cluster syncs
+/// again and block 3, of block 2's cluster, reads it). The first sync
+/// orders block 0's write before block 1's release, which publishes it,
+/// and the second passes block 2's acquire on to block 3; without the
+/// syncs nothing does.
 #[kernel]
 pub fn release_after_a_cluster_sync(
     cluster: Cluster,
@@ -1580,7 +1583,7 @@ pub fn release_after_a_cluster_sync(
     if b == 0 && first {
         data.write(0, 42); // cumulative-write
     }
-    if synced == 1 {
+    if synced >= 1 {
         cluster.sync();
     }
     if b == 1 && first {
@@ -1589,6 +1592,12 @@ pub fn release_after_a_cluster_sync(
     if b == 2 && first {
         let acquire = flag.atomic().with_ordering(Ordering::Acquire);
         while acquire.load(0) == 0 {}
+    }
+    if synced == 2 {
+        cluster.sync();
+    }
+    let reader = if synced == 2 { 3 } else { 2 };
+    if b == reader && first {
         seen.write(0, data.read(0)); // cumulative-read
     }
 }
@@ -1605,6 +1614,14 @@ fn a_release_after_a_cluster_sync_publishes_the_clusters_writes() {
             (&mut data, &mut flag, &mut seen, 1),
         );
         assert!(result.is_ok(), "with the cluster sync: {result:?}");
+        assert_eq!(seen, [42]);
+        let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
+        let result = cpu.launch(
+            release_after_a_cluster_sync,
+            config,
+            (&mut data, &mut flag, &mut seen, 2),
+        );
+        assert!(result.is_ok(), "read by the acquirer's cluster: {result:?}");
         assert_eq!(seen, [42]);
         let (mut data, mut flag, mut seen) = (vec![0u32], vec![0u32], vec![0u32]);
         let result = cpu.launch(

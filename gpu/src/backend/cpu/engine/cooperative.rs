@@ -336,16 +336,16 @@ fn drive(
         // A cluster's sync releases each block's writes before it, and
         // each block acquires the others' (cumulativity: a release after
         // it publishes them to other clusters).
+        let mut cluster_sync = None;
         if let Some(Place::AtSync(Group::Cluster, site, _)) = places.get(range.start).copied() {
-            let mut knows = None;
+            let (mut knows, mut ordered) = (None, false);
             for i in range.clone() {
-                let (epoch, known) = blocks[i].release_at_cluster_sync(site);
+                let (epoch, known, acquired) = blocks[i].release_at_cluster_sync(site);
                 happens_before::join(&mut knows, &known);
                 happens_before::insert(&mut knows, ranks[i], epoch);
+                ordered |= acquired;
             }
-            for i in range.clone() {
-                blocks[i].learn(&knows);
-            }
+            cluster_sync = Some((knows, ordered));
         }
         for i in range.clone() {
             let touched = shared[i].borrow_mut().take_global();
@@ -356,6 +356,9 @@ fn drive(
         records.synced(run, cluster);
         for i in range {
             blocks[i].release_group_sync(counts).map_err(|v| (i, v))?;
+            if let Some((knows, ordered)) = &cluster_sync {
+                blocks[i].learn(knows, *ordered);
+            }
             places[i] = Place::Running;
         }
         Ok(())

@@ -370,8 +370,12 @@ impl<'a> Block<'a> {
     /// waits at, which releases what each thread wrote before it (at the
     /// cluster's scope, `barrier.cluster.arrive`): counted as a release of
     /// every thread, at `site`. Returns the block's epoch after it and
-    /// what its threads know, for [`learn`](Self::learn).
-    pub(crate) fn release_at_cluster_sync(&mut self, site: Site) -> (u32, happens_before::Shared) {
+    /// what its threads know and whether any had acquired (its reads may
+    /// follow a flag), for [`learn`](Self::learn).
+    pub(crate) fn release_at_cluster_sync(
+        &mut self,
+        site: Site,
+    ) -> (u32, happens_before::Shared, bool) {
         let epoch = {
             let mut shared = self.shared.borrow_mut();
             for thread in 0..self.ctxs.len() as u32 {
@@ -385,18 +389,24 @@ impl<'a> Block<'a> {
                 happens_before::join(&mut knows, &s.knows);
             }
         }
-        (epoch, knows)
+        let ordered = self.ctxs.iter().any(|c| c.ordered.get());
+        (epoch, knows, ordered)
     }
 
     /// After its cluster's sync, every thread knows what any thread of the
     /// cluster knew, and every block's release at the sync (`knows`): a
     /// release after the sync publishes the other blocks' writes before it
-    /// too (cumulativity).
-    pub(crate) fn learn(&mut self, knows: &happens_before::Shared) {
+    /// too (cumulativity); with `ordered`, a thread of the cluster had
+    /// acquired, and every thread's reads may follow that flag. Called once
+    /// the sync has released the block.
+    pub(crate) fn learn(&mut self, knows: &happens_before::Shared, ordered: bool) {
         for c in self.ctxs.iter() {
             let mut s = c.sync.borrow_mut();
             let s = s.get_or_insert_with(Default::default);
             happens_before::join(&mut s.knows, knows);
+            if ordered {
+                c.ordered.set(true);
+            }
         }
     }
 
