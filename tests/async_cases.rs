@@ -103,6 +103,17 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
             }
         }
     }
+    for &n in pick(&[0, 1, 95, 96, 1000, 4099, 100_003], &[0, 95, 1000, 4099]) {
+        for offset in [0usize, 1, 2] {
+            for &(blocks, threads) in if full {
+                &[(1u32, 128u32), (3, 256), (40, 128)][..]
+            } else {
+                &[(1, 128), (3, 256)][..]
+            } {
+                cases += check_tile_rows(device, program, n, offset, blocks, threads, watch);
+            }
+        }
+    }
     cases += check_specialized_turns(device, program, watch);
     for &n in pick(&[1, 2047, 2048, 10_000, 100_003], &[1, 2049, 10_000]) {
         for &blocks in if full { &[1u32, 3, 8][..] } else { &[1, 3][..] } {
@@ -510,4 +521,55 @@ fn check_pipeline_sums(
         data_u32(n).iter().map(|&x| x as u64 * 3).collect()
     );
     12
+}
+
+/// The tiles' rows (`kernels::async_copies::tile_rows_*`, tiles of 8, 32,
+/// 64 and 128 threads) over `n` values from `offset`, on `blocks` blocks
+/// of `threads`, against the host; `program` is coop's test kernels or
+/// CUDA's twins (`reference/tile_copies.cu`). Returns the cases run.
+pub fn check_tile_rows(
+    device: &Device,
+    program: &Program,
+    n: usize,
+    offset: usize,
+    blocks: u32,
+    threads: u32,
+    watch: &dyn Fn(String) -> Option<crate::watchdog::Watch>,
+) -> usize {
+    let input = data_u32(n);
+    let body = &input[offset.min(n)..];
+    macro_rules! case {
+        ($kernel:ident, $row:literal) => {{
+            let what = format!(
+                "{} n {n} offset {offset}, {blocks} x {threads}",
+                stringify!($kernel)
+            );
+            let _w = watch(what.clone());
+            let runs = body.len().div_ceil($row);
+            let got = (|| -> Result<Vec<u32>, Error> {
+                let data = device.upload(&input)?;
+                let mut out = device.zeros::<u32>((runs * $row).max(1))?;
+                program.launch(
+                    k::$kernel,
+                    LaunchConfig::new(blocks, threads),
+                    (&data, offset as u32, &mut out),
+                )?;
+                device.download(&out)
+            })()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let mut expected = vec![0u32; (runs * $row).max(1)];
+            for r in 0..runs {
+                for j in 0..$row {
+                    let x = body.get(r * $row + $row - 1 - j).copied().unwrap_or(0);
+                    expected[r * $row + j] = x.wrapping_mul(3).wrapping_add(j as u32);
+                }
+            }
+            assert!(got == expected, "{what}: differs from the host");
+        }};
+    }
+    case!(tile_rows_t8, 33);
+    case!(tile_rows_t32, 96);
+    case!(tile_rows_t64, 50);
+    case!(tile_rows_t128, 256);
+    4
 }

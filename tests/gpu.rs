@@ -463,6 +463,46 @@ fn asynchronous_copies_and_pipelines_match_the_host_reference_on_the_gpu() {
     }
 }
 
+/// A tile's copies into its own row (`tile_row`, `copy_async_filled`,
+/// `wait_prior::<1>`, `wait`) on tiles of 8, 32, 64 and 128 threads in a
+/// grid-stride loop, against the host, and CUDA's `memcpy_async` on the
+/// same tiles (`reference/tile_copies.cu`) through the same check; each
+/// launch under a watchdog. The GPU protocol also runs it under
+/// compute-sanitizer.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test -p coop-tests --test gpu -- --ignored"]
+fn tile_copies_match_the_host_and_cuda() {
+    let _watch = watch("the GPU test `tile_copies_...`", TEST_LIMIT);
+    let s = suite();
+    let device = coop_host::Device::Gpu(s.gpu.clone());
+    let coop = device.load(&TEST_KERNELS_PTX).unwrap();
+    let watch = &|what: String| Some(coop_tests::watchdog::watch(what, LAUNCH_LIMIT));
+    let cuda = twins("tile_copies", coop_tests::TILE_COPIES_CU);
+    let mut cases = 0;
+    for n in [1usize, 1000, 100_003] {
+        for offset in [0usize, 1] {
+            for (blocks, threads) in [(3u32, 256u32), (40, 128)] {
+                cases += coop_tests::async_cases::check_tile_rows(
+                    &device, &coop, n, offset, blocks, threads, watch,
+                );
+                if let Some(cuda) = &cuda {
+                    coop_tests::async_cases::check_tile_rows(
+                        &device, cuda, n, offset, blocks, threads, watch,
+                    );
+                }
+            }
+        }
+    }
+    eprintln!(
+        "tiles' rows: coop's {cases} cases pass{}",
+        if cuda.is_some() {
+            ", and CUDA's memcpy_async twins pass the same check"
+        } else {
+            ""
+        }
+    );
+}
+
 /// Inboxes: whole shared arrays sent into other blocks' shared memory
 /// (`cp.async.bulk.shared::cluster.shared::cta`) and combined into it
 /// (`cp.reduce.async.bulk.shared::cluster`) in rounds, on clusters of 1 to

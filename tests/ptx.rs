@@ -356,6 +356,74 @@ fn vectorized_block_loads_and_stores_are_16_byte_accesses() {
     }
 }
 
+/// A tile's copy into its row and its wait: `cp.async` chunks committed
+/// as a group, `cp.async.wait_group 1` for `wait_prior::<1>` and 0 for
+/// `wait`, and the tile's own barrier after each (`bar.warp.sync` for a
+/// tile of up to 32 threads, a named barrier of 64 or 128 threads for a
+/// multi-warp tile); no block barrier (`barrier.sync 0`) but the one that
+/// sets up a multi-warp tile.
+#[test]
+fn a_tiles_copy_waits_with_the_tiles_barrier_not_the_blocks() {
+    use coop_tests::TEST_KERNELS_PTX;
+    for sm in [80, 90] {
+        let ptx = TEST_KERNELS_PTX.get(sm).unwrap();
+        for (entry, threads) in [
+            ("tile_rows_t8", 8),
+            ("tile_rows_t32", 32),
+            ("tile_rows_t64", 64),
+            ("tile_rows_t128", 128),
+        ] {
+            let instrs = entry_instructions(ptx, entry);
+            // The chunk copies sit in inline-assembly blocks of their own,
+            // which `entry_instructions` leaves out: search the entry's text.
+            let start = ptx.find(&format!(".entry {entry}(")).unwrap();
+            let text = &ptx[start..start + ptx[start..].find("\n}\n").unwrap()];
+            let has = |op: &str| text.contains(op);
+            let what = format!("sm_{sm} {entry}");
+            assert!(
+                has("cp.async.cg.shared.global") || has("cp.async.ca.shared.global"),
+                "{what}: cp.async"
+            );
+            assert!(has("cp.async.commit_group"), "{what}: commit");
+            let waits: Vec<String> = instrs
+                .iter()
+                .filter(|i| i.opcode.starts_with("cp.async.wait_group"))
+                .map(|i| i.operands.join(","))
+                .collect();
+            assert!(
+                waits.iter().any(|w| w == "1") && waits.iter().any(|w| w == "0"),
+                "{what}: waits {waits:?}"
+            );
+            let barriers: Vec<&Instruction> = instrs
+                .iter()
+                .filter(|i| i.opcode.starts_with("bar") && !i.opcode.starts_with("barrier.cluster"))
+                .collect();
+            let block_barriers = barriers
+                .iter()
+                .filter(|b| b.operands.first().map(String::as_str) == Some("0"))
+                .count();
+            let tile_barriers = barriers
+                .iter()
+                .filter(|b| {
+                    if threads <= 32 {
+                        b.opcode.starts_with("bar.warp.sync")
+                    } else {
+                        b.operands.len() == 2 && b.operands[1] == threads.to_string()
+                    }
+                })
+                .count();
+            // A multi-warp tile's creation resets its barrier behind one
+            // block barrier; nothing after it is the block's.
+            let expected = if threads <= 32 { 0 } else { 1 };
+            assert_eq!(block_barriers, expected, "{what}: block barriers");
+            assert!(
+                tile_barriers >= 3,
+                "{what}: the tile's barriers, {tile_barriers}"
+            );
+        }
+    }
+}
+
 fn collective_opcodes(ptx: &str, entry: &str) -> Vec<String> {
     entry_instructions(ptx, entry)
         .into_iter()

@@ -2744,6 +2744,122 @@ fn a_wait_that_leaves_its_own_copy_in_flight_is_named() {
 }
 
 #[kernel]
+pub fn tile_waits_for_the_newer_copy_first(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    a: Shared<[[u32; 32]; 2]>,
+    b: Shared<[[u32; 32]; 2]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let w = block.thread_rank() as usize / 32;
+    let first = a
+        .tile_row(&block, &warp)
+        .copy_async(&warp, &input[w * 32..w * 32 + 32]);
+    let second = b
+        .tile_row(&block, &warp)
+        .copy_async(&warp, &input[64 + w * 32..96 + w * 32]);
+    let b = second.wait_prior::<1>(&warp); // tile-newer-first
+    let a = first.wait(&warp);
+    let l = warp.thread_rank() as usize;
+    out.write(block.thread_rank() as usize, a.get(l) + b.get(l));
+}
+
+#[kernel]
+pub fn tile_waits_in_order(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    a: Shared<[[u32; 32]; 2]>,
+    b: Shared<[[u32; 32]; 2]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let w = block.thread_rank() as usize / 32;
+    let first = a
+        .tile_row(&block, &warp)
+        .copy_async(&warp, &input[w * 32..w * 32 + 32]);
+    let second = b
+        .tile_row(&block, &warp)
+        .copy_async(&warp, &input[64 + w * 32..96 + w * 32]);
+    let a = first.wait_prior::<1>(&warp);
+    let b = second.wait(&warp);
+    let l = warp.thread_rank() as usize;
+    out.write(block.thread_rank() as usize, a.get(l) + b.get(l));
+}
+
+#[test]
+fn a_tiles_wait_that_leaves_its_own_copy_in_flight_is_named() {
+    let input: Vec<u32> = (0..128).collect();
+    let mut out = vec![0u32; 64];
+    let e = error_of(cpu().launch(
+        tile_waits_for_the_newer_copy_first,
+        cfg(1, 64),
+        (&input[..], &mut out),
+    ));
+    let text = e.to_string();
+    let (newer, copy) = (line_of("tile-newer-first"), line_of("tile-newer-first") - 1);
+    assert!(
+        text.contains(&format!(
+            "`TileCopying::wait_prior` at tests/rules.rs:{newer}:"
+        )) && text.contains(&format!(
+            "leaves the copy started at tests/rules.rs:{copy}:"
+        )),
+        "{text}"
+    );
+    clean(cpu().launch(tile_waits_in_order, cfg(1, 64), (&input[..], &mut out)));
+    assert_eq!(out[3], 3 + 67);
+    assert_eq!(out[40], 40 + 104);
+}
+
+#[kernel]
+pub fn tiles_outnumber_the_rows(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    rows: Shared<[[u32; 32]; 2]>,
+) {
+    let tile = block.tiled_partition::<16>();
+    let row = rows.tile_row(&block, &tile); // too-few-rows
+    let row = row.copy_async(&tile, &input[..16]).wait(&tile);
+    out.write(block.thread_rank() as usize, row.get(0));
+}
+
+#[kernel]
+pub fn copies_more_than_a_row(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    rows: Shared<[[u32; 16]; 4]>,
+) {
+    let tile = block.tiled_partition::<16>();
+    let row = rows.tile_row(&block, &tile).copy_async(&tile, &input[..17]); // row-too-short
+    out.write(block.thread_rank() as usize, row.wait(&tile).get(0));
+}
+
+#[test]
+fn a_tile_without_a_row_or_a_copy_longer_than_its_row_is_refused() {
+    let input: Vec<u32> = (0..64).collect();
+    let mut out = vec![0u32; 64];
+    let e = error_of(cpu().launch(tiles_outnumber_the_rows, cfg(1, 64), (&input[..], &mut out)));
+    let text = e.to_string();
+    assert!(
+        text.contains("tile_row: the block has more tiles than the array has rows")
+            && text.contains(&format!("rules.rs:{}", line_of("too-few-rows"))),
+        "{text}"
+    );
+    let e = error_of(cpu().launch(copies_more_than_a_row, cfg(1, 64), (&input[..], &mut out)));
+    let text = e.to_string();
+    assert!(
+        text.contains("TileRow::copy_async: the source slice is longer than the row")
+            && text.contains(&format!("rules.rs:{}", line_of("row-too-short"))),
+        "{text}"
+    );
+    // 32 threads: two tiles of 16, two rows.
+    clean(cpu().launch(tiles_outnumber_the_rows, cfg(1, 32), (&input[..], &mut out)));
+    assert_eq!(out[17], 0);
+}
+
+#[kernel]
 pub fn loads_past_the_ring(
     block: ThreadBlock,
     input: &[u32],

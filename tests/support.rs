@@ -88,6 +88,10 @@ pub const BLOCK_TILES_CU: &str = include_str!("reference/block_tiles.cu");
 /// The CUDA twin of the scans with an update (`kernels::async_copies::scan_updates`),
 /// with cooperative groups' `exclusive_scan_update` and `inclusive_scan_update`.
 pub const SCAN_UPDATES_CU: &str = include_str!("reference/scan_updates.cu");
+/// CUDA twins of the tiles' rows (`kernels::async_copies::tile_rows_*`),
+/// with cooperative groups' `memcpy_async`, `wait_prior` and `wait` on
+/// tiles of 8 to 128 threads.
+pub const TILE_COPIES_CU: &str = include_str!("reference/tile_copies.cu");
 /// CUDA C++ twin of `tensor_copies::tensor_tiles_2d_f32` (compiled by nvcc
 /// at test time).
 pub const TENSOR_COPIES_CU: &str = include_str!("reference/tensor_copies.cu");

@@ -532,3 +532,64 @@ pub fn scan_updates(
         maxima.write(g, m);
     }
 }
+
+macro_rules! tile_rows {
+    ($($name:ident: tile $n:literal, row $c:literal, rows $r:literal;)*) => {$(
+        /// Each tile of
+        #[doc = stringify!($n)]
+        /// threads walks the runs of
+        #[doc = stringify!($c)]
+        /// values of `input[offset..]` (the last partial, zero-filled) in a
+        /// grid-stride loop, two rows taking turns (`wait_prior::<1>`: the
+        /// next run lands while this one is read), and writes `3 x + j` of
+        /// the run read backwards: `out[run C + j] = 3 row[C - 1 - j] + j`.
+        /// `coop_tests::async_cases` has the host reference;
+        /// `tests/reference/tile_copies.cu` the CUDA twin.
+        #[kernel]
+        pub fn $name(
+            block: ThreadBlock,
+            input: &[u32],
+            offset: u32,
+            out: Out<u32>,
+            a: Shared<[[u32; $c]; $r]>,
+            b: Shared<[[u32; $c]; $r]>,
+        ) {
+            let tile = block.tiled_partition::<$n>();
+            let data = &input[(offset as usize).min(input.len())..];
+            let runs = data.len().div_ceil($c);
+            let run = |k: usize| {
+                let s = (k * $c).min(data.len());
+                &data[s..(s + $c).min(data.len())]
+            };
+            let per_block = (block.num_threads() / $n) as usize;
+            let stride = this_grid().num_blocks() * per_block;
+            let mut k = this_grid().block_rank() * per_block
+                + (block.thread_rank() / $n) as usize;
+            let mut now = a.tile_row(&block, &tile).copy_async_filled(&tile, run(k));
+            let mut next = b
+                .tile_row(&block, &tile)
+                .copy_async_filled(&tile, run(k + stride));
+            let lane = tile.thread_rank() as usize;
+            while k < runs {
+                let row = now.wait_prior::<1>(&tile);
+                let mut j = lane;
+                while j < $c {
+                    out.write(k * $c + j, row.get($c - 1 - j).wrapping_mul(3).wrapping_add(j as u32));
+                    j += $n;
+                }
+                now = next;
+                next = row.copy_async_filled(&tile, run(k + 2 * stride));
+                k += stride;
+            }
+            let _ = now.wait_prior::<1>(&tile);
+            let _ = next.wait(&tile);
+        }
+    )*};
+}
+
+tile_rows! {
+    tile_rows_t8: tile 8, row 33, rows 32;
+    tile_rows_t32: tile 32, row 96, rows 8;
+    tile_rows_t64: tile 64, row 50, rows 4;
+    tile_rows_t128: tile 128, row 256, rows 2;
+}

@@ -74,6 +74,7 @@ mod ownership;
 mod phase;
 mod raw;
 pub mod storing;
+pub mod tile_rows;
 mod tile_scratch;
 
 pub use crate::backend::elements::SharedElem;
@@ -90,6 +91,7 @@ pub use ownership::{ByFunction, ByRank, ColumnMajor, Ownership, RowMajor, TileLe
 pub use phase::{Owned, Published, ReadAnyElement, WriteOwnElement};
 pub use raw::RawShared;
 pub use storing::{StorableArray, Storing, TensorStoreRead};
+pub use tile_rows::{RowLanded, TileCopying, TilePublished, TileRow};
 pub use tile_scratch::TileScratch;
 
 use crate::backend::target::{SharedBase, Target};
