@@ -114,6 +114,17 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
             }
         }
     }
+    for &n in pick(&[1, 1000, 100_003], &[1, 1000]) {
+        for (offset, len) in [(0usize, 64usize), (1, 37), (2, 100)] {
+            for (blocks, threads) in [(2u32, 64u32), (5, 256)] {
+                let what = format!("tile_slices_dynamic n {n} offset {offset} len {len}");
+                let _w = watch(what.clone());
+                check_tile_slices(device, program, n, offset, len, blocks, threads)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                cases += 1;
+            }
+        }
+    }
     cases += check_specialized_turns(device, program, watch);
     for &n in pick(&[1, 2047, 2048, 10_000, 100_003], &[1, 2049, 10_000]) {
         for &blocks in if full { &[1u32, 3, 8][..] } else { &[1, 3][..] } {
@@ -572,4 +583,40 @@ pub fn check_tile_rows(
     case!(tile_rows_t64, 50);
     case!(tile_rows_t128, 256);
     4
+}
+
+/// `tile_slices_dynamic`: parts of `len` values a warp of a dynamic shared
+/// array, over `n` values from `offset`, against the host.
+pub fn check_tile_slices(
+    device: &Device,
+    program: &Program,
+    n: usize,
+    offset: usize,
+    len: usize,
+    blocks: u32,
+    threads: u32,
+) -> Result<(), Error> {
+    let input = data_u32(n);
+    let body = &input[offset.min(n)..];
+    let runs = body.len().div_ceil(len);
+    let data = device.upload(&input)?;
+    let mut out = device.zeros::<u32>((runs * len).max(1))?;
+    program.launch(
+        k::tile_slices_dynamic,
+        LaunchConfig::new(blocks, threads).with_shared_memory(threads / 32 * len as u32 * 4),
+        (&data, offset as u32, len as u32, &mut out),
+    )?;
+    let got = device.download(&out)?;
+    let mut expected = vec![0u32; (runs * len).max(1)];
+    for r in 0..runs {
+        for j in 0..len {
+            let x = body.get(r * len + len - 1 - j).copied().unwrap_or(0);
+            expected[r * len + j] = x.wrapping_mul(3).wrapping_add(j as u32);
+        }
+    }
+    assert!(
+        got == expected,
+        "tile_slices_dynamic n {n} offset {offset} len {len}, {blocks} x {threads}: differs from the host"
+    );
+    Ok(())
 }

@@ -466,7 +466,8 @@ fn asynchronous_copies_and_pipelines_match_the_host_reference_on_the_gpu() {
 /// A tile's copies into its own row (`tile_row`, `copy_async_filled`,
 /// `wait_prior::<1>`, `wait`) on tiles of 8, 32, 64 and 128 threads in a
 /// grid-stride loop, against the host, and CUDA's `memcpy_async` on the
-/// same tiles (`reference/tile_copies.cu`) through the same check; each
+/// same tiles (`reference/tile_copies.cu`) through the same check; warps'
+/// parts of a dynamic shared array (`tile_slice`) against the host; each
 /// launch under a watchdog. The GPU protocol also runs it under
 /// compute-sanitizer.
 #[test]
@@ -490,6 +491,20 @@ fn tile_copies_match_the_host_and_cuda() {
                         &device, cuda, n, offset, blocks, threads, watch,
                     );
                 }
+            }
+        }
+    }
+    // Parts of a dynamic shared array (`tile_slice`), coop only.
+    for n in [1000usize, 100_003] {
+        for (offset, len) in [(0usize, 64usize), (1, 37), (2, 100)] {
+            for (blocks, threads) in [(2u32, 64u32), (40, 256)] {
+                watched("tile_slices_dynamic", LAUNCH_LIMIT, || {
+                    coop_tests::async_cases::check_tile_slices(
+                        &device, &coop, n, offset, len, blocks, threads,
+                    )
+                })
+                .unwrap_or_else(|e| panic!("tile_slices_dynamic n {n} len {len}: {e}"));
+                cases += 1;
             }
         }
     }

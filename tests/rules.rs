@@ -2836,6 +2836,19 @@ pub fn copies_more_than_a_row(
     out.write(block.thread_rank() as usize, row.wait(&tile).get(0));
 }
 
+#[kernel]
+pub fn tiles_outgrow_the_buffer(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    buf: Shared<[u32]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let part = buf.tile_slice(&block, &warp, 48); // buffer-too-short
+    let part = part.copy_async(&warp, &input[..48]).wait(&warp);
+    out.write(block.thread_rank() as usize, part.get(47));
+}
+
 #[test]
 fn a_tile_without_a_row_or_a_copy_longer_than_its_row_is_refused() {
     let input: Vec<u32> = (0..64).collect();
@@ -2857,6 +2870,18 @@ fn a_tile_without_a_row_or_a_copy_longer_than_its_row_is_refused() {
     // 32 threads: two tiles of 16, two rows.
     clean(cpu().launch(tiles_outnumber_the_rows, cfg(1, 32), (&input[..], &mut out)));
     assert_eq!(out[17], 0);
+    // Two warps, parts of 48, a buffer of 95 elements: one short.
+    let short = cfg(1, 64).with_shared_memory(95 * 4);
+    let e = error_of(cpu().launch(tiles_outgrow_the_buffer, short, (&input[..], &mut out)));
+    let text = e.to_string();
+    assert!(
+        text.contains("tile_slice: the array is too short for a part of this length")
+            && text.contains(&format!("rules.rs:{}", line_of("buffer-too-short"))),
+        "{text}"
+    );
+    let enough = cfg(1, 64).with_shared_memory(96 * 4);
+    clean(cpu().launch(tiles_outgrow_the_buffer, enough, (&input[..], &mut out)));
+    assert_eq!(out[63], 47);
 }
 
 #[kernel]

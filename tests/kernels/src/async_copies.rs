@@ -593,3 +593,44 @@ tile_rows! {
     tile_rows_t64: tile 64, row 50, rows 4;
     tile_rows_t128: tile 128, row 256, rows 2;
 }
+
+/// As the `tile_rows_*` kernels with one part of `len` values a warp of a
+/// dynamic shared array (`tile_slice`), one run at a time: `out[run len +
+/// j] = 3 part[len - 1 - j] + j`, zeros past the input.
+#[kernel]
+pub fn tile_slices_dynamic(
+    block: ThreadBlock,
+    input: &[u32],
+    offset: u32,
+    len: u32,
+    out: Out<u32>,
+    buf: Shared<[u32]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let len = len as usize;
+    let data = &input[(offset as usize).min(input.len())..];
+    let runs = data.len().div_ceil(len);
+    let run = |k: usize| {
+        let s = (k * len).min(data.len());
+        &data[s..(s + len).min(data.len())]
+    };
+    let per_block = (block.num_threads() / 32) as usize;
+    let stride = this_grid().num_blocks() * per_block;
+    let mut k = this_grid().block_rank() * per_block + (block.thread_rank() / 32) as usize;
+    let mut part = buf
+        .tile_slice(&block, &warp, len)
+        .copy_async_filled(&warp, run(k))
+        .wait(&warp);
+    while k < runs {
+        let mut j = warp.thread_rank() as usize;
+        while j < len {
+            out.write(
+                k * len + j,
+                part.get(len - 1 - j).wrapping_mul(3).wrapping_add(j as u32),
+            );
+            j += 32;
+        }
+        k += stride;
+        part = part.copy_async_filled(&warp, run(k)).wait(&warp);
+    }
+}

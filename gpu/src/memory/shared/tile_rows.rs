@@ -6,7 +6,10 @@
 //! [`Shared::tile_row`] (or [`Published::tile_row`], after a block barrier
 //! that ends every thread's reading) splits a `Shared<[[E; C]; R]>` by
 //! rows: the block's tile `k` of `N` threads (ranks `k N .. k N + N`) gets
-//! row `k`, and each thread holds its own tile's row only. The row then
+//! row `k`, and each thread holds its own tile's row only;
+//! [`Shared::tile_slice`] cuts a one-dimensional array (`[E; L]`, or `[E]`
+//! sized at launch) into parts of a length given at run time the same way.
+//! The row then
 //! goes through the phases a block's array goes through, with the tile as
 //! the group:
 //!
@@ -34,7 +37,7 @@
 
 use super::copying::{CopyPlan, issue};
 use super::phase::Published;
-use super::{Region, Shared, SharedElem};
+use super::{Region, Shared, SharedArray, SharedElem};
 use crate::backend::target::Target;
 use crate::backend::{AsyncCopies, Faults, SharedMemory, Site, site};
 use crate::groups::tile::{AnyTileSize, TileSize};
@@ -194,15 +197,102 @@ impl<E: SharedElem, const C: usize, const R: usize> Published<[[E; C]; R]> {
     }
 }
 
-impl<A: ?Sized, const N: u32> TileRow<A, N>
+impl<A: SharedArray<Index = usize> + ?Sized> Shared<A> {
+    /// The part of a one-dimensional array (`[E; L]`, or `[E]` sized at
+    /// launch) that belongs to the calling thread's tile: tile `k` of the
+    /// block's tiles of `N` threads gets the `len` elements from `k len`,
+    /// as a [`TileRow`]. Every thread of the block calls it with a tile of
+    /// the same size and the same `len`; the array must hold `len` elements
+    /// for each tile (a thread whose part would end past the array stops
+    /// the kernel, naming the call). No barrier: nothing has touched the
+    /// array yet.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::shared::Shared;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// Dynamic shared memory, `len` elements a warp: each warp stages
+    /// /// its run and writes it shifted by one within the run.
+    /// #[kernel]
+    /// pub fn rotate_runs(block: ThreadBlock, input: &[u32], len: u32, out: Out<u32>,
+    ///                    buf: Shared<[u32]>) {
+    ///     let warp = block.tiled_partition::<32>();
+    ///     let len = len as usize;
+    ///     let run = block.thread_rank() as usize / 32;
+    ///     let part = buf
+    ///         .tile_slice(&block, &warp, len)
+    ///         .copy_async(&warp, &input[run * len..run * len + len])
+    ///         .wait(&warp);
+    ///     let mut j = warp.thread_rank() as usize;
+    ///     while j < len {
+    ///         out.write(run * len + j, part.get((j + 1) % len));
+    ///         j += 32;
+    ///     }
+    /// }
+    ///
+    /// let input: Vec<u32> = (0..200).collect();
+    /// let mut out = vec![0u32; 200];
+    /// let cfg = LaunchConfig::new(1, 64).with_shared_memory(200 * 4);
+    /// Cpu::new().launch(rotate_runs, cfg, (&input[..], 100u32, &mut out))?;
+    /// assert_eq!((out[0], out[99], out[100]), (1, 0, 101));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn tile_slice<const N: u32>(
+        self,
+        block: &ThreadBlock,
+        tile: &TiledPartition<N>,
+        len: usize,
+    ) -> TileRow<A, N>
+    where
+        TileSize<N>: AnyTileSize,
+    {
+        let _ = tile;
+        let rows = self.region.len.checked_div(len).unwrap_or(usize::MAX);
+        TileRow::at(self.region, block, len, rows, site!())
+    }
+}
+
+impl<A: SharedArray<Index = usize> + ?Sized> Published<A> {
+    /// A block barrier (every thread's reads of the array are done), then
+    /// [`Shared::tile_slice`]: the tiles refill their parts.
+    #[inline(always)]
+    #[track_caller]
+    pub fn tile_slice<const N: u32>(
+        self,
+        block: &ThreadBlock,
+        tile: &TiledPartition<N>,
+        len: usize,
+    ) -> TileRow<A, N>
+    where
+        TileSize<N>: AnyTileSize,
+    {
+        let _ = tile;
+        let site = site!();
+        block.sync_named("tile_slice", site);
+        let region = self.region();
+        let rows = region.len.checked_div(len).unwrap_or(usize::MAX);
+        TileRow::at(region, block, len, rows, site)
+    }
+}
+
+impl<A: SharedArray + ?Sized, const N: u32> TileRow<A, N>
 where
     TileSize<N>: AnyTileSize,
 {
+    /// Row `k` of `cols` elements for the caller's tile `k`; `rows` rows
+    /// fit in the array.
     #[inline(always)]
     fn at(array: Region, block: &ThreadBlock, cols: usize, rows: usize, site: Site) -> Self {
         let k = block.thread_rank() / N;
         if k as usize >= rows {
-            no_row(site);
+            if A::COLS == 0 {
+                no_part(site)
+            } else {
+                no_row(site)
+            }
         }
         TileRow {
             row: RowAt {
@@ -215,7 +305,7 @@ where
     }
 }
 
-impl<E: SharedElem, const C: usize, const R: usize, const N: u32> TileRow<[[E; C]; R], N>
+impl<A: SharedArray + ?Sized, const N: u32> TileRow<A, N>
 where
     TileSize<N>: AnyTileSize,
 {
@@ -226,7 +316,7 @@ where
     /// was. Returns the row in flight; see [`TileRow`] for an example.
     #[inline(always)]
     #[track_caller]
-    pub fn copy_async(self, tile: &TiledPartition<N>, src: &[E]) -> TileCopying<[[E; C]; R], N> {
+    pub fn copy_async(self, tile: &TiledPartition<N>, src: &[A::Elem]) -> TileCopying<A, N> {
         start(self.row, tile, src, false, site!())
     }
 
@@ -264,15 +354,11 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn copy_async_filled(
-        self,
-        tile: &TiledPartition<N>,
-        src: &[E],
-    ) -> TileCopying<[[E; C]; R], N> {
+    pub fn copy_async_filled(self, tile: &TiledPartition<N>, src: &[A::Elem]) -> TileCopying<A, N> {
         start(self.row, tile, src, true, site!())
     }
 
-    /// Elements in the row (`C`).
+    /// Elements in the row.
     #[inline(always)]
     pub fn len(&self) -> usize {
         self.row.len
@@ -324,6 +410,15 @@ where
 fn too_long(site: Site) -> ! {
     Target::check_failed(
         c"TileRow::copy_async: the source slice is longer than the row; copy at most the row's length",
+        site,
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn no_part(site: Site) -> ! {
+    Target::check_failed(
+        c"tile_slice: the array is too short for a part of this length for each tile of the block; give it the part's length times the block's threads over the tile's size",
         site,
     )
 }
@@ -473,20 +568,20 @@ where
     }
 }
 
-impl<E: SharedElem, const C: usize, const R: usize, const N: u32> TilePublished<[[E; C]; R], N>
+impl<A: SharedArray + ?Sized, const N: u32> TilePublished<A, N>
 where
     TileSize<N>: AnyTileSize,
 {
-    /// Reads element `index` of the row (`index` below `C`; past it stops
-    /// the kernel, naming the call).
+    /// Reads element `index` of the row (`index` below the row's length;
+    /// past it stops the kernel, naming the call).
     ///
     /// See [`TileRow`] for an example.
     #[inline(always)]
     #[track_caller]
-    pub fn get(&self, index: usize) -> E {
+    pub fn get(&self, index: usize) -> A::Elem {
         let site = site!();
-        if index >= C {
-            Target::shared_index_out_of_bounds(index, C, 0, site);
+        if index >= self.row.len {
+            Target::shared_index_out_of_bounds(index, self.row.len, 0, site);
         }
         Target::shared_load(self.row.array.base, self.row.first + index as u32, site)
     }
@@ -496,7 +591,7 @@ where
     /// same row. See [`TileCopying::wait_prior`] for an example.
     #[inline(always)]
     #[track_caller]
-    pub fn copy_async(self, tile: &TiledPartition<N>, src: &[E]) -> TileCopying<[[E; C]; R], N> {
+    pub fn copy_async(self, tile: &TiledPartition<N>, src: &[A::Elem]) -> TileCopying<A, N> {
         let site = site!();
         tile.sync_at(site);
         start(self.row, tile, src, false, site)
@@ -505,11 +600,7 @@ where
     /// The tile's barrier, then [`TileRow::copy_async_filled`].
     #[inline(always)]
     #[track_caller]
-    pub fn copy_async_filled(
-        self,
-        tile: &TiledPartition<N>,
-        src: &[E],
-    ) -> TileCopying<[[E; C]; R], N> {
+    pub fn copy_async_filled(self, tile: &TiledPartition<N>, src: &[A::Elem]) -> TileCopying<A, N> {
         let site = site!();
         tile.sync_at(site);
         start(self.row, tile, src, true, site)
@@ -520,12 +611,12 @@ where
     /// it. See [`Published::tile_row`] for an example.
     #[inline(always)]
     #[track_caller]
-    pub fn join(self, block: &ThreadBlock) -> Published<[[E; C]; R]> {
+    pub fn join(self, block: &ThreadBlock) -> Published<A> {
         block.sync_named("TilePublished::join", site!());
         Published::new(self.row.array)
     }
 
-    /// Elements in the row (`C`).
+    /// Elements in the row.
     #[inline(always)]
     pub fn len(&self) -> usize {
         self.row.len
