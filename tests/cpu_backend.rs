@@ -798,3 +798,32 @@ fn the_wide_histogram_kernels_match_the_host() {
     assert_eq!(block, expected);
     assert_eq!(cluster, expected);
 }
+
+/// The streaming benchmark's staged copies (one tile a block by
+/// `copy_async`, each warp's runs by tile copies into its own rows) copy
+/// their input on the CPU backend, partial last tile and run included.
+#[test]
+fn the_streaming_benchmarks_staged_copies_copy_their_input() {
+    use coop_examples::kernels::streaming::{stream_staged, stream_tiles};
+    let input: Vec<f32> = (0..5000).map(|i| i as f32 * 0.5).collect();
+    for blocks in [1u32, 3] {
+        let mut out = vec![0f32; input.len()];
+        Cpu::new()
+            .launch(
+                stream_staged,
+                LaunchConfig::new(blocks, 256),
+                (&input[..], &mut out),
+            )
+            .unwrap();
+        assert!(out == input, "stream_staged, {blocks} blocks");
+        let mut out = vec![0f32; input.len()];
+        Cpu::new()
+            .launch(
+                stream_tiles,
+                LaunchConfig::new(blocks, 256),
+                (&input[..], &mut out),
+            )
+            .unwrap();
+        assert!(out == input, "stream_tiles, {blocks} blocks");
+    }
+}

@@ -44,6 +44,43 @@ extern "C" __global__ void stream_staged(const float* in, size_t n, float* out, 
     }
 }
 
+constexpr int WARP_RUN = 256;
+
+// Each warp on its own: runs of WARP_RUN floats in a grid-stride loop
+// through two rows of its own, memcpy_async on the warp and wait_prior<1>.
+extern "C" __global__ void stream_tiles(const float* in, size_t n, float* out, size_t out_len) {
+    __shared__ alignas(128) float a[8][WARP_RUN];
+    __shared__ alignas(128) float b[8][WARP_RUN];
+    cg::thread_block block = cg::this_thread_block();
+    auto warp = cg::tiled_partition<32>(block);
+    size_t runs = (n + WARP_RUN - 1) / WARP_RUN;
+    size_t per_block = blockDim.x / 32;
+    size_t stride = (size_t)gridDim.x * per_block;
+    size_t k = (size_t)blockIdx.x * per_block + threadIdx.x / 32;
+    float* rows[2] = {a[threadIdx.x / 32], b[threadIdx.x / 32]};
+    auto len_of = [&](size_t r) -> size_t {
+        size_t s = r * WARP_RUN < n ? r * WARP_RUN : n;
+        return (s + WARP_RUN < n ? s + WARP_RUN : n) - s;
+    };
+    auto fill = [&](float* row, size_t r) {
+        cg::memcpy_async(warp, row, in + (r * WARP_RUN < n ? r * WARP_RUN : n), sizeof(float) * len_of(r));
+    };
+    fill(rows[0], k);
+    fill(rows[1], k + stride);
+    int now = 0;
+    while (k < runs) {
+        cg::wait_prior<1>(warp);
+        float* row = rows[now];
+        size_t len = len_of(k);
+        for (size_t i = warp.thread_rank(); i < len; i += 32) out[k * WARP_RUN + i] = row[i];
+        warp.sync();
+        fill(row, k + 2 * stride);
+        now ^= 1;
+        k += stride;
+    }
+    cg::wait(warp);
+}
+
 extern "C" __global__ void stream_pipeline(const float* in, size_t n, float* out, size_t out_len) {
     __shared__ alignas(128) float ring[STAGES][TILE];
 #pragma nv_diag_suppress static_var_with_dynamic_init

@@ -1,6 +1,7 @@
 //! Streaming a buffer through shared memory: coop's kernels of
 //! `examples/kernels/src/streaming.rs` (grid-stride loads and stores, one
-//! tile staged by `copy_async`, a `Pipeline` of four stages) beside their
+//! tile staged by `copy_async`, each warp staging its own runs by tile
+//! copies, a `Pipeline` of four stages) beside their
 //! CUDA C++ twins (`examples/bench/async_copy.cu`: `cg::memcpy_async`,
 //! `cuda::pipeline`, `cuda::barrier` with bulk copies, and tensor loads and
 //! stores through the copy engine on the same tensor maps; nvcc makes their
@@ -34,7 +35,8 @@ use coop_examples::checks::stencil::smooth_host;
 use coop_examples::kernels::stencil::{smooth_global, BLOCK};
 use coop_examples::kernels::streaming::{
     stencil_bulk, stream_bulk, stream_direct, stream_engine, stream_pipeline, stream_specialized,
-    stream_specialized_threads, stream_staged, stream_tensor, RowTile, ENGINE_TILE, ROW, TILE,
+    stream_specialized_threads, stream_staged, stream_tensor, stream_tiles, RowTile, ENGINE_TILE,
+    ROW, TILE, WARP_RUN,
 };
 use coop_examples::{time_gpu_interleaved, PTX};
 use coop_host::cudarc::driver::CudaSlice;
@@ -118,6 +120,7 @@ fn main() {
             let kernels: &[(&str, u32)] = &[
                 ("stream_direct", grid(m, stream_direct, n, THREADS as usize)),
                 ("stream_staged", grid(m, stream_staged, n, TILE)),
+                ("stream_tiles", grid(m, stream_tiles, n, WARP_RUN * 8)),
                 ("stream_pipeline", grid(m, stream_pipeline, n, TILE)),
                 ("stream_bulk", grid(m, stream_bulk, n, TILE)),
                 (
@@ -176,6 +179,7 @@ fn main() {
                 match name {
                     "stream_direct" => m.launch(stream_direct, cfg, (input, &mut *out)),
                     "stream_staged" => m.launch(stream_staged, cfg, (input, &mut *out)),
+                    "stream_tiles" => m.launch(stream_tiles, cfg, (input, &mut *out)),
                     "stream_pipeline" => m.launch(stream_pipeline, cfg, (input, &mut *out)),
                     "stream_specialized" => {
                         m.launch(stream_specialized, specialized, (input, &mut *out))

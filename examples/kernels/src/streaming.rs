@@ -7,6 +7,9 @@
 //! - [`stream_direct`]: no shared memory, a grid-stride loop of loads and
 //!   stores (the baseline every staged copy is measured against);
 //! - [`stream_staged`]: one tile at a time, `copy_async` then `wait`;
+//! - [`stream_tiles`]: each warp on its own, runs of 256 floats through
+//!   two rows of its own (`tile_row`, `wait_prior::<1>`): the next run
+//!   lands while the warp stores this one, and no warp waits for another;
 //! - [`stream_pipeline`]: a ring of four stages (`Pipeline`), the next
 //!   tiles loading while the block stores the current one;
 //! - [`stream_bulk`]: the same ring, its tiles moved by the bulk-copy
@@ -42,6 +45,49 @@ pub fn stream_direct(grid: Grid, input: &[f32], output: Out<f32>) {
         output.write(i, input[i]);
         i += grid.num_threads();
     }
+}
+
+/// Floats in a warp's run in [`stream_tiles`].
+pub const WARP_RUN: usize = 256;
+
+/// `output[i] = input[i]`, each warp taking runs of [`WARP_RUN`] floats in
+/// a grid-stride loop through two rows of its own (blocks of up to 256
+/// threads): the warp's copy of the next run lands while it stores this
+/// one, and its waits are the warp's barrier, never the block's.
+#[kernel]
+pub fn stream_tiles(
+    block: ThreadBlock,
+    input: &[f32],
+    output: Out<f32>,
+    a: Shared<[[f32; WARP_RUN]; 8]>,
+    b: Shared<[[f32; WARP_RUN]; 8]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let runs = input.len().div_ceil(WARP_RUN);
+    let run = |k: usize| {
+        let s = (k * WARP_RUN).min(input.len());
+        &input[s..(s + WARP_RUN).min(input.len())]
+    };
+    let per_block = (block.num_threads() / 32) as usize;
+    let stride = this_grid().num_blocks() * per_block;
+    let mut k = this_grid().block_rank() * per_block + (block.thread_rank() / 32) as usize;
+    let mut now = a.tile_row(&block, &warp).copy_async(&warp, run(k));
+    let mut next = b.tile_row(&block, &warp).copy_async(&warp, run(k + stride));
+    let lane = warp.thread_rank() as usize;
+    while k < runs {
+        let row = now.wait_prior::<1>(&warp);
+        let len = run(k).len();
+        let mut i = lane;
+        while i < len {
+            output.write(k * WARP_RUN + i, row.get(i));
+            i += 32;
+        }
+        now = next;
+        next = row.copy_async(&warp, run(k + 2 * stride));
+        k += stride;
+    }
+    let _ = now.wait_prior::<1>(&warp);
+    let _ = next.wait(&warp);
 }
 
 /// `output[i] = input[i]`, each tile staged in shared memory by an
