@@ -237,18 +237,15 @@ fn start<A: SharedArray + ?Sized>(
     }
     // Ordinary stores (a source's tail, zeros) are published by the wait's
     // block barrier, as the copies are.
-    let plan = CopyPlan::new(0, region.len, src, fill);
-    issue::<A::Elem>(
-        plan,
+    let group = issue_group(
         region.base,
         0,
+        region.len,
         src,
-        block.thread_rank(),
-        block.num_threads(),
-        None,
+        fill,
+        (block.thread_rank(), block.num_threads()),
         site,
     );
-    let group = Target::commit_copies(site);
     Copying {
         region,
         group,
@@ -263,6 +260,25 @@ fn too_long(site: Site) -> ! {
         c"copy_async: the source slice is longer than the shared array; copy at most the array's length",
         site,
     )
+}
+
+/// The calling thread's share (`rank` of `threads`) of a copy of `src`
+/// into the `capacity` elements of the array at `base` from element
+/// `first` (zeros after `src` with `fill`), committed as one group of its
+/// copies; returns the group (the CPU backend's number).
+#[inline(always)]
+pub(crate) fn issue_group<E: SharedElem>(
+    base: SharedBase,
+    first: u32,
+    capacity: usize,
+    src: &[E],
+    fill: bool,
+    (rank, threads): (u32, u32),
+    site: Site,
+) -> u32 {
+    let plan = CopyPlan::new(first, capacity, src, fill);
+    issue::<E>(plan, base, first, src, rank, threads, None, site);
+    Target::commit_copies(site)
 }
 
 /// How a copy of `src` into the `capacity` elements of an array from

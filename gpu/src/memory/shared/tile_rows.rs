@@ -35,7 +35,7 @@
 //! CPU backend lands each thread's copies at its wait and checks every
 //! access of the row against the tile's barriers.
 
-use super::copying::{CopyPlan, issue};
+use super::copying::issue_group;
 use super::phase::Published;
 use super::{Region, Shared, SharedArray, SharedElem};
 use crate::backend::target::Target;
@@ -250,8 +250,7 @@ impl<A: SharedArray<Index = usize> + ?Sized> Shared<A> {
         TileSize<N>: AnyTileSize,
     {
         let _ = tile;
-        let rows = self.region.len.checked_div(len).unwrap_or(usize::MAX);
-        TileRow::at(self.region, block, len, rows, site!())
+        TileRow::part_at(self.region, block, len, site!())
     }
 }
 
@@ -272,9 +271,7 @@ impl<A: SharedArray<Index = usize> + ?Sized> Published<A> {
         let _ = tile;
         let site = site!();
         block.sync_named("tile_slice", site);
-        let region = self.region();
-        let rows = region.len.checked_div(len).unwrap_or(usize::MAX);
-        TileRow::at(region, block, len, rows, site)
+        TileRow::part_at(self.region(), block, len, site)
     }
 }
 
@@ -282,6 +279,14 @@ impl<A: SharedArray + ?Sized, const N: u32> TileRow<A, N>
 where
     TileSize<N>: AnyTileSize,
 {
+    /// Part `k` of `len` elements of a one-dimensional array for the
+    /// caller's tile `k`.
+    #[inline(always)]
+    fn part_at(array: Region, block: &ThreadBlock, len: usize, site: Site) -> Self {
+        let parts = array.len.checked_div(len).unwrap_or(usize::MAX);
+        Self::at(array, block, len, parts, site)
+    }
+
     /// Row `k` of `cols` elements for the caller's tile `k`; `rows` rows
     /// fit in the array.
     #[inline(always)]
@@ -386,18 +391,15 @@ where
     if src.len() > row.len {
         too_long(site);
     }
-    let plan = CopyPlan::new(row.first, row.len, src, fill);
-    issue::<E>(
-        plan,
+    let group = issue_group(
         row.array.base,
         row.first,
+        row.len,
         src,
-        tile.thread_rank_at(site),
-        N,
-        None,
+        fill,
+        (tile.thread_rank_at(site), N),
         site,
     );
-    let group = Target::commit_copies(site);
     TileCopying {
         row,
         group,
