@@ -12,6 +12,25 @@ fn asynchronous_copies_and_pipelines_match_the_host_on_the_cpu() {
     assert!(async_cases::check_all(&device, &program, None) > 100);
 }
 
+/// Tiles' copies into their own rows, under schedule exploration (threads
+/// in seeded orders): the same results, nothing reported, whichever tile
+/// runs ahead of the others.
+#[test]
+fn tiles_rows_match_the_host_under_schedule_exploration() {
+    let device = Device::Cpu(coop_host::Cpu::with_emulator(
+        coop::cpu::Emulator::new().with_schedules(3),
+    ));
+    let program = device.load(&TEST_KERNELS_PTX).unwrap();
+    let watch = &|_: String| None;
+    for (n, offset) in [(1000usize, 1usize), (4099, 0)] {
+        assert_eq!(
+            async_cases::check_tile_rows(&device, &program, n, offset, 2, 256, watch),
+            4
+        );
+        async_cases::check_tile_slices(&device, &program, n, offset, 37, 2, 64).unwrap();
+    }
+}
+
 /// A consumer of a warp-specialized pipeline that takes a tile the
 /// producers never load would wait forever on a GPU: the CPU backend
 /// reports the wait, naming the kernel's line.
