@@ -2812,6 +2812,49 @@ fn a_tiles_wait_that_leaves_its_own_copy_in_flight_is_named() {
 }
 
 #[kernel]
+pub fn rewrites_its_row_without_the_tiles_barrier(
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    rows: Shared<[[u32; 32]; 2]>,
+) {
+    let warp = block.tiled_partition::<32>();
+    let (t, w) = (
+        block.thread_rank() as usize,
+        block.thread_rank() as usize / 32,
+    );
+    let raw = rows
+        .tile_row(&block, &warp)
+        .copy_async(&warp, &input[w * 32..w * 32 + 32])
+        .wait(&warp)
+        .into_raw();
+    let lane = warp.thread_rank() as usize;
+    // SAFETY: broken on purpose: the neighbour's element is read with no
+    // barrier after its owner rewrote it.
+    unsafe { raw.write((w, lane), 2 * raw.read((w, lane))) }; // own-rewrite
+    let next = unsafe { raw.read((w, (lane + 1) % 32)) }; // neighbour-read
+    out.write(t, next);
+}
+
+#[test]
+fn a_tiles_raw_rewrite_of_its_row_is_checked_against_the_tiles_barrier() {
+    let input: Vec<u32> = (0..64).collect();
+    let mut out = vec![0u32; 64];
+    let e = error_of(cpu().launch(
+        rewrites_its_row_without_the_tiles_barrier,
+        cfg(1, 64),
+        (&input[..], &mut out),
+    ));
+    let text = e.to_string();
+    assert!(
+        text.contains("data race on `rows[")
+            && text.contains(&format!("rules.rs:{}", line_of("own-rewrite")))
+            && text.contains(&format!("rules.rs:{}", line_of("neighbour-read"))),
+        "{text}"
+    );
+}
+
+#[kernel]
 pub fn tiles_outnumber_the_rows(
     block: ThreadBlock,
     input: &[u32],

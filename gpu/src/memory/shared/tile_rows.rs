@@ -37,7 +37,7 @@
 
 use super::copying::issue_group;
 use super::phase::Published;
-use super::{Region, Shared, SharedArray, SharedElem};
+use super::{RawShared, Region, Shared, SharedArray, SharedElem};
 use crate::backend::target::Target;
 use crate::backend::{AsyncCopies, Faults, SharedMemory, Site, site};
 use crate::groups::tile::{AnyTileSize, TileSize};
@@ -606,6 +606,60 @@ where
         let site = site!();
         tile.sync_at(site);
         start(self.row, tile, src, true, site)
+    }
+
+    /// Gives up the phase checks for raw access to the whole array (see
+    /// [`RawShared`]), for what the phases cannot express: a tile that
+    /// rewrites its row in place, each thread its own elements, and reads
+    /// its neighbours' after the tile's barrier. A 2-D array's raw indices
+    /// are `(row, column)`; in a one-dimensional array (`tile_slice`) the
+    /// calling thread's part starts at [`first`](Self::first). The CPU backend
+    /// still checks every access against the tile's and the block's
+    /// barriers.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::shared::Shared;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// Each warp doubles its row in place, then reads the next lane's value.
+    /// #[kernel]
+    /// pub fn doubled_neighbours(block: ThreadBlock, input: &[u32], out: Out<u32>,
+    ///                           rows: Shared<[[u32; 32]; 2]>) {
+    ///     let warp = block.tiled_partition::<32>();
+    ///     let t = block.thread_rank() as usize;
+    ///     let w = t / 32;
+    ///     let row = rows
+    ///         .tile_row(&block, &warp)
+    ///         .copy_async(&warp, &input[w * 32..w * 32 + 32])
+    ///         .wait(&warp);
+    ///     let raw = row.into_raw();
+    ///     let lane = warp.thread_rank() as usize;
+    ///     // SAFETY: each lane reads and rewrites only its own element of
+    ///     // its warp's row; the warp's barrier comes before any other read.
+    ///     unsafe { raw.write((w, lane), 2 * raw.read((w, lane))) };
+    ///     warp.sync();
+    ///     // SAFETY: nobody writes the row after the barrier.
+    ///     let next = unsafe { raw.read((w, (lane + 1) % 32)) };
+    ///     out.write(t, next);
+    /// }
+    ///
+    /// let input: Vec<u32> = (0..64).collect();
+    /// let mut out = vec![0u32; 64];
+    /// Cpu::new().launch(doubled_neighbours, LaunchConfig::new(1, 64), (&input[..], &mut out))?;
+    /// assert_eq!((out[0], out[31], out[32]), (2, 0, 66));
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn into_raw(self) -> RawShared<A> {
+        RawShared::new(self.row.array)
+    }
+
+    /// The element of the array at which the calling thread's tile's row
+    /// starts (counted from the array's first element, row by row).
+    #[inline(always)]
+    pub fn first(&self) -> usize {
+        self.row.first as usize
     }
 
     /// A block barrier, after which every thread of the block reads every
