@@ -354,8 +354,10 @@ pub fn reference(which: Collective, xs: &[u32]) -> Vec<u32> {
 }
 
 /// Runs `tile_leader_sums` on blocks of 32 to 1024 threads over an input
-/// that ends inside the last block, against the host's block sums, and
-/// `owned_pairs` (a user's ownership map) against the host's layout.
+/// that ends inside the last block, against the host's block sums,
+/// `tile_run_sums` (128-thread tiles copying runs into their rows in a
+/// grid-stride loop) against the host's run sums, and `owned_pairs` (a
+/// user's ownership map) against the host's layout.
 pub fn check_tile_leader_sums(device: &Device, program: &Program) -> Result<(), Error> {
     for block in [32u32, 96, 256, 1024] {
         let n = 3 * block as usize - 17;
@@ -378,6 +380,30 @@ pub fn check_tile_leader_sums(device: &Device, program: &Program) -> Result<(), 
             want,
             "tile_leader_sums, blocks of {block}"
         );
+        // 128-thread tiles copying and summing runs in a grid-stride loop.
+        if block >= 128 {
+            for (n, blocks) in [(1usize, 1u32), (5000, 2), (40_000, 3)] {
+                let data: Vec<u32> = (0..n as u32)
+                    .map(|i| i.wrapping_mul(2654435761) >> 7)
+                    .collect();
+                let input = device.upload(&data)?;
+                let mut sums = device.zeros::<u32>(n.div_ceil(512))?;
+                program.launch(
+                    k::tile_run_sums,
+                    LaunchConfig::new(blocks, block),
+                    (&input, &mut sums),
+                )?;
+                let want: Vec<u32> = data
+                    .chunks(512)
+                    .map(|c| c.iter().fold(0u32, |a, &x| a.wrapping_add(x)))
+                    .collect();
+                assert_eq!(
+                    device.download(&sums)?,
+                    want,
+                    "tile_run_sums n {n}, {blocks} blocks of {block}"
+                );
+            }
+        }
         // A user's map: pairs of elements a thread.
         let mut pairs = device.zeros::<u32>(3 * block as usize)?;
         program.launch(k::owned_pairs, LaunchConfig::new(3, block), (&mut pairs,))?;

@@ -229,6 +229,49 @@ pub fn tile_leader_sums(
     }
 }
 
+/// Runs of 512 values summed by 128-thread tiles in a grid-stride loop:
+/// each tile copies its run into its own row (`tile_row`, zeros past the
+/// input), waits with the tile's barrier, reduces the row over the tile,
+/// and its first thread writes `sums[run]`. Blocks of 128 to 1024 threads.
+#[kernel]
+pub fn tile_run_sums(
+    block: ThreadBlock,
+    input: &[u32],
+    sums: Out<u32>,
+    rows: Shared<[[u32; 512]; 8]>,
+) {
+    let tile = block.tiled_partition::<128>();
+    let runs = input.len().div_ceil(512);
+    let run = |k: usize| &input[(k * 512).min(input.len())..(k * 512 + 512).min(input.len())];
+    let per_block = (block.num_threads() / 128) as usize;
+    let stride = this_grid().num_blocks() * per_block;
+    let mut k = this_grid().block_rank() * per_block + (block.thread_rank() / 128) as usize;
+    if k >= runs {
+        return;
+    }
+    let r = tile.thread_rank() as usize;
+    let mut row = rows
+        .tile_row(&block, &tile)
+        .copy_async_filled(&tile, run(k))
+        .wait(&tile);
+    loop {
+        let part = row
+            .get(r)
+            .wrapping_add(row.get(r + 128))
+            .wrapping_add(row.get(r + 256))
+            .wrapping_add(row.get(r + 384));
+        let sum = reduce(&tile, part, op::Sum);
+        if r == 0 {
+            sums.write(k, sum);
+        }
+        k += stride;
+        if k >= runs {
+            break;
+        }
+        row = row.copy_async_filled(&tile, run(k)).wait(&tile);
+    }
+}
+
 /// Per thread of rank `r` in a block of `n` (at most 1024): elements `2r`
 /// and `2r + 1` of a shared array, owned under a user's map
 /// (`coop::shared::ByFunction`), get `1000 b + 2r` and `1000 b + 2r + 1`
