@@ -125,6 +125,23 @@ pub fn check_all(device: &Device, program: &Program, limit: Option<std::time::Du
             }
         }
     }
+    for &n in pick(&[1, 1000, 100_003], &[1, 1000, 4099]) {
+        for offset in [0usize, 1] {
+            for &(blocks, threads, cluster) in if full {
+                &[(2u32, 128u32, 2u32), (8, 64, 4), (40, 128, 2), (3, 96, 1)][..]
+            } else {
+                &[(2, 128, 2), (8, 64, 4), (3, 96, 1)][..]
+            } {
+                let what = format!(
+                    "cluster_windows n {n} offset {offset}, {blocks} x {threads} in clusters of {cluster}"
+                );
+                let _w = watch(what.clone());
+                check_cluster_windows(device, program, n, offset, blocks, threads, cluster)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                cases += 1;
+            }
+        }
+    }
     cases += check_specialized_turns(device, program, watch);
     for &n in pick(&[1, 2047, 2048, 10_000, 100_003], &[1, 2049, 10_000]) {
         for &blocks in if full { &[1u32, 3, 8][..] } else { &[1, 3][..] } {
@@ -618,5 +635,48 @@ pub fn check_tile_slices(
         got == expected,
         "tile_slices_dynamic n {n} offset {offset} len {len}, {blocks} x {threads}: differs from the host"
     );
+    Ok(())
+}
+
+/// `cluster_windows`: windows of `cluster x 128` values of `input[offset..]`
+/// copied in parts by the blocks of each cluster, `out[w W + j] = 3 x[w W +
+/// j] + x[w W + W - 1 - j]` (zeros past the input), against the host.
+pub fn check_cluster_windows(
+    device: &Device,
+    program: &Program,
+    n: usize,
+    offset: usize,
+    blocks: u32,
+    threads: u32,
+    cluster: u32,
+) -> Result<(), Error> {
+    let input = data_u32(n);
+    let body = &input[offset.min(n)..];
+    let width = cluster as usize * 128;
+    let windows = body.len().div_ceil(width);
+    let data = device.upload(&input)?;
+    let mut out = device.zeros::<u32>((windows * width).max(1))?;
+    program.launch(
+        k::cluster_windows,
+        LaunchConfig::new(blocks, threads).with_cluster(cluster),
+        (&data, offset as u32, &mut out),
+    )?;
+    let got = device.download(&out)?;
+    let at = |i: usize| body.get(i).copied().unwrap_or(0);
+    let mut expected = vec![0u32; (windows * width).max(1)];
+    for w in 0..windows {
+        for j in 0..width {
+            expected[w * width + j] = at(w * width + j)
+                .wrapping_mul(3)
+                .wrapping_add(at(w * width + width - 1 - j));
+        }
+    }
+    if let Some(i) = (0..expected.len()).find(|&i| got[i] != expected[i]) {
+        panic!(
+            "cluster_windows n {n} offset {offset}, {blocks} x {threads} in clusters of {cluster}: \
+             out[{i}] is {} where the host has {}",
+            got[i], expected[i]
+        );
+    }
     Ok(())
 }

@@ -12,11 +12,11 @@ fn asynchronous_copies_and_pipelines_match_the_host_on_the_cpu() {
     assert!(async_cases::check_all(&device, &program, None) > 100);
 }
 
-/// Tiles' copies into their own rows, under schedule exploration (threads
-/// in seeded orders): the same results, nothing reported, whichever tile
-/// runs ahead of the others.
+/// Tiles' copies into their own rows, and clusters' windows copied in
+/// parts, under schedule exploration (threads in seeded orders): the same
+/// results, nothing reported, whichever tile or block runs ahead.
 #[test]
-fn tiles_rows_match_the_host_under_schedule_exploration() {
+fn tile_rows_and_cluster_windows_match_the_host_under_schedule_exploration() {
     let device = Device::Cpu(coop_host::Cpu::with_emulator(
         coop::cpu::Emulator::new().with_schedules(3),
     ));
@@ -28,6 +28,7 @@ fn tiles_rows_match_the_host_under_schedule_exploration() {
             4
         );
         async_cases::check_tile_slices(&device, &program, n, offset, 37, 2, 64).unwrap();
+        async_cases::check_cluster_windows(&device, &program, n, offset, 4, 64, 2).unwrap();
     }
 }
 

@@ -467,7 +467,9 @@ fn asynchronous_copies_and_pipelines_match_the_host_reference_on_the_gpu() {
 /// `wait_prior::<1>`, `wait`) on tiles of 8, 32, 64 and 128 threads in a
 /// grid-stride loop, against the host, and CUDA's `memcpy_async` on the
 /// same tiles (`reference/tile_copies.cu`) through the same check; warps'
-/// parts of a dynamic shared array (`tile_slice`) against the host; each
+/// parts of a dynamic shared array (`tile_slice`) against the host; a
+/// cluster's windows copied in parts (`wait_shared`, clusters of 1 to 8)
+/// against the host, and CUDA's twin (`reference/cluster_copies.cu`); each
 /// launch under a watchdog. The GPU protocol also runs it under
 /// compute-sanitizer.
 #[test]
@@ -512,6 +514,41 @@ fn tile_copies_match_the_host_and_cuda() {
         "tiles' rows: coop's {cases} cases pass{}",
         if cuda.is_some() {
             ", and CUDA's memcpy_async twins pass the same check"
+        } else {
+            ""
+        }
+    );
+    // A cluster's windows, each block copying its part (`wait_shared`),
+    // against the host, and CUDA's twin through the same check.
+    let cuda = twins("cluster_copies", coop_tests::CLUSTER_COPIES_CU);
+    let mut windows = 0;
+    for n in [1usize, 1000, 100_003, 1 << 20] {
+        for offset in [0usize, 1] {
+            for (blocks, threads, cluster) in [
+                (2u32, 128u32, 2u32),
+                (8, 64, 4),
+                (132, 128, 2),
+                (64, 96, 8),
+                (3, 256, 1),
+            ] {
+                for program in std::iter::once(&coop).chain(cuda.as_ref()) {
+                    watched("cluster_windows", LAUNCH_LIMIT, || {
+                        coop_tests::async_cases::check_cluster_windows(
+                            &device, program, n, offset, blocks, threads, cluster,
+                        )
+                    })
+                    .unwrap_or_else(|e| {
+                        panic!("cluster_windows n {n}, clusters of {cluster}: {e}")
+                    });
+                }
+                windows += 1;
+            }
+        }
+    }
+    eprintln!(
+        "clusters' windows: coop's {windows} cases pass{}",
+        if cuda.is_some() {
+            ", and CUDA's memcpy_async + cluster.sync twin passes the same check"
         } else {
             ""
         }

@@ -356,6 +356,49 @@ fn vectorized_block_loads_and_stores_are_16_byte_accesses() {
     }
 }
 
+/// A cluster's tile copied a part a block (`cluster_windows`): the copies
+/// are `cp.async` chunks waited for with `cp.async.wait_group 1` (the next
+/// window stays in flight), and what makes every part readable is the
+/// cluster's barrier, twice a window (after the wait, and before the
+/// refill); the block's barrier appears only in the two waits after the
+/// loop.
+#[test]
+fn a_clusters_copy_waits_with_the_clusters_barrier() {
+    use coop_tests::TEST_KERNELS_PTX;
+    let ptx = TEST_KERNELS_PTX.get(90).unwrap();
+    let entry = "cluster_windows";
+    let instrs = entry_instructions(ptx, entry);
+    let start = ptx.find(&format!(".entry {entry}(")).unwrap();
+    let text = &ptx[start..start + ptx[start..].find("\n}\n").unwrap()];
+    assert!(
+        text.contains("cp.async.cg.shared.global") || text.contains("cp.async.ca.shared.global"),
+        "cp.async"
+    );
+    let waits: Vec<String> = instrs
+        .iter()
+        .filter(|i| i.opcode.starts_with("cp.async.wait_group"))
+        .map(|i| i.operands.join(","))
+        .collect();
+    assert!(waits.iter().any(|w| w == "1"), "waits {waits:?}");
+    let count = |op: &str| instrs.iter().filter(|i| i.opcode.starts_with(op)).count();
+    let (arrive, wait) = (
+        count("barrier.cluster.arrive"),
+        count("barrier.cluster.wait"),
+    );
+    assert!(
+        arrive >= 2 && wait >= 2,
+        "cluster barriers: {arrive} arrives, {wait} waits"
+    );
+    let block_barriers = instrs
+        .iter()
+        .filter(|i| {
+            (i.opcode.starts_with("bar.sync") || i.opcode.starts_with("barrier.sync"))
+                && i.operands.first().map(String::as_str) == Some("0")
+        })
+        .count();
+    assert_eq!(block_barriers, 2, "block barriers");
+}
+
 /// A tile's copy into its row and its wait: `cp.async` chunks committed
 /// as a group, `cp.async.wait_group 1` for `wait_prior::<1>` and 0 for
 /// `wait`, and the tile's own barrier after each (`bar.warp.sync` for a

@@ -92,6 +92,11 @@ pub const SCAN_UPDATES_CU: &str = include_str!("reference/scan_updates.cu");
 /// with cooperative groups' `memcpy_async`, `wait_prior` and `wait` on
 /// tiles of 8 to 128 threads.
 pub const TILE_COPIES_CU: &str = include_str!("reference/tile_copies.cu");
+/// CUDA twin of the clusters' windows copied in parts
+/// (`kernels::async_copies::cluster_windows`), with cooperative groups'
+/// `memcpy_async` on the block, `wait_prior<1>`, the cluster's barrier and
+/// `map_shared_rank`.
+pub const CLUSTER_COPIES_CU: &str = include_str!("reference/cluster_copies.cu");
 /// CUDA C++ twin of `tensor_copies::tensor_tiles_2d_f32` (compiled by nvcc
 /// at test time).
 pub const TENSOR_COPIES_CU: &str = include_str!("reference/tensor_copies.cu");

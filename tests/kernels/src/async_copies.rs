@@ -634,3 +634,54 @@ pub fn tile_slices_dynamic(
         part = part.copy_async_filled(&warp, run(k)).wait(&warp);
     }
 }
+
+/// The clusters walk windows of `blocks x 128` values of `input[offset..]`
+/// (`blocks` the cluster's) in a grid-stride loop: block `r` of the cluster
+/// copies part `r` of the window (128 values, zero-filled past the input)
+/// into one of two arrays that take turns (`wait_prior_shared::<1>`: the
+/// next window lands while this one is read), and each thread reads its
+/// element and the one at the mirror position of the window, which another
+/// block copied: `out[w W + j] = 3 x[w W + j] + x[w W + W - 1 - j]`, `W`
+/// the window's width. `coop_tests::async_cases` has the host reference;
+/// `tests/reference/cluster_copies.cu` the CUDA twin.
+#[kernel]
+pub fn cluster_windows(
+    cluster: Cluster,
+    block: ThreadBlock,
+    input: &[u32],
+    offset: u32,
+    out: Out<u32>,
+    a: Shared<[u32; 128]>,
+    b: Shared<[u32; 128]>,
+) {
+    let blocks = cluster.num_blocks() as usize;
+    let width = blocks * 128;
+    let data = &input[(offset as usize).min(input.len())..];
+    let windows = data.len().div_ceil(width);
+    let r = cluster.block_rank() as usize;
+    let part = |w: usize| {
+        let s = (w * width + r * 128).min(data.len());
+        &data[s..(s + 128).min(data.len())]
+    };
+    let clusters = this_grid().num_blocks() / blocks;
+    let mut w = block.group_index().x as usize / blocks;
+    let mut now = a.copy_async_filled(&block, part(w));
+    let mut next = b.copy_async_filled(&block, part(w + clusters));
+    let threads = block.num_threads() as usize;
+    while w < windows {
+        let window = now.wait_prior_shared::<1>(&cluster);
+        let mut j = block.thread_rank() as usize;
+        while j < 128 {
+            let mirror = width - 1 - (r * 128 + j);
+            let x = window.get(j).wrapping_mul(3);
+            let y = window.get_from((mirror / 128) as u32, mirror % 128);
+            out.write(w * width + r * 128 + j, x.wrapping_add(y));
+            j += threads;
+        }
+        now = next;
+        next = window.copy_async_filled(&cluster, &block, part(w + 2 * clusters));
+        w += clusters;
+    }
+    let _ = now.wait_prior::<1>(&block);
+    let _ = next.wait(&block);
+}

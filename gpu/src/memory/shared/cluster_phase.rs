@@ -102,7 +102,7 @@ impl RemoteAdd for f32 {
 /// ```
 #[must_use = "a shared array's phase is how its elements are reached; a shared phase also keeps the array alive for the cluster until `unshare`"]
 pub struct ClusterShared<A: SharedArray + ?Sized> {
-    region: Region,
+    pub(super) region: Region,
     _array: PhantomData<*const A>,
 }
 
@@ -147,6 +147,14 @@ impl<A: SharedArray + ?Sized> Published<A> {
 }
 
 impl<A: SharedArray + ?Sized> ClusterShared<A> {
+    #[inline(always)]
+    pub(super) fn new(region: Region) -> Self {
+        ClusterShared {
+            region,
+            _array: PhantomData,
+        }
+    }
+
     /// Element `index` of the calling block's own array.
     #[inline(always)]
     #[track_caller]

@@ -62,10 +62,10 @@ use core::marker::PhantomData;
 /// ```
 #[must_use = "the copy must be waited for before the array is used: call `.wait(&block)`"]
 pub struct Copying<A: SharedArray + ?Sized> {
-    region: Region,
+    pub(super) region: Region,
     /// The copy's group of each thread (the CPU backend's number; 0 on a
     /// GPU).
-    group: u32,
+    pub(super) group: u32,
     _array: PhantomData<*const A>,
 }
 
@@ -225,7 +225,7 @@ impl<A: SharedArray + ?Sized> Published<A> {
 
 /// Issues the calling thread's share of the copy and commits it.
 #[inline(always)]
-fn start<A: SharedArray + ?Sized>(
+pub(super) fn start<A: SharedArray + ?Sized>(
     region: Region,
     block: &ThreadBlock,
     src: &[A::Elem],

@@ -67,6 +67,7 @@
 mod array;
 mod atomic_phase;
 pub mod bulk_out;
+mod cluster_copies;
 mod cluster_phase;
 pub mod copying;
 pub mod inbox;
@@ -81,6 +82,7 @@ pub use crate::backend::elements::SharedElem;
 pub use array::SharedArray;
 pub use atomic_phase::{Atomics, PlainAccess};
 pub use bulk_out::BulkReduce;
+pub use cluster_copies::ClusterCopyLanded;
 pub use cluster_phase::{
     ClusterAtomics, ClusterShared, ClusterWrites, ReadOtherBlocks, RemoteAdd, RemoteElem,
 };
