@@ -90,10 +90,14 @@ fn job(case: &str, world: usize, rendezvous: &str, env: &[(&str, &str)]) -> Vec<
 
 /// A rendezvous on a free port of the loopback, drawn below Linux's
 /// ephemeral range (32768 up) so that no port the system hands out
-/// meanwhile (a file rendezvous's, a connection's) can take it.
+/// meanwhile (a file rendezvous's, a connection's) can take it, and never
+/// handed out twice in this process: the tests run in parallel, and a
+/// port found free by two of them before either job's rank 0 binds it
+/// failed one with "Address already in use" (CI, once).
 fn tcp() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static DRAWS: AtomicU64 = AtomicU64::new(0);
+    static HANDED_OUT: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
     loop {
         let seed = std::process::id() as u64 * 7919
             + DRAWS.fetch_add(1, Ordering::Relaxed) * 104_729
@@ -102,7 +106,9 @@ fn tcp() -> String {
                 .unwrap()
                 .subsec_nanos() as u64;
         let port = 20_000 + (seed % 12_000) as u16;
-        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+        let mut handed_out = HANDED_OUT.lock().unwrap();
+        if !handed_out.contains(&port) && std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            handed_out.push(port);
             return format!("tcp://127.0.0.1:{port}");
         }
     }
