@@ -2812,6 +2812,75 @@ fn a_tiles_wait_that_leaves_its_own_copy_in_flight_is_named() {
 }
 
 #[kernel]
+pub fn cluster_waits_for_the_newer_copy_first(
+    cluster: Cluster,
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    a: Shared<[u32; 32]>,
+    b: Shared<[u32; 32]>,
+) {
+    let r = cluster.block_rank() as usize;
+    let first = a.copy_async(&block, &input[r * 32..r * 32 + 32]);
+    let second = b.copy_async(&block, &input[64 + r * 32..96 + r * 32]);
+    let b = second.wait_prior_shared::<1>(&cluster); // cluster-newer-first
+    let a = first.wait_shared(&cluster);
+    let (t, other) = (block.thread_rank() as usize, 1 - r as u32);
+    out.write(r * 32 + t, a.get_from(other, t) + b.get_from(other, t));
+    let _ = (a.unshare(&cluster), b.unshare(&cluster));
+}
+
+#[kernel]
+pub fn cluster_waits_in_order(
+    cluster: Cluster,
+    block: ThreadBlock,
+    input: &[u32],
+    out: Out<u32>,
+    a: Shared<[u32; 32]>,
+    b: Shared<[u32; 32]>,
+) {
+    let r = cluster.block_rank() as usize;
+    let first = a.copy_async(&block, &input[r * 32..r * 32 + 32]);
+    let second = b.copy_async(&block, &input[64 + r * 32..96 + r * 32]);
+    let a = first.wait_prior_shared::<1>(&cluster);
+    let b = second.wait_shared(&cluster);
+    let (t, other) = (block.thread_rank() as usize, 1 - r as u32);
+    out.write(r * 32 + t, a.get_from(other, t) + b.get_from(other, t));
+    let _ = (a.unshare(&cluster), b.unshare(&cluster));
+}
+
+/// A cluster's copies waited for newer first: the older copy is still in
+/// flight when the other block reads it, named with both lines.
+#[test]
+fn a_clusters_wait_that_leaves_its_own_copy_in_flight_is_named() {
+    let input: Vec<u32> = (0..128).collect();
+    let mut out = vec![0u32; 64];
+    let e = error_of(cpu().launch(
+        cluster_waits_for_the_newer_copy_first,
+        cfg(2, 32).with_cluster(2),
+        (&input[..], &mut out),
+    ));
+    let text = e.to_string();
+    let (newer, copy) = (
+        line_of("cluster-newer-first"),
+        line_of("cluster-newer-first") - 1,
+    );
+    assert!(
+        text.contains(&format!("`wait_prior_shared` at tests/rules.rs:{newer}:"))
+            && text.contains(&format!(
+                "leaves the copy started at tests/rules.rs:{copy}:"
+            )),
+        "{text}"
+    );
+    clean(cpu().launch(
+        cluster_waits_in_order,
+        cfg(2, 32).with_cluster(2),
+        (&input[..], &mut out),
+    ));
+    assert_eq!((out[3], out[35]), (35 + 99, 3 + 67));
+}
+
+#[kernel]
 pub fn rewrites_its_row_without_the_tiles_barrier(
     block: ThreadBlock,
     input: &[u32],
