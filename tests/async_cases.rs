@@ -585,14 +585,10 @@ pub fn check_tile_rows(
                 device.download(&out)
             })()
             .unwrap_or_else(|e| panic!("{what}: {e}"));
-            let mut expected = vec![0u32; (runs * $row).max(1)];
-            for r in 0..runs {
-                for j in 0..$row {
-                    let x = body.get(r * $row + $row - 1 - j).copied().unwrap_or(0);
-                    expected[r * $row + j] = x.wrapping_mul(3).wrapping_add(j as u32);
-                }
-            }
-            assert!(got == expected, "{what}: differs from the host");
+            assert!(
+                got == reversed_runs(body, $row),
+                "{what}: differs from the host"
+            );
         }};
     }
     case!(tile_rows_t8, 33);
@@ -600,6 +596,21 @@ pub fn check_tile_rows(
     case!(tile_rows_t64, 50);
     case!(tile_rows_t128, 256);
     4
+}
+
+/// The host's result of the tiles' rows and parts: `body` in runs of
+/// `len` (the last zero-filled), each read backwards, `out[run len + j] =
+/// 3 x[run len + len - 1 - j] + j`.
+fn reversed_runs(body: &[u32], len: usize) -> Vec<u32> {
+    let runs = body.len().div_ceil(len);
+    let mut expected = vec![0u32; (runs * len).max(1)];
+    for r in 0..runs {
+        for j in 0..len {
+            let x = body.get(r * len + len - 1 - j).copied().unwrap_or(0);
+            expected[r * len + j] = x.wrapping_mul(3).wrapping_add(j as u32);
+        }
+    }
+    expected
 }
 
 /// `tile_slices_dynamic`: parts of `len` values a warp of a dynamic shared
@@ -624,15 +635,8 @@ pub fn check_tile_slices(
         (&data, offset as u32, len as u32, &mut out),
     )?;
     let got = device.download(&out)?;
-    let mut expected = vec![0u32; (runs * len).max(1)];
-    for r in 0..runs {
-        for j in 0..len {
-            let x = body.get(r * len + len - 1 - j).copied().unwrap_or(0);
-            expected[r * len + j] = x.wrapping_mul(3).wrapping_add(j as u32);
-        }
-    }
     assert!(
-        got == expected,
+        got == reversed_runs(body, len),
         "tile_slices_dynamic n {n} offset {offset} len {len}, {blocks} x {threads}: differs from the host"
     );
     Ok(())
