@@ -65,7 +65,7 @@ fn every_collective_of_every_kernel_is_covered_once_with_a_fixed_seed() {
 #[test]
 fn back_to_back_block_collectives_keep_their_scratch_apart() {
     let cpu = Cpu::new();
-    for (block, seed) in [(32, 1), (96, 2), (256, 3), (1024, 4)] {
+    for (block, seed) in [(32, 1), (64, 5), (96, 2), (128, 6), (256, 3), (1024, 4)] {
         coop_tests::reductions::check_chain(&Target::Cpu(&cpu), block, 2, seed).unwrap();
     }
 }

@@ -15,7 +15,9 @@
 //! them.
 
 pub(crate) mod block;
-pub(crate) use block::{from_warp0, prefix_of_warps, reduce_into_warp0, warps_before};
+pub(crate) use block::{
+    exclusive_scan_by_warps, from_warp0, prefix_of_warps, reduce_into_warp0, warps_before,
+};
 pub(crate) use warp::inclusive_scan as warp_inclusive_scan;
 mod coalesced;
 mod multi_warp;

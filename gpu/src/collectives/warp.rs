@@ -141,6 +141,37 @@ where
     scan_steps(tile, value, op, 1, N, site)
 }
 
+/// Inclusive scans of runs of `S` consecutive lanes of a warp (`S` a
+/// power of two, at most 32): the steps of [`inclusive_scan`] up to
+/// distance `S / 2`, each combining only within the run. Runs of 32 are
+/// the warp's scan.
+#[inline(always)]
+pub(crate) fn inclusive_scan_in_runs<const S: u32, T: Shuffle, O: Operator<T>>(
+    warp: &TiledPartition<32>,
+    value: T,
+    op: O,
+    site: Site,
+) -> T {
+    if S >= 32 {
+        return inclusive_scan(warp, value, op, site);
+    }
+    let in_run = warp.thread_rank_at(site) % S;
+    let mut v = value;
+    let mut d = 1;
+    while d < S {
+        let lower = warp.shfl_up_at(v, d, site);
+        if O::SPECULATE {
+            // As in `scan_steps`.
+            let combined = op.combine(lower, v).map_words(Target::opaque_word);
+            v = if in_run >= d { combined } else { v };
+        } else if in_run >= d {
+            v = op.combine(lower, v);
+        }
+        d *= 2;
+    }
+    v
+}
+
 /// The Hillis-Steele steps at distances `from`, `2 * from`, ... below
 /// `span` (constants at every call, so the loop unrolls; `from` is 1, or
 /// where an earlier call stopped).

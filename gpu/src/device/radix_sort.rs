@@ -63,7 +63,6 @@
 
 use crate::backend::target::Target;
 use crate::backend::{Faults, Site, WarpCollectives};
-use crate::collectives::Group;
 use crate::device::arguments::holds;
 use crate::device::blocked::{MAX_ITEMS, each_item, items_within};
 use crate::device::look_back::{AGGREGATE, INCLUSIVE};
@@ -653,13 +652,13 @@ fn run<K: RadixKey, V: Shuffle>(
         publish_digit(status, tile, t, count, epoch);
     }
     // Where digit `d` starts in the tile and in the output.
-    let in_tile = block.exclusive_scan_in(count, Sum, site);
+    let in_tile = crate::collectives::exclusive_scan_by_warps(block, count, Sum, site);
     let bin = if mine {
         bins[pass as usize * DIGITS + t]
     } else {
         0
     };
-    let in_output = block.exclusive_scan_in(bin, Sum, site);
+    let in_output = crate::collectives::exclusive_scan_by_warps(block, bin, Sum, site);
     if mine {
         let mut v = 0;
         while v < warps {

@@ -83,7 +83,6 @@ use crate::block::items::for_items;
 use crate::block::merge_sort::{MergeScratch, merge_path_warp, sort_items, sort_tile};
 use crate::block::radix_key::KeyBits;
 pub use crate::block::radix_key::{DESCENDING, RadixKey};
-use crate::collectives::Group as _;
 use crate::device::arguments::holds;
 use crate::device::radix_sort::{NO_DIGIT, lanes_with};
 use crate::device::segmented::{Offset, Offsets};
@@ -941,7 +940,7 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
                 }
             }
             // Thread `d`: where the next key of digit `d` goes.
-            let mut running = block.exclusive_scan_in(count, Sum, site);
+            let mut running = crate::collectives::exclusive_scan_by_warps(block, count, Sum, site);
             let mut start = 0;
             while start < n {
                 let valid = (n - start).min(tile);
@@ -987,7 +986,8 @@ impl<K: KeyBits, C: Carried> Sort<'_, '_, K, C> {
                         v += 1;
                     }
                 }
-                let in_tile = block.exclusive_scan_in(in_tile_count, Sum, site);
+                let in_tile =
+                    crate::collectives::exclusive_scan_by_warps(block, in_tile_count, Sum, site);
                 if mine {
                     let mut v = 0;
                     while v < warps {

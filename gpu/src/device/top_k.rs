@@ -48,7 +48,7 @@
 
 use crate::backend::target::Target;
 use crate::backend::{Faults, Site};
-use crate::collectives::{self, Group};
+use crate::collectives;
 use crate::device::arguments::holds;
 use crate::device::blocked::{MAX_ITEMS, each_item, items_within, load_run, loads_by_chunks};
 use crate::device::look_back::{look_back, status_words};
@@ -267,7 +267,7 @@ fn choose<K: RadixKey>(
         sum += count(d);
         d += 1;
     }
-    let below = block.exclusive_scan_in(sum, Sum, site);
+    let below = crate::collectives::exclusive_scan_by_warps(block, sum, Sum, site);
     let wanted = before.remaining;
     if below < wanted && wanted <= below + sum {
         let mut d = from;
