@@ -590,7 +590,8 @@ pub fn check_swizzled_128_f32(
 
 /// Swizzled tiles (`Swizzled<T, SPAN>` of 32, 64 and 128 bytes): loaded
 /// into rings whose stages start on and off the pattern's period, read by
-/// `Stage::get` and `Stage::at`, and stored back through the swizzle; each
+/// `Stage::get`, `Stage::get_array` (8- and 16-byte runs) and `Stage::at`,
+/// and stored back through the swizzle; each
 /// against the host's reference of the plain tiles.
 fn check_swizzled(
     device: &Device,

@@ -50,6 +50,23 @@ pub(crate) trait SharedMemory {
     /// CPU: the load, after the race detector and the bank model have seen
     /// the access.
     fn shared_load<E: SharedElem>(base: Self::Base, index: u32, site: Site) -> E;
+    /// Elements `index .. index + K` of the array at `base`.
+    /// PTX: one `ld.shared.v4.u32` (16 bytes) or `ld.shared.v2.u32` (8
+    /// bytes) when the `K` elements are that many bytes starting at an
+    /// offset in the array aligned to their size, else one
+    /// [`shared_load`](Self::shared_load) an element. The test is on the
+    /// offset, not the address, so that an index the compiler knows to be a
+    /// multiple keeps one path. Preconditions: all `K` are inside the
+    /// array, and the array starts at an address aligned to 16. CPU: `K`
+    /// loads, each seen by the race detector.
+    #[inline(always)]
+    fn shared_load_array<E: SharedElem, const K: usize>(
+        base: Self::Base,
+        index: u32,
+        site: Site,
+    ) -> [E; K] {
+        core::array::from_fn(|k| Self::shared_load(base, index + k as u32, site))
+    }
     /// Stores `value` to element `index` of the array at `base`, in the
     /// widths of [`shared_load`](Self::shared_load). Precondition and CPU
     /// checks as for the load.

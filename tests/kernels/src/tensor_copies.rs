@@ -21,6 +21,23 @@ use coop::shared::{ByRank, ColumnMajor, RowMajor, Shared};
 #[inline(always)]
 fn copy_out<T: TileArray, const S: usize>(
     block: &ThreadBlock,
+    stages: Stages<[T; S]>,
+    map: &TensorMap<T>,
+    coords: &[i32],
+    out: &Out<T::Elem>,
+    at: impl Fn(&[i32]) -> T::Coords,
+) where
+    T::Elem: TensorElem,
+{
+    copy_out_in_runs::<T, S, 1>(block, stages, map, coords, out, at)
+}
+
+/// [`copy_out`] reading each stage in runs of `R` elements (`R` dividing
+/// the tile): `Stage::get` for runs of one, `Stage::get_array::<R>`
+/// otherwise (one vector load for runs of 8 or 16 bytes, swizzled or not).
+#[inline(always)]
+fn copy_out_in_runs<T: TileArray, const S: usize, const R: usize>(
+    block: &ThreadBlock,
     mut stages: Stages<[T; S]>,
     map: &TensorMap<T>,
     coords: &[i32],
@@ -45,10 +62,19 @@ fn copy_out<T: TileArray, const S: usize>(
     let mut taken = b;
     while stages.loaded() > 0 {
         let stage = stages.next(block);
-        let mut e = t;
+        let mut e = R * t;
         while e < T::ELEMENTS {
-            out.write(taken * T::ELEMENTS + e, stage.get(e));
-            e += threads;
+            if R == 1 {
+                out.write(taken * T::ELEMENTS + e, stage.get(e));
+            } else {
+                let run = stage.get_array::<R>(e);
+                let mut k = 0;
+                while k < R {
+                    out.write(taken * T::ELEMENTS + e + k, run[k]);
+                    k += 1;
+                }
+            }
+            e += R * threads;
         }
         stage.release();
         taken += blocks;
@@ -198,7 +224,9 @@ pub fn tensor_swizzled_128_f32(
     copy_out(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
 }
 
-/// Tiles of 8 x 32 `u16`s swizzled over 64 bytes, 3 stages.
+/// Tiles of 8 x 32 `u16`s swizzled over 64 bytes, 3 stages, read in runs
+/// of four (`Stage::get_array::<4>`: 8-byte vector loads through the
+/// swizzle).
 #[kernel]
 pub fn tensor_swizzled_64_u16(
     block: ThreadBlock,
@@ -208,10 +236,12 @@ pub fn tensor_swizzled_64_u16(
     ring: Pipeline<[Swizzled64; 3]>,
 ) {
     let stages = ring.start(&block);
-    copy_out(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
+    copy_out_in_runs::<_, 3, 4>(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
 }
 
-/// Tiles of 12 x 4 `u64`s swizzled over 32 bytes, 2 stages.
+/// Tiles of 12 x 4 `u64`s swizzled over 32 bytes, 2 stages, read in runs
+/// of two (`Stage::get_array::<2>`: 16-byte vector loads through the
+/// swizzle).
 #[kernel]
 pub fn tensor_swizzled_32_u64(
     block: ThreadBlock,
@@ -221,7 +251,7 @@ pub fn tensor_swizzled_32_u64(
     ring: Pipeline<[Swizzled32; 2]>,
 ) {
     let stages = ring.start(&block);
-    copy_out(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
+    copy_out_in_runs::<_, 2, 2>(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
 }
 
 /// 3-D tiles of 2 x 4 x 128 `u8`s swizzled over 128 bytes, one stage,

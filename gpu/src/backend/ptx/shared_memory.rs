@@ -184,6 +184,49 @@ impl SharedMemory for Ptx {
     }
 
     #[inline(always)]
+    fn shared_load_array<E: SharedElem, const K: usize>(
+        base: SharedBase,
+        index: u32,
+        site: Site,
+    ) -> [E; K] {
+        let size = core::mem::size_of::<E>() as u32;
+        let bytes = size * K as u32;
+        let address = base.0 + index * size;
+        if bytes == 16 && (index * size).is_multiple_of(16) {
+            let (a, b, c, d): (u32, u32, u32, u32);
+            // SAFETY: the caller keeps the K elements inside the array,
+            // whose base is aligned to 16, so the address is aligned to
+            // the 16 bytes read.
+            unsafe {
+                core::arch::asm!(
+                    "ld.shared.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];",
+                    out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d,
+                    in(reg32) address,
+                    options(readonly, nostack)
+                );
+            }
+            // SAFETY: `[E; K]` is the 16 bytes read (`SharedElem`: any
+            // bytes are a valid `E`); `transmute_copy` reads unaligned.
+            unsafe { core::mem::transmute_copy(&[a, b, c, d]) }
+        } else if bytes == 8 && (index * size).is_multiple_of(8) {
+            let (a, b): (u32, u32);
+            // SAFETY: as above, 8 bytes aligned to 8.
+            unsafe {
+                core::arch::asm!(
+                    "ld.shared.v2.u32 {{{0}, {1}}}, [{2}];",
+                    out(reg32) a, out(reg32) b,
+                    in(reg32) address,
+                    options(readonly, nostack)
+                );
+            }
+            // SAFETY: as above, 8 bytes.
+            unsafe { core::mem::transmute_copy(&[a, b]) }
+        } else {
+            core::array::from_fn(|k| Self::shared_load(base, index + k as u32, site))
+        }
+    }
+
+    #[inline(always)]
     fn shared_store<E: SharedElem>(base: SharedBase, index: u32, value: E, _site: Site) {
         let size = core::mem::size_of::<E>();
         let align = core::mem::align_of::<E>();

@@ -792,6 +792,75 @@ impl<A: StageArray> Stage<'_, A> {
         self.load_element(index as u32, site)
     }
 
+    /// Elements `index .. index + K` of the tile (row-major), in one vector
+    /// load where the address allows it (CUDA's `reinterpret_cast<const
+    /// float4 *>(&tile[i])[0]`): `ld.shared.v4` for 16 bytes and
+    /// `ld.shared.v2` for 8 bytes starting at an element whose offset in the
+    /// ring is a multiple of that size, one load an element otherwise, with
+    /// the same values. A warp whose lanes read consecutive runs of 16 bytes
+    /// takes four shared-memory wavefronts for 128 elements of 4 bytes,
+    /// where four scalar loads a lane take four wavefronts for 32 each.
+    /// Panics, on both targets, when the elements do not all lie in the
+    /// tile, naming the first that does not.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    /// use coop::memory::pipeline::Pipeline;
+    /// use coop_host::{Cpu, LaunchConfig};
+    ///
+    /// /// Sums each run of four floats of a tile of 256.
+    /// #[kernel]
+    /// pub fn quads(block: ThreadBlock, input: &[f32], out: Out<f32>,
+    ///              ring: Pipeline<[[f32; 256]; 1]>) {
+    ///     let mut stages = ring.start(&block);
+    ///     stages.load(&block, &input[..256]);
+    ///     let tile = stages.next(&block);
+    ///     let t = block.thread_rank() as usize;
+    ///     let [a, b, c, d] = tile.get_array::<4>(4 * t);
+    ///     out.write(t, a + b + c + d);
+    /// }
+    ///
+    /// let input: Vec<f32> = (0..256).map(|i| i as f32).collect();
+    /// let mut out = vec![0.0f32; 64];
+    /// Cpu::new().launch(quads, LaunchConfig::new(1, 64), (&input[..], &mut out))?;
+    /// assert_eq!(out[1], 4.0 + 5.0 + 6.0 + 7.0);
+    ///
+    /// // A 65th thread's run starts past the tile.
+    /// let err = Cpu::new()
+    ///     .launch(quads, LaunchConfig::new(1, 65), (&input[..], &mut vec![0.0; 65]))
+    ///     .unwrap_err();
+    /// assert!(err.to_string().contains("Stage::get_array: index 256 is out of bounds"), "{err}");
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    #[doc(alias = "ld.shared.v4")]
+    pub fn get_array<const K: usize>(&self, index: usize) -> [A::Elem; K] {
+        let site = site!();
+        if index >= A::TILE || A::TILE - index < K {
+            let first_outside = if index >= A::TILE { index } else { A::TILE };
+            Target::index_out_of_bounds(
+                c"Stage::get_array",
+                core::ptr::null(),
+                first_outside,
+                A::TILE,
+                site,
+            );
+        }
+        let e = self.stage * A::TILE as u32 + index as u32;
+        let size = core::mem::size_of::<A::Elem>() as u32;
+        let bytes = size * K as u32;
+        // A swizzle moves whole 16-byte chunks, so a run of 8 or 16 bytes
+        // aligned to its size stays together; any other run is read an
+        // element at a time from where each element went.
+        let together = (bytes == 8 || bytes == 16) && (e * size).is_multiple_of(bytes);
+        if <A::Tile as TileArray>::SWIZZLE == 0 || together {
+            Target::shared_load_array(self.base, swizzled_element::<A::Tile>(e), site)
+        } else {
+            core::array::from_fn(|k| self.load_element(e + k as u32, site))
+        }
+    }
+
     /// Element `e` (row-major) of the tile, from where the copy engine put
     /// it (swizzled, for a [`Swizzled`](crate::memory::tile::Swizzled) tile).
     #[inline(always)]
