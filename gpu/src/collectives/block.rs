@@ -160,26 +160,26 @@ pub(crate) fn reduce_into_warp0<T: Shuffle, O: Operator<T>>(
 /// warps' scans by one lane, and the second is a copy of the first).
 ///
 /// For values of up to two words the block's threads form runs of `S`
-/// consecutive threads, `S` 4 in blocks of 4 warps and 32 (a whole warp)
-/// in the others: each run scans its values (`log2 S` shuffle steps) and
-/// its last lane stores the run's total; after a barrier warp 0 alone
-/// scans the runs' totals (at most 32) and stores what comes before each
-/// run in the prefixes' region; after a second barrier every thread loads
-/// its run's. That region is written only between a scan's two barriers,
-/// so a slow thread still loading from it cannot meet the next
-/// collective's first stores, and two barriers suffice. Larger values
-/// take [`scan_by_warps`].
+/// consecutive threads, `S` 4 in blocks of 2 to 4 warps and 32 (a whole
+/// warp) in the others: each run scans its values (`log2 S` shuffle
+/// steps) and its last lane stores the run's total; after a barrier warp
+/// 0 alone scans the runs' totals (at most 32) and stores what comes
+/// before each run in the prefixes' region; after a second barrier every
+/// thread loads its run's. That region is written only between a scan's
+/// two barriers, so a slow thread still loading from it cannot meet the
+/// next collective's first stores, and two barriers suffice. Larger
+/// values take [`scan_by_warps`].
 ///
 /// Performance: in a block of 4 warps, runs of 4 take 14 shuffle steps in
 /// all (two in every warp, then warp 0's five and its shift) where runs
 /// of a warp take 23 (five in every warp, then warp 0's two and its
-/// shift), with the same eight steps on the longest path; on an H100 that
-/// made 128-thread scans 5-11 % faster. In blocks of 2 warps the runs'
-/// path is one step longer than the warps' (warp 0 scans 16 totals where
-/// it scanned 2) and measured 2-4 % slower for 4-byte types, so they keep
-/// runs of a warp. The warp count picks the run length once, a uniform
-/// branch (a block size declared to `#[kernel]` keeps one path). Chapter
-/// 7 of the guide has the figures against CUB's `BlockScan`.
+/// shift), with the same eight on the longest path; on an H100 that made
+/// 128-thread scans 6-14 % faster. The warp count picks the run length
+/// once, a uniform branch (a block size declared to `#[kernel]` keeps one
+/// path); in a kernel whose block size is known only at run time the
+/// second path costs 64-thread blocks a few percent whichever path they
+/// take, less with runs than without. Chapter 7 of the guide has the
+/// figures against CUB's `BlockScan`.
 #[inline(always)]
 pub(super) fn scan<const EXCLUSIVE: bool, T: Shuffle, O: Operator<T>>(
     block: &ThreadBlock,
@@ -193,7 +193,7 @@ pub(super) fn scan<const EXCLUSIVE: bool, T: Shuffle, O: Operator<T>>(
     }
     let warp = block.tiled_partition_at::<32>(site);
     match warp.meta_group_size() {
-        4 => scan_in_runs::<EXCLUSIVE, 4, T, O>(block, &warp, value, op, call, site),
+        2..=4 => scan_in_runs::<EXCLUSIVE, 4, T, O>(block, &warp, value, op, call, site),
         _ => scan_in_runs::<EXCLUSIVE, 32, T, O>(block, &warp, value, op, call, site),
     }
 }
