@@ -356,6 +356,23 @@ fn vectorized_block_loads_and_stores_are_16_byte_accesses() {
     }
 }
 
+/// The smoothing stencil's runs of four (`stencil_bulk`): each run is one
+/// 16-byte shared load of the stage (`Stage::get_array::<4>`) and one
+/// 16-byte global store (`Out::write_array`); the index is a multiple of
+/// four, so no element-by-element path of the stage's load is left.
+#[test]
+fn a_stages_runs_of_four_are_16_byte_shared_loads() {
+    for sm in [80, 90] {
+        let instrs = entry_instructions(EXAMPLES_PTX.get(sm).unwrap(), "stencil_bulk");
+        let count = |op: &str| instrs.iter().filter(|i| i.opcode.starts_with(op)).count();
+        assert_eq!(count("ld.shared.v4."), 1, "sm_{sm}: one 16-byte stage load");
+        assert_eq!(count("st.global.v4."), 1, "sm_{sm}: one 16-byte store");
+        // Two neighbours of the run and three of the tail's one-at-a-time
+        // outputs; four more would be the element-by-element fallback.
+        assert_eq!(count("ld.shared."), 6, "sm_{sm}: no fallback loads");
+    }
+}
+
 /// A cluster's tile copied a part a block (`cluster_windows`): the copies
 /// are `cp.async` chunks waited for with `cp.async.wait_group 1` (the next
 /// window stays in flight), and what makes every part readable is the

@@ -503,8 +503,9 @@ fn check_tutorial_examples(device: &coop_host::Device, program: &coop_host::Prog
         let error = ((v.result - expected) / expected).abs();
         assert!(error < 1e-5, "dot [{}]: {} vs {expected}", v.name, v.result);
     }
-    // Odd sizes: a partial last block, and one element.
-    for n in [1usize, 1000, 5000] {
+    // Odd sizes: a partial last block, one element, and last tiles whose
+    // length is not a multiple of four (the ring's runs of four end early).
+    for n in [1usize, 7, 1000, 4099, 5000] {
         let a = stencil::stencil_input(n);
         for v in stencil::run_stencil(device, program, &a).unwrap() {
             assert!(
