@@ -22,6 +22,8 @@ pub fn reference(blocks: u32, threads: u32, cluster: u32) -> Vec<u32> {
                 cluster * threads,
                 100 * next + (rank + 1) % cluster,
                 1,
+                rank * threads + t,
+                cluster * threads,
             ]);
         }
     }

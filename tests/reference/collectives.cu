@@ -221,10 +221,10 @@ extern "C" __global__ void cluster_ranks(unsigned* stage, size_t stage_len, unsi
     cluster.sync();
     size_t base = b - cluster.block_rank();
     size_t next = base + (cluster.block_rank() + 1) % cluster.num_blocks();
-    unsigned f[8] = {cluster.block_rank(), cluster.num_blocks(), cluster.dim_blocks().x,
-                     cluster.block_index().x, cluster.thread_rank(), cluster.num_threads(),
-                     stage[next], 1};
-    for (int k = 0; k < 8; ++k) out[8 * g + k] = f[k];
+    unsigned f[10] = {cluster.block_rank(), cluster.num_blocks(), cluster.dim_blocks().x,
+                      cluster.block_index().x, cluster.thread_rank(), cluster.num_threads(),
+                      stage[next], 1, cluster.thread_index().x, cluster.dim_threads().x};
+    for (int k = 0; k < 10; ++k) out[10 * g + k] = f[k];
 }
 #endif
 

@@ -161,6 +161,61 @@ impl Cluster {
         self.dim_blocks().volume_u32()
     }
 
+    /// The calling thread's index among the cluster's threads, in three
+    /// dimensions (CUDA's `thread_index()`): its block's index in the
+    /// cluster times the block's shape, plus its index in the block, each
+    /// dimension on its own.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    ///
+    /// #[kernel]
+    /// pub fn xs(cluster: Cluster, out: Out<u32>) {
+    ///     let t = cluster.thread_index();
+    ///     out.write(this_grid().thread_rank(), t.x * 10 + t.y);
+    /// }
+    ///
+    /// // Clusters of 2 x 1 blocks of 2 x 1 threads: x runs over the cluster.
+    /// let mut out = vec![0u32; 8];
+    /// coop_host::Cpu::new().launch(xs, coop_host::LaunchConfig::new(4, 2).with_cluster(2), (&mut out,))?;
+    /// assert_eq!(out, [0, 10, 20, 30, 0, 10, 20, 30]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn thread_index(&self) -> Dim3 {
+        let b = self.block_index();
+        let d = Target::block_dim(site!());
+        let t = Target::thread_index(site!());
+        Dim3::new(b.x * d.x + t.x, b.y * d.y + t.y, b.z * d.z + t.z)
+    }
+
+    /// The cluster's shape in threads (CUDA's `dim_threads()`): its shape
+    /// in blocks times the block's, each dimension on its own.
+    ///
+    /// ```
+    /// use coop::prelude::*;
+    ///
+    /// #[kernel]
+    /// pub fn shape(cluster: Cluster, out: Out<u32>) {
+    ///     let d = cluster.dim_threads();
+    ///     out.write(this_grid().thread_rank(), d.x * 100 + d.y * 10 + d.z);
+    /// }
+    ///
+    /// // Clusters of 2 x 1 blocks of 4 x 2 threads: 8 x 2 x 1 threads.
+    /// let mut out = vec![0u32; 16];
+    /// coop_host::Cpu::new().launch(shape, coop_host::LaunchConfig::new(2, (4, 2)).with_cluster(2), (&mut out,))?;
+    /// assert_eq!(out, [821; 16]);
+    /// # Ok::<(), coop_host::Error>(())
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn dim_threads(&self) -> Dim3 {
+        let c = self.dim_blocks();
+        let d = Target::block_dim(site!());
+        Dim3::new(c.x * d.x, c.y * d.y, c.z * d.z)
+    }
+
     /// The calling thread's rank among the cluster's threads: its block's
     /// rank in the cluster times the block size, plus its rank in the block.
     ///

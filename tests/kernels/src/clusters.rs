@@ -6,12 +6,14 @@
 use coop::prelude::*;
 
 /// Words [`cluster_ranks`] writes per thread.
-pub const CLUSTER_FIELDS: usize = 8;
+pub const CLUSTER_FIELDS: usize = 10;
 
 /// Per thread `g`: the cluster's block rank, blocks, extent in x, block
 /// index in x, thread rank and threads; then, after each block's first
 /// thread wrote `100 * grid block + cluster rank` into `stage` and the
-/// cluster synced, what the next block of the cluster wrote, and 1.
+/// cluster synced, what the next block of the cluster wrote, and 1; then
+/// the thread's index in x among the cluster's threads and the cluster's
+/// extent in threads in x.
 #[kernel]
 pub fn cluster_ranks(cluster: Cluster, stage: Out<u32>, out: Out<u32>) {
     let grid = this_grid();
@@ -32,6 +34,8 @@ pub fn cluster_ranks(cluster: Cluster, stage: Out<u32>, out: Out<u32>) {
         cluster.num_threads(),
         stage.read(next),
         1,
+        cluster.thread_index().x,
+        cluster.dim_threads().x,
     ];
     for (k, f) in fields.iter().enumerate() {
         out.write(CLUSTER_FIELDS * g + k, *f);
