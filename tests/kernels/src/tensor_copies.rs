@@ -17,26 +17,12 @@ use coop::memory::tile::{Swizzled, TileArray};
 use coop::prelude::*;
 use coop::shared::{ByRank, ColumnMajor, RowMajor, Shared};
 
-/// The tiles of `coords` dealt to the blocks in turn, `S` loads ahead.
+/// The tiles of `coords` dealt to the blocks in turn, `S` loads ahead,
+/// each stage read in runs of `R` elements (`R` dividing the tile):
+/// `Stage::get` for runs of one, `Stage::get_array::<R>` otherwise (one
+/// vector load for runs of 8 or 16 bytes, swizzled or not).
 #[inline(always)]
-fn copy_out<T: TileArray, const S: usize>(
-    block: &ThreadBlock,
-    stages: Stages<[T; S]>,
-    map: &TensorMap<T>,
-    coords: &[i32],
-    out: &Out<T::Elem>,
-    at: impl Fn(&[i32]) -> T::Coords,
-) where
-    T::Elem: TensorElem,
-{
-    copy_out_in_runs::<T, S, 1>(block, stages, map, coords, out, at)
-}
-
-/// [`copy_out`] reading each stage in runs of `R` elements (`R` dividing
-/// the tile): `Stage::get` for runs of one, `Stage::get_array::<R>`
-/// otherwise (one vector load for runs of 8 or 16 bytes, swizzled or not).
-#[inline(always)]
-fn copy_out_in_runs<T: TileArray, const S: usize, const R: usize>(
+fn copy_out<T: TileArray, const S: usize, const R: usize>(
     block: &ThreadBlock,
     mut stages: Stages<[T; S]>,
     map: &TensorMap<T>,
@@ -95,7 +81,7 @@ pub fn tensor_tiles_1d_u8(
     ring: Pipeline<[[u8; 128]; 3]>,
 ) {
     let stages = ring.start(&block);
-    copy_out(&block, stages, &map, coords, &out, |c| [c[0]]);
+    copy_out::<_, _, 1>(&block, stages, &map, coords, &out, |c| [c[0]]);
 }
 
 /// 2-D tiles of 16 rows of 32 `f32`s, 2 stages.
@@ -108,7 +94,7 @@ pub fn tensor_tiles_2d_f32(
     ring: Pipeline<[[[f32; 32]; 16]; 2]>,
 ) {
     let stages = ring.start(&block);
-    copy_out(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
+    copy_out::<_, _, 1>(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
 }
 
 /// `tensor_tiles_2d_f32`'s copy through a warp-specialized pipeline of 3
@@ -160,7 +146,7 @@ pub fn tensor_tiles_3d_u16(
     ring: Pipeline<[[[[u16; 8]; 4]; 2]; 3]>,
 ) {
     let stages = ring.start(&block);
-    copy_out(&block, stages, &map, coords, &out, |c| [c[0], c[1], c[2]]);
+    copy_out::<_, _, 1>(&block, stages, &map, coords, &out, |c| [c[0], c[1], c[2]]);
 }
 
 /// A 4-D tile of 3 x 2 x 5 x 4 `i32`s (480 bytes).
@@ -179,7 +165,7 @@ pub fn tensor_tiles_4d_i32(
     ring: Pipeline<[Tile4; 1]>,
 ) {
     let stages = ring.start(&block);
-    copy_out(&block, stages, &map, coords, &out, |c| {
+    copy_out::<_, _, 1>(&block, stages, &map, coords, &out, |c| {
         [c[0], c[1], c[2], c[3]]
     });
 }
@@ -194,7 +180,7 @@ pub fn tensor_tiles_5d_u64(
     ring: Pipeline<[Tile5; 2]>,
 ) {
     let stages = ring.start(&block);
-    copy_out(&block, stages, &map, coords, &out, |c| {
+    copy_out::<_, _, 1>(&block, stages, &map, coords, &out, |c| {
         [c[0], c[1], c[2], c[3], c[4]]
     });
 }
@@ -221,7 +207,7 @@ pub fn tensor_swizzled_128_f32(
     ring: Pipeline<[Swizzled128; 2]>,
 ) {
     let stages = ring.start(&block);
-    copy_out(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
+    copy_out::<_, _, 1>(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
 }
 
 /// Tiles of 8 x 32 `u16`s swizzled over 64 bytes, 3 stages, read in runs
@@ -236,7 +222,7 @@ pub fn tensor_swizzled_64_u16(
     ring: Pipeline<[Swizzled64; 3]>,
 ) {
     let stages = ring.start(&block);
-    copy_out_in_runs::<_, 3, 4>(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
+    copy_out::<_, 3, 4>(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
 }
 
 /// Tiles of 12 x 4 `u64`s swizzled over 32 bytes, 2 stages, read in runs
@@ -251,7 +237,7 @@ pub fn tensor_swizzled_32_u64(
     ring: Pipeline<[Swizzled32; 2]>,
 ) {
     let stages = ring.start(&block);
-    copy_out_in_runs::<_, 2, 2>(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
+    copy_out::<_, 2, 2>(&block, stages, &map, coords, &out, |c| [c[0], c[1]]);
 }
 
 /// 3-D tiles of 2 x 4 x 128 `u8`s swizzled over 128 bytes, one stage,
