@@ -153,7 +153,7 @@ pub use groups::thread_block::warp_only;
 pub use groups::thread_block::{ThreadBlock, WarpOnly, this_thread_block};
 pub use groups::thread_group::{SyncGroup, ThreadGroup};
 pub use groups::tile::{
-    AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
+    AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize, this_thread,
 };
 pub use kernel::{Kernel, KernelParam, LaunchBounds};
 pub use memory::device_copy::DeviceCopy;

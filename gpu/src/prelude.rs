@@ -26,5 +26,6 @@ pub use crate::{
     Cluster, CoalescedGroup, CooperativeGrid, DeviceCopy, Dim3, Grid, InOut, MatchKey, Out,
     RaggedTile, Shuffle, ThreadBlock, TiledPartition, coalesced_threads, exclusive_scan,
     exclusive_scan_update, inclusive_scan, inclusive_scan_update, kernel, op, reduce,
-    reduce_store_async, reduce_update_async, this_cluster, this_grid, this_thread_block,
+    reduce_store_async, reduce_update_async, this_cluster, this_grid, this_thread,
+    this_thread_block,
 };
