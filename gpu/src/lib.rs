@@ -150,10 +150,10 @@ pub use groups::shuffle::Shuffle;
 pub use groups::split_barrier::ArrivalToken;
 #[doc(hidden)]
 pub use groups::thread_block::warp_only;
-pub use groups::thread_block::{ThreadBlock, WarpOnly, this_thread_block};
+pub use groups::thread_block::{ThreadBlock, WarpOnly, this_thread, this_thread_block};
 pub use groups::thread_group::{SyncGroup, ThreadGroup};
 pub use groups::tile::{
-    AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize, this_thread,
+    AnyTileSize, MultiWarpTileSize, SubTileOf, TileSize, TiledPartition, ValidTileSize,
 };
 pub use kernel::{Kernel, KernelParam, LaunchBounds};
 pub use memory::device_copy::DeviceCopy;

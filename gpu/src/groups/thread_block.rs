@@ -69,6 +69,37 @@ pub fn this_thread_block() -> ThreadBlock {
     ThreadBlock { _private: () }
 }
 
+/// The calling thread as a group of its own (CUDA's `this_thread()`): the
+/// block's tile of one thread, whose `thread_rank` is 0, `num_threads` 1,
+/// `meta_group_rank` the thread's rank in the block and `sync` a barrier
+/// that waits for no one. CUDA code passes it where a call takes a group
+/// but each thread acts alone; a tile of one reduces, scans and shuffles
+/// to the thread's own value.
+///
+/// ```
+/// use coop::prelude::*;
+///
+/// #[kernel]
+/// pub fn alone(block: ThreadBlock, out: Out<u32>) {
+///     let me = this_thread();
+///     me.sync(); // waits for no one
+///     let r = block.thread_rank();
+///     let own = reduce(&me, r, op::Sum); // the thread's own value
+///     out.write(r as usize, 1000 * me.num_threads() + 100 * me.thread_rank() + 10 * me.meta_group_rank() + own);
+/// }
+///
+/// let mut out = vec![0u32; 3];
+/// coop_host::Cpu::new().launch(alone, coop_host::LaunchConfig::new(1, 3), (&mut out,))?;
+/// assert_eq!(out, [1000, 1011, 1022]);
+/// # Ok::<(), coop_host::Error>(())
+/// ```
+#[inline(always)]
+#[track_caller]
+#[doc(alias = "cg::this_thread")]
+pub fn this_thread() -> TiledPartition<1> {
+    this_thread_block().tiled_partition::<1>()
+}
+
 impl ThreadBlock {
     /// Waits until every thread of the block has reached this barrier, and
     /// makes their earlier writes to shared and global memory visible to the
